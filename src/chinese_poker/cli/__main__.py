@@ -1,0 +1,3 @@
+from chinese_poker.cli import entry
+
+entry()

@@ -1,0 +1,46 @@
+"""``chinese-poker eval CARDS``: name and rank a single line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from chinese_poker.cards import cards_str, parse_cards
+from chinese_poker.evaluate import Category, category, describe, evaluate, evaluate_low27
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "eval",
+        help="name and rank a single 3- or 5-card line",
+        description="Name and rank a line, e.g. chinese-poker eval 'Ah Ad Kc'.",
+    )
+    p.add_argument("cards", nargs="+", help="the cards, e.g. Ah Kd Qs Jc Ts")
+    p.add_argument("--wheel", choices=["lowest", "second_highest"], default="lowest")
+    p.add_argument("--low", action="store_true", help="rank as a deuce-to-seven low middle")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    cards = parse_cards(" ".join(args.cards))
+    if len(cards) not in (3, 5):
+        raise ValueError(f"a line has 3 or 5 cards, got {len(cards)} ({cards_str(cards)})")
+    if args.low:
+        if len(cards) != 5:
+            raise ValueError("a low middle has 5 cards")
+        value = evaluate_low27(cards)
+        high = evaluate(cards)
+        name = f"{describe(high)} (deuce-to-seven low)"
+        cat = Category(category(high)).label
+    else:
+        value = evaluate(cards, wheel=args.wheel)
+        name = describe(value)
+        cat = Category(category(value)).label
+    out: dict[str, Any] = {"cards": cards_str(cards), "name": name, "category": cat, "value": value}
+    if args.json:
+        print(json.dumps(out))
+    else:
+        print(f"{out['cards']}: {name} [{cat}, value {value}]")
+    return 0

@@ -31,7 +31,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from chinese_poker.cards import RANKS, Card, CardError
+from chinese_poker.cards import RANKS, Card, CardError, card_name
 
 __all__ = [
     "FLUSH",
@@ -228,24 +228,42 @@ def evaluate(cards: Sequence[Card], *, wheel: WheelRank = "lowest") -> int:
     >>> evaluate(wheel) < evaluate(king), evaluate(wheel, wheel="second_highest") > evaluate(king)
     (True, True)
     """
-    n = len(cards)
-    if n == 5:
-        _check(cards)
-        k = _CC[cards[0]] + _CC[cards[1]] + _CC[cards[2]] + _CC[cards[3]] + _CC[cards[4]]
-        table = _T5 if wheel == "lowest" else _table5(wheel)
-        return table[(k >> 12) + _FO[k & 4095]]
-    if n == 3:
-        _check(cards)
-        return _TABLE3[(_CC[cards[0]] + _CC[cards[1]] + _CC[cards[2]]) >> 12]
-    raise CardError(f"a line has 3 or 5 cards, not {n}")
+    # The checks ride on the look-ups: a bit per card catches repeats, an OR of the
+    # card numbers catches negatives, and an index past 51 raises IndexError.
+    try:
+        if len(cards) == 5:
+            a, b, c, d, e = cards
+            if (_BIT[a] | _BIT[b] | _BIT[c] | _BIT[d] | _BIT[e]).bit_count() == 5 and (
+                a | b | c | d | e
+            ) >= 0:
+                k = _CC[a] + _CC[b] + _CC[c] + _CC[d] + _CC[e]
+                table = _T5 if wheel == "lowest" else _table5(wheel)
+                return table[(k >> 12) + _FO[k & 4095]]
+        elif len(cards) == 3:
+            a, b, c = cards
+            if (_BIT[a] | _BIT[b] | _BIT[c]).bit_count() == 3 and (a | b | c) >= 0:
+                return _TABLE3[(_CC[a] + _CC[b] + _CC[c]) >> 12]
+        else:
+            raise CardError(f"a line has 3 or 5 cards, not {len(cards)}")
+    except (IndexError, TypeError):
+        pass
+    _check(cards)
+    raise CardError(f"bad line {cards!r}")  # pragma: no cover - _check always raises
+
+
+_BIT = tuple(1 << c for c in range(52))
 
 
 def _check(cards: Sequence[Card]) -> None:
-    if len(set(cards)) != len(cards):
-        raise CardError("a line cannot hold the same card twice")
-    if min(cards) < 0 or max(cards) > 51:
-        bad = next(c for c in cards if not 0 <= c < 52)
-        raise CardError(f"card number {bad!r} is outside 0..51", str(bad))
+    """Raise a :class:`CardError` naming the first bad or repeated card."""
+    seen: set[int] = set()
+    for c in cards:
+        if not isinstance(c, int) or isinstance(c, bool) or not 0 <= c < 52:
+            raise CardError(f"card number {c!r} is outside 0..51", str(c))
+        if c in seen:
+            name = card_name(c)
+            raise CardError(f"a line cannot hold the same card twice: {name}", name)
+        seen.add(c)
 
 
 # --- deuce-to-seven low (RULES §8.1) -------------------------------------------------
@@ -380,7 +398,11 @@ def _evaluate_batch(hands: npt.ArrayLike, wheel: str, *, check: bool) -> npt.NDA
         raise CardError(f"batch must hold integer cards, got dtype {arr.dtype}")
     if check and arr.size:
         if arr.min() < 0 or arr.max() > 51:
-            raise CardError("batch holds a card number outside 0..51")
+            row, col = np.argwhere((arr < 0) | (arr > 51))[0]
+            value = int(arr[row, col])
+            raise CardError(
+                f"batch row {int(row)} holds card number {value}, outside 0..51", str(value)
+            )
         bits = np.zeros(arr.shape[0], dtype=np.uint64)
         one = np.uint64(1)
         for j in range(arr.shape[1]):

@@ -1,0 +1,277 @@
+"""The exact Fantasyland solver: the best 13 of 13–17 cards, set face down.
+
+The objective (issue #4): the royalties of the three lines (the Finnish deuce
+doubling its line when the rules use it) plus ``stay_value`` when the board
+qualifies to stay in Fantasyland (RULES §9.4), over every valid arrangement of
+every 13 of the cards. Ties go to the stronger bottom, then middle, then top.
+
+The search is exact: every 5-card bottom, every 5-card middle no stronger than it,
+and for that pair the best top no stronger than the middle, with a bound that skips
+a bottom or a middle only when even the best remaining royalties could not reach
+the best found. The kernel runs under numba when it is installed (it is a
+dependency of the ``fast`` and ``test`` extras) and as plain Python otherwise.
+
+>>> from chinese_poker.rules import rules_for
+>>> from chinese_poker.cards import parse_cards
+>>> sol = solve_fantasyland(parse_cards("As Ah Ad Kc Kd Qh Qs Js Ts 9s 8s 7s 2d 3c"),
+...                         rules_for("pineapple"), stay_value=0)
+>>> str(sol.board), sol.royalties
+('Kc Kd 3c | Qh Qs As Ah Ad | Js Ts 9s 8s 7s', (8, 12, 15))
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from typing import Any, TypeVar, cast
+
+import numpy as np
+import numpy.typing as npt
+
+from chinese_poker.cards import Board, Card, CardError, cards_str, parse_card
+from chinese_poker.evaluate import (
+    FOUR_OF_A_KIND,
+    FULL_HOUSE,
+    THREE_OF_A_KIND,
+    WheelRank,
+    evaluate_batch,
+)
+from chinese_poker.rules import Rules
+from chinese_poker.scoring import line_royalty
+
+__all__ = [
+    "DEFAULT_STAY_VALUE",
+    "FantasylandSolution",
+    "solve_fantasyland",
+]
+
+#: The default value of qualifying to stay in Fantasyland, in points (see
+#: docs/solvers.md for how it was estimated).
+DEFAULT_STAY_VALUE = 10.0
+
+_DEUCE_OF_SPADES = parse_card("2s")
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _jit(fn: F) -> F:
+    try:
+        import numba
+    except ImportError:  # pragma: no cover - numba is optional
+        return fn
+    return cast(F, numba.njit(cache=True, nogil=True)(fn))
+
+
+@dataclass(frozen=True, slots=True)
+class FantasylandSolution:
+    """The best Fantasyland board and what it is worth."""
+
+    board: Board
+    discards: tuple[Card, ...]
+    royalties: tuple[int, int, int]
+    stays: bool
+    score: float
+
+    @property
+    def total_royalties(self) -> int:
+        return sum(self.royalties)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "board": str(self.board),
+            "discards": cards_str(self.discards),
+            "royalties": {"top": self.royalties[0], "middle": self.royalties[1],
+                          "bottom": self.royalties[2], "total": self.total_royalties},
+            "stays": self.stays,
+            "score": self.score,
+        }  # fmt: skip
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict())
+
+
+@cache
+def _combos(n: int, k: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """All k-subsets of n positions: (index rows, position bit masks)."""
+    rows = np.array(list(itertools.combinations(range(n), k)), dtype=np.int64).reshape(-1, k)
+    masks = np.bitwise_or.reduce(np.left_shift(1, rows), axis=1).astype(np.int64)
+    return rows, masks
+
+
+@lru_cache(maxsize=64)
+def _royalty_lookup(rules: Rules) -> npt.NDArray[np.int64]:
+    """Royalty by line (0 top, 1 middle, 2 bottom) and ``value >> 16``.
+
+    Royalties of the open-face tables depend only on the category and the leading
+    key rank, which are the bits above 16 of a line value.
+    """
+    table = np.zeros((3, 1 << 8), dtype=np.int64)
+    for line in range(3):
+        for hi in range(1 << 8):
+            value = hi << 16
+            if hi >> 4 > 8 or not 2 <= (hi & 15) <= 14:
+                continue
+            table[line, hi] = line_royalty(rules, line, value)
+    return table
+
+
+def _middle_stays(rules: Rules, values: npt.NDArray[np.int32]) -> npt.NDArray[np.bool_]:
+    need = rules.fl_repeat_middle_min
+    cats = values >> 20
+    if need == "full_house":
+        return cats >= FULL_HOUSE
+    if need == "four_of_a_kind":
+        return cats >= FOUR_OF_A_KIND
+    return np.zeros(values.shape, dtype=np.bool_)
+
+
+def solve_fantasyland(
+    cards: Sequence[Card], rules: Rules, *, stay_value: float | None = None
+) -> FantasylandSolution:
+    """The exact best arrangement of a Fantasyland deal of 13 to 17 cards.
+
+    ``stay_value`` (default :data:`DEFAULT_STAY_VALUE`) is added when the board
+    qualifies to stay (trips on top, quads or better on the bottom, or a middle of
+    at least ``rules.fl_repeat_middle_min``).
+    """
+    cards = tuple(cards)
+    n = len(cards)
+    if not 13 <= n <= 17:
+        raise CardError(f"a Fantasyland deal has 13 to 17 cards, got {n}")
+    if len(set(cards)) != n:
+        raise CardError("a Fantasyland deal cannot hold the same card twice")
+    if min(cards) < 0 or max(cards) > 51:
+        raise CardError("a card number is outside 0..51")
+    stay = DEFAULT_STAY_VALUE if stay_value is None else float(stay_value)
+    deck = np.asarray(cards, dtype=np.int64)
+    roy = _royalty_lookup(rules)
+
+    rows5, masks5 = _combos(n, 5)
+    rows3, masks3 = _combos(n, 3)
+    wheel = cast(WheelRank, rules.wheel_rank)
+    v5 = evaluate_batch(deck[rows5], wheel=wheel, check=False).astype(np.int64)
+    v3 = evaluate_batch(deck[rows3], check=False).astype(np.int64)
+    rb = roy[2, v5 >> 16]
+    rm = roy[1, v5 >> 16]
+    rt = roy[0, v3 >> 16]
+    if rules.finnish_deuce and _DEUCE_OF_SPADES in cards:
+        # The deuce doubles its line's royalty against every opponent (RULES §7.6).
+        pos = 1 << cards.index(_DEUCE_OF_SPADES)
+        rb = np.where(masks5 & pos, 2 * rb, rb)
+        rm = np.where(masks5 & pos, 2 * rm, rm)
+        rt = np.where(masks3 & pos, 2 * rt, rt)
+    fl_on = rules.fantasyland_enabled
+    stay_b = (v5 >> 20 >= FOUR_OF_A_KIND) & fl_on
+    stay_m = _middle_stays(rules, v5.astype(np.int32)) & fl_on
+    stay_t = (v3 >> 20 == THREE_OF_A_KIND) & fl_on
+
+    # Five-card subsets strongest first; tops in two orders (with and without the
+    # stay bonus for trips), best first and stronger first among equals.
+    order5 = np.argsort(-v5, kind="stable")
+    sv5 = v5[order5]
+    srb = rb[order5].astype(np.float64)
+    srm = rm[order5].astype(np.float64)
+    ssb = stay_b[order5]
+    ssm = stay_m[order5]
+    # Where each value's run of equals starts: a middle may equal its bottom.
+    run_start = np.searchsorted(-sv5, -sv5, side="left").astype(np.int64)
+    t_gain = rt.astype(np.float64) + stay * stay_t
+    # Best top gain among tops no stronger than each five-card value (disjointness
+    # ignored): an upper bound used to prune middles.
+    by_v3 = np.argsort(v3, kind="stable")
+    prefix_gain = np.maximum.accumulate(t_gain[by_v3])
+    upto = np.searchsorted(v3[by_v3], sv5, side="right") - 1
+    top_cap = np.where(upto >= 0, prefix_gain[np.maximum(upto, 0)], -np.inf)
+    # Suffix maxima over middles (weaker ones come later) of everything a middle and
+    # its top can add: lets the middle loop stop early.
+    middle_cap = srm + stay * ssm + top_cap
+    suffix_cap = np.maximum.accumulate(middle_cap[::-1])[::-1].copy()
+    order_t_stay = np.lexsort((-v3, -t_gain)).astype(np.int64)
+    order_t_plain = np.lexsort((-v3, -rt)).astype(np.int64)
+    best = _search(
+        masks5[order5], sv5, run_start, srb, srm, ssb, ssm, top_cap, suffix_cap,
+        masks3, v3, rt.astype(np.float64), stay_t, order_t_stay, order_t_plain, stay,
+    )  # fmt: skip
+    if best[0] < 0:  # pragma: no cover - 13+ cards always admit a valid board
+        raise RuntimeError("no valid board found")
+    bi, mi, ti = int(order5[best[0]]), int(order5[best[1]]), int(best[2])
+    bottom = tuple(cards[i] for i in rows5[bi])
+    middle = tuple(cards[i] for i in rows5[mi])
+    top = tuple(cards[i] for i in rows3[ti])
+    used = set(bottom) | set(middle) | set(top)
+    royalties = (int(rt[ti]), int(rm[mi]), int(rb[bi]))
+    stays = bool(stay_b[bi] or stay_m[mi] or stay_t[ti])
+    return FantasylandSolution(
+        board=Board(top, middle, bottom),
+        discards=tuple(c for c in cards if c not in used),
+        royalties=royalties,
+        stays=stays,
+        score=float(sum(royalties)) + (stay if stays else 0.0),
+    )
+
+
+@_jit
+def _search(
+    m5: Any, v5: Any, run_start: Any, rb: Any, rm: Any, sb: Any, sm: Any,
+    top_cap: Any, suffix_cap: Any,
+    m3: Any, v3: Any, rt: Any, st: Any, ot_stay: Any, ot_plain: Any, stay: float,
+) -> tuple[int, int, int]:  # fmt: skip
+    """Branch and bound over (bottom, middle), the best top for each pair.
+
+    The five-card arrays are sorted by value, strongest first, so the first solution
+    found at a score has the strongest bottom; a later candidate needs a higher
+    score, or the same score with stronger lines, and the bounds prune exactly that.
+    Returns indices into the sorted five-card arrays (bottom, middle) and into the
+    three-card arrays (top).
+    """
+    n5 = m5.shape[0]
+    n3 = m3.shape[0]
+    best = -1e300
+    best_b = -1
+    best_m = -1
+    best_t = -1
+    best_vb = -1
+    best_vm = -1
+    best_vt = -1
+    for b in range(n5):
+        vb = v5[b]
+        base_b = rb[b] + (stay if sb[b] else 0.0)
+        start = run_start[b]
+        cap = base_b + suffix_cap[start]
+        if cap < best or (cap == best and vb < best_vb):
+            continue
+        mb = m5[b]
+        for m in range(start, n5):
+            vm = v5[m]
+            cap = base_b + suffix_cap[m]
+            if cap < best or (cap == best and (vb < best_vb or (vb == best_vb and vm < best_vm))):
+                break  # every later middle is weaker and can add no more
+            if m == b or m5[m] & mb:
+                continue
+            stayed = sb[b] or sm[m]
+            base = rb[b] + rm[m]
+            pair_cap = base + (stay if stayed else 0.0) + top_cap[m]
+            if pair_cap < best:
+                continue
+            used = mb | m5[m]
+            order = ot_plain if stayed else ot_stay
+            for k in range(n3):
+                t = order[k]
+                if m3[t] & used or v3[t] > vm:
+                    continue
+                score = base + rt[t]
+                if stayed or st[t]:
+                    score += stay
+                vt = v3[t]
+                if score > best or (
+                    score == best
+                    and (vb > best_vb or (vb == best_vb and (
+                        vm > best_vm or (vm == best_vm and vt > best_vt))))
+                ):  # fmt: skip
+                    best = score
+                    best_b, best_m, best_t = b, m, t
+                    best_vb, best_vm, best_vt = vb, vm, vt
+                break  # the first fitting top in this order is the best for the pair
+    return best_b, best_m, best_t

@@ -1,0 +1,309 @@
+"""``chinese-poker score [FILE|-]``: settle a table of finished boards.
+
+The table is JSON (docs/formats.md): the rules, the players' boards and optional per-pair
+unit values. The command prints the itemised breakdown, or with ``--json`` the settlement
+as JSON. Every problem with the input is one line on standard error and a non-zero exit.
+
+>>> import json
+>>> table = read_table(json.dumps({
+...     "rules": "ofc",
+...     "players": [
+...         {"name": "A", "board": "Ah Qd 4c | Jh Js 9c 9d 2h | 7c 7d 7h 7s Kc"},
+...         {"name": "B", "board": "Kd Jc 3h | Th Ts 8c 8d 5s | Qs 9s 6s 4s 3s"},
+...     ],
+... }))
+>>> dict(table.settle().totals)
+{'A': 12, 'B': -12}
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from chinese_poker.cards import Board, CardError, parse_board, parse_cards
+from chinese_poker.rules import Rules, RulesError, parse_assignment, rules_for
+from chinese_poker.scoring import Hand, Settlement, settle
+
+__all__ = ["Table", "TableError", "read_table", "register", "run"]
+
+_PLAYER_KEYS = ("name", "board", "boards", "surrender", "fantasyland", "dealt", "declares_natural")
+_TABLE_KEYS = ("rules", "options", "players", "units")
+
+
+class TableError(ValueError):
+    """A table file that cannot be read: bad JSON, a missing or wrong key, a bad card."""
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A table read from JSON: the rules, the hands to settle and the per-pair units."""
+
+    rules: Rules
+    hands: tuple[Hand, ...]
+    units: Mapping[tuple[str, str], float]
+
+    def settle(self) -> Settlement:
+        return settle(self.rules, self.hands, units=self.units)
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "score",
+        help="settle a table of finished boards (JSON) and show the breakdown",
+        description=(
+            "Settle a table: read JSON (see docs/formats.md) from FILE or standard input, "
+            "print what every point is for, the totals and the money."
+        ),
+    )
+    p.add_argument("file", nargs="?", default="-", metavar="FILE", help="table JSON, - for stdin")
+    p.add_argument("--rules", metavar="PRESET", help="use this preset instead of the file's rules")
+    p.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="OPTION=VALUE",
+        help="override one rules option (repeatable), e.g. --set finnish_deuce=on",
+    )
+    p.add_argument("--json", action="store_true", help="print the settlement as JSON")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    text = _read_input(args.file)
+    overrides = dict(parse_assignment(item) for item in args.sets)
+    table = read_table(text, preset=args.rules, overrides=overrides, source=_source(args.file))
+    result = table.settle()
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        print(result.render())
+    return 0
+
+
+def _source(file: str) -> str:
+    return "standard input" if file == "-" else file
+
+
+def _read_input(file: str) -> str:
+    if file == "-":
+        if sys.stdin is None or sys.stdin.isatty():
+            raise TableError("no table given: name a JSON file, or pipe one into standard input")
+        return sys.stdin.read()
+    try:
+        return Path(file).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise TableError(f"cannot read {file}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise TableError(f"cannot read {file}: it is not UTF-8 text") from None
+
+
+def read_table(
+    text: str,
+    *,
+    preset: str | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    source: str = "the table",
+) -> Table:
+    """Parse a table JSON document (the ``chinese-poker score`` input, docs/formats.md).
+
+    ``preset`` replaces the document's ``rules``; ``overrides`` are applied after its
+    ``options``. Raises :class:`TableError` (or a RulesError) with a one-line message.
+    """
+    if not text.strip():
+        raise TableError(f"{source} is empty: expected a JSON table")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TableError(
+            f"{source} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        ) from None
+    if not isinstance(data, dict):
+        raise TableError(f'{source} must be a JSON object with "rules" and "players"')
+    unknown = [key for key in data if key not in _TABLE_KEYS]
+    if unknown:
+        raise TableError(
+            f"unknown key {unknown[0]!r} in the table; the keys are {', '.join(_TABLE_KEYS)}"
+        )
+    rules = _read_rules(data, preset, overrides or {})
+    hands = _read_players(data.get("players"), rules)
+    players = list(dict.fromkeys(hand.owner for hand in hands))
+    units = _read_units(data.get("units"), players)
+    return Table(rules, hands, units)
+
+
+def _read_rules(data: Mapping[str, Any], preset: str | None, overrides: Mapping[str, Any]) -> Rules:
+    if preset is not None:
+        rules = rules_for(preset)
+    else:
+        given = data.get("rules")
+        if given is None:
+            raise TableError(
+                'the table has no "rules": give a preset such as "ofc" or "classic" '
+                "in the file, or use --rules PRESET"
+            )
+        if isinstance(given, str):
+            rules = rules_for(given)
+        elif isinstance(given, dict):
+            rules = Rules.from_dict(given)
+        else:
+            raise TableError('"rules" must be a preset name or an object of options')
+    options = data.get("options", {})
+    if not isinstance(options, dict):
+        raise TableError('"options" must be an object, e.g. {"finnish_deuce": true}')
+    changes = {**options, **overrides}
+    if changes:
+        try:
+            rules = rules.replace(**changes)
+        except TypeError as exc:  # an option name that is not a valid keyword
+            raise RulesError(str(exc)) from None
+    return rules
+
+
+def _flag(entry: Mapping[str, Any], key: str, who: str, count: int) -> list[bool]:
+    """A yes/no key of a player: one boolean, or (Criss Cross) one per hand."""
+    value = entry.get(key, False)
+    values = value if isinstance(value, list) and count == 2 else [value] * count
+    if len(values) != count or not all(isinstance(v, bool) for v in values):
+        shape = "true/false, or a list of two" if count == 2 else "true or false"
+        raise TableError(f'{who}: "{key}" must be {shape}, not {json.dumps(value)}')
+    return values
+
+
+def _read_players(players: object, rules: Rules) -> tuple[Hand, ...]:
+    if players is None:
+        raise TableError('the table has no "players": give a list of {"name": ..., "board": ...}')
+    if not isinstance(players, list) or not players:
+        raise TableError('"players" must be a non-empty list of players')
+    criss_cross = rules.variant == "criss_cross"
+    hands: list[Hand] = []
+    names: set[str] = set()
+    for number, entry in enumerate(players, 1):
+        if not isinstance(entry, dict):
+            raise TableError(f"player {number} must be an object with a name and a board")
+        name = entry.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise TableError(f'player {number} has no "name" (a non-empty string)')
+        who = f"player {name!r}"
+        if name in names:
+            raise TableError(f"two players are called {name!r}")
+        names.add(name)
+        for key in entry:
+            if key not in _PLAYER_KEYS:
+                raise TableError(
+                    f"{who}: unknown key {key!r}; a player has {', '.join(_PLAYER_KEYS)}"
+                )
+        count = 2 if criss_cross else 1
+        surrender = _flag(entry, "surrender", who, count)
+        in_fl = _flag(entry, "fantasyland", who, count)
+        declares = _flag({"declares_natural": True, **entry}, "declares_natural", who, count)
+        boards = _board_texts(entry, who, criss_cross, surrender)
+        dealt = _dealt(entry, who, count)
+        for index in range(count):
+            seat = f"{name}#{index + 1}" if criss_cross else name
+            text, dealt_text = boards[index], dealt[index]
+            try:
+                board = Board() if text is None else parse_board(text)
+                cards = None if dealt_text is None else parse_cards(dealt_text)
+            except CardError as exc:
+                raise TableError(f"{_seat_label(who, index, count)}: {exc}") from None
+            hands.append(
+                Hand(
+                    name=seat,
+                    player=name,
+                    index=index,
+                    board=board,
+                    surrender=surrender[index],
+                    in_fantasyland=in_fl[index],
+                    dealt=cards,
+                    declares_natural=declares[index],
+                )
+            )
+    return tuple(hands)
+
+
+def _seat_label(who: str, index: int, count: int) -> str:
+    return f"{who}, hand {index + 1}" if count == 2 else who
+
+
+def _board_texts(
+    entry: Mapping[str, Any], who: str, criss_cross: bool, surrender: Sequence[bool]
+) -> list[str | None]:
+    if criss_cross:
+        if "board" in entry:
+            raise TableError(f'{who}: Criss Cross players give "boards": [hand 1, hand 2]')
+        boards = entry.get("boards")
+        if boards is None and all(surrender):
+            return [None, None]
+        if not isinstance(boards, list) or len(boards) != 2:
+            raise TableError(f'{who}: "boards" must be a list of two boards (Criss Cross)')
+        out: list[str | None] = []
+        for i, text in enumerate(boards):
+            if text is None and surrender[i]:
+                out.append(None)
+            elif isinstance(text, str):
+                out.append(text)
+            else:
+                raise TableError(
+                    f"{who}, hand {i + 1}: a board is a string 'top | middle | bottom'"
+                )
+        return out
+    if "boards" in entry:
+        raise TableError(f'{who}: only Criss Cross players give "boards"; use "board"')
+    text = entry.get("board")
+    if text is None:
+        if surrender[0]:
+            return [None]  # a surrendered board need not be shown
+        raise TableError(f'{who} has no "board" (a string "top | middle | bottom")')
+    if not isinstance(text, str):
+        raise TableError(f'{who}: "board" must be a string "top | middle | bottom"')
+    return [text]
+
+
+def _dealt(entry: Mapping[str, Any], who: str, count: int) -> list[str | None]:
+    value = entry.get("dealt")
+    if value is None:
+        return [None] * count
+    values = value if count == 2 else [value]
+    if (
+        not isinstance(values, list)
+        or len(values) != count
+        or not all(isinstance(v, str) for v in values)
+    ):
+        shape = "a list of two card strings" if count == 2 else "a string of cards"
+        raise TableError(f'{who}: "dealt" must be {shape}')
+    return list(values)
+
+
+def _read_units(units: object, players: Sequence[str]) -> dict[tuple[str, str], float]:
+    if units is None:
+        return {}
+    if not isinstance(units, dict):
+        raise TableError('"units" must be an object such as {"A-B": 100}')
+    out: dict[tuple[str, str], float] = {}
+    for key, value in units.items():
+        pair = _split_pair(key, players)
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise TableError(f"units: the value for {key!r} must be a number >= 0")
+        out[pair] = float(value)
+    return out
+
+
+def _split_pair(key: str, players: Sequence[str]) -> tuple[str, str]:
+    """``"A-B"`` to ``("A", "B")``; names may themselves contain ``-``."""
+    known = set(players)
+    for i, char in enumerate(key):
+        if char == "-" and key[:i] in known and key[i + 1 :] in known:
+            if key[:i] == key[i + 1 :]:
+                break
+            return key[:i], key[i + 1 :]
+    raise TableError(
+        f"units: {key!r} must name two different players joined by '-', e.g. "
+        f"'{players[0]}-{players[-1]}' (players: {', '.join(players)})"
+    )

@@ -1,0 +1,661 @@
+"""Sessions and tournaments: the button orbit, Fantasyland carry-over, the ledger (§9, §10).
+
+A :class:`Session` runs hands one after another at one table:
+
+* the button moves one seat clockwise after each hand, except before a Fantasyland hand
+  (unless ``button_moves_before_fl_hand``);
+* a session has as many hands as players plus one per Fantasyland hand, and ends after
+  the last one once no Fantasyland hand is pending;
+* Fantasyland entry and staying come from the scorer; this module applies the limits
+  (``fl_max_consecutive``, ``fl_repeat_limit_scope``) and deals the right card counts;
+* points are kept per pair of players and turned into money at per-pair unit values;
+* a timeout ends the session after the pending Fantasyland hands
+  (``timeout_ends_session``), in which the timed-out player is auto-played or sits out
+  (``timed_out_player_in_remaining_hands``).
+
+A :class:`Tournament` is a session in chips: after every hand the points become chips at
+the current level's value (levels rise every ``level_minutes`` by an injectable clock, or
+every ``level_hands`` hands), a short stack pays under ``insufficient_chips_rule``,
+players at zero are out and the match ends with one player left.
+
+>>> import random
+>>> from chinese_poker.rules import rules_for
+>>> session = Session(rules_for("pineapple"), ["Ann", "Bob", "Cy"], seed=4)
+>>> rng = random.Random(0)
+>>> while not session.over:
+...     table = session.start_hand()
+...     while not table.over:
+...         table.apply(table.random_action(table.to_act[0], rng))
+...     result = session.finish_hand()
+>>> len(session.results) >= 3, sum(session.ledger.points.values())
+(True, 0)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from chinese_poker.cards import Card
+from chinese_poker.engine.actions import Action
+from chinese_poker.engine.history import hand_record
+from chinese_poker.engine.table import Table, TableError, _seat_names, new_seed
+from chinese_poker.engine.views import View
+from chinese_poker.rules import Rules
+from chinese_poker.scoring import Settlement
+
+__all__ = [
+    "Agent",
+    "HandResult",
+    "Ledger",
+    "Session",
+    "SessionError",
+    "Tournament",
+    "hand_seed",
+    "pay_chips",
+    "play_hand",
+    "play_session",
+]
+
+
+class SessionError(ValueError):
+    """A session used out of order (no hand running, hand not finished, session over)."""
+
+
+class Agent(Protocol):
+    """Anything that picks an action from a view (the bots of :mod:`chinese_poker.ai`)."""
+
+    def act(self, view: View) -> Action: ...
+
+
+def play_hand(table: Table, agents: Sequence[Agent] | Mapping[int, Agent]) -> None:
+    """Play ``table`` to the showdown, asking ``agents[seat]`` whenever a seat is to act.
+
+    Seats acting at the same time (Fantasyland, classic sets) are asked in play order.
+    """
+    while not table.over:
+        seat = table.to_act[0]
+        table.apply(agents[seat].act(table.view(seat)))
+
+
+def play_session(
+    session: Session, agents: Mapping[str, Agent], *, max_hands: int | None = None
+) -> list[HandResult]:
+    """Play hands until the session is over; ``agents`` maps player names to agents."""
+    played: list[HandResult] = []
+    while not session.over and (max_hands is None or len(played) < max_hands):
+        table = session.start_hand()
+        play_hand(table, {seat: agents[name] for seat, name in enumerate(table.players)})
+        played.append(session.finish_hand())
+    return played
+
+
+def hand_seed(session_seed: int, number: int) -> int:
+    """The seed of hand ``number`` (1-based) of a session: 128 bits of BLAKE2b.
+
+    >>> hand_seed(1, 1) == hand_seed(1, 1) != hand_seed(1, 2)
+    True
+    """
+    digest = hashlib.blake2b(f"chinese-poker/{session_seed}/{number}".encode(), digest_size=16)
+    return int.from_bytes(digest.digest(), "big")
+
+
+# --------------------------------------------------------------------------- results
+
+
+def _pair_key(a: str, b: str) -> str:
+    return f"{a}|{b}"
+
+
+@dataclass(frozen=True, slots=True)
+class Ledger:
+    """The running account of a session after some hand.
+
+    ``points`` per player; ``pairs[(a, b)]`` what ``b`` has paid ``a`` in points (``a``
+    seated before ``b``); ``money`` per player at the pairs' unit values. In a tournament
+    ``stacks`` holds the chips and ``out`` the eliminated players, in order.
+    """
+
+    points: Mapping[str, int]
+    pairs: Mapping[tuple[str, str], int]
+    money: Mapping[str, float]
+    stacks: Mapping[str, int] | None = None
+    out: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "points": dict(self.points),
+            "pairs": {_pair_key(a, b): p for (a, b), p in self.pairs.items()},
+            "money": dict(self.money),
+        }
+        if self.stacks is not None:
+            data["stacks"] = dict(self.stacks)
+            data["out"] = list(self.out)
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """One finished hand of a session.
+
+    ``number`` is 1-based; ``players`` the seats of this hand (sit-outs excluded),
+    ``button`` the button's player. ``fantasyland`` the Fantasyland deals of this hand,
+    ``fantasyland_next`` those earned for the next one (limits applied). In a tournament
+    ``level``, ``chips_per_point``, ``chips`` (the change per player) and ``eliminated``
+    are set. ``record`` is the hand-history line (see :mod:`.history`).
+    """
+
+    number: int
+    players: tuple[str, ...]
+    button: str
+    fantasyland: Mapping[str, int]
+    settlement: Settlement
+    totals: Mapping[str, int]
+    fantasyland_next: Mapping[str, int]
+    ledger: Ledger
+    timed_out: tuple[str, ...] = ()
+    level: int | None = None
+    chips_per_point: int | None = None
+    chips: Mapping[str, int] | None = None
+    eliminated: tuple[str, ...] = ()
+    record: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+# --------------------------------------------------------------------------- chips
+
+
+def pay_chips(
+    stacks: Mapping[str, int],
+    owed: Mapping[tuple[str, str], int],
+    rule: str = "proportional",
+    order: Sequence[str] | None = None,
+) -> dict[str, int]:
+    """Chip changes after a tournament hand when some players cannot pay in full (§10).
+
+    ``owed[(debtor, creditor)]`` is what the hand says the debtor pays. A player pays at
+    most his stack plus what he receives in the hand. ``proportional``: every amount he
+    owes is scaled by f = (stack + received) / (total owed), rounded down. ``seat_order``:
+    he pays his creditors in ``order`` (play order) until his chips run out. Receipts and
+    payments depend on each other, so the rule is applied until nothing changes.
+
+    W17: P3 has 330 chips and owes 400 and 260; P2 owes P1 160.
+
+    >>> pay_chips({"P1": 1000, "P2": 1000, "P3": 330},
+    ...           {("P3", "P1"): 400, ("P3", "P2"): 260, ("P2", "P1"): 160})
+    {'P1': 360, 'P2': -30, 'P3': -330}
+    """
+    if rule not in ("proportional", "seat_order"):
+        raise ValueError(f"unknown insufficient_chips_rule {rule!r}")
+    players = list(stacks)
+    seat_rank = {p: i for i, p in enumerate(order if order is not None else players)}
+    total_owed = dict.fromkeys(players, 0)
+    for (debtor, _creditor), amount in owed.items():
+        if amount < 0:
+            raise ValueError("owed amounts must be >= 0")
+        total_owed[debtor] += amount
+    paid = dict(owed)
+    while True:
+        received = dict.fromkeys(players, 0)
+        for (_debtor, creditor), amount in paid.items():
+            received[creditor] += amount
+        new: dict[tuple[str, str], int] = {}
+        for debtor in players:
+            debts = [(c, a) for (d, c), a in owed.items() if d == debtor]
+            can_pay = stacks[debtor] + received[debtor]
+            total = total_owed[debtor]
+            if can_pay >= total:
+                for c, a in debts:
+                    new[(debtor, c)] = a
+            elif rule == "proportional":
+                for c, a in debts:
+                    new[(debtor, c)] = a * can_pay // total
+            else:
+                left = can_pay
+                for c, a in sorted(debts, key=lambda item: seat_rank.get(item[0], 0)):
+                    pay = min(a, left)
+                    new[(debtor, c)] = pay
+                    left -= pay
+        if new == paid:
+            break
+        paid = new
+    change = dict.fromkeys(players, 0)
+    for (debtor, creditor), amount in paid.items():
+        change[debtor] -= amount
+        change[creditor] += amount
+    return change
+
+
+# --------------------------------------------------------------------------- the session
+
+
+class Session:
+    """A cash session at one table (or, with ``tournament=True``, a tournament).
+
+    ``players`` are the names clockwise from seat 0; ``button`` the first hand's button
+    seat. ``seed`` fixes every hand's deck (hand k uses :func:`hand_seed` (seed, k));
+    without it a seed is drawn from ``secrets`` and kept in :attr:`seed`. ``units`` maps
+    a pair of players (either order) to the money value of a point for that pair; other
+    pairs use ``rules.unit_value``.
+
+    Tournament settings: ``stacks`` (starting chips per player; default
+    ``rules.starting_chips``), ``level_hands`` (levels rise every N hands instead of every
+    ``rules.level_minutes``) and ``clock`` (seconds, default ``time.monotonic``).
+
+    Drive it with :meth:`start_hand` (returns the :class:`Table`), apply actions, then
+    :meth:`finish_hand` (returns a :class:`HandResult`), until :attr:`over`.
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        players: int | Sequence[str],
+        *,
+        seed: int | None = None,
+        button: int = 0,
+        units: Mapping[tuple[str, str], float] | None = None,
+        tournament: bool = False,
+        stacks: Mapping[str, int] | None = None,
+        level_hands: int | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        if not isinstance(rules, Rules):
+            raise SessionError(f"rules must be a Rules, not {type(rules).__name__}")
+        try:
+            names = _seat_names(players)
+        except TableError as exc:
+            raise SessionError(str(exc)) from None
+        counts = rules.player_counts
+        if len(names) not in counts:
+            raise SessionError(
+                f"{rules.variant} is played by {counts.start} to {counts.stop - 1} players,"
+                f" not {len(names)}"
+            )
+        if isinstance(button, bool) or not isinstance(button, int) or not 0 <= button < len(names):
+            raise SessionError(f"button must be a seat 0..{len(names) - 1}, not {button!r}")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+            raise SessionError(f"seed must be an integer >= 0, not {seed!r}")
+        self.rules = rules
+        self.players: tuple[str, ...] = names
+        self.seed: int = new_seed() if seed is None else seed
+        self.start_button = button
+        self.button = button
+        self.tournament = tournament
+        self.units: dict[tuple[str, str], float] = {}
+        for (a, b), unit in (units or {}).items():
+            if a not in names or b not in names or a == b:
+                raise SessionError(f"unit value for {a}-{b}: not a pair of players here")
+            self.units[(a, b)] = self.units[(b, a)] = float(unit)
+        if level_hands is not None and (not isinstance(level_hands, int) or level_hands < 1):
+            raise SessionError(f"level_hands must be an integer >= 1, not {level_hands!r}")
+        self.level_hands = level_hands
+        self._clock = clock or time.monotonic
+        self._start_time = self._clock() if tournament else 0.0
+        start = dict.fromkeys(names, rules.starting_chips)
+        if stacks:
+            if not tournament:
+                raise SessionError("stacks are for tournaments (tournament=True)")
+            for name, chips in stacks.items():
+                if name not in start:
+                    raise SessionError(f"stack for unknown player {name!r}")
+                if isinstance(chips, bool) or not isinstance(chips, int) or chips < 1:
+                    raise SessionError(
+                        f"a starting stack must be an integer >= 1: {name}={chips!r}"
+                    )
+                start[name] = chips
+        self.starting_stacks: dict[str, int] = start
+        self._stacks = dict(start) if tournament else None
+        self._out: list[str] = []
+        self._points = dict.fromkeys(names, 0)
+        self._pairs: dict[tuple[str, str], int] = {
+            (names[i], names[j]): 0 for i in range(len(names)) for j in range(i + 1, len(names))
+        }
+        self._fl_pending: dict[str, int] = {}
+        self._fl_streak = dict.fromkeys(names, 0)
+        self._fl_total = dict.fromkeys(names, 0)
+        self._fl_hands = 0
+        self._timed_out: set[str] = set()
+        self._ending = False
+        self.table: Table | None = None
+        self.results: list[HandResult] = []
+        self._over = False
+        self._recorded = True  # the last started hand has been finished
+        self._button_player = names[button]
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def over(self) -> bool:
+        """True when no more hands are to be played."""
+        return self._over
+
+    @property
+    def hands_played(self) -> int:
+        return len(self.results)
+
+    @property
+    def fantasyland_pending(self) -> dict[str, int]:
+        """Players who will play the next hand in Fantasyland -> their card counts."""
+        return dict(self._fl_pending)
+
+    @property
+    def ending(self) -> bool:
+        """True after a timeout ended the session (pending Fantasyland hands still play)."""
+        return self._ending
+
+    @property
+    def timed_out(self) -> frozenset[str]:
+        return frozenset(self._timed_out)
+
+    @property
+    def stacks(self) -> dict[str, int] | None:
+        return dict(self._stacks) if self._stacks is not None else None
+
+    @property
+    def active_players(self) -> tuple[str, ...]:
+        """Players still in (a tournament drops players at zero chips)."""
+        return tuple(p for p in self.players if p not in self._out)
+
+    @property
+    def ledger(self) -> Ledger:
+        """The account after the last finished hand."""
+        money = dict.fromkeys(self.players, 0.0)
+        for (a, b), points in self._pairs.items():
+            unit = self.unit(a, b)
+            money[a] += points * unit
+            money[b] -= points * unit
+        return Ledger(
+            points=dict(self._points),
+            pairs=dict(self._pairs),
+            money={p: round(m, 9) + 0.0 for p, m in money.items()},
+            stacks=dict(self._stacks) if self._stacks is not None else None,
+            out=tuple(self._out),
+        )
+
+    def unit(self, a: str, b: str) -> float:
+        """The money value of one point between ``a`` and ``b``."""
+        return self.units.get((a, b), self.rules.unit_value)
+
+    def level(self) -> int:
+        """The tournament level (0-based) now, capped at the last level."""
+        if self.level_hands is not None:
+            return self._level_at(0.0)
+        return self._level_at(self._clock() - self._start_time)
+
+    def _level_at(self, elapsed: float) -> int:
+        last = len(self.rules.level_values) - 1
+        if self.level_hands is not None:
+            return min(len(self.results) // self.level_hands, last)
+        return min(max(int(elapsed // (self.rules.level_minutes * 60)), 0), last)
+
+    def next_participants(self) -> tuple[str, ...]:
+        """Who plays the next hand: active players minus timed-out players sitting out."""
+        sit_out = (
+            self._timed_out
+            if self._ending and self.rules.timed_out_player_in_remaining_hands == "sit_out"
+            else set()
+        )
+        return tuple(p for p in self.active_players if p not in sit_out)
+
+    # ------------------------------------------------------------------ hands
+
+    def start_hand(self, *, deck: Sequence[Card] | None = None) -> Table:
+        """Deal the next hand and return its table. ``deck`` stacks it (tests, replays)."""
+        if self._over:
+            raise SessionError("the session is over")
+        if self.table is not None and not self._finished():
+            raise SessionError("the current hand is not finished; call finish_hand() first")
+        names = self.next_participants()
+        button_player = self.players[self.button]
+        table_button = _table_button(self.players, names, self.button)
+        fantasyland = {
+            seat: self._fl_pending[name]
+            for seat, name in enumerate(names)
+            if name in self._fl_pending
+        }
+        auto = (
+            [seat for seat, name in enumerate(names) if name in self._timed_out]
+            if self._ending and self.rules.timed_out_player_in_remaining_hands == "auto_play"
+            else []
+        )
+        number = len(self.results) + 1
+        seed = hand_seed(self.seed, number) if deck is None else None
+        self.table = Table(
+            self.rules,
+            names,
+            button=table_button,
+            seed=seed,
+            deck=deck,
+            fantasyland=fantasyland,
+            auto_play=auto,
+        )
+        self._button_player = button_player
+        self._recorded = False
+        return self.table
+
+    def _finished(self) -> bool:
+        return self._recorded
+
+    def finish_hand(self) -> HandResult:
+        """Settle the finished hand into the ledger and prepare the next one."""
+        table = self.table
+        if table is None or self._finished():
+            raise SessionError("no hand is running; call start_hand() first")
+        if not table.over:
+            raise SessionError(
+                f"the hand is not over yet (to act: {', '.join(map(str, table.to_act))})"
+            )
+        settlement = table.settlement
+        assert settlement is not None
+        names = table.players
+        rules = self.rules
+        number = len(self.results) + 1
+
+        # Points per pair of players (Criss Cross has several settlements per pair).
+        hand_pairs: dict[tuple[str, str], int] = {}
+        for pr in settlement.pairs:
+            a, b, pts = pr.a_player, pr.b_player, pr.points
+            if self.players.index(a) > self.players.index(b):
+                a, b, pts = b, a, -pts
+            hand_pairs[(a, b)] = hand_pairs.get((a, b), 0) + pts
+        for key, pts in hand_pairs.items():
+            self._pairs[key] += pts
+        totals = dict(settlement.totals)
+        for name, pts in totals.items():
+            self._points[name] += pts
+
+        level = cpp = None
+        chips: dict[str, int] | None = None
+        eliminated: list[str] = []
+        elapsed = None
+        if self._stacks is not None:
+            if self.level_hands is None:
+                elapsed = self._clock() - self._start_time
+            level = self._level_at(elapsed or 0.0)
+            cpp = rules.level_values[level]
+            owed: dict[tuple[str, str], int] = {}
+            for (a, b), pts in hand_pairs.items():
+                if pts > 0:
+                    owed[(b, a)] = pts * cpp
+                elif pts < 0:
+                    owed[(a, b)] = -pts * cpp
+            order = [names[s] for s in table.play_order]
+            chips = pay_chips(
+                {p: self._stacks[p] for p in names}, owed, rules.insufficient_chips_rule, order
+            )
+            for name, delta in chips.items():
+                self._stacks[name] += delta
+            eliminated = [p for p in order if self._stacks[p] == 0]
+            self._out.extend(eliminated)
+
+        # Timeouts in this hand.
+        new_timeouts = [names[s] for s in sorted(table.timed_out - table.auto_play)]
+        self._timed_out.update(new_timeouts)
+        if new_timeouts and rules.timeout_ends_session:
+            self._ending = True
+
+        # Fantasyland: who played one, who earned the next (limits applied).
+        played_fl = {names[s]: c for s, c in table.fantasyland.items()}
+        if played_fl:
+            self._fl_hands += 1
+        for name in names:
+            if name in played_fl:
+                self._fl_streak[name] += 1
+                self._fl_total[name] += 1
+            else:
+                self._fl_streak[name] = 0
+        earned: dict[str, int] = {}
+        limit = rules.fl_max_consecutive
+        for seat, cards in table.fantasyland_next.items():
+            name = names[seat]
+            if name in self._out:
+                continue
+            if rules.fl_repeat_limit_scope == "per_session":
+                used = self._fl_total[name]
+            else:
+                used = self._fl_streak[name]
+            if limit is None or used < limit:
+                earned[name] = cards
+        if self._ending and rules.timed_out_player_in_remaining_hands == "sit_out":
+            earned = {p: c for p, c in earned.items() if p not in self._timed_out}
+        self._fl_pending = earned
+
+        # The button, and whether the session goes on.
+        if not earned or rules.button_moves_before_fl_hand:
+            self.button = self._next_button(self.button)
+        self._recorded = True
+        self._over = self._is_over()
+
+        ledger = self.ledger
+        block = self.header()
+        block.update(
+            {
+                "hand": number,
+                "button_player": self._button_player,
+                "fantasyland_next": dict(earned),
+                "timed_out": list(new_timeouts),
+                "ending": self._ending,
+                "over": self._over,
+                "ledger": ledger.to_dict(),
+            }
+        )
+        if self.tournament:
+            block.update(
+                {
+                    "level": level,
+                    "chips_per_point": cpp,
+                    "elapsed": elapsed,
+                    "chips": dict(chips or {}),
+                    "eliminated": list(eliminated),
+                }
+            )
+        result = HandResult(
+            number=number,
+            players=names,
+            button=self._button_player,
+            fantasyland=played_fl,
+            settlement=settlement,
+            totals=totals,
+            fantasyland_next=dict(earned),
+            ledger=ledger,
+            timed_out=tuple(new_timeouts),
+            level=level,
+            chips_per_point=cpp,
+            chips=chips,
+            eliminated=tuple(eliminated),
+            record=hand_record(table, session=block),
+        )
+        self.results.append(result)
+        return result
+
+    def _next_button(self, seat: int) -> int:
+        n = len(self.players)
+        for step in range(1, n + 1):
+            nxt = (seat + step) % n
+            if self.players[nxt] not in self._out:
+                return nxt
+        return seat
+
+    def _is_over(self) -> bool:
+        if len(self.next_participants()) < 2:
+            return True
+        if self._fl_pending:
+            return False
+        if self._ending:
+            return True
+        if self.tournament:
+            return len(self.active_players) < 2
+        return len(self.results) + 1 >= len(self.players) + self._fl_hands
+
+    # ------------------------------------------------------------------ history
+
+    def header(self) -> dict[str, Any]:
+        """What a replay needs to rebuild this session (part of every history line)."""
+        data: dict[str, Any] = {
+            "kind": "tournament" if self.tournament else "cash",
+            "seed": self.seed,
+            "players": list(self.players),
+            "start_button": self.start_button,
+            "units": [[a, b, u] for (a, b), u in self.units.items() if a < b],
+        }
+        if self.tournament:
+            data["starting_stacks"] = dict(self.starting_stacks)
+            data["level_hands"] = self.level_hands
+        return data
+
+    def __repr__(self) -> str:
+        kind = "Tournament" if self.tournament else "Session"
+        return (
+            f"<{kind} {self.rules.variant} {list(self.players)} hands={len(self.results)}"
+            f" button={self.players[self.button]} over={self._over}>"
+        )
+
+
+class Tournament(Session):
+    """A :class:`Session` in chips (``tournament=True``); see the module docstring.
+
+    >>> from chinese_poker.rules import rules_for
+    >>> t = Tournament(rules_for("ofc", level_values="20"), ["P1", "P2", "P3"], seed=1,
+    ...                stacks={"P3": 330}, level_hands=10)
+    >>> t.stacks
+    {'P1': 1000, 'P2': 1000, 'P3': 330}
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        players: int | Sequence[str],
+        *,
+        seed: int | None = None,
+        button: int = 0,
+        stacks: Mapping[str, int] | None = None,
+        level_hands: int | None = None,
+        clock: Callable[[], float] | None = None,
+    ) -> None:
+        super().__init__(
+            rules,
+            players,
+            seed=seed,
+            button=button,
+            tournament=True,
+            stacks=stacks,
+            level_hands=level_hands,
+            clock=clock,
+        )
+
+
+def _table_button(all_players: Sequence[str], present: Iterable[str], button: int) -> int:
+    """The table seat of the button among ``present`` players.
+
+    If the button's player is absent, the nearest present player counterclockwise
+    takes it, so play still starts with the first present player left of the button.
+    """
+    seats = list(present)
+    n = len(all_players)
+    for step in range(n):
+        name = all_players[(button - step) % n]
+        if name in seats:
+            return seats.index(name)
+    raise SessionError("nobody is left to play")

@@ -1,0 +1,78 @@
+"""The built-in bots: always legal, deterministic by seed, and the rules bot plays sensibly."""
+
+from __future__ import annotations
+
+import doctest
+
+import pytest
+
+import chinese_poker.ai as ai_pkg
+from chinese_poker.ai import BOTS, RandomBot, RuleBot, make_bot, simple
+from chinese_poker.engine import Session, Table, play_hand, play_session
+from chinese_poker.rules import preset_names, rules_for
+
+
+@pytest.mark.parametrize("module", [ai_pkg, simple])
+def test_doctests(module: object) -> None:
+    assert doctest.testmod(module).failed == 0  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("preset", preset_names())
+def test_bots_play_every_preset_legally(preset: str) -> None:
+    rules = rules_for(preset)
+    for n in rules.player_counts:
+        for k in range(3):
+            fl = {0: 14 if rules.variant == "pineapple" else 13} if rules.is_open_face and k else {}
+            t = Table(rules, n, seed=k, fantasyland=fl)
+            bots = [make_bot("rules" if (i + k) % 2 else "random", seed=i) for i in range(n)]
+            play_hand(t, bots)  # apply() raises on an illegal action
+            assert sum(t.totals.values()) == 0
+
+
+def test_rule_bot_rarely_fouls_and_beats_random() -> None:
+    rules = rules_for("pineapple")
+    fouls = 0
+    score = 0
+    for k in range(30):
+        t = Table(rules, 2, seed=k, button=k % 2)
+        play_hand(t, [RuleBot(seed=k), RandomBot(seed=k)])
+        fouls += "P1" in t.settlement.fouled  # type: ignore[union-attr]
+        score += t.totals["P1"]
+    assert fouls <= 3 and score > 0
+
+
+def test_rule_bot_sets_fantasyland_well() -> None:
+    rules = rules_for("ofc")
+    for k in range(5):
+        t = Table(rules, 2, seed=k, fantasyland={0: 13})
+        play_hand(t, [RuleBot(seed=1), RandomBot(seed=2)])
+        assert "P1" not in t.settlement.fouled  # type: ignore[union-attr]
+
+
+def test_rule_bot_classic_never_missets() -> None:
+    for preset in ("classic", "classic-low-middle", "criss-cross"):
+        rules = rules_for(preset)
+        n = 2 if preset == "criss-cross" else 4
+        for k in range(10):
+            t = Table(rules, n, seed=k)
+            play_hand(t, [RuleBot(seed=i) for i in range(n)])
+            assert not t.settlement.fouled or preset == "classic-low-middle"  # type: ignore[union-attr]
+
+
+def test_bots_are_deterministic_and_named() -> None:
+    def run() -> list[dict[str, int]]:
+        session = Session(rules_for("turbo"), ["A", "B", "C"], seed=3)
+        bots = {
+            "A": make_bot("rules", seed=1),
+            "B": make_bot("random", seed=2),
+            "C": make_bot("rules", seed=3),
+        }
+        return [dict(r.totals) for r in play_session(session, bots)]
+
+    assert run() == run()
+    assert sorted(BOTS) == ["random", "rules"] and make_bot(" Rules ").name == "rules"
+    with pytest.raises(ValueError, match="unknown bot"):
+        make_bot("genius")
+    t = Table(rules_for("ofc"), 2, seed=1)
+    with pytest.raises(ValueError, match="nothing to decide"):
+        RandomBot().act(t.view(0))

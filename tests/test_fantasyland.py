@@ -1,0 +1,158 @@
+"""The Fantasyland solver is exact: it matches a brute force over every arrangement."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from functools import cache
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from chinese_poker.ai.fantasyland import DEFAULT_STAY_VALUE, solve_fantasyland
+from chinese_poker.cards import CardError, parse_card, parse_cards
+from chinese_poker.evaluate import evaluate_batch
+from chinese_poker.rules import Rules, rules_for
+from chinese_poker.scoring import fantasyland_next, is_fouled, line_royalty, royalties
+
+DEUCE = parse_card("2s")
+
+
+@cache
+def _arrangements() -> npt.NDArray[np.int64]:
+    """Every (bottom, middle, top) split of 13 positions: 72,072 rows of 13 positions."""
+    rows = []
+    for bottom in itertools.combinations(range(13), 5):
+        rest = [i for i in range(13) if i not in bottom]
+        for middle in itertools.combinations(rest, 5):
+            top = [i for i in rest if i not in middle]
+            rows.append((*bottom, *middle, *top))
+    return np.array(rows, dtype=np.int64)
+
+
+def _royalty_of(rules: Rules, line: int, values: npt.NDArray[np.int32]) -> npt.NDArray[np.int64]:
+    uniq, inverse = np.unique(values, return_inverse=True)
+    per = np.array([line_royalty(rules, line, int(v)) for v in uniq], dtype=np.int64)
+    return per[inverse]
+
+
+def brute_force(cards: list[int], rules: Rules, stay: float) -> tuple[float, int, int, int]:
+    """Best (score, bottom value, middle value, top value) over all arrangements."""
+    arr = _arrangements()
+    best: tuple[float, int, int, int] | None = None
+    fl_middle = {"full_house": 6, "four_of_a_kind": 7}.get(rules.fl_repeat_middle_min, 99)
+    for keep in itertools.combinations(cards, 13):
+        boards = np.asarray(keep, dtype=np.int64)[arr]
+        bottom, middle, top = boards[:, :5], boards[:, 5:10], boards[:, 10:]
+        vb = evaluate_batch(bottom, wheel=rules.wheel_rank)
+        vm = evaluate_batch(middle, wheel=rules.wheel_rank)
+        vt = evaluate_batch(top)
+        valid = (vt <= vm) & (vm <= vb)
+        rb, rm, rt = (_royalty_of(rules, i, v) for i, v in ((2, vb), (1, vm), (0, vt)))
+        if rules.finnish_deuce:
+            rb = rb * np.where((bottom == DEUCE).any(axis=1), 2, 1)
+            rm = rm * np.where((middle == DEUCE).any(axis=1), 2, 1)
+            rt = rt * np.where((top == DEUCE).any(axis=1), 2, 1)
+        stays = ((vt >> 20) == 3) | ((vb >> 20) >= 7) | ((vm >> 20) >= fl_middle)
+        if not rules.fantasyland_enabled:
+            stays[:] = False
+        score = (rb + rm + rt).astype(np.float64) + stay * stays
+        score[~valid] = -np.inf
+        i = np.lexsort((vt, vm, vb, score))[-1]
+        cand = (float(score[i]), int(vb[i]), int(vm[i]), int(vt[i]))
+        if best is None or cand > best:
+            best = cand
+    assert best is not None
+    return best
+
+
+CASES = [
+    ("pineapple", {}, 14, 10.0),
+    ("pineapple", {}, 14, 0.0),
+    ("pineapple", {}, 14, 60.0),
+    ("ofc", {}, 13, DEFAULT_STAY_VALUE),
+    ("ofc-western", {}, 13, 5.0),
+    ("ofc-hitspoker", {}, 13, 10.0),
+    ("ofc-finnish", {}, 13, 10.0),
+    ("pineapple-progressive", {"finnish_deuce": True}, 15, 10.0),
+    ("pineapple", {"fl_repeat_middle_min": "full_house"}, 14, 25.0),
+    ("turbo", {"middle_trips_royalty": 0}, 13, 10.0),
+]
+
+
+@pytest.mark.parametrize(("preset", "options", "n", "stay"), CASES)
+def test_matches_brute_force(preset: str, options: dict[str, object], n: int, stay: float) -> None:
+    rules = rules_for(preset, **options)
+    rng = random.Random(f"{preset}{n}{stay}")
+    deals = 4 if n == 13 else (2 if n == 14 else 1)
+    for _ in range(deals):
+        cards = rng.sample(range(52), n)
+        if rules.finnish_deuce and DEUCE not in cards:
+            cards[0] = DEUCE if DEUCE not in cards else cards[0]
+        sol = solve_fantasyland(cards, rules, stay_value=stay)
+        want = brute_force(cards, rules, stay)
+        vb, vm, vt = (
+            int(evaluate_batch(np.array([line]), wheel=rules.wheel_rank)[0])
+            for line in (sol.board.bottom, sol.board.middle, sol.board.top)
+        )
+        assert (sol.score, vb, vm, vt) == pytest.approx(want), (cards, str(sol.board))
+        assert not is_fouled(rules, sol.board)
+        assert sorted(sol.board.cards + sol.discards) == sorted(cards)
+
+
+def test_rich_hands_match_brute_force() -> None:
+    # Hands full of royalties stress the pruning: quads, straight flushes, trips.
+    rules = rules_for("pineapple")
+    for text in (
+        "As Ah Ad Ac Ks Kh Kd Qs Js Ts 9s 8s 2c 3c",
+        "2s 2h 2d 2c 3s 4s 5s 6s 7h 7d 7c Kh Kd Ad",
+        "Ts Js Qs Ks As Th Jh Qh Kh Ah 9c 9d 9h 2s",
+    ):
+        cards = list(parse_cards(text))
+        sol = solve_fantasyland(cards, rules)
+        want = brute_force(cards, rules, DEFAULT_STAY_VALUE)
+        assert sol.score == pytest.approx(want[0]), text
+
+
+def test_solution_reports_royalties_and_stay() -> None:
+    rules = rules_for("pineapple")
+    cards = parse_cards("As Ah Ad Kc Kd Qh Qs Js Ts 9s 8s 7s 2d 3c")
+    sol = solve_fantasyland(cards, rules, stay_value=0)
+    assert sol.royalties == royalties(rules, sol.board)
+    assert sol.total_royalties == 35
+    # The straight flush bottom keeps Pineapple's Fantasyland (quads or better).
+    assert sol.stays
+    assert fantasyland_next(rules, sol.board, in_fantasyland=True) is not None
+    d = sol.to_dict()
+    assert d["royalties"]["total"] == 35 and d["board"] == str(sol.board)
+    # A big stay value picks the board that stays: here trips on top.
+    cards = parse_cards("7s 7h 7d As Ks Js 9s 4s Qd Jh Th 9h 8c 2d")
+    keen = solve_fantasyland(cards, rules, stay_value=100)
+    assert keen.stays and len({c >> 2 for c in keen.board.top}) == 1
+    assert keen.score == keen.total_royalties + 100
+    assert fantasyland_next(rules, keen.board, in_fantasyland=True) is not None
+    # Without a way to stay, the stay value changes nothing.
+    cards = parse_cards("As Ah Ad Kc Kd Qh Qs Js Ts 9s 8c 7d 2d 3c")
+    plain = solve_fantasyland(cards, rules, stay_value=0)
+    keen = solve_fantasyland(cards, rules, stay_value=100)
+    assert not keen.stays and keen.board == plain.board and plain.total_royalties == 18
+
+
+def test_progressive_seventeen_cards_is_exact_on_a_rich_deal() -> None:
+    rules = rules_for("pineapple-progressive")
+    cards = list(parse_cards("As Ah Ad Ac Ks Kh Kd Qs Js Ts 9s 8s 2c 3c 4c 5c 6c"))
+    sol = solve_fantasyland(cards, rules, stay_value=0)
+    assert len(sol.discards) == 4
+    # Royal flush bottom 25, quad aces middle 20 (american), kings on top 8 (or better).
+    assert sol.total_royalties >= 25 + 20 + 8
+
+
+def test_bad_input() -> None:
+    rules = rules_for("pineapple")
+    with pytest.raises(CardError, match="13 to 17"):
+        solve_fantasyland(parse_cards("As Ah Ad"), rules)
+    with pytest.raises(CardError, match="twice"):
+        solve_fantasyland([0] * 14, rules)
+    with pytest.raises(CardError, match="outside"):
+        solve_fantasyland([*list(range(13)), 60], rules)

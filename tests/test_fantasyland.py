@@ -72,6 +72,7 @@ CASES = [
     ("pineapple", {}, 14, 0.0),
     ("pineapple", {}, 14, 60.0),
     ("ofc", {}, 13, DEFAULT_STAY_VALUE),
+    ("pineapple", {}, 14, DEFAULT_STAY_VALUE),
     ("ofc-western", {}, 13, 5.0),
     ("ofc-hitspoker", {}, 13, 10.0),
     ("ofc-finnish", {}, 13, 10.0),

@@ -1,0 +1,756 @@
+"""The terminal game loop: one person against bots, hand after hand through a session.
+
+:class:`Game` is independent of the real terminal: it reads lines through an input
+function (``prompt -> line``) and draws on a Rich :class:`~rich.console.Console`, so tests
+drive it with scripted lines and read the recorded output, and ``chinese-poker play``
+wires it to the keyboard and the screen.
+
+The engine stays the only legality source. A decision is staged locally
+(:class:`~chinese_poker.terminal.commands.Staging`): cards are moved one command at a
+time, undone with ``u``, and only a confirmed, complete placement becomes an engine
+action (checked with ``table.check`` first). While staging the screen shows, for the
+board as it would be, the name and royalty of every complete line and a warning when the
+board would foul -- or must foul whatever cards come.
+
+>>> import io
+>>> from rich.console import Console
+>>> from chinese_poker.rules import rules_for
+>>> lines = iter(["tttmm", "", "q"])
+>>> console = Console(file=io.StringIO(), record=True, width=100)
+>>> game = Game(GameConfig(rules_for("pineapple"), title="pineapple", seed=3),
+...             console=console, input_fn=lambda prompt: next(lines))
+>>> game.run()
+0
+>>> "You quit" in console.export_text()
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+import random
+import time
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Console, RenderableType
+from rich.text import Text
+
+from chinese_poker.ai import Bot, make_bot
+from chinese_poker.cards import Board, Card, cards_str, parse_cards
+from chinese_poker.engine import (
+    Action,
+    ClaimNatural,
+    Decision,
+    HandResult,
+    Place,
+    Session,
+    Surrender,
+    Table,
+    View,
+    hand_seed,
+    shuffled_deck,
+)
+from chinese_poker.evaluate import describe, evaluate, evaluate3
+from chinese_poker.rules import Rules
+from chinese_poker.scoring import ScoringError, fantasyland_next, foul_reason, royalties
+from chinese_poker.terminal import render
+from chinese_poker.terminal.commands import (
+    DEST_NAMES,
+    HELP_DECLARE,
+    HELP_PLACE,
+    CommandError,
+    Simple,
+    Staging,
+    describe_assignments,
+    parse_command,
+    parse_declaration,
+)
+
+__all__ = ["Game", "GameConfig", "QuitGame", "foul_warning", "line_infos"]
+
+InputFn = Callable[[str], str]
+
+# Completing a partial line is tried exhaustively only up to this many card combinations
+# (C(47, 3) = 16,215 is a few milliseconds); beyond it the line is treated as open.
+_MAX_COMPLETIONS = 25_000
+
+
+class QuitGame(Exception):
+    """The player asked to stop (``q``, end of input)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameConfig:
+    """What ``chinese-poker play`` was asked for.
+
+    ``bots`` names the bot of each opponent (one name is used for all of them); the
+    names go through :func:`chinese_poker.ai.make_bot`, so any registered bot plugs in.
+    ``hands`` caps the number of hands (the session otherwise ends by RULES §10).
+    ``deck`` stacks the first cards of the first hand (a testing hook): the rest of the
+    deck follows in the hand's seeded order.
+    """
+
+    rules: Rules
+    title: str = ""
+    players: int = 2
+    bots: Sequence[str] = ("rules",)
+    name: str = "You"
+    seed: int | None = None
+    hands: int | None = None
+    delay: float = 0.0
+    four_color: bool = False
+    symbols: bool = False
+    deck: Sequence[Card] | None = None
+
+
+def _player_names(config: GameConfig) -> tuple[list[str], list[str]]:
+    """Seat names (the person first) and the bot name of each opponent."""
+    rules = config.rules
+    counts = rules.player_counts
+    if config.players not in counts:
+        raise ValueError(
+            f"{rules.variant} is played by {counts.start} to {counts.stop - 1} players,"
+            f" not {config.players}"
+        )
+    opponents = config.players - 1
+    bots = [b.strip().lower() for b in config.bots if b.strip()]
+    if not bots:
+        raise ValueError("give at least one bot, e.g. --bots rules")
+    if len(bots) == 1:
+        bots *= opponents
+    if len(bots) != opponents:
+        raise ValueError(
+            f"--bots names {len(bots)} bots for {opponents} opponent(s); give one name"
+            f" for all of them or exactly {opponents}"
+        )
+    name = config.name.strip()
+    if not name or "/" in name or "|" in name:
+        raise ValueError(f"a player name must be non-empty without '/' or '|', not {name!r}")
+    names = [name] + [f"{bot}-{i}" for i, bot in enumerate(bots, 1)]
+    if len(set(names)) != len(names):
+        raise ValueError(f"the name {name!r} is taken by a bot; choose another with --name")
+    return names, bots
+
+
+# --------------------------------------------------------------------------- analysis
+
+
+def _value(rules: Rules, cards: Sequence[Card]) -> int:
+    if len(cards) == 3:
+        return evaluate3(cards[0], cards[1], cards[2])
+    return evaluate(
+        cards, wheel="second_highest" if rules.wheel_rank == "second_highest" else "lowest"
+    )
+
+
+def _extreme(
+    rules: Rules, cards: Sequence[Card], size: int, available: Sequence[Card], best: bool
+) -> int | None:
+    """The strongest (``best``) or weakest value the line can still become, or None if
+    that is too expensive to work out (the line is then treated as open)."""
+    missing = size - len(cards)
+    if missing == 0:
+        return _value(rules, cards)
+    if not cards or len(available) < missing:
+        return None
+    if math.comb(len(available), missing) > _MAX_COMPLETIONS:
+        return None
+    base = tuple(cards)
+    values = (_value(rules, base + extra) for extra in itertools.combinations(available, missing))
+    return max(values) if best else min(values)
+
+
+def _line_desc(rules: Rules, cards: Sequence[Card], size: int) -> str:
+    if len(cards) == size:
+        return describe(_value(rules, cards)).lower()
+    return f"{cards_str(cards)} so far"
+
+
+def foul_warning(rules: Rules, board: Board, available: Collection[Card]) -> str | None:
+    """Why ``board`` (possibly incomplete) would foul, or None.
+
+    A complete board is checked by the scorer (:func:`scoring.foul_reason`). An
+    incomplete one is reported only when the foul is already certain: a line whose
+    weakest completion still beats the strongest completion of the line below it, using
+    only the cards in ``available`` (cards that may still come). Independent extremes
+    make this a sound test: it never warns about a board that could still be played.
+    """
+    if board.complete:
+        reason = foul_reason(rules, board)
+        return f"this would foul: {reason}" if reason else None
+    pool = sorted(set(available) - set(board.cards))
+    top, middle, bottom = board.lines
+    t_min = _extreme(rules, top, 3, pool, best=False)
+    b_max = _extreme(rules, bottom, 5, pool, best=True)
+    pairs: list[
+        tuple[str, Sequence[Card], int, int | None, str, Sequence[Card], int, int | None]
+    ] = []
+    if rules.middle_mode != "lowball_2_7":
+        m_min = _extreme(rules, middle, 5, pool, best=False)
+        m_max = _extreme(rules, middle, 5, pool, best=True)
+        pairs.append(("top", top, 3, t_min, "middle", middle, 5, m_max))
+        pairs.append(("middle", middle, 5, m_min, "bottom", bottom, 5, b_max))
+    pairs.append(("top", top, 3, t_min, "bottom", bottom, 5, b_max))
+    for upper, ucards, usize, low, lower, lcards, lsize, high in pairs:
+        if low is None or high is None or low <= high:
+            continue
+        if len(ucards) == usize and len(lcards) == lsize:
+            return (
+                f"this would foul: the {upper} ({_line_desc(rules, ucards, usize)}) beats the"
+                f" {lower} ({_line_desc(rules, lcards, lsize)})"
+            )
+        return (
+            f"this will foul whatever comes: the {upper} ({_line_desc(rules, ucards, usize)})"
+            f" already beats anything the {lower} ({_line_desc(rules, lcards, lsize)})"
+            " can still become"
+        )
+    return None
+
+
+def line_infos(rules: Rules, board: Board) -> list[tuple[int, str, int]]:
+    """``(line, hand name, royalty)`` for every complete line of ``board``."""
+    try:
+        roys = royalties(rules, board)
+    except ScoringError:
+        roys = (0, 0, 0)
+    out = []
+    for i, (cards, size) in enumerate(zip(board.lines, (3, 5, 5), strict=True)):
+        if len(cards) != size:
+            continue
+        name = describe(_value(rules, cards))
+        if i == 1 and rules.middle_mode == "lowball_2_7":
+            name += " (ranked low)"
+        out.append((i, name, roys[i]))
+    return out
+
+
+def _fantasyland_solver() -> Callable[..., Any] | None:
+    """``ai.fantasyland.solve_fantasyland`` if it is there and importable, else None."""
+    try:
+        from chinese_poker.ai.fantasyland import solve_fantasyland
+    except ImportError:
+        return None
+    return solve_fantasyland
+
+
+# --------------------------------------------------------------------------- the game
+
+
+class Game:
+    """One person (seat 0) against bots, hand after hand, until the session ends or quits.
+
+    ``input_fn(prompt)`` returns the next typed line (``EOFError`` means quit);
+    ``console`` is where everything is drawn. ``sleep`` is injectable so tests never wait.
+    """
+
+    def __init__(
+        self,
+        config: GameConfig,
+        *,
+        console: Console,
+        input_fn: InputFn,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        names, bot_names = _player_names(config)
+        self.config = config
+        self.rules = config.rules
+        self.console = console
+        self.input_fn = input_fn
+        self.sleep = sleep
+        self.title = config.title or config.rules.variant
+        self.session = Session(config.rules, names, seed=config.seed)
+        base = self.session.seed
+        # Bots are seeded from the session seed so a seeded game replays exactly.
+        self.bots: dict[str, Bot] = {
+            name: make_bot(bot, seed=(base * 7919 + i) % 2**63)
+            for i, (name, bot) in enumerate(zip(names[1:], bot_names, strict=True), 1)
+        }
+        self.advisor = make_bot("rules", seed=base % 2**63)
+        self.fallback = random.Random(base)
+        self.human_name = names[0]
+        encoding = (console.encoding or "").lower()
+        self.theme = render.Theme(
+            four_color=config.four_color,
+            symbols=config.symbols,
+            unicode=encoding.startswith("utf"),
+        )
+        self.money = config.rules.unit_value != 1
+        self.events: list[str] = []
+        self.extras: list[RenderableType] = []
+        self.table: Table | None = None
+
+    # ------------------------------------------------------------------ running
+
+    def run(self) -> int:
+        """Play until the session is over, ``--hands`` is reached or the player quits.
+
+        Returns the exit status: 0, or 130 after Ctrl-C.
+        """
+        played = 0
+        try:
+            while not self.session.over:
+                if self.config.hands is not None and played >= self.config.hands:
+                    self.console.print(f"Stopped after {played} hand(s) as asked (--hands).")
+                    break
+                table = self._start_hand()
+                self._play_hand(table)
+                result = self.session.finish_hand()
+                played += 1
+                more = not self.session.over and (
+                    self.config.hands is None or played < self.config.hands
+                )
+                self._show_showdown(table, result, more)
+                if more:
+                    self._between_hands()
+            if self.session.over:
+                self.console.print(Text("The session is over.", style="bold"))
+            self.console.print(self._ledger_renderable(final=True))
+        except QuitGame:
+            self._quit_screen()
+        except KeyboardInterrupt:
+            self._quit_screen()
+            return 130
+        return 0
+
+    def _start_hand(self) -> Table:
+        deck = None
+        if self.config.deck and not self.session.hands_played:
+            prefix = list(self.config.deck)
+            order = shuffled_deck(hand_seed(self.session.seed, 1))
+            deck = prefix + [c for c in order if c not in prefix]
+        table = self.session.start_hand(deck=deck)
+        self.table = table
+        self.events = []
+        number = self.session.hands_played + 1
+        fl = ", ".join(
+            f"{table.players[s]} ({n} cards)" for s, n in sorted(table.fantasyland.items())
+        )
+        self.events.append(
+            f"Hand {number} dealt; button {table.players[table.button]}"
+            + (f"; Fantasyland: {fl}" if fl else "")
+            + (f" (session seed {self.session.seed})" if number == 1 else "")
+        )
+        return table
+
+    @property
+    def human(self) -> int:
+        assert self.table is not None
+        return self.table.players.index(self.human_name)
+
+    def _ask(self, prompt: str) -> str:
+        try:
+            return self.input_fn(prompt)
+        except EOFError:
+            raise QuitGame from None
+
+    def _play_hand(self, table: Table) -> None:
+        while not table.over:
+            seat = self._next_seat(table)
+            if seat == self.human:
+                self._human_turn(table)
+            else:
+                self._bot_turn(table, seat)
+
+    def _next_seat(self, table: Table) -> int:
+        """Who acts now among ``to_act``.
+
+        Bots setting a whole hand (Fantasyland, classic) go first: Fantasyland players
+        act first by RULES §9.3, and a face-down set tells the person nothing. Then the
+        person if asked, else the first seat in play order.
+        """
+        to_act = table.to_act
+        for seat in to_act:
+            if seat != self.human and any(d.kind == "set" for d in table.decisions(seat)):
+                return seat
+        if self.human in to_act:
+            return self.human
+        return to_act[0]
+
+    # ------------------------------------------------------------------ bots
+
+    def _bot_turn(self, table: Table, seat: int) -> None:
+        name = table.players[seat]
+        view = table.view(seat)
+        decisions = view.decisions
+        try:
+            action: Action = self.bots[name].act(view)
+            reason = table.check(action)
+        except Exception as exc:  # a broken bot must not end the person's game
+            reason = f"{type(exc).__name__}: {exc}"
+        if reason is not None:
+            self.events.append(f"{name}'s bot failed ({reason}); it plays a random legal move")
+            action = table.random_action(seat, self.fallback)
+        table.apply(action)
+        self.events.append(self._describe(action, decisions, table, mine=False))
+        if self.config.delay > 0:
+            self._draw(table.view(self.human))
+            self.sleep(self.config.delay)
+
+    def _describe(
+        self, action: Action, decisions: Sequence[Decision], table: Table, *, mine: bool
+    ) -> str:
+        """What everyone may know about an action (the person also sees his discards)."""
+        name = table.players[action.seat]
+        cc = table.rules.variant == "criss_cross"
+        hand = f" (hand {getattr(action, 'hand', 0) + 1})" if cc else ""
+        if isinstance(action, Place):
+            dec = next((d for d in decisions if d.hand == action.hand), None)
+            if dec is not None and dec.kind == "set":
+                what = "its Fantasyland hand" if table.rules.is_open_face else "its hand"
+                if mine:
+                    return (
+                        f"{name} set{hand}: {cards_str(action.top)} | "
+                        f"{cards_str(action.middle)} | {cards_str(action.bottom)}"
+                        + (f", discarding {cards_str(action.discard)}" if action.discard else "")
+                    )
+                return f"{name} set {what}{hand} face down"
+            parts = [
+                f"{word} {cards_str(cards)}"
+                for word, cards in zip(
+                    DEST_NAMES, (action.top, action.middle, action.bottom), strict=False
+                )
+                if cards
+            ]
+            text = f"{name} placed " + ", ".join(parts)
+            if action.discard:
+                text += (
+                    f", discarded {cards_str(action.discard)}"
+                    if mine
+                    else f", {len(action.discard)} card(s) face down"
+                )
+            return text
+        if isinstance(action, Surrender):
+            verb = "surrender" if action.surrender else "play"
+            return f"{name}{hand} chose to {verb}" if mine else f"{name}{hand} {verb}s"
+        if isinstance(action, ClaimNatural):
+            verb = "declare the natural" if action.claim else "play the board"
+            return f"{name}{hand} chose to {verb}"
+        return f"{name} times out"
+
+    # ------------------------------------------------------------------ the person
+
+    def _human_turn(self, table: Table) -> None:
+        view = table.view(self.human)
+        dec = view.decisions[0]
+        if dec.is_placement:
+            self._placement(table, view, dec)
+        else:
+            self._declaration(table, view, dec)
+
+    def _placement(self, table: Table, view: View, dec: Decision) -> None:
+        # A whole set is easier to read sorted (pairs side by side); a street keeps the
+        # dealt order, which is what positional letters like "tmbbx" refer to.
+        order = None
+        if dec.kind == "set":
+            order = tuple(sorted(dec.cards, key=lambda c: (-(c >> 2), c & 3)))
+        staging = Staging(dec, view.board_of(self.human, dec.hand).board, order=order)
+        messages: list[tuple[str, str]] = []
+        filled = staging.auto_fill()
+        if filled:
+            messages.append(
+                ("info", f"Only one way to play: {describe_assignments(filled)}. Enter confirms.")
+            )
+        prompt = self._prompt(view, dec)
+        while True:
+            self._draw(view, staging=staging, messages=messages)
+            messages = []
+            line = self._ask(prompt)
+            try:
+                cmd = parse_command(line)
+            except CommandError as exc:
+                messages.append(("error", str(exc)))
+                continue
+            if isinstance(cmd, Simple):
+                if cmd.name == "confirm":
+                    if not staging.complete:
+                        messages.append(("error", f"Not finished: {staging.missing()}"))
+                        continue
+                    action = staging.to_place(view.version)
+                    reason = table.check(action)
+                    if reason is not None:  # the engine has the last word
+                        messages.append(("error", f"The table refuses this: {reason}"))
+                        continue
+                    table.apply(action)
+                    self.events.append(self._describe(action, view.decisions, table, mine=True))
+                    return
+                messages.extend(self._simple(cmd, table, view, dec, staging))
+                continue
+            try:
+                chosen = staging.resolve(cmd)
+            except CommandError as exc:
+                messages.append(("error", str(exc)))
+                continue
+            staging.stage(chosen)
+            text = f"Staged {describe_assignments(chosen)}."
+            filled = staging.auto_fill()
+            if filled:
+                text += f" The rest can only go one way: {describe_assignments(filled)}."
+            if staging.complete:
+                text += " Enter confirms, u undoes."
+            messages.append(("good", text))
+
+    def _simple(
+        self, cmd: Simple, table: Table, view: View, dec: Decision, staging: Staging
+    ) -> list[tuple[str, str]]:
+        """The commands other than confirm while placing; returns messages to show."""
+        if cmd.name == "quit":
+            raise QuitGame
+        if cmd.name == "help":
+            self.extras.append(render.help_panel(HELP_PLACE))
+            return []
+        if cmd.name == "redraw":
+            return []
+        if cmd.name == "ledger":
+            self.extras.append(self._ledger_renderable())
+            return []
+        if cmd.name == "undo":
+            removed = staging.undo(cmd.count)
+            if not removed:
+                return [("error", "Nothing is staged, so there is nothing to undo.")]
+            return [("info", f"Undone: {cards_str(c for c, _ in reversed(removed))}.")]
+        # solve / auto
+        suggestion, note = self._suggest(table, view, dec)
+        if suggestion is None:
+            return [("error", note)]
+        if dec.kind == "set":  # the bar notation, which can be typed back in as it is
+            text = (
+                f"{cards_str(suggestion.top)} | {cards_str(suggestion.middle)} | "
+                f"{cards_str(suggestion.bottom)}"
+            )
+            if suggestion.discard:
+                text += f", discard {cards_str(suggestion.discard)}"
+        else:
+            text = describe_assignments(
+                [
+                    (c, d)
+                    for d, cards in enumerate(
+                        (suggestion.top, suggestion.middle, suggestion.bottom, suggestion.discard)
+                    )
+                    for c in cards
+                ]
+            )
+        if cmd.name == "solve":
+            return [("info", f"Suggestion ({note}): {text}. Type auto to stage it.")]
+        staging.stage_place(suggestion)
+        return [("good", f"Staged the suggestion ({note}): {text}. Enter confirms, u undoes.")]
+
+    def _suggest(self, table: Table, view: View, dec: Decision) -> tuple[Place | None, str]:
+        """The exact Fantasyland solver for a Fantasyland deal, else the rules bot."""
+        if dec.kind == "set" and view.rules.is_open_face:
+            solver = _fantasyland_solver()
+            if solver is not None:
+                try:
+                    sol = solver(dec.cards, view.rules, stay_value=None)
+                    place = Place(
+                        dec.seat,
+                        tuple(sol.board.top),
+                        tuple(sol.board.middle),
+                        tuple(sol.board.bottom),
+                        tuple(sol.discards),
+                        hand=dec.hand,
+                        version=view.version,
+                    )
+                    if table.check(place) is None:
+                        stays = ", stays in Fantasyland" if sol.stays else ""
+                        return place, f"exact solver, royalties {sum(sol.royalties)}{stays}"
+                except Exception:  # the solver is optional: use the bot below
+                    pass
+        try:
+            action = self.advisor.act(dataclasses.replace(view, decisions=(dec,)))
+        except Exception as exc:
+            return None, f"no suggestion available ({exc})"
+        if not isinstance(action, Place) or table.check(action) is not None:
+            return None, "no suggestion available"
+        return action, "the rules bot's choice"
+
+    def _declaration(self, table: Table, view: View, dec: Decision) -> None:
+        cc = view.rules.variant == "criss_cross"
+        which = f" (hand {dec.hand + 1})" if cc else ""
+        if dec.kind == "surrender":
+            question = (
+                f"Surrender{which}? It costs {view.rules.surrender_cost} to each opponent who"
+                " plays.  y = surrender, n = play"
+            )
+        else:
+            natural = view.board_of(self.human, dec.hand).natural or "a natural"
+            question = (
+                f"You hold a natural{which}: {natural.replace('_', ' ')}. Declare it?"
+                "  y = declare and collect, n = play the board"
+            )
+        messages: list[tuple[str, str]] = []
+        while True:
+            self._draw(view, messages=messages, question=question)
+            messages = []
+            line = self._ask("y/n › " if self.theme.unicode else "y/n > ")
+            try:
+                answer = parse_declaration(line)
+            except CommandError as exc:
+                messages.append(("error", str(exc)))
+                continue
+            if isinstance(answer, Simple):
+                if answer.name == "quit":
+                    raise QuitGame
+                if answer.name == "help":
+                    self.extras.append(render.help_panel(HELP_DECLARE))
+                elif answer.name == "ledger":
+                    self.extras.append(self._ledger_renderable())
+                continue
+            action: Action
+            if dec.kind == "surrender":
+                action = Surrender(dec.seat, answer, dec.hand, view.version)
+            else:
+                action = ClaimNatural(dec.seat, answer, dec.hand, view.version)
+            reason = table.check(action)
+            if reason is not None:
+                messages.append(("error", f"The table refuses this: {reason}"))
+                continue
+            table.apply(action)
+            self.events.append(self._describe(action, view.decisions, table, mine=True))
+            return
+
+    def _prompt(self, view: View, dec: Decision) -> str:
+        arrow = "›" if self.theme.unicode else ">"
+        cc = view.rules.variant == "criss_cross"
+        which = f"hand {dec.hand + 1} " if cc else ""
+        if dec.kind == "street":
+            return f"street {dec.street} {arrow} "
+        if view.rules.is_open_face:
+            return f"Fantasyland {arrow} "
+        return f"{which}set {arrow} "
+
+    # ------------------------------------------------------------------ drawing
+
+    def _available(self, view: View, staging: Staging) -> set[Card]:
+        """Cards that may still reach the person's board: not seen anywhere else."""
+        seen: set[Card] = set()
+        for b in view.boards:
+            seen.update(b.top)
+            seen.update(b.middle)
+            seen.update(b.bottom)
+            seen.update(b.discards)
+        seen.update(view.hand)  # own cards of other decisions (Criss Cross)
+        seen.update(staging.cards)
+        return (set(range(52)) - seen) | set(staging.unstaged())
+
+    def _draw(
+        self,
+        view: View,
+        *,
+        staging: Staging | None = None,
+        messages: Sequence[tuple[str, str]] = (),
+        question: str | None = None,
+    ) -> None:
+        c = self.console
+        c.clear()
+        number = self.session.hands_played + 1
+        c.print(render.header_text(view, self.title, number, self.theme))
+        c.print(render.ledger_line(self.session.ledger.points))
+        c.print(render.board_table(view, self.theme, human=self.human, staging=staging))
+        if self.events:
+            c.print(render.events_text(self.events))
+        if staging is not None:
+            mine = view.board_of(self.human, staging.decision.hand)
+            c.print(
+                render.hand_panel(
+                    staging,
+                    self.theme,
+                    criss_cross=view.rules.variant == "criss_cross",
+                    discards=mine.discards,
+                )
+            )
+            board = staging.lines()
+            infos = line_infos(view.rules, board)
+            if infos:
+                c.print(render.line_info_text(infos))
+            warning = foul_warning(view.rules, board, self._available(view, staging))
+            if warning:
+                c.print(render.messages_text([("warn", warning)]))
+            elif board.complete and view.rules.is_open_face:
+                fl = fantasyland_next(view.rules, board, in_fantasyland=mine.in_fantasyland)
+                if fl:
+                    verb = "stays in" if mine.in_fantasyland else "earns"
+                    c.print(Text(f"This board {verb} Fantasyland ({fl} cards).", style="magenta"))
+        if question:
+            c.print(Text(question, style="bold"))
+        for extra in self.extras:
+            c.print(extra)
+        self.extras = []
+        if messages:
+            c.print(render.messages_text(messages))
+        hint = (
+            "? help · Enter confirm · u undo · s suggest · q quit" if staging else "? help · q quit"
+        )
+        c.print(Text(hint if self.theme.unicode else hint.replace("·", "-"), style="dim"))
+
+    def _show_showdown(self, table: Table, result: HandResult, more: bool) -> None:
+        c = self.console
+        c.clear()
+        view = table.view(self.human)
+        c.print(render.header_text(view, self.title, result.number, self.theme))
+        if self.events:
+            c.print(render.events_text(self.events, limit=4))
+        settlement = table.settlement
+        assert settlement is not None
+        c.print(
+            render.settlement_view(
+                settlement.to_dict(), self.theme, money=self.money, focus=self.human_name
+            )
+        )
+        if result.fantasyland_next:
+            deals = ", ".join(f"{p} ({n} cards)" for p, n in result.fantasyland_next.items())
+            c.print(Text(f"Next hand in Fantasyland: {deals}", style="magenta"))
+        if more:  # otherwise run() prints the final ledger
+            c.print(self._ledger_renderable())
+
+    def _between_hands(self) -> None:
+        while True:
+            line = self._ask(
+                "Enter: next hand · q: quit › "
+                if self.theme.unicode
+                else "Enter: next hand, q: quit > "
+            )
+            word = line.strip().lower()
+            if word in ("", "c", "n", "next", "ok"):
+                return
+            if word in ("q", "quit", "exit"):
+                raise QuitGame
+            if word in ("l", "ledger"):
+                self.console.print(self._ledger_renderable())
+                continue
+            self.console.print(
+                render.messages_text(
+                    [("error", f"'{line.strip()}': press Enter for the next hand or q to quit")]
+                )
+            )
+
+    def _ledger_renderable(self, *, final: bool = False) -> RenderableType:
+        ledger = self.session.ledger
+        return render.ledger_table(
+            ledger.points,
+            ledger.money if self.money else None,
+            hands=self.session.hands_played,
+            title="Final ledger" if final else "Session ledger",
+        )
+
+    def _quit_screen(self) -> None:
+        unfinished = self.table is not None and not self.table.over
+        self.console.print(
+            Text(
+                f"You quit after {self.session.hands_played} finished hand(s)"
+                + ("; the unfinished hand does not count." if unfinished else "."),
+                style="bold",
+            )
+        )
+        self.console.print(self._ledger_renderable(final=True))
+
+
+def parse_deck(text: str) -> list[Card]:
+    """The ``--deck`` testing hook: cards in dealing order (they must be distinct)."""
+    cards = list(parse_cards(text))
+    if len(cards) > 52:
+        raise ValueError("a deck has 52 cards")
+    return cards

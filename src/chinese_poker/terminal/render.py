@@ -1,0 +1,445 @@
+"""Rich rendering for the terminal game: boards, the hand being staged, showdowns, ledgers.
+
+Everything here turns plain data (an engine :class:`~chinese_poker.engine.View`, a
+:class:`~chinese_poker.terminal.commands.Staging`, a settlement's ``to_dict()`` form, a
+ledger) into Rich renderables; nothing here reads input or changes state, so the game
+loop decides *what* to show and this module only decides *how*.
+
+Cards are written the way they are typed (``Ah``), coloured by suit: two colours by
+default (red hearts and diamonds), four with ``four_color`` (blue diamonds, green
+clubs). ``symbols`` writes the suits as ``♠ ♥ ♦ ♣`` instead. Staged (unconfirmed) cards
+are shown in reverse video; empty slots as ``··``; face-down boards as ``▒▒``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich import box
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from chinese_poker.cards import RANKS, Card, card_name
+from chinese_poker.engine import BoardView, Decision, View
+from chinese_poker.terminal.commands import DEST_NAMES, DISCARD, Staging
+
+__all__ = [
+    "Theme",
+    "board_table",
+    "card_text",
+    "events_text",
+    "hand_panel",
+    "header_text",
+    "ledger_table",
+    "messages_text",
+    "settlement_view",
+]
+
+_LINE_SIZES = (3, 5, 5)
+_LINE_LABELS = ("Top", "Middle", "Bottom")
+
+
+@dataclass(frozen=True, slots=True)
+class Theme:
+    """How cards and markers look.
+
+    ``unicode`` false falls back to ASCII glyphs for terminals that cannot show the
+    block and arrow characters (the game picks it from the console's encoding).
+    """
+
+    four_color: bool = False
+    symbols: bool = False
+    unicode: bool = True
+
+    def suit_style(self, suit: int) -> str:
+        # Spades keep the terminal's own foreground so they read on dark and light themes.
+        if self.four_color:
+            return ("bold", "bold red", "bold blue", "bold green")[suit]
+        return ("bold", "bold red", "bold red", "bold")[suit]
+
+    @property
+    def empty(self) -> str:
+        return "··" if self.unicode else ".."
+
+    @property
+    def hidden(self) -> str:
+        return "▒▒" if self.unicode else "##"
+
+    @property
+    def turn(self) -> str:
+        return "▶" if self.unicode else ">"
+
+    @property
+    def dot(self) -> str:
+        return "·" if self.unicode else "-"
+
+
+_SYMBOLS = "♠♥♦♣"
+
+
+def card_label(card: Card, theme: Theme) -> str:
+    """The card's two characters: ``Ah`` (or ``A♥`` with ``symbols``)."""
+    if theme.symbols and theme.unicode:
+        return RANKS[card >> 2] + _SYMBOLS[card & 3]
+    return card_name(card)
+
+
+def card_text(card: Card, theme: Theme, *, staged: bool = False) -> Text:
+    """One coloured card; staged cards in reverse video."""
+    style = theme.suit_style(card & 3)
+    if staged:
+        style += " reverse"
+    return Text(card_label(card, theme), style=style)
+
+
+def cards_text(cards: Sequence[Card], theme: Theme, *, staged: Sequence[Card] = ()) -> Text:
+    """Cards separated by spaces."""
+    out = Text()
+    for i, card in enumerate(cards):
+        if i:
+            out.append(" ")
+        out.append_text(card_text(card, theme, staged=card in staged))
+    return out
+
+
+def line_text(
+    cards: Sequence[Card], size: int, theme: Theme, *, staged: Sequence[Card] = ()
+) -> Text:
+    """A line with its empty slots shown."""
+    out = cards_text(cards, theme, staged=staged)
+    for i in range(len(cards), size):
+        if i:
+            out.append(" ")
+        out.append(theme.empty, style="dim")
+    return out
+
+
+def _hidden_line(size: int, theme: Theme) -> Text:
+    return Text(" ".join([theme.hidden] * size), style="dim")
+
+
+# --------------------------------------------------------------------------- the table
+
+
+def header_text(view: View, title: str, hand_number: int, theme: Theme) -> Text:
+    """One line: the rules, hand number, street, button and Fantasyland players."""
+    rules = view.rules
+    sep = f"  {theme.dot}  "
+    out = Text()
+    out.append(title, style="bold cyan")
+    out.append(f"{sep}hand {hand_number}")
+    if rules.is_open_face:
+        if view.street:
+            out.append(f"{sep}street {view.street}/{len(rules.streets)}")
+        elif not view.over:
+            out.append(f"{sep}Fantasyland sets")
+    elif view.phase == "play":
+        out.append(f"{sep}setting hands")
+    elif view.phase in ("naturals", "surrender"):
+        out.append(f"{sep}declarations")
+    if view.over:
+        out.append(f"{sep}showdown", style="bold")
+    out.append(f"{sep}button {view.players[view.button]}")
+    if view.fantasyland:
+        names = ", ".join(f"{view.players[s]} ({_fl_cards(view, s)})" for s in view.fantasyland)
+        out.append(f"{sep}Fantasyland: {names}", style="magenta")
+    return out
+
+
+def _fl_cards(view: View, seat: int) -> int:
+    for b in view.boards:
+        if b.seat == seat:
+            return b.fantasyland_cards
+    return 0
+
+
+def _notes(view: View, b: BoardView, human: int | None) -> Text:
+    notes = Text()
+
+    def add(text: str, style: str = "") -> None:
+        if notes:
+            notes.append(", ")
+        notes.append(text, style=style)
+
+    if b.in_fantasyland:
+        add(f"Fantasyland {b.fantasyland_cards}", "magenta")
+    if b.hidden:
+        add("set, face down" if b.is_set else "face down", "dim")
+    elif not view.over and view.rules.is_open_face and b.seat != human:
+        add(f"{b.placed}/13")
+    if b.discarded and b.seat != human:
+        add(f"{b.discarded} discarded", "dim")
+    if b.natural:
+        add(f"natural: {b.natural.replace('_', ' ')}", "bold yellow")
+    if b.natural_claim is False:
+        add("plays the board")
+    if b.surrendered is True:
+        add("surrendered", "yellow")
+    elif b.surrendered is False:
+        add("plays")
+    return notes
+
+
+def board_table(
+    view: View,
+    theme: Theme,
+    *,
+    human: int | None,
+    staging: Staging | None = None,
+) -> Table:
+    """Every seat's board, one row per board (two per player in Criss Cross).
+
+    The acting seats are marked with an arrow, the button with ``(D)``. The human's
+    board includes the staged cards (reverse video) of the decision being made.
+    """
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1), show_edge=False)
+    table.add_column("", width=1, no_wrap=True)
+    table.add_column("Player", no_wrap=True, max_width=18)
+    for label, size in zip(_LINE_LABELS, _LINE_SIZES, strict=True):
+        table.add_column(label, no_wrap=True, min_width=3 * size - 1)
+    table.add_column("", overflow="fold")
+    criss_cross = view.rules.variant == "criss_cross"
+    for b in view.boards:
+        acting = b.seat in view.to_act and not view.over
+        marker = Text(theme.turn, style="bold yellow") if acting else Text("")
+        name = Text(b.player, style="bold" if b.seat == human else "")
+        if criss_cross:
+            name.append(f" {theme.dot}{b.hand + 1}")
+        if b.seat == view.button:
+            name.append(" (D)", style="cyan")
+        lines: list[Text]
+        if b.hidden:
+            lines = [_hidden_line(size, theme) for size in _LINE_SIZES]
+        else:
+            board = b.board
+            staged: tuple[Card, ...] = ()
+            if staging is not None and staging.decision.hand == b.hand and b.seat == human:
+                board = staging.lines()
+                staged = tuple(c for c, d in staging.staged if d != DISCARD)
+            lines = [
+                line_text(cards, size, theme, staged=staged)
+                for cards, size in zip(board.lines, _LINE_SIZES, strict=True)
+            ]
+        table.add_row(marker, name, *lines, _notes(view, b, human))
+    return table
+
+
+def _decision_title(dec: Decision, criss_cross: bool) -> str:
+    which = f" (hand {dec.hand + 1})" if criss_cross else ""
+    if dec.kind == "street":
+        what = f"street {dec.street}: place {dec.place}"
+        if dec.discard:
+            what += f", discard {dec.discard}"
+        return f"Your cards{which}, {what}"
+    if dec.discard:
+        return f"Your {len(dec.cards)} cards{which}: set 13, discard {dec.discard}"
+    return f"Your 13 cards{which}: set top 3, middle 5, bottom 5"
+
+
+def hand_panel(
+    staging: Staging, theme: Theme, *, criss_cross: bool, discards: Sequence[Card] = ()
+) -> Text:
+    """The cards of the decision in the order dealt, each with where it is staged."""
+    dec = staging.decision
+    out = Text()
+    out.append(_decision_title(dec, criss_cross), style="bold")
+    out.append(":  ")
+    for i, card in enumerate(staging.cards):
+        if i:
+            out.append("  ")
+        dest = staging.dest_of(card)
+        out.append_text(card_text(card, theme, staged=dest is not None))
+        if dest is not None:
+            out.append(f"→{'tmbx'[dest]}" if theme.unicode else f">{'tmbx'[dest]}", style="dim")
+    left = staging.unstaged()
+    out.append("\n")
+    if left:
+        out.append(f"To do: {staging.missing().split(' -- ')[0]}", style="dim")
+    else:
+        out.append("All cards staged: Enter confirms, u undoes", style="green")
+    if staging.count(DISCARD):
+        out.append("   discard: ")
+        out.append_text(cards_text(staging.staged_in(DISCARD), theme))
+    if discards:
+        out.append("   your earlier discards: ")
+        out.append_text(cards_text(discards, theme))
+    return out
+
+
+def line_info_text(infos: Sequence[tuple[int, str, int]]) -> Text:
+    """Complete lines: ``(line, hand name, royalty)`` -> one line of text."""
+    out = Text()
+    for line, name, royalty in infos:
+        if out:
+            out.append("   ")
+        out.append(f"{DEST_NAMES[line]}: ", style="dim")
+        out.append(name)
+        if royalty:
+            out.append(f" +{royalty}", style="bold green")
+    return out
+
+
+def messages_text(messages: Sequence[tuple[str, str]]) -> Text:
+    """Messages as ``(kind, text)``; kind is ``error``, ``warn``, ``info`` or ``good``."""
+    styles = {"error": "bold red", "warn": "bold yellow", "info": "", "good": "green"}
+    marks = {"error": "✗ ", "warn": "⚠ ", "info": "", "good": ""}
+    out = Text()
+    for kind, text in messages:
+        if out:
+            out.append("\n")
+        out.append(marks.get(kind, "") + text, style=styles.get(kind, ""))
+    return out
+
+
+def events_text(events: Sequence[str], limit: int = 6) -> Text:
+    """The last few things that happened at the table."""
+    out = Text(style="dim")
+    for event in events[-limit:]:
+        if out:
+            out.append("\n")
+        out.append(event)
+    return out
+
+
+# --------------------------------------------------------------------------- showdown
+
+
+def _signed(points: float) -> str:
+    if isinstance(points, float) and not points.is_integer():
+        return f"{points:+,.2f}"
+    return f"{int(points):+d}" if points else "0"
+
+
+def _card_list(text: str) -> list[Card]:
+    from chinese_poker.cards import parse_cards
+
+    return list(parse_cards(text)) if text else []
+
+
+def settlement_view(
+    data: Mapping[str, Any], theme: Theme, *, money: bool, focus: str | None = None
+) -> RenderableType:
+    """The scoring breakdown of a settlement's ``to_dict()``: boards, pairs, totals.
+
+    Pairs involving the player ``focus`` are itemised; the others get one line each, so
+    a four-player breakdown still fits on a screen. Other players' surrendered hands stay
+    face down.
+    """
+    boards = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
+    boards.add_column("Player", no_wrap=True)
+    boards.add_column("Line", no_wrap=True)
+    boards.add_column("Cards", no_wrap=True)
+    boards.add_column("Hand", overflow="fold")
+    boards.add_column("Roy.", justify="right", no_wrap=True)
+    for seat in data["players"]:
+        notes: list[tuple[str, str]] = []
+        if seat.get("natural"):
+            nat = seat["natural"]
+            notes.append(
+                (f"natural: {nat['kind'].replace('_', ' ')} (worth {nat['value']})", "bold yellow")
+            )
+        if seat.get("surrendered"):
+            notes.append(("surrendered", "yellow"))
+        if seat.get("foul_reason"):
+            label = "FOULED" if seat.get("fouled") else "mis-set, not penalised"
+            notes.append((f"{label}: {seat['foul_reason']}", "bold red"))
+        if seat.get("fantasyland"):
+            verb = "stays in" if seat.get("in_fantasyland") else "earns"
+            notes.append((f"{verb} Fantasyland ({seat['fantasyland']} cards)", "magenta"))
+        pts = seat.get("points", 0)
+        names = [
+            Text(seat["name"], style="bold"),
+            Text(f"{_signed(pts)} pts", style=_points_style(pts)),
+        ]
+        lines = seat.get("lines") or []
+        if seat.get("surrendered") and focus is not None and seat.get("player") != focus:
+            # A surrendered hand is folded face down; the person has no right to see it.
+            lines = []
+        rows: list[list[RenderableType]] = []
+        if not lines:
+            rows.append(["", Text("(not shown)", style="dim"), "", ""])
+        for line in lines:
+            roy = line.get("royalty", 0)
+            rows.append(
+                [
+                    line["line"],
+                    cards_text(_card_list(line["cards"]), theme),
+                    line.get("hand", ""),
+                    Text(f"+{roy}", style="green") if roy else Text(""),
+                ]
+            )
+        rows.extend(["", "", Text(note, style=style), ""] for note, style in notes)
+        while len(rows) < len(names):
+            rows.append(["", "", "", ""])
+        for i, row in enumerate(rows):
+            name = names[i] if i < len(names) else Text("")
+            boards.add_row(name, *row, end_section=i == len(rows) - 1)
+
+    pairs = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
+    pairs.add_column("Pts", justify="right", no_wrap=True)
+    pairs.add_column("Pair by pair (each item: what the second pays the first)", overflow="fold")
+    for pair in data["pairs"]:
+        pts = pair["points"]
+        who = pair["a"] if pts > 0 else pair["b"]
+        head = f"{pair['a']} vs {pair['b']}: " + (f"{who} +{abs(pts)}" if pts else "even")
+        items = pair["items"]
+        if focus is not None and focus not in (pair["a_player"], pair["b_player"]):
+            items = []
+        pairs.add_row("", Text(head, style="bold"), end_section=not items)
+        for i, item in enumerate(items):
+            pairs.add_row(_signed(item["points"]), item["text"], end_section=i == len(items) - 1)
+
+    totals = Text("Hand totals: ", style="bold")
+    for i, (player, pts) in enumerate(data["totals"].items()):
+        if i:
+            totals.append("   ")
+        totals.append(f"{player} ")
+        totals.append(_signed(pts), style="bold " + _points_style(pts))
+        if money:
+            totals.append(f" ({_signed(data['money'][player])})")
+    return Group(boards, pairs, totals)
+
+
+def _points_style(points: float) -> str:
+    return "green" if points > 0 else "red" if points < 0 else ""
+
+
+def ledger_table(
+    points: Mapping[str, int],
+    money: Mapping[str, float] | None,
+    *,
+    hands: int,
+    title: str = "Session ledger",
+) -> Table:
+    """Points (and money, when points are worth something else than 1) per player."""
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
+    table.add_column(f"{title} ({hands} hand(s))", no_wrap=True)
+    table.add_column("Points", justify="right", no_wrap=True)
+    if money is not None:
+        table.add_column("Money", justify="right", no_wrap=True)
+    for player, pts in points.items():
+        style = "green" if pts > 0 else "red" if pts < 0 else ""
+        row: list[RenderableType] = [player, Text(_signed(pts), style=style)]
+        if money is not None:
+            row.append(Text(_signed(money[player]), style=style))
+        table.add_row(*row)
+    return table
+
+
+def ledger_line(points: Mapping[str, int]) -> Text:
+    """The running points on one line for the header."""
+    out = Text("session: ", style="dim")
+    for i, (player, pts) in enumerate(points.items()):
+        if i:
+            out.append("  ")
+        out.append(f"{player} ")
+        out.append(_signed(pts), style="green" if pts > 0 else "red" if pts < 0 else "")
+    return out
+
+
+def help_panel(text: str) -> Panel:
+    return Panel(Text(text), title="help", title_align="left", border_style="cyan", expand=False)

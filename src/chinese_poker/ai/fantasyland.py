@@ -16,14 +16,14 @@ cached on disk) and still runs as plain Python where numba is missing.
 >>> sol = solve_fantasyland(parse_cards("As Ah Ad Kc Kd Qh Qs Js Ts 9s 8s 7s 2d 3c"),
 ...                         rules_for("pineapple"), stay_value=0)
 >>> str(sol.board), sol.royalties
-('Kc Kd 3c | Qh Qs As Ah Ad | Js Ts 9s 8s 7s', (8, 12, 15))
+('Kd Kc 3c | As Ah Ad Qs Qh | Js Ts 9s 8s 7s', (8, 12, 15))
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any, TypeVar, cast
@@ -200,9 +200,9 @@ def solve_fantasyland(
     if best[0] < 0:  # pragma: no cover - 13+ cards always admit a valid board
         raise RuntimeError("no valid board found")
     bi, mi, ti = int(order5[best[0]]), int(order5[best[1]]), int(best[2])
-    bottom = tuple(cards[i] for i in rows5[bi])
-    middle = tuple(cards[i] for i in rows5[mi])
-    top = tuple(cards[i] for i in rows3[ti])
+    bottom = _display_order(cards[i] for i in rows5[bi])
+    middle = _display_order(cards[i] for i in rows5[mi])
+    top = _display_order(cards[i] for i in rows3[ti])
     used = set(bottom) | set(middle) | set(top)
     royalties = (int(rt[ti]), int(rm[mi]), int(rb[bi]))
     stays = bool(stay_b[bi] or stay_m[mi] or stay_t[ti])
@@ -213,6 +213,13 @@ def solve_fantasyland(
         stays=stays,
         score=float(sum(royalties)) + (stay if stays else 0.0),
     )
+
+
+def _display_order(line: Iterable[Card]) -> tuple[Card, ...]:
+    """A line as players write it: bigger groups first, then higher ranks."""
+    cards = list(line)
+    count = {r: sum(1 for c in cards if c >> 2 == r) for r in {c >> 2 for c in cards}}
+    return tuple(sorted(cards, key=lambda c: (-count[c >> 2], -(c >> 2), c & 3)))
 
 
 @_jit

@@ -1,0 +1,120 @@
+"""``chinese-poker solve fantasyland|setting``: the exact solvers from the command line.
+
+``--batch`` reads one deal per line from standard input and writes one JSON result
+per line; a bad line gets a JSON error object for that line and the run goes on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from chinese_poker.cards import Card, parse_cards
+from chinese_poker.rules import Rules, parse_assignment, rules_for
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "solve",
+        help="solve a Fantasyland deal or a classic 13-card setting",
+        description="Exact solvers: the best Fantasyland board, the best classic setting.",
+    )
+    kinds = p.add_subparsers(dest="kind", metavar="KIND")
+    kinds.required = True
+    fl = kinds.add_parser(
+        "fantasyland",
+        help="best board for 13-17 Fantasyland cards",
+        description="The exact best arrangement of 13 to 17 Fantasyland cards: royalties "
+        "plus a value for staying in Fantasyland.",
+    )
+    _common(fl, default_rules="pineapple")
+    fl.add_argument("--stay-value", type=float, default=None, metavar="X",
+                    help="points a board that stays in Fantasyland is worth (default 15)")
+    fl.set_defaults(run=run)
+    st = kinds.add_parser(
+        "setting",
+        help="best setting of 13 classic cards",
+        description="The setting of 13 cards with the highest expected points, surrender "
+        "advice and naturals.",
+    )
+    _common(st, default_rules="classic")
+    st.add_argument("--opponents", type=int, default=3, help="opponents at the table (1-3)")
+    st.set_defaults(run=run)
+
+
+def _common(p: argparse.ArgumentParser, *, default_rules: str) -> None:
+    p.add_argument("cards", nargs="*", help="the cards, e.g. As Ah Ad Kc ...")
+    p.add_argument("--rules", default=default_rules, metavar="PRESET",
+                   help=f"rules preset (default {default_rules})")
+    p.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
+                   help="override one rules option (repeatable)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--batch", action="store_true",
+                   help="read one deal per line from standard input, write JSON lines")
+
+
+def _rules(args: argparse.Namespace) -> Rules:
+    overrides = dict(parse_assignment(text) for text in args.set)
+    return rules_for(args.rules, **overrides)
+
+
+def _solver(args: argparse.Namespace, rules: Rules) -> Callable[[tuple[Card, ...]], Any]:
+    if args.kind == "fantasyland":
+        from chinese_poker.ai.fantasyland import solve_fantasyland
+
+        if not rules.is_open_face:
+            raise ValueError(f"Fantasyland needs open-face rules, not {rules.variant!r}")
+        return lambda cards: solve_fantasyland(cards, rules, stay_value=args.stay_value)
+    from chinese_poker.ai.setting import solve_setting
+
+    if not rules.is_classic:
+        raise ValueError(f"a 13-card setting needs classic rules, not {rules.variant!r}")
+    if not 1 <= args.opponents <= 3:
+        raise ValueError(f"--opponents must be 1 to 3, not {args.opponents}")
+    return lambda cards: solve_setting(cards, rules, opponents=args.opponents)
+
+
+def run(args: argparse.Namespace) -> int:
+    rules = _rules(args)
+    solve = _solver(args, rules)
+    if args.batch:
+        if args.cards:
+            raise ValueError("--batch reads deals from standard input; give no cards")
+        failures = 0
+        for number, line in enumerate(sys.stdin, start=1):
+            if not line.strip():
+                continue
+            try:
+                out = solve(parse_cards(line)).to_dict()
+            except ValueError as exc:
+                failures += 1
+                out = {"error": f"line {number}: {exc}"}
+            print(json.dumps(out), flush=True)
+        return 1 if failures else 0
+    if not args.cards:
+        raise ValueError("give the cards to solve, e.g. 'As Ah Ad Kc Kd ...', or use --batch")
+    solution = solve(parse_cards(" ".join(args.cards)))
+    if args.json:
+        print(json.dumps(solution.to_dict()))
+    else:
+        print(_render(solution.to_dict()))
+    return 0
+
+
+def _render(d: dict[str, Any]) -> str:
+    lines = []
+    board = d["board"].split(" | ")
+    for name, cards in zip(("Top", "Middle", "Bottom"), board, strict=True):
+        lines.append(f"{name:<7} {cards}")
+    for key, value in d.items():
+        if key == "board":
+            continue
+        if isinstance(value, dict):
+            value = ", ".join(f"{k} {v}" for k, v in value.items())
+        elif isinstance(value, list):
+            value = "; ".join(str(v) for v in value)
+        lines.append(f"{key.replace('_', ' ').capitalize()}: {value}")
+    return "\n".join(lines)

@@ -17,7 +17,13 @@ from chinese_poker import __version__
 # Subcommand name -> module in this package. Modules are imported lazily so that a
 # simple command does not pay for the server or the solvers.
 COMMANDS: dict[str, str] = {
+    "play": "play",
     "eval": "evalcmd",
+    "solve": "solve",
+    "score": "score",
+    "replay": "replay",
+    "simulate": "simulate",
+    "bot": "bot",
 }
 
 

@@ -6,11 +6,12 @@ import collections
 import doctest
 import json
 import random
+import re
 
 import pytest
 
 import chinese_poker.engine as engine_pkg
-from chinese_poker.cards import parse_cards
+from chinese_poker.cards import card_name, parse_cards
 from chinese_poker.engine import (
     ClaimNatural,
     Decision,
@@ -504,6 +505,14 @@ def test_classic_phases_and_surrender_order() -> None:
     assert order == [0, 1, 2, 3]
     assert t.view(0).board_of(1).surrendered is True
     assert t.settlement.seat("P2").surrendered  # type: ignore[union-attr]
+    # A surrendered hand is mucked face down: only its owner ever sees it again.
+    mucked = {card_name(c) for c in t.board(1).cards}
+    for seat in (None, 0, 2, 3):
+        view = t.view(seat)
+        assert view.board_of(1).hidden and not view.board_of(1).top
+        text = json.dumps(view.to_dict()["settlement"]["players"][1])
+        assert not any(re.search(rf"\b{name}\b", text) for name in mucked)
+    assert not t.view(1).board_of(1).hidden
 
 
 def test_classic_automatic_natural_skips_surrender() -> None:

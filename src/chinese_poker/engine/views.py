@@ -172,7 +172,8 @@ def build_view(table: Table, seat: int | None) -> View:
     for box in sorted(table._boxes, key=lambda b: (b.seat, b.hand)):
         mine = box.seat == seat
         face_down = (box.fl_cards > 0) or not open_face
-        visible = over or mine or not face_down
+        # A surrendered classic hand is mucked face down: nobody else ever sees it.
+        visible = mine or not face_down or (over and not box.surrender)
         top, middle, bottom = box.lines
         placed = len(top) + len(middle) + len(bottom)
         if mine and box.decision is not None:
@@ -198,7 +199,9 @@ def build_view(table: Table, seat: int | None) -> View:
                 natural=box.natural if (over or mine or box.claim or automatic_public) else None,
             )
         )
-    settlement = table.settlement.to_dict() if over and table.settlement is not None else None
+    settlement = None
+    if over and table.settlement is not None:
+        settlement = _public_settlement(table, seat, table.settlement.to_dict())
     return View(
         seat=seat,
         player=table.players[seat] if seat is not None else None,
@@ -218,3 +221,20 @@ def build_view(table: Table, seat: int | None) -> View:
         settlement=settlement,
         totals=dict(table.totals) if over else None,
     )
+
+
+def _public_settlement(table: Table, seat: int | None, data: dict[str, Any]) -> dict[str, Any]:
+    """The settlement as ``seat`` may see it: other players' surrendered hands stay hidden."""
+    hidden = {
+        table.hand_name(box.seat, box.hand)
+        for box in table._boxes
+        if box.surrender and box.seat != seat
+    }
+    if not hidden:
+        return data
+    players = []
+    for entry in data.get("players", []):
+        if entry.get("name") in hidden:
+            entry = {**entry, "board": None, "lines": [], "natural": None}
+        players.append(entry)
+    return {**data, "players": players}

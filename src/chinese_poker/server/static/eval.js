@@ -1,0 +1,280 @@
+// Client-side line evaluator: categories and keys (RULES §3), the top-vs-middle rule
+// (§3.4), foul warnings (§4, §8.1) and the royalty tables (§7.4) of the table's rules.
+// Values use the same packing as chinese_poker.evaluate: the category in bits 20..23 and
+// up to five key ranks (2..14, highest first, 0 where a three-card key has no position)
+// in 4-bit slots below, so a top and a middle compare by plain integer comparison.
+// The server's own check stays the authority; this only powers live warnings.
+
+export const RANKS = "23456789TJQKA";
+export const SUITS = "shdc";
+export const HIGH_CARD = 0, ONE_PAIR = 1, TWO_PAIR = 2, THREE_OF_A_KIND = 3, STRAIGHT = 4,
+  FLUSH = 5, FULL_HOUSE = 6, FOUR_OF_A_KIND = 7, STRAIGHT_FLUSH = 8;
+export const CATEGORY_NAMES = ["High card", "One pair", "Two pair", "Three of a kind",
+  "Straight", "Flush", "Full house", "Four of a kind", "Straight flush"];
+const WORDS = ["deuce", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+  "jack", "queen", "king", "ace"];
+const PLURALS = ["deuces", "threes", "fours", "fives", "sixes", "sevens", "eights", "nines",
+  "tens", "jacks", "queens", "kings", "aces"];
+
+/** "Ah" -> {rank: 12, suit: 1} */
+export function parseCard(name) {
+  const rank = RANKS.indexOf(name[0].toUpperCase());
+  const suit = SUITS.indexOf(name[1].toLowerCase());
+  if (rank < 0 || suit < 0) throw new Error(`bad card ${name}`);
+  return { rank, suit };
+}
+
+function pack(cat, ranks) {
+  let value = cat;
+  for (let i = 0; i < 5; i++) value = value * 16 + (i < ranks.length ? ranks[i] + 2 : 0);
+  return value;
+}
+
+function groups(ranks) {
+  const counts = new Map();
+  for (const r of ranks) counts.set(r, (counts.get(r) || 0) + 1);
+  const g = [...counts.entries()].sort((a, b) => (b[1] - a[1]) || (b[0] - a[0]));
+  return { ordered: g.map((x) => x[0]), shape: g.map((x) => x[1]).join("") };
+}
+
+/**
+ * Value of a line of 1..5 cards. A five-card line can make straights and flushes; a
+ * top (3 cards) or an incomplete line only makes groups (pairs, trips, quads).
+ * wheel: "lowest" (A-5 is the lowest straight) or "second_highest" (§8.2).
+ */
+export function evaluate(cards, { wheel = "lowest", five = true } = {}) {
+  const cs = cards.map((c) => (typeof c === "string" ? parseCard(c) : c));
+  const ranks = cs.map((c) => c.rank);
+  if (cs.length === 0) return 0;
+  const { ordered, shape } = groups(ranks);
+  if (five && cs.length === 5 && ordered.length === 5) {
+    const desc = [...ranks].sort((a, b) => b - a);
+    const suited = cs.every((c) => c.suit === cs[0].suit);
+    let top = null;
+    if (desc[0] - desc[4] === 4) top = desc[0];
+    else if (wheel !== "none" && desc.join(",") === "12,3,2,1,0") top = 3;
+    if (top !== null) {
+      const cat = suited ? STRAIGHT_FLUSH : STRAIGHT;
+      if (top === 3 && wheel === "second_highest") return pack(cat, [11]) + (1 << 12);
+      return pack(cat, [top]);
+    }
+    return pack(suited ? FLUSH : HIGH_CARD, desc);
+  }
+  const cat = {
+    "41": FOUR_OF_A_KIND, "4": FOUR_OF_A_KIND, "32": FULL_HOUSE, "311": THREE_OF_A_KIND,
+    "31": THREE_OF_A_KIND, "3": THREE_OF_A_KIND, "221": TWO_PAIR, "22": TWO_PAIR,
+    "2111": ONE_PAIR, "211": ONE_PAIR, "21": ONE_PAIR, "2": ONE_PAIR,
+  }[shape] ?? HIGH_CARD;
+  return pack(cat, ordered);
+}
+
+export const category = (value) => Math.floor(value / (1 << 20));
+
+export function keyRanks(value) {
+  const out = [];
+  for (const shift of [16, 12, 8, 4, 0]) {
+    const r = Math.floor(value / 2 ** shift) % 16;
+    if (r > 1) out.push(r - 2);
+  }
+  return out;
+}
+
+/** A player's name for a value, as the server's scorer writes it. */
+export function describe(value) {
+  const cat = category(value);
+  const ks = keyRanks(value);
+  if (!ks.length) return "";
+  if (cat === STRAIGHT_FLUSH && ks[0] === 12) return "Royal flush";
+  if (cat === STRAIGHT || cat === STRAIGHT_FLUSH) {
+    const name = cat === STRAIGHT_FLUSH ? "Straight flush" : "Straight";
+    if (Math.floor(value / 4096) % 16 === 1) return `${name}, five high (wheel)`;
+    return `${name}, ${WORDS[ks[0]]} high`;
+  }
+  if (cat === FOUR_OF_A_KIND) return `Four ${PLURALS[ks[0]]}`;
+  if (cat === FULL_HOUSE) return `Full house, ${PLURALS[ks[0]]} full of ${PLURALS[ks[1]]}`;
+  if (cat === FLUSH) return `Flush, ${WORDS[ks[0]]} high`;
+  if (cat === THREE_OF_A_KIND) return `Three ${PLURALS[ks[0]]}`;
+  if (cat === TWO_PAIR) return `Two pair, ${PLURALS[ks[0]]} and ${PLURALS[ks[1]]}`;
+  const kick = ks.slice(1).map((r) => RANKS[r]).join(", ");
+  if (cat === ONE_PAIR) {
+    if (ks.length === 2) return `Pair of ${PLURALS[ks[0]]}, ${WORDS[ks[1]]} kicker`;
+    return `Pair of ${PLURALS[ks[0]]}` + (kick ? `, kickers ${kick}` : "");
+  }
+  const head = WORDS[ks[0]][0].toUpperCase() + WORDS[ks[0]].slice(1) + " high";
+  return head + (kick ? `, then ${kick}` : "");
+}
+
+/** Deuce-to-seven low value: higher is the better low (the mirror of the high value). */
+export function evaluateLow27(cards) {
+  const high = evaluate(cards, { wheel: "none" });
+  return (1 << 24) - high;
+}
+
+function low27HighCard(lowValue) {
+  const high = (1 << 24) - lowValue;
+  if (category(high) !== HIGH_CARD) return null;
+  return (Math.floor(high / 65536) % 16) - 2;
+}
+
+// ------------------------------------------------------------------- royalty tables
+
+// (trips, straight, flush, full house, quads, straight flush, royal flush)
+const AMERICAN_MIDDLE = [2, 4, 8, 12, 20, 30, 50];
+const AMERICAN_BOTTOM = [0, 2, 4, 6, 10, 15, 25];
+const WESTERN_MIDDLE = [2, 4, 8, 12, 16, 20, 30];
+const WESTERN_BOTTOM = [0, 2, 4, 6, 8, 10, 15];
+const FIVE_KEYS = ["three_of_a_kind", "straight", "flush", "full_house", "four_of_a_kind",
+  "straight_flush", "royal_flush"];
+const FIVE_CATS = [THREE_OF_A_KIND, STRAIGHT, FLUSH, FULL_HOUSE, FOUR_OF_A_KIND,
+  STRAIGHT_FLUSH];
+
+function fiveTable(row) {
+  const table = new Array(9).fill(0);
+  FIVE_CATS.forEach((cat, i) => { table[cat] = row[i]; });
+  return { table, royal: row[6] };
+}
+
+/** The royalty plan of a rules dict (View.rules): top pairs/trips, middle and bottom rows. */
+export function royaltyPlan(rules = {}) {
+  const name = rules.royalty_table || "american";
+  const topPair = new Array(13).fill(0);
+  const topTrips = new Array(13).fill(0);
+  let mid = [0, 0, 0, 0, 0, 0, 0];
+  let bot = [0, 0, 0, 0, 0, 0, 0];
+  if (name === "american" || name === "western") {
+    for (let r = 4; r < 13; r++) topPair[r] = r - 3;
+    for (let r = 0; r < 13; r++) topTrips[r] = 10 + r;
+    const m = name === "american" ? AMERICAN_MIDDLE : WESTERN_MIDDLE;
+    mid = [rules.middle_trips_royalty ?? 2, ...m.slice(1)];
+    bot = name === "american" ? AMERICAN_BOTTOM : WESTERN_BOTTOM;
+  } else if (name === "classic_standard") {
+    topTrips.fill(3);
+    const [rm, rb] = rules.classic_royal_flush === "14/7" ? [14, 7] : [20, 10];
+    mid = [0, 0, 0, 2, 8, 10, rm];
+    bot = [0, 0, 0, 0, 4, 5, rb];
+  } else if (name === "classic_flat") {
+    topTrips.fill(1);
+    mid = [0, 0, 0, 1, 1, 1, 1];
+    bot = [0, 0, 0, 0, 1, 1, 1];
+  } else if (name === "custom") {
+    const custom = rules.custom_royalties || {};
+    const top = custom.top || {};
+    for (let r = 0; r < 13; r++) {
+      topPair[r] = top[RANKS[r].repeat(2)] || 0;
+      topTrips[r] = top[RANKS[r].repeat(3)] || 0;
+    }
+    const rows = ["middle", "bottom"].map((line) => {
+      const given = custom[line] || {};
+      const row = FIVE_KEYS.slice(0, 6).map((k) => given[k] || 0);
+      row.push(given.royal_flush ?? row[5]);
+      return row;
+    });
+    [mid, bot] = rows;
+  }
+  const lowball = rules.middle_mode === "lowball_2_7";
+  return {
+    topPair, topTrips, mid: fiveTable(mid), bot: fiveTable(bot), lowball,
+    lowDp: lowball && rules.low_middle_royalties === "dp_table",
+    qualifier: lowball && rules.low_middle_qualifier === "ten_high_no_pair",
+    wheel: rules.wheel_rank || "lowest",
+  };
+}
+
+function fiveRoyalty(value, { table, royal }) {
+  const cat = category(value);
+  if (cat === STRAIGHT_FLUSH && Math.floor(value / 65536) % 16 === 14) return royal;
+  return table[cat] || 0;
+}
+
+function topRoyalty(plan, value) {
+  const cat = category(value);
+  const r = (Math.floor(value / 65536) % 16) - 2;
+  if (cat === ONE_PAIR) return plan.topPair[r];
+  if (cat === THREE_OF_A_KIND) return plan.topTrips[r];
+  return 0;
+}
+
+const LOW_75432 = evaluateLow27(["7c", "5d", "4h", "3s", "2c"]);
+
+function lowRoyalty(lowValue) {
+  const high = low27HighCard(lowValue);
+  if (high === null || high > 7) return 0;
+  if (high === 5) return lowValue === LOW_75432 ? 8 : 4;
+  return { 6: 2, 7: 1 }[high] || 0;
+}
+
+export const LINES = ["top", "middle", "bottom"];
+export const SIZES = { top: 3, middle: 5, bottom: 5 };
+
+/**
+ * Analyse a (possibly incomplete) board {top, middle, bottom} of card names under the
+ * rules dict: per line its made hand, name and royalty so far, plus warnings.
+ * Returns {lines: {top: {value, name, royalty, complete}, ...}, royalties, fouled,
+ *          foulReason, warnings: [text], fantasyland: bool}.
+ */
+export function analyseBoard(board, rules = {}) {
+  const plan = royaltyPlan(rules);
+  const out = { lines: {}, royalties: 0, fouled: false, foulReason: null, warnings: [] };
+  for (const line of LINES) {
+    const cards = board[line] || [];
+    const complete = cards.length === SIZES[line];
+    const value = cards.length
+      ? evaluate(cards, { wheel: plan.wheel, five: line !== "top" }) : 0;
+    let royalty = 0;
+    let name = cards.length ? describe(value) : "";
+    if (line === "top") royalty = topRoyalty(plan, value);
+    else if (line === "middle" && plan.lowball) {
+      if (complete) {
+        const low = evaluateLow27(cards);
+        royalty = plan.lowDp ? lowRoyalty(low) : 0;
+        name = `Low: ${describe(evaluate(cards, { wheel: "none" }))}`;
+      } else name = "";
+    } else if (complete || category(value) === FOUR_OF_A_KIND || (line === "middle" && category(value) === THREE_OF_A_KIND)) {
+      royalty = fiveRoyalty(value, line === "middle" ? plan.mid : plan.bot);
+    }
+    out.lines[line] = { value, name, royalty, complete, count: cards.length };
+  }
+  const { top, middle, bottom } = out.lines;
+  const cmp = (a, b, an, bn) => `${an} (${a.name}) beats ${bn} (${b.name})`;
+  if (plan.lowball) {
+    if (top.complete && bottom.complete && top.value > bottom.value) {
+      out.fouled = true; out.foulReason = cmp(top, bottom, "top", "bottom");
+    } else if (top.count && bottom.count && top.value > bottom.value) {
+      out.warnings.push(`Foul risk: ${cmp(top, bottom, "top", "bottom")} so far`);
+    }
+    if (plan.qualifier && middle.complete) {
+      const high = low27HighCard(evaluateLow27(board.middle));
+      if (high === null || high > 8) {
+        out.fouled = true;
+        out.foulReason = out.foulReason || "the low middle must be ten-high or better with no pair, straight or flush";
+      }
+    }
+  } else {
+    if (top.complete && middle.complete && top.value > middle.value) {
+      out.fouled = true; out.foulReason = cmp(top, middle, "top", "middle");
+    } else if (middle.complete && bottom.complete && middle.value > bottom.value) {
+      out.fouled = true; out.foulReason = cmp(middle, bottom, "middle", "bottom");
+    } else {
+      // Incomplete lines: a line can only improve, so a made hand that is already ahead
+      // of a complete line above it is a certain foul; ahead of an incomplete one, a risk.
+      if (top.count && middle.count && category(top.value) > category(middle.value)) {
+        if (middle.complete) { out.fouled = true; out.foulReason = cmp(top, middle, "top", "middle"); }
+        else out.warnings.push(`Foul risk: top ${top.name} is ahead of middle ${middle.name || "(empty)"}`);
+      } else if (middle.complete && top.count && top.value > middle.value) {
+        out.warnings.push(`Foul risk: top ${top.name} already beats middle ${middle.name}`);
+      }
+      if (middle.count && bottom.count && category(middle.value) > category(bottom.value)) {
+        if (bottom.complete) { out.fouled = true; out.foulReason = cmp(middle, bottom, "middle", "bottom"); }
+        else out.warnings.push(`Foul risk: middle ${middle.name} is ahead of bottom ${bottom.name || "(empty)"}`);
+      } else if (bottom.complete && middle.count && middle.value > bottom.value) {
+        out.warnings.push(`Foul risk: middle ${middle.name} already beats bottom ${bottom.name}`);
+      }
+    }
+  }
+  out.royalties = out.fouled ? 0 : top.royalty + middle.royalty + bottom.royalty;
+  const topCat = category(top.value);
+  out.fantasyland = !out.fouled && top.complete && rules.fantasyland_enabled !== false &&
+    ["ofc", "pineapple", "turbo"].includes(rules.variant) &&
+    (topCat === THREE_OF_A_KIND || (topCat === ONE_PAIR && keyRanks(top.value)[0] >= 10));
+  return out;
+}

@@ -65,3 +65,29 @@ def test_subprocess_error_has_no_traceback() -> None:
         capture_output=True, text=True, check=False,
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and "Xx" in proc.stderr
+
+
+def test_setting_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    dragon_free = "2c 3d 4h 5s 7c 8d 9h Ts Jc Qd Kh As Ac"
+    assert main(["solve", "setting", "--rules", "classic", "--json", dragon_free]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["natural"] == "three_straights" and len(d["board"].split()) == 15
+    assert main(["solve", "setting", "--rules", "classic-1-6", "--opponents", "1",
+                 "As Ah Kd Qc Jh 9s 8s 7d 6c 4h 4d 3s 2c"]) == 0
+    out = capsys.readouterr().out
+    assert "Surrender: True" in out and "Alternatives:" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["solve", "setting", "--rules", "ofc", DEAL], "classic"),
+        (["solve", "setting", "--opponents", "5", DEAL], "--opponents"),
+        (["solve", "setting", DEAL], "13"),
+    ],
+)
+def test_setting_bad_input(args: list[str], needle: str,
+                           capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert needle in err and len(err.strip().splitlines()) == 1

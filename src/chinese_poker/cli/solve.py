@@ -110,11 +110,23 @@ def _render(d: dict[str, Any]) -> str:
     for name, cards in zip(("Top", "Middle", "Bottom"), board, strict=True):
         lines.append(f"{name:<7} {cards}")
     for key, value in d.items():
-        if key == "board":
+        label = key.replace("_", " ").capitalize()
+        if key == "board" or value is None:
             continue
-        if isinstance(value, dict):
-            value = ", ".join(f"{k} {v}" for k, v in value.items())
-        elif isinstance(value, list):
-            value = "; ".join(str(v) for v in value)
-        lines.append(f"{key.replace('_', ' ').capitalize()}: {value}")
+        if isinstance(value, list):
+            lines.append(f"{label}:")
+            lines.extend(f"  {_text(item)}" for item in value)
+            continue
+        lines.append(f"{label}: {_text(value)}")
     return "\n".join(lines)
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:+.2f}"
+    if isinstance(value, dict):
+        if "board" in value:  # an alternative setting
+            rest = ", ".join(f"{k} {_text(v)}" for k, v in value.items() if k != "board")
+            return f"{value['board']}  ({rest})"
+        return ", ".join(f"{k} {_text(v)}" for k, v in value.items())
+    return str(value)

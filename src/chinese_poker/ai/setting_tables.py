@@ -1,0 +1,508 @@
+"""Opponent tables for the classic setting solver: what a reasonable opponent's lines look like.
+
+The solver (:mod:`chinese_poker.ai.setting`) scores a setting against a model of the
+opponents: players who set their own random 13 cards with a reasonable setter. This module
+estimates that model by simulation and stores it as small ``.npz`` files in the package
+(``chinese_poker/data/setting_<mode>.npz``).
+
+A table holds, for each line (top, middle, bottom), a histogram of the opponent's line
+value over *value indices*: the position of a value among the distinct values a line can
+take (455 for a three-card top, 7462 for a five-card line; see :func:`value_scale`). The
+histograms are split into ``strata`` by the strength of the opponent's middle and bottom, so the
+solver can model the correlation between an opponent's lines (lines are taken as
+independent only within a stratum), and into hands the setter plays and hands it would
+surrender. The table also counts naturals and fouls.
+
+There is one table per *mode*, the part of the rules that changes how lines compare:
+
+========================  =============================================  ============
+mode                      rules                                          opponents
+========================  =============================================  ============
+``high``                  ``middle_mode = high``, ``wheel_rank = lowest``  ``classic``
+``wheel``                 ``wheel_rank = second_highest``                 ``classic-wheel``
+``lowball``               ``middle_mode = lowball_2_7``                   ``classic-low-middle``
+``lowball_wheel``         both                                            (not shipped)
+========================  =============================================  ============
+
+Build the shipped tables (reproducible from the seed) with::
+
+    python -m chinese_poker.ai.setting_tables --hands 50000 --seed 1 --iterations 2
+
+A mode without a shipped table is built small on first use and cached under the user
+cache directory (``$CHINESE_POKER_CACHE``, else ``$XDG_CACHE_HOME/chinese-poker``, else
+``~/.cache/chinese-poker``).
+
+>>> len(value_scale(0, "high")), len(value_scale(2, "high")), len(value_scale(1, "lowball"))
+(455, 7462, 7462)
+>>> mode_of(rules_for("classic-low-middle")), mode_of(rules_for("classic-wheel"))
+('lowball', 'wheel')
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import itertools
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal, cast
+
+import numpy as np
+import numpy.typing as npt
+
+from chinese_poker.cards import Board, Card
+from chinese_poker.evaluate import evaluate_batch, evaluate_low27_batch
+from chinese_poker.rules import NATURALS, Rules, rules_for
+
+__all__ = [
+    "MODES",
+    "TABLE_VERSION",
+    "Mode",
+    "OpponentTable",
+    "build_table",
+    "cache_dir",
+    "load_table",
+    "main",
+    "mode_of",
+    "mode_rules",
+    "table_path",
+    "value_scale",
+]
+
+Mode = Literal["high", "wheel", "lowball", "lowball_wheel"]
+MODES: tuple[Mode, ...] = ("high", "wheel", "lowball", "lowball_wheel")
+#: Bumped whenever the file format or the meaning of the histograms changes.
+TABLE_VERSION = 1
+#: The modes whose tables ship in the package.
+SHIPPED: tuple[Mode, ...] = ("high", "wheel", "lowball")
+
+_MODE_PRESETS: dict[Mode, tuple[str, dict[str, str]]] = {
+    "high": ("classic", {}),
+    "wheel": ("classic-wheel", {}),
+    "lowball": ("classic-low-middle", {}),
+    "lowball_wheel": ("classic-low-middle", {"wheel_rank": "second_highest"}),
+}
+#: Hands simulated per pass when a missing table is built on the fly.
+ON_THE_FLY_HANDS = 2000
+DEFAULT_STRATA = 9
+
+I64 = npt.NDArray[np.int64]
+I32 = npt.NDArray[np.int32]
+F64 = npt.NDArray[np.float64]
+
+
+def mode_of(rules: Rules) -> Mode:
+    """The table mode of ``rules``: how the middle is ranked and where the wheel sits."""
+    low = rules.middle_mode == "lowball_2_7"
+    wheel = rules.wheel_rank == "second_highest"
+    if low:
+        return "lowball_wheel" if wheel else "lowball"
+    return "wheel" if wheel else "high"
+
+
+def mode_rules(mode: Mode) -> Rules:
+    """The ruleset the opponents of a mode's table are simulated under.
+
+    >>> mode_rules("wheel").wheel_rank
+    'second_highest'
+    """
+    if mode not in _MODE_PRESETS:
+        raise ValueError(f"unknown table mode {mode!r}; modes: {', '.join(MODES)}")
+    preset, overrides = _MODE_PRESETS[mode]
+    return rules_for(preset, **overrides)
+
+
+# --------------------------------------------------------------------------- value scales
+
+
+@cache
+def _representatives(kind: str) -> tuple[I32, npt.NDArray[np.int8]]:
+    """Every distinct value of a line kind, ascending, with one set of cards for each.
+
+    ``kind`` is ``three``, ``five-lowest``, ``five-second_highest`` or ``low``.
+    """
+    if kind == "three":
+        # Equal ranks get different suits by position: suits never matter on top.
+        rows = np.array(
+            [[r * 4 + _nth(m, i) for i, r in enumerate(m)] for m in _multisets(3)], dtype=np.int64
+        )
+        values = evaluate_batch(rows)
+    else:
+        hands5: list[list[int]] = []
+        for m in _multisets(5):
+            if len(set(m)) == 5:
+                hands5.append([m[0] * 4 + 1] + [r * 4 for r in m[1:]])  # off-suit
+                hands5.append([r * 4 for r in m])  # suited
+            else:
+                hands5.append([r * 4 + _nth(m, i) for i, r in enumerate(m)])
+        rows = np.array(hands5, dtype=np.int64)
+        if kind == "low":
+            values = evaluate_low27_batch(rows)
+        else:
+            values = evaluate_batch(rows, wheel="second_highest" if "second" in kind else "lowest")
+    order = np.argsort(values, kind="stable")
+    values = values[order]
+    rows = rows[order]
+    if len(np.unique(values)) != len(values):  # pragma: no cover - a broken evaluator
+        raise RuntimeError(f"two representatives of {kind} lines share a value")
+    return values.astype(np.int32), rows.astype(np.int8)
+
+
+def _multisets(size: int) -> list[tuple[int, ...]]:
+    return [
+        m
+        for m in itertools.combinations_with_replacement(range(13), size)
+        if max(m.count(r) for r in m) <= 4
+    ]
+
+
+def _nth(m: tuple[int, ...], i: int) -> int:
+    """How many earlier positions of ``m`` hold the same rank (the suit to give it)."""
+    return m[:i].count(m[i])
+
+
+def _kind(line: int, mode: Mode) -> str:
+    if line == 0:
+        return "three"
+    if line == 1 and mode in ("lowball", "lowball_wheel"):
+        return "low"
+    return "five-second_highest" if mode in ("wheel", "lowball_wheel") else "five-lowest"
+
+
+def value_scale(line: int, mode: Mode) -> I32:
+    """The distinct comparison values of ``line`` (0 top, 1 middle, 2 bottom), ascending.
+
+    A line's *value index* is its position here (``np.searchsorted``). The middle of the
+    lowball modes uses deuce-to-seven low values (higher is the better low).
+
+    >>> scale = value_scale(2, "wheel")
+    >>> bool((np.diff(scale) > 0).all())
+    True
+    """
+    return _representatives(_kind(line, mode))[0]
+
+
+def representative_cards(line: int, mode: Mode) -> npt.NDArray[np.int8]:
+    """One set of cards for each value of :func:`value_scale` (same order)."""
+    return _representatives(_kind(line, mode))[1]
+
+
+# --------------------------------------------------------------------------- the table
+
+
+@dataclass(frozen=True, eq=False)
+class OpponentTable:
+    """Simulated opponent lines for one mode.
+
+    ``counts[line]`` has shape ``(2, strata, values)``: how many simulated opponents set
+    ``line`` to each value index, in each stratum, among hands the setter played (``[0]``)
+    and hands it would have surrendered (``[1]``). ``naturals`` counts the hands that held
+    each natural (in :data:`~chinese_poker.rules.NATURALS` order), ``fouls`` the fouled
+    boards; neither kind is in the histograms. ``hands`` is every simulated hand.
+    """
+
+    mode: Mode
+    counts: tuple[I64, I64, I64]
+    hands: int
+    naturals: tuple[int, int, int, int]
+    fouls: int
+    seed: int
+    setter: str
+    meta: dict[str, Any]
+
+    @property
+    def strata(self) -> int:
+        return int(self.counts[0].shape[1])
+
+    @property
+    def played(self) -> int:
+        """Hands in the histograms (played or surrendered, no natural, no foul)."""
+        return int(self.counts[0].sum())
+
+    def save(self, path: str | Path) -> None:
+        """Write the table as a compressed ``.npz`` file."""
+        meta = dict(self.meta)
+        meta.update(
+            version=TABLE_VERSION, mode=self.mode, hands=self.hands, fouls=self.fouls,
+            seed=self.seed, setter=self.setter, naturals=list(self.naturals),
+        )  # fmt: skip
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_name(target.name + f".{os.getpid()}.tmp.npz")
+        np.savez_compressed(
+            tmp,
+            top=self.counts[0].astype(np.int32),
+            middle=self.counts[1].astype(np.int32),
+            bottom=self.counts[2].astype(np.int32),
+            meta=np.array(json.dumps(meta, sort_keys=True)),
+        )
+        os.replace(tmp, target)
+
+    @classmethod
+    def load(cls, path: str | Path) -> OpponentTable:
+        """Read a table written by :meth:`save`; raises ``ValueError`` if it is unusable."""
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            counts = tuple(data[name].astype(np.int64) for name in ("top", "middle", "bottom"))
+        if meta.get("version") != TABLE_VERSION:
+            raise ValueError(f"{path}: table version {meta.get('version')} != {TABLE_VERSION}")
+        mode = meta["mode"]
+        if mode not in MODES:
+            raise ValueError(f"{path}: unknown mode {mode!r}")
+        for line, arr in enumerate(counts):
+            want = len(value_scale(line, mode))
+            if arr.ndim != 3 or arr.shape[0] != 2 or arr.shape[2] != want:
+                raise ValueError(f"{path}: line {line} histogram has shape {arr.shape}")
+        return cls(
+            mode=mode,
+            counts=(counts[0], counts[1], counts[2]),
+            hands=int(meta["hands"]),
+            naturals=cast(tuple[int, int, int, int], tuple(int(x) for x in meta["naturals"])),
+            fouls=int(meta["fouls"]),
+            seed=int(meta["seed"]),
+            setter=str(meta["setter"]),
+            meta=meta,
+        )
+
+
+# --------------------------------------------------------------------------- building
+
+#: A setter for simulation: cards -> (board, would surrender, natural kind or None).
+Setter = Callable[[Sequence[Card]], tuple[Board, bool, str | None]]
+
+
+def _heuristic_setter(rules: Rules) -> Setter:
+    from chinese_poker.ai.setting import heuristic_setting
+    from chinese_poker.scoring import natural_of
+
+    def setter(cards: Sequence[Card]) -> tuple[Board, bool, str | None]:
+        board = heuristic_setting(cards, rules)
+        natural = natural_of(rules, board)
+        return board, False, None if natural is None else natural.kind
+
+    return setter
+
+
+def _solver_setter(rules: Rules, table: OpponentTable) -> Setter:
+    from chinese_poker.ai.setting import solve_with_table
+
+    def setter(cards: Sequence[Card]) -> tuple[Board, bool, str | None]:
+        sol = solve_with_table(cards, rules, table, opponents=3, top_n=0)
+        return sol.board, sol.surrender, sol.natural
+
+    return setter
+
+
+def _simulate(
+    mode: Mode,
+    setter: Setter,
+    *,
+    hands: int,
+    seed: int,
+    stage: int,
+    strata: int,
+    name: str,
+    log: Callable[[str], None] | None,
+) -> OpponentTable:
+    from chinese_poker.scoring import is_fouled, line_values
+
+    rules = mode_rules(mode)
+    rng = np.random.default_rng([seed, stage])
+    scales = [value_scale(line, mode) for line in range(3)]
+    idx = np.zeros((hands, 3), dtype=np.int64)
+    surrendered = np.zeros(hands, dtype=np.bool_)
+    naturals = dict.fromkeys(NATURALS, 0)
+    fouls = 0
+    kept = 0
+    started = time.perf_counter()
+    deck: list[int] = []
+    for n in range(hands):
+        if n % 4 == 0:
+            deck = [int(c) for c in rng.permutation(52)]
+        cards = deck[13 * (n % 4) : 13 * (n % 4) + 13]
+        board, surrender, natural = setter(cards)
+        if natural is not None:
+            naturals[natural] += 1
+            continue
+        if is_fouled(rules, board):
+            fouls += 1
+            continue
+        values = line_values(rules, board)
+        for line in range(3):
+            idx[kept, line] = int(np.searchsorted(scales[line], values[line]))
+        surrendered[kept] = surrender
+        kept += 1
+        if log is not None and (n + 1) % 5000 == 0:
+            rate = (n + 1) / (time.perf_counter() - started)
+            log(f"  {mode} {name}: {n + 1}/{hands} hands ({rate:.0f}/s)")
+    idx = idx[:kept]
+    surrendered = surrendered[:kept]
+    stratum = _strata_of(idx, strata)
+    counts: list[I64] = []
+    for line in range(3):
+        arr = np.zeros((2, strata, len(scales[line])), dtype=np.int64)
+        np.add.at(arr, (surrendered.astype(np.int64), stratum, idx[:, line]), 1)
+        counts.append(arr)
+    return OpponentTable(
+        mode=mode,
+        counts=(counts[0], counts[1], counts[2]),
+        hands=hands,
+        naturals=cast(tuple[int, int, int, int], tuple(naturals[k] for k in NATURALS)),
+        fouls=fouls,
+        seed=seed,
+        setter=name,
+        meta={"strata_key": "middle bins x bottom bins", "stage": stage},
+    )
+
+
+def _equal_bins(key: I64, bins: int) -> I64:
+    """Equal-count bins of ``key`` (ties split by arrival order)."""
+    n = key.shape[0]
+    order = np.argsort(key, kind="stable")
+    out = np.empty(n, dtype=np.int64)
+    out[order] = (np.arange(n) * bins) // max(n, 1)
+    return out
+
+
+def _strata_of(idx: I64, strata: int) -> I64:
+    """Stratum of each simulated hand: middle strength bins, then bottom bins within.
+
+    With ``strata = k1 * k2`` (``k1`` the rounded square root), the hands are cut into
+    ``k1`` equal-count bins by middle value, and each of those into ``k2`` by bottom
+    value. Lines are independent only within a stratum, which captures most of the
+    correlation between an opponent's lines (docs/solvers.md).
+    """
+    k1 = max(1, round(strata**0.5))
+    k2 = strata // k1
+    middle = _equal_bins(idx[:, 1], k1)
+    out = np.empty(idx.shape[0], dtype=np.int64)
+    for j in range(k1):
+        sel = np.flatnonzero(middle == j)
+        out[sel] = j * k2 + _equal_bins(idx[sel, 2], k2)
+    return out
+
+
+def build_table(
+    mode: Mode,
+    *,
+    hands: int,
+    seed: int = 1,
+    iterations: int = 2,
+    strata: int = DEFAULT_STRATA,
+    log: Callable[[str], None] | None = None,
+) -> OpponentTable:
+    """Simulate the opponents of ``mode`` and return their table.
+
+    Stage 0 sets ``hands`` random hands with :func:`~chinese_poker.ai.setting.heuristic_setting`;
+    each of the ``iterations`` later stages sets fresh hands with the solver playing against
+    the previous stage's table (3 opponents). The result is a pure function of the
+    arguments: each stage deals from ``numpy.random.default_rng([seed, stage])``.
+    """
+    if hands < 4 * strata or strata < 1:
+        raise ValueError(f"need at least {4 * strata} hands for {strata} strata, got {hands}")
+    rules = mode_rules(mode)
+    table = _simulate(
+        mode, _heuristic_setter(rules), hands=hands, seed=seed, stage=0, strata=strata,
+        name="heuristic", log=log,
+    )  # fmt: skip
+    for stage in range(1, iterations + 1):
+        table = _simulate(
+            mode, _solver_setter(rules, table), hands=hands, seed=seed, stage=stage,
+            strata=strata, name=f"solver-{stage}", log=log,
+        )  # fmt: skip
+    table.meta.update(iterations=iterations, hands_per_stage=hands)
+    return table
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def table_path(mode: Mode) -> Path:
+    """Where the package ships (or would ship) the table of ``mode``."""
+    return Path(str(resources.files("chinese_poker") / "data" / f"setting_{mode}.npz"))
+
+
+def cache_dir() -> Path:
+    """The user cache directory for tables built on the fly."""
+    env = os.environ.get("CHINESE_POKER_CACHE")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg else Path.home() / ".cache"
+    return base / "chinese-poker"
+
+
+def _cache_path(mode: Mode) -> Path:
+    return cache_dir() / f"setting_{mode}_v{TABLE_VERSION}.npz"
+
+
+@cache
+def load_table(mode: Mode) -> OpponentTable:
+    """The opponent table of ``mode``, loaded once per process.
+
+    Looks in the package data, then in the user cache; if neither has a usable table,
+    builds a small one (:data:`ON_THE_FLY_HANDS` hands per stage, one solver iteration,
+    a few seconds) and caches it.
+    """
+    for path in (table_path(mode), _cache_path(mode)):
+        if path.is_file():
+            try:
+                return OpponentTable.load(path)
+            except (ValueError, KeyError, OSError):
+                continue
+    table = build_table(mode, hands=ON_THE_FLY_HANDS, seed=1, iterations=1)
+    with contextlib.suppress(OSError):  # a read-only home still gets its table
+        table.save(_cache_path(mode))
+    return table
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m chinese_poker.ai.setting_tables``: build and write the tables."""
+    parser = argparse.ArgumentParser(
+        prog="python -m chinese_poker.ai.setting_tables",
+        description="Simulate opponents and write the setting solver's tables.",
+    )
+    parser.add_argument("--hands", type=int, default=50000, help="hands per stage")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--iterations", type=int, default=2, help="solver stages after stage 0")
+    parser.add_argument("--strata", type=int, default=DEFAULT_STRATA)
+    parser.add_argument(
+        "--mode", action="append", choices=MODES, help="mode to build (repeatable; default: "
+        + ", ".join(SHIPPED) + ")",
+    )  # fmt: skip
+    parser.add_argument("--out", type=Path, default=None, help="directory (default: package)")
+    args = parser.parse_args(argv)
+    for mode in args.mode or SHIPPED:
+        started = time.perf_counter()
+        table = build_table(
+            mode, hands=args.hands, seed=args.seed, iterations=args.iterations,
+            strata=args.strata, log=lambda text: print(text, file=sys.stderr, flush=True),
+        )  # fmt: skip
+        table.meta["command"] = (
+            f"python -m chinese_poker.ai.setting_tables --hands {args.hands} --seed {args.seed}"
+            f" --iterations {args.iterations} --strata {args.strata} --mode {mode}"
+        )
+        path = (args.out / f"setting_{mode}.npz") if args.out else table_path(mode)
+        table.save(path)
+        size = path.stat().st_size
+        print(
+            f"{mode}: {table.hands} hands/stage, {table.played} kept, naturals {table.naturals},"
+            f" fouls {table.fouls}, {time.perf_counter() - started:.0f} s -> {path}"
+            f" ({size / 1024:.0f} KiB)",
+            flush=True,
+        )
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -293,6 +293,7 @@ class Settlement:
 class _Plan:
     __slots__ = (
         "award",
+        "rules_dict",
         "bot_royal",
         "bot_table",
         "claim_automatic",
@@ -330,6 +331,7 @@ class _Plan:
     )
 
     rules: Rules
+    rules_dict: dict[str, Any] | None
     v: int
     o: int
     s: int
@@ -396,6 +398,7 @@ def _five_table(row: Sequence[int]) -> tuple[tuple[int, ...], int]:
 def _build_plan(rules: Rules) -> _Plan:
     p = _Plan()
     p.rules = rules
+    p.rules_dict = None
     p.v, p.o, p.s = rules.line_values
     p.more_lines = rules.overall_unit_rule == "more_lines_won"
     p.foul_value = rules.foul_value
@@ -1551,7 +1554,11 @@ def item_text(pair: PairResult, item: Item) -> str:
 
 
 def _rules_dict(rules: Rules) -> dict[str, Any]:
-    return {"variant": rules.variant, **describe_differences(rules)}
+    # Describing a ruleset builds the variant's defaults: do it once per Rules value.
+    plan = _plan(rules)
+    if plan.rules_dict is None:
+        plan.rules_dict = {"variant": rules.variant, **describe_differences(rules)}
+    return dict(plan.rules_dict)
 
 
 def _natural_dict(natural: Natural | None) -> dict[str, Any] | None:

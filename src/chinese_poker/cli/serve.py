@@ -1,0 +1,105 @@
+"""``chinese-poker serve``: run the game server (FastAPI + uvicorn, one process).
+
+Prints the address to open, migrates the database (SQLite in the user's data directory
+by default, or ``--database-url``) and resumes every unfinished table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import socket
+import sys
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "serve",
+        help="run the game server (lobby, tables over WebSockets, histories)",
+        description=(
+            "Run the chinese-poker server: a lobby to open tables from any preset, invite"
+            " links, real-time play over WebSockets, spectators, persistence and fair"
+            " shuffles. See docs/server.md."
+        ),
+    )
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free port)")
+    p.add_argument(
+        "--database-url",
+        default=None,
+        help="SQLAlchemy URL, e.g. postgresql+psycopg://user@host/db"
+        " (default: SQLite in the user data directory)",
+    )
+    p.add_argument(
+        "--public-url", default=None, help="base URL for invite links (default: as requested)"
+    )
+    p.add_argument(
+        "--log-level",
+        default="warning",
+        choices=["critical", "error", "warning", "info", "debug"],
+        help="uvicorn log level (default warning)",
+    )
+    p.add_argument(
+        "--ws",
+        default="auto",
+        choices=["auto", "websockets", "websockets-sansio", "wsproto"],
+        help="uvicorn's WebSocket implementation (default auto)",
+    )
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from chinese_poker.server.app import create_app
+    from chinese_poker.server.db import default_database_url
+
+    if not 0 <= args.port <= 65535:
+        raise ValueError(f"port must be 0..65535, not {args.port}")
+    url = args.database_url or default_database_url()
+    family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Small messages must not wait for Nagle's algorithm (accepted sockets inherit it).
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    try:
+        sock.bind((args.host, args.port))
+    except OSError as exc:
+        sock.close()
+        raise ValueError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}") from None
+    port = sock.getsockname()[1]
+    shown = f"[{args.host}]" if family == socket.AF_INET6 else args.host
+    if args.host in ("0.0.0.0", "::"):
+        shown = "127.0.0.1"
+    print(f"chinese-poker server: open http://{shown}:{port}/", flush=True)
+    print(f"database: {_redact(url)}", flush=True)
+    app = create_app(url, public_url=args.public_url)
+    config = uvicorn.Config(
+        app,
+        log_level=args.log_level,
+        ws=args.ws,
+        ws_max_size=1024 * 1024,
+        ws_ping_interval=20.0,
+        ws_ping_timeout=20.0,
+        lifespan="on",
+    )
+    # Fewer young-generation collections: the hot path allocates many short-lived
+    # objects (views, JSON); long-lived startup objects are frozen out of collections.
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 20)
+    server = uvicorn.Server(config)
+    server.run(sockets=[sock])
+    sys.stdout.flush()
+    return 0
+
+
+def _redact(url: str) -> str:
+    """The URL without its password."""
+    if "://" in url and "@" in url:
+        scheme, rest = url.split("://", 1)
+        creds, host = rest.rsplit("@", 1)
+        user = creds.split(":", 1)[0]
+        return f"{scheme}://{user}:***@{host}"
+    return url

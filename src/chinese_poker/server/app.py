@@ -1,0 +1,464 @@
+"""The FastAPI application: REST lobby, ledger, hand histories and the play WebSocket.
+
+>>> app = create_app("sqlite:///:memory:")
+>>> sorted({r.path for r in app.routes if r.path.startswith("/api/tables")})[:2]
+['/api/tables', '/api/tables/{table_id}']
+
+The database is migrated (Alembic ``upgrade head``) and every unfinished table rebuilt
+when the application starts (its lifespan), so ``uvicorn`` (or ``chinese-poker serve``)
+resumes every table where it was. See ``docs/server-protocol.md`` for the protocol.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, Literal
+
+from fastapi import FastAPI, HTTPException, Query, Request, WebSocket
+from fastapi.responses import FileResponse, HTMLResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+from starlette.websockets import WebSocketDisconnect
+
+from chinese_poker import __version__
+from chinese_poker.rules import PRESETS, rules_for
+from chinese_poker.server import PROTOCOL_VERSION
+from chinese_poker.server.db import Store
+from chinese_poker.server.tables import (
+    Conn,
+    CreateTable,
+    LiveTable,
+    TableManager,
+    bot_catalogue,
+    make_server_bot,
+)
+
+__all__ = ["create_app"]
+
+log = logging.getLogger("chinese_poker.server")
+
+STATIC_DIR = Path(__file__).parent / "static"
+
+# --------------------------------------------------------------------------- response models
+
+
+class Health(BaseModel):
+    """The server is up."""
+
+    ok: bool
+    version: str
+    protocol: int
+
+
+class PresetInfo(BaseModel):
+    """One RULES §14 preset."""
+
+    name: str
+    variant: str
+    players: list[int] = Field(description="the allowed player counts")
+    rules: dict[str, Any] = Field(description="the complete rules (Rules.to_dict())")
+
+
+class BotInfo(BaseModel):
+    """A server-side bot."""
+
+    name: str
+    levels: bool = Field(description="whether it takes a level")
+
+
+class SeatInfo(BaseModel):
+    """One seat of a table."""
+
+    seat: int
+    kind: Literal["human", "bot"]
+    name: str | None
+    bot: str | None
+    level: int | None
+    taken: bool
+    connected: bool
+
+
+class TableInfo(BaseModel):
+    """A table as the lobby shows it."""
+
+    id: str
+    name: str
+    preset: str
+    variant: str
+    options: dict[str, Any]
+    rules: dict[str, Any]
+    status: Literal["waiting", "playing", "finished"]
+    mode: Literal["session", "tournament"]
+    time_limit: float | None
+    hints: bool
+    spectators: bool
+    bot_delay: float
+    next_hand_delay: float
+    seats: list[SeatInfo]
+    hand: int = Field(description="the current (or last) hand, 0 before the first deal")
+    version: int = Field(description="the current hand's table version")
+    hands_played: int
+    session_over: bool
+    commitment: str | None = Field(description="the current hand's fairness commitment")
+    next_commitment: str | None = Field(description="the next hand's commitment, once fixed")
+    created_at: str
+    spectators_connected: int
+
+
+class Created(BaseModel):
+    """A new table, its invite and (with ``join``) the creator's seat and token."""
+
+    table: TableInfo
+    join_code: str
+    invite_url: str
+    seat: int | None
+    token: str | None
+    ws_url: str | None
+
+
+class JoinRequest(BaseModel):
+    """Take a seat with the table's join code."""
+
+    code: str = Field(min_length=1, max_length=100)
+    name: str = Field(default="", max_length=40)
+    seat: int | None = Field(default=None, ge=0, description="a particular free human seat")
+
+
+class Joined(BaseModel):
+    """The seat taken and its token (the seat's only credential)."""
+
+    table_id: str
+    seat: int
+    player: str
+    token: str
+    ws_url: str
+
+
+class HandTotals(BaseModel):
+    """One finished hand in the ledger."""
+
+    hand: int
+    button: str
+    totals: dict[str, int]
+
+
+class LedgerInfo(BaseModel):
+    """The session ledger (the engine's Ledger.to_dict()) and per-hand totals."""
+
+    table_id: str
+    kind: Literal["cash", "tournament"]
+    players: list[str]
+    hands_played: int
+    over: bool
+    points: dict[str, int]
+    pairs: dict[str, int]
+    money: dict[str, float]
+    stacks: dict[str, int] | None
+    out: list[str]
+    hands: list[HandTotals]
+
+
+class HandInfo(BaseModel):
+    """A hand's fairness commitment, and its reveal once it is finished."""
+
+    hand: int
+    commitment: str
+    started: bool
+    finished: bool
+    seed: str | None
+    salt: str | None
+    scheme: str
+
+
+# --------------------------------------------------------------------------- the app
+
+
+_PLACEHOLDER = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>chinese-poker</title></head>
+<body><h1>chinese-poker server</h1>
+<p>The browser UI is not installed. The API is described at <a href="/docs">/docs</a>.</p>
+</body></html>
+"""
+
+
+def _ws_base(request: Request, public_url: str | None) -> tuple[str, str]:
+    base = (public_url or str(request.base_url)).rstrip("/")
+    ws = "wss" + base[5:] if base.startswith("https") else "ws" + base[4:]
+    return base, ws
+
+
+def create_app(
+    database_url: str | None = None,
+    *,
+    public_url: str | None = None,
+    static_dir: str | Path | None = None,
+) -> FastAPI:
+    """Build the application.
+
+    ``database_url``: a SQLAlchemy URL (default: SQLite in the user's data directory,
+    see :func:`chinese_poker.server.db.default_database_url`). ``public_url``: the base
+    of invite links (default: the URL the request came to). ``static_dir``: the browser
+    UI's files (default: the package's ``static`` folder).
+    """
+    static = Path(static_dir) if static_dir is not None else STATIC_DIR
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        store = Store(database_url)
+        store.migrate()
+        manager = TableManager(store)
+        app.state.store = store
+        app.state.manager = manager
+        count = manager.recover()
+        log.info("database %s ready; %d table(s) resumed", store.dialect, count)
+        try:
+            yield
+        finally:
+            manager.close()
+            await asyncio.sleep(0)
+            store.close()
+
+    app = FastAPI(
+        title="chinese-poker",
+        version=__version__,
+        summary="Chinese poker tables over REST and WebSockets (docs/server-protocol.md).",
+        lifespan=lifespan,
+    )
+
+    def manager_of(request: Request) -> TableManager:
+        manager: TableManager = request.app.state.manager
+        return manager
+
+    def table_or_404(request: Request, table_id: str) -> LiveTable:
+        live = manager_of(request).get(table_id)
+        if live is None:
+            raise HTTPException(404, f"no table {table_id!r}")
+        return live
+
+    # ------------------------------------------------------------------ pages
+
+    def index() -> Response:
+        page = static / "index.html"
+        if page.is_file():
+            return FileResponse(page, media_type="text/html")
+        return HTMLResponse(_PLACEHOLDER)
+
+    @app.get("/", include_in_schema=False)
+    async def root() -> Response:
+        return index()
+
+    @app.get("/join/{table_id}", include_in_schema=False)
+    async def join_page(table_id: str) -> Response:
+        return index()
+
+    @app.get("/table/{table_id}", include_in_schema=False)
+    async def table_page(table_id: str) -> Response:
+        return index()
+
+    @app.get("/watch/{table_id}", include_in_schema=False)
+    async def watch_page(table_id: str) -> Response:
+        return index()
+
+    app.mount("/static", StaticFiles(directory=static, check_dir=False), name="static")
+
+    # ------------------------------------------------------------------ REST
+
+    @app.get("/api/health", response_model=Health, tags=["meta"])
+    async def health() -> dict[str, Any]:
+        """Liveness check."""
+        return {"ok": True, "version": __version__, "protocol": PROTOCOL_VERSION}
+
+    @app.get("/api/presets", response_model=list[PresetInfo], tags=["meta"])
+    async def presets() -> list[dict[str, Any]]:
+        """Every RULES §14 preset with its rules and allowed player counts."""
+        out = []
+        for name in PRESETS:
+            rules = rules_for(name)
+            counts = rules.player_counts
+            out.append(
+                {
+                    "name": name,
+                    "variant": rules.variant,
+                    "players": list(counts),
+                    "rules": rules.to_dict(),
+                }
+            )
+        return out
+
+    @app.get("/api/bots", response_model=list[BotInfo], tags=["meta"])
+    async def bots() -> list[dict[str, Any]]:
+        """The bots a seat can be given."""
+        return bot_catalogue()
+
+    @app.get("/api/tables", response_model=list[TableInfo], tags=["lobby"])
+    async def list_tables(
+        request: Request,
+        status: Literal["waiting", "playing", "finished"] | None = None,
+        limit: int = Query(100, ge=1, le=1000),
+    ) -> list[dict[str, Any]]:
+        """The tables, newest first."""
+        manager = manager_of(request)
+        ids = manager.store.table_ids()
+        out: list[dict[str, Any]] = []
+        for table_id in reversed(ids):
+            live = manager.get(table_id)
+            if live is None or (status is not None and live.status != status):
+                continue
+            out.append(live.info())
+            if len(out) >= limit:
+                break
+        return out
+
+    @app.post("/api/tables", response_model=Created, status_code=201, tags=["lobby"])
+    async def create_table(request: Request, body: CreateTable) -> dict[str, Any]:
+        """Open a table from a preset with option overrides, seats, timer and mode."""
+        try:
+            # Build each bot once in a worker thread: it validates the name and level,
+            # and a bot that compiles kernels (mc) does so off the event loop.
+            for i, seat in enumerate(body.seats):
+                if seat.kind == "bot":
+                    if not seat.bot:
+                        raise ValueError(f"seat {i}: a bot seat needs a bot name")
+                    await asyncio.to_thread(make_server_bot, seat.bot, seat.level, 0)
+            made = manager_of(request).create(body)
+        except ValueError as exc:
+            raise HTTPException(400, str(exc)) from None
+        base, ws = _ws_base(request, public_url)
+        table_id = made.table.id
+        return {
+            "table": made.table.info(),
+            "join_code": made.join_code,
+            "invite_url": f"{base}/join/{table_id}?code={made.join_code}",
+            "seat": made.seat,
+            "token": made.token,
+            "ws_url": f"{ws}/ws/tables/{table_id}?token={made.token}" if made.token else None,
+        }
+
+    @app.get("/api/tables/{table_id}", response_model=TableInfo, tags=["lobby"])
+    async def get_table(request: Request, table_id: str) -> dict[str, Any]:
+        """One table."""
+        return table_or_404(request, table_id).info()
+
+    @app.post("/api/tables/{table_id}/join", response_model=Joined, tags=["lobby"])
+    async def join_table(request: Request, table_id: str, body: JoinRequest) -> dict[str, Any]:
+        """Take a free human seat with the join code of the invite link."""
+        live = table_or_404(request, table_id)
+        if not live.check_code(body.code):
+            raise HTTPException(403, "wrong join code")
+        try:
+            seat, player, token = live.claim(body.seat, body.name)
+        except LookupError as exc:
+            raise HTTPException(409, str(exc.args[0])) from None
+        _base, ws = _ws_base(request, public_url)
+        return {
+            "table_id": table_id,
+            "seat": seat,
+            "player": player,
+            "token": token,
+            "ws_url": f"{ws}/ws/tables/{table_id}?token={token}",
+        }
+
+    @app.get("/api/tables/{table_id}/ledger", response_model=LedgerInfo, tags=["results"])
+    async def ledger(request: Request, table_id: str) -> dict[str, Any]:
+        """The session ledger: points, pairs, money (and chips in a tournament)."""
+        return table_or_404(request, table_id).ledger_info()
+
+    @app.get("/api/tables/{table_id}/hands", response_model=list[HandInfo], tags=["results"])
+    async def hands(request: Request, table_id: str) -> list[dict[str, Any]]:
+        """Every hand's fairness commitment, with the seed and salt once it is played."""
+        return table_or_404(request, table_id).hands_info()
+
+    @app.get(
+        "/api/tables/{table_id}/history",
+        tags=["results"],
+        response_class=Response,
+        responses={
+            200: {
+                "description": "JSON Lines: one hand-history record (docs/hand-history.md)"
+                " per finished hand, with its `fairness` block",
+                "content": {"application/x-ndjson": {"schema": {"type": "string"}}},
+            }
+        },
+    )
+    async def history(
+        request: Request, table_id: str, hand: int | None = Query(None, ge=1)
+    ) -> Response:
+        """Download the finished hands (the engine's hand-history format + fairness)."""
+        live = table_or_404(request, table_id)
+        records = manager_of(request).store.records(live.id, hand)
+        body = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records)
+        return Response(
+            body,
+            media_type="application/x-ndjson",
+            headers={"Content-Disposition": f'attachment; filename="{table_id}.jsonl"'},
+        )
+
+    # ------------------------------------------------------------------ WebSocket
+
+    @app.websocket("/ws/tables/{table_id}")
+    async def play(websocket: WebSocket, table_id: str, token: str | None = None) -> None:
+        """A seat (``?token=``) or a spectator (no token). See docs/server-protocol.md."""
+        manager: TableManager = websocket.app.state.manager
+        await websocket.accept()
+        live = manager.get(table_id)
+        if live is None:
+            await websocket.close(code=4404, reason="no such table")
+            return
+        seat: int | None = None
+        if token is not None:
+            seat = live.seat_for_token(token)
+            if seat is None:
+                await websocket.close(code=4401, reason="bad seat token")
+                return
+        elif not live.spec.spectators:
+            await websocket.close(code=4403, reason="this table has no spectators")
+            return
+        conn = Conn(seat)
+        live.attach(conn)
+        writer = asyncio.create_task(_writer(websocket, conn))
+        try:
+            while True:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                live = manager.tables.get(table_id, live)
+                try:
+                    live.handle(conn, message.get("text"))
+                except Exception:
+                    log.exception("table %s: error handling a message", table_id)
+                    conn.send(_SERVER_ERROR)
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        finally:
+            manager.tables.get(table_id, live).detach(conn)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(writer, 1.0)
+            writer.cancel()
+
+    return app
+
+
+_SERVER_ERROR = json.dumps(
+    {"type": "error", "ref": None, "code": "server_error", "message": "internal error"}
+)
+
+
+async def _writer(websocket: WebSocket, conn: Conn) -> None:
+    """Write a connection's queued messages in order; close the socket when told to."""
+    try:
+        while True:
+            text = await conn.queue.get()
+            if text is None:
+                break
+            await websocket.send_text(text)
+    except Exception:
+        conn.closed = True
+        return
+    with contextlib.suppress(Exception):
+        await websocket.close()

@@ -1,0 +1,575 @@
+"""Persistence: SQLAlchemy 2.x models and the store (SQLite by default, PostgreSQL too).
+
+Four tables hold everything needed to rebuild every table exactly:
+
+* ``tables``: the setup (the create request, the resolved rules, the session seed and
+  first button, when the session started) and the status;
+* ``seats``: who sits where (human or bot, bot name and level, the SHA-256 of the
+  seat token);
+* ``hands``: per hand the committed shuffle seed and salt, the commitment, when it was
+  dealt and finished, and the finished hand's history line;
+* ``actions``: every accepted action (the engine's ``to_dict()`` form), in order.
+
+Every accepted action is committed before it is broadcast (one transaction per action,
+which also finishes the hand and commits the next hand's seed when the action ends a
+hand). Nothing here is SQLite-specific except the connection pragmas (WAL journal,
+``synchronous=NORMAL``: a killed process loses nothing; an operating-system crash may
+lose the last transactions) and the WAL checkpoints, which run every second in a
+background thread instead of inside commits. The schema is created by the Alembic
+migrations shipped in ``chinese_poker/server/migrations`` (:meth:`Store.migrate`, run at
+startup).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+from sqlalchemy import (
+    BigInteger,
+    Connection,
+    Double,
+    Engine,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    bindparam,
+    create_engine,
+    delete,
+    event,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy import (
+    Table as SATable,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.pool import ConnectionPoolEntry
+
+__all__ = [
+    "ActionRow",
+    "Base",
+    "HandRow",
+    "SeatRow",
+    "Store",
+    "StoredHand",
+    "StoredSeat",
+    "StoredTable",
+    "TableRow",
+    "default_database_url",
+]
+
+
+def default_database_url() -> str:
+    """SQLite in the user's data directory: ``user_data_dir("chinese-poker")/chinese-poker.db``."""
+    import platformdirs
+
+    folder = Path(platformdirs.user_data_dir("chinese-poker"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / 'chinese-poker.db'}"
+
+
+class Base(DeclarativeBase):
+    """The declarative base of the server's models."""
+
+
+# An auto-increment id: BIGINT on PostgreSQL, INTEGER (the rowid) on SQLite.
+_BigId = BigInteger().with_variant(Integer(), "sqlite")
+
+
+class TableRow(Base):
+    """One table: its setup and status."""
+
+    __tablename__ = "tables"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[float] = mapped_column(Double)
+    config: Mapped[str] = mapped_column(Text)
+    join_code_hash: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    session_seed: Mapped[str] = mapped_column(String(64))
+    start_button: Mapped[int] = mapped_column(Integer)
+    started_at: Mapped[float | None] = mapped_column(Double, nullable=True)
+
+
+class SeatRow(Base):
+    """One seat of a table."""
+
+    __tablename__ = "seats"
+
+    table_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    name: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    bot: Mapped[str | None] = mapped_column(String(50), nullable=True)
+    level: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
+    joined_at: Mapped[float | None] = mapped_column(Double, nullable=True)
+
+
+class HandRow(Base):
+    """One hand: the committed seed and, once finished, its history line."""
+
+    __tablename__ = "hands"
+
+    table_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
+    )
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seed: Mapped[str] = mapped_column(String(32))
+    salt: Mapped[str] = mapped_column(String(32))
+    commitment: Mapped[str] = mapped_column(String(64))
+    committed_at: Mapped[float] = mapped_column(Double)
+    started_at: Mapped[float | None] = mapped_column(Double, nullable=True)
+    finished_at: Mapped[float | None] = mapped_column(Double, nullable=True)
+    record: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class ActionRow(Base):
+    """One accepted action of a hand."""
+
+    __tablename__ = "actions"
+    __table_args__ = (Index("ix_actions_table_hand_seq", "table_id", "hand", "seq", unique=True),)
+
+    id: Mapped[int] = mapped_column(_BigId, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(String(32), ForeignKey("tables.id", ondelete="CASCADE"))
+    hand: Mapped[int] = mapped_column(Integer)
+    seq: Mapped[int] = mapped_column(Integer)
+    data: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[float] = mapped_column(Double)
+
+
+_TABLES = cast(SATable, TableRow.__table__)
+_SEATS = cast(SATable, SeatRow.__table__)
+_HANDS = cast(SATable, HandRow.__table__)
+_ACTIONS = cast(SATable, ActionRow.__table__)
+
+
+# --------------------------------------------------------------------------- loaded data
+
+
+@dataclass
+class StoredSeat:
+    """A seat as stored."""
+
+    seat: int
+    kind: str
+    name: str | None
+    bot: str | None
+    level: int | None
+    token_hash: str | None
+    joined_at: float | None
+
+
+@dataclass
+class StoredHand:
+    """A hand as stored, with its actions (``to_dict()`` forms) in order."""
+
+    number: int
+    seed: str
+    salt: str
+    commitment: str
+    committed_at: float
+    started_at: float | None
+    finished_at: float | None
+    record: dict[str, Any] | None
+    actions: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class StoredTable:
+    """Everything stored about one table."""
+
+    id: str
+    name: str
+    created_at: float
+    config: dict[str, Any]
+    join_code_hash: str
+    status: str
+    session_seed: str
+    start_button: int
+    started_at: float | None
+    seats: list[StoredSeat]
+    hands: list[StoredHand]
+
+
+@dataclass(frozen=True, slots=True)
+class NewHand:
+    """A hand row to insert: the commitment to its seed."""
+
+    number: int
+    seed: str
+    salt: str
+    commitment: str
+
+
+# --------------------------------------------------------------------------- the store
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: ConnectionPoolEntry) -> None:
+    cur = dbapi_connection.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.execute("PRAGMA busy_timeout=5000")
+    # Checkpoints (which fsync) run in the store's background thread, not in commits.
+    cur.execute("PRAGMA wal_autocheckpoint=0")
+    cur.close()
+
+
+class _Checkpointer(threading.Thread):
+    """Checkpoints an SQLite WAL every ``interval`` seconds from its own connection.
+
+    Commits then only append to the WAL (no fsync on the event loop's thread); a passive
+    checkpoint copies committed pages into the database file without blocking writers.
+    """
+
+    def __init__(self, engine: Engine, interval: float = 1.0) -> None:
+        super().__init__(name="sqlite-checkpoint", daemon=True)
+        self.engine = engine
+        self.interval = interval
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        while not self.stopping.wait(self.interval):
+            self.checkpoint("PASSIVE")
+
+    def checkpoint(self, mode: str) -> None:
+        try:
+            with self.engine.connect() as conn:
+                conn.exec_driver_sql(f"PRAGMA wal_checkpoint({mode})")
+        except Exception:  # a busy database or a closing store: try again later
+            pass
+
+    def stop(self) -> None:
+        self.stopping.set()
+        if self.is_alive():
+            self.join(5)
+        self.checkpoint("TRUNCATE")
+
+
+class Store:
+    """The server's database access. All methods are synchronous and short."""
+
+    def __init__(self, url: str | None = None) -> None:
+        self.url = url or default_database_url()
+        self.engine: Engine = _make_engine(self.url)
+        self._connection: Connection | None = None
+        self._checkpointer: _Checkpointer | None = None
+        if self.dialect == "sqlite" and ":memory:" not in self.url:
+            self._checkpointer = _Checkpointer(self.engine)
+            self._checkpointer.start()
+        mark = {"qmark": "?", "format": "%s", "pyformat": "%s"}.get(self.engine.dialect.paramstyle)
+        # Statements of the play path, built once (SQLAlchemy then reuses their compiled
+        # form; building a statement costs more than running it).
+        self._finish_hand = (
+            update(_HANDS)
+            .where(_HANDS.c.table_id == bindparam("t"), _HANDS.c.number == bindparam("n"))
+            .values(finished_at=bindparam("f"), record=bindparam("r"))
+        )
+        self._start_hand = (
+            update(_HANDS)
+            .where(_HANDS.c.table_id == bindparam("t"), _HANDS.c.number == bindparam("n"))
+            .values(started_at=bindparam("s"))
+        )
+        self._set_status = (
+            update(_TABLES).where(_TABLES.c.id == bindparam("t")).values(status=bindparam("st"))
+        )
+        self._new_hand = insert(_HANDS)
+        self._insert_sql: str | None = (
+            None
+            if mark is None  # a named/numeric driver: SQLAlchemy's insert is used
+            else "INSERT INTO actions (table_id, hand, seq, data, created_at)"
+            f" VALUES ({', '.join([mark] * 5)})"
+        )
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
+    def migrate(self) -> None:
+        """Bring the schema to the newest revision (Alembic ``upgrade head``)."""
+        from alembic import command
+        from alembic.config import Config
+
+        cfg = Config()
+        cfg.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
+        cfg.set_main_option("sqlalchemy.url", self.url.replace("%", "%%"))
+        with self.engine.begin() as conn:
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, "head")
+
+    def close(self) -> None:
+        """Close the connection, stop the checkpoints (a final one empties the WAL)."""
+        if self._checkpointer is not None:
+            self._checkpointer.stop()
+            self._checkpointer = None
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+        self.engine.dispose()
+
+    @contextmanager
+    def _tx(self) -> Iterator[Connection]:
+        """A transaction on the store's one long-lived connection (the server is one
+        thread: the event loop's), reopened after a failure."""
+        conn = self._connection
+        if conn is None or conn.closed or conn.invalidated:
+            conn = self._connection = self.engine.connect()
+        try:
+            with conn.begin():
+                yield conn
+        except BaseException:
+            if conn.invalidated or conn.closed:
+                self._connection = None
+            raise
+
+    # ------------------------------------------------------------------ writing
+
+    def create_table(
+        self,
+        *,
+        table_id: str,
+        name: str,
+        config: dict[str, Any],
+        join_code_hash: str,
+        session_seed: str,
+        start_button: int,
+        seats: Sequence[StoredSeat],
+        status: str,
+    ) -> float:
+        """Insert a new table and its seats; returns its creation time."""
+        now = time.time()
+        with self._tx() as conn:
+            conn.execute(
+                insert(_TABLES).values(
+                    id=table_id,
+                    name=name,
+                    created_at=now,
+                    config=json.dumps(config),
+                    join_code_hash=join_code_hash,
+                    status=status,
+                    session_seed=session_seed,
+                    start_button=start_button,
+                    started_at=None,
+                )
+            )
+            conn.execute(
+                insert(_SEATS),
+                [
+                    {
+                        "table_id": table_id,
+                        "seat": s.seat,
+                        "kind": s.kind,
+                        "name": s.name,
+                        "bot": s.bot,
+                        "level": s.level,
+                        "token_hash": s.token_hash,
+                        "joined_at": s.joined_at,
+                    }
+                    for s in seats
+                ],
+            )
+        return now
+
+    def claim_seat(self, table_id: str, seat: int, name: str, token_hash: str) -> bool:
+        """Give a free human seat to a player; False if somebody took it first."""
+        with self._tx() as conn:
+            result = conn.execute(
+                update(_SEATS)
+                .where(
+                    _SEATS.c.table_id == table_id,
+                    _SEATS.c.seat == seat,
+                    _SEATS.c.token_hash.is_(None),
+                )
+                .values(name=name, token_hash=token_hash, joined_at=time.time())
+            )
+            return result.rowcount == 1
+
+    def start_session(self, table_id: str, started_at: float, first: NewHand) -> None:
+        """Mark the session started and commit to the first hand's seed."""
+        with self._tx() as conn:
+            conn.execute(
+                update(_TABLES)
+                .where(_TABLES.c.id == table_id)
+                .values(started_at=started_at, status="playing")
+            )
+            self._insert_hand(conn, table_id, first, started_at)
+
+    def start_hand(self, table_id: str, number: int, started_at: float) -> None:
+        """Record that hand ``number`` has been dealt."""
+        with self._tx() as conn:
+            conn.execute(self._start_hand, {"t": table_id, "n": number, "s": started_at})
+
+    def add_actions(
+        self,
+        table_id: str,
+        hand: int,
+        first_seq: int,
+        actions: Sequence[dict[str, Any]],
+        *,
+        finished: tuple[float, dict[str, Any]] | None = None,
+        next_hand: NewHand | None = None,
+        status: str | None = None,
+    ) -> None:
+        """Store accepted actions, in one transaction with the hand's end if it ended.
+
+        ``finished`` is (finish time, history line) when these actions ended the hand;
+        ``next_hand`` commits to the next hand's seed; ``status`` updates the table's.
+        """
+        now = time.time()
+        with self._tx() as conn:
+            rows = [
+                (table_id, hand, first_seq + i, json.dumps(a, separators=(",", ":")), now)
+                for i, a in enumerate(actions)
+            ]
+            if rows and self._insert_sql is not None:
+                # The hot path: one plain INSERT through the DB-API cursor of this
+                # transaction's connection (SQLAlchemy's statement machinery costs more
+                # than the insert itself); the paramstyle is the driver's.
+                cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+                try:
+                    cursor.executemany(self._insert_sql, rows)
+                finally:
+                    cursor.close()
+            elif rows:
+                keys = ("table_id", "hand", "seq", "data", "created_at")
+                conn.execute(insert(_ACTIONS), [dict(zip(keys, r, strict=True)) for r in rows])
+            if finished is not None:
+                finished_at, record = finished
+                conn.execute(
+                    self._finish_hand,
+                    {"t": table_id, "n": hand, "f": finished_at, "r": json.dumps(record)},
+                )
+            if next_hand is not None:
+                self._insert_hand(conn, table_id, next_hand, None)
+            if status is not None:
+                conn.execute(self._set_status, {"t": table_id, "st": status})
+
+    def set_status(self, table_id: str, status: str) -> None:
+        with self._tx() as conn:
+            conn.execute(self._set_status, {"t": table_id, "st": status})
+
+    def delete_table(self, table_id: str) -> None:
+        """Remove a table and everything about it (used by tests and cleanup)."""
+        with self._tx() as conn:
+            for tbl in (_ACTIONS, _HANDS, _SEATS):
+                conn.execute(delete(tbl).where(tbl.c.table_id == table_id))
+            conn.execute(delete(_TABLES).where(_TABLES.c.id == table_id))
+
+    def _insert_hand(
+        self, conn: Connection, table_id: str, h: NewHand, started: float | None
+    ) -> None:
+        conn.execute(
+            self._new_hand,
+            {
+                "table_id": table_id,
+                "number": h.number,
+                "seed": h.seed,
+                "salt": h.salt,
+                "commitment": h.commitment,
+                "committed_at": time.time(),
+                "started_at": started,
+                "finished_at": None,
+                "record": None,
+            },
+        )
+
+    # ------------------------------------------------------------------ reading
+
+    def table_ids(self, *, exclude_status: str | None = None) -> list[str]:
+        """Ids of the stored tables, oldest first (optionally without one status)."""
+        stmt = select(_TABLES.c.id).order_by(_TABLES.c.created_at, _TABLES.c.id)
+        if exclude_status is not None:
+            stmt = stmt.where(_TABLES.c.status != exclude_status)
+        with self.engine.connect() as conn:
+            return [row[0] for row in conn.execute(stmt)]
+
+    def load_table(self, table_id: str) -> StoredTable | None:
+        """Everything stored about one table, or None."""
+        with self.engine.connect() as conn:
+            row = conn.execute(select(_TABLES).where(_TABLES.c.id == table_id)).mappings().first()
+            if row is None:
+                return None
+            seats = [
+                StoredSeat(
+                    seat=r["seat"],
+                    kind=r["kind"],
+                    name=r["name"],
+                    bot=r["bot"],
+                    level=r["level"],
+                    token_hash=r["token_hash"],
+                    joined_at=r["joined_at"],
+                )
+                for r in conn.execute(
+                    select(_SEATS).where(_SEATS.c.table_id == table_id).order_by(_SEATS.c.seat)
+                ).mappings()
+            ]
+            hands = {
+                r["number"]: StoredHand(
+                    number=r["number"],
+                    seed=r["seed"],
+                    salt=r["salt"],
+                    commitment=r["commitment"],
+                    committed_at=r["committed_at"],
+                    started_at=r["started_at"],
+                    finished_at=r["finished_at"],
+                    record=json.loads(r["record"]) if r["record"] else None,
+                )
+                for r in conn.execute(
+                    select(_HANDS).where(_HANDS.c.table_id == table_id).order_by(_HANDS.c.number)
+                ).mappings()
+            }
+            for r in conn.execute(
+                select(_ACTIONS.c.hand, _ACTIONS.c.seq, _ACTIONS.c.data)
+                .where(_ACTIONS.c.table_id == table_id)
+                .order_by(_ACTIONS.c.hand, _ACTIONS.c.seq)
+            ):
+                hand = hands.get(r[0])
+                if hand is not None:
+                    hand.actions.append(json.loads(r[2]))
+        return StoredTable(
+            id=row["id"],
+            name=row["name"],
+            created_at=row["created_at"],
+            config=json.loads(row["config"]),
+            join_code_hash=row["join_code_hash"],
+            status=row["status"],
+            session_seed=row["session_seed"],
+            start_button=row["start_button"],
+            started_at=row["started_at"],
+            seats=seats,
+            hands=[hands[k] for k in sorted(hands)],
+        )
+
+    def records(self, table_id: str, hand: int | None = None) -> list[dict[str, Any]]:
+        """The history lines of the finished hands of a table, in order."""
+        stmt = (
+            select(_HANDS.c.record)
+            .where(_HANDS.c.table_id == table_id, _HANDS.c.record.is_not(None))
+            .order_by(_HANDS.c.number)
+        )
+        if hand is not None:
+            stmt = stmt.where(_HANDS.c.number == hand)
+        with self.engine.connect() as conn:
+            return [json.loads(r[0]) for r in conn.execute(stmt)]
+
+
+def _make_engine(url: str) -> Engine:
+    if url.startswith("sqlite"):
+        engine = create_engine(url, connect_args={"check_same_thread": False})
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    return create_engine(url, pool_pre_ping=True)

@@ -1,0 +1,1385 @@
+"""Live tables: engine sessions, seats and tokens, bots, decision timers, broadcasting.
+
+Everything here runs on the server's asyncio event loop (one thread): a table's state
+only changes in :meth:`LiveTable.submit`, which asks the engine (``check``), applies the
+action, commits it to the store and only then broadcasts the new state, each socket
+receiving its own seat's view (``table.view(seat).to_dict()``, cached per version).
+Bots think in a worker thread on an immutable view and submit like anybody else;
+decision timers are ``loop.call_later`` handles that submit the engine's ``Timeout``.
+
+The wire protocol is ``docs/server-protocol.md``; the design ``docs/server.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import hashlib
+import importlib
+import inspect
+import json
+import logging
+import random
+import secrets
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal, cast
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    TypeAdapter,
+    ValidationError,
+)
+
+from chinese_poker import ai
+from chinese_poker.cards import card_name
+from chinese_poker.engine import (
+    Action,
+    LogEntry,
+    Session,
+    Table,
+    Timeout,
+    Tournament,
+    View,
+    action_from_dict,
+)
+from chinese_poker.rules import Rules, rules_for
+from chinese_poker.server import PROTOCOL_VERSION
+from chinese_poker.server.db import NewHand, Store, StoredSeat, StoredTable
+from chinese_poker.server.fairness import SCHEME, Commitment, deck_for, new_commitment
+
+__all__ = [
+    "MAX_MESSAGE",
+    "Conn",
+    "CreateTable",
+    "LiveTable",
+    "SeatSpec",
+    "TableManager",
+    "TournamentSpec",
+]
+
+log = logging.getLogger("chinese_poker.server")
+
+MAX_MESSAGE = 64 * 1024
+"""The largest client message accepted (characters of a text frame)."""
+
+_SEND_QUEUE_LIMIT = 2000
+
+HINT_SECONDS = 3.0
+"""The time budget of one hint (its Monte Carlo sampling stops early)."""
+
+
+def _dumps(data: object) -> str:
+    return json.dumps(data, separators=(",", ":"))
+
+
+def _hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+# --------------------------------------------------------------------------- requests
+
+
+class SeatSpec(BaseModel):
+    """One seat of a new table: a human (named when he joins) or a bot."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["human", "bot"] = "human"
+    name: str | None = Field(default=None, min_length=1, max_length=40)
+    bot: str | None = Field(default=None, description="bot name (GET /api/bots); bots only")
+    level: int | None = Field(default=None, ge=0, le=100, description="bot level, if it has")
+
+
+class TournamentSpec(BaseModel):
+    """Tournament settings (``mode = "tournament"``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    stacks: dict[str, int] | None = Field(
+        default=None, description="starting chips per player name (default starting_chips)"
+    )
+    level_hands: int | None = Field(
+        default=None, ge=1, description="levels rise every N hands (null: by level_minutes)"
+    )
+
+
+class CreateTable(BaseModel):
+    """The lobby's request to open a table."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(default=None, max_length=200)
+    preset: str = Field(default="pineapple", description="a RULES §14 preset name")
+    options: dict[str, Any] = Field(default_factory=dict, description="§13 option overrides")
+    seats: list[SeatSpec] = Field(
+        default_factory=lambda: [SeatSpec(kind="human"), SeatSpec(kind="bot", bot="rules")],
+        min_length=2,
+        max_length=4,
+    )
+    time_limit: float | None = Field(
+        default=None, gt=0, le=3600, description="seconds per decision; null: no limit"
+    )
+    mode: Literal["session", "tournament"] = "session"
+    tournament: TournamentSpec | None = None
+    button: int = Field(default=0, ge=0, description="the first hand's button seat")
+    hints: bool = True
+    spectators: bool = True
+    bot_delay: float = Field(default=0.5, ge=0, le=10)
+    next_hand_delay: float = Field(default=3.0, ge=0, le=60)
+    join: bool = Field(default=True, description="the creator takes the first human seat")
+
+
+# --------------------------------------------------------------------------- client messages
+
+
+class _Msg(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: StrictInt | str | None = Field(default=None, description="echoed as 'ref'")
+
+
+class ActionBody(BaseModel):
+    """An action as a client sends it (the engine's ``to_dict()`` form, version required)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["place", "surrender", "claim_natural"]
+    version: StrictInt = Field(ge=0)
+    seat: StrictInt | None = None
+    hand: StrictInt = Field(default=0, ge=0, le=1)
+    top: list[str] = Field(default_factory=list, max_length=17)
+    middle: list[str] = Field(default_factory=list, max_length=17)
+    bottom: list[str] = Field(default_factory=list, max_length=17)
+    discard: list[str] = Field(default_factory=list, max_length=17)
+    surrender: StrictBool | None = None
+    claim: StrictBool | None = None
+
+
+class ActionMsg(_Msg):
+    type: Literal["action"]
+    action: ActionBody
+
+
+class SyncMsg(_Msg):
+    type: Literal["sync"]
+
+
+class HintMsg(_Msg):
+    type: Literal["hint"]
+    limit: StrictInt = Field(default=20, ge=1, le=500)
+
+
+class LegalMsg(_Msg):
+    type: Literal["legal"]
+    limit: StrictInt = Field(default=300, ge=1, le=1000)
+
+
+class PingMsg(_Msg):
+    type: Literal["ping"]
+
+
+ClientMessage = Annotated[
+    ActionMsg | SyncMsg | HintMsg | LegalMsg | PingMsg, Field(discriminator="type")
+]
+_CLIENT = TypeAdapter(ClientMessage)
+_TYPES = ("action", "sync", "hint", "legal", "ping")
+
+
+def _validation_message(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:3]:
+        where = ".".join(str(p) for p in err["loc"] if not str(p).endswith("Msg"))
+        parts.append(f"{where}: {err['msg']}" if where else str(err["msg"]))
+    return "; ".join(parts)
+
+
+# --------------------------------------------------------------------------- bots
+
+
+def bot_catalogue() -> list[dict[str, Any]]:
+    """The server-side bots: name and whether it takes a ``level``."""
+    out = []
+    for name, cls in sorted(ai.BOTS.items()):
+        try:
+            params = inspect.signature(cls).parameters
+        except (TypeError, ValueError):
+            params = {}  # type: ignore[assignment]
+        out.append({"name": name, "levels": "level" in params})
+    return out
+
+
+def make_server_bot(name: str, level: int | None, seed: int) -> ai.Bot:
+    """Build a bot (``make_bot(name, seed=..., level=...)``); ValueError if impossible."""
+    kwargs: dict[str, Any] = {"seed": seed}
+    if level is not None:
+        kwargs["level"] = level
+    try:
+        return ai.make_bot(name, **kwargs)
+    except TypeError:
+        raise ValueError(f"bot {name!r} does not take a level") from None
+
+
+# --------------------------------------------------------------------------- connections
+
+
+class Conn:
+    """One WebSocket: a seat (``seat`` set) or a spectator (``seat`` None).
+
+    Messages are queued (``send``) and written by the connection's writer task, so that
+    broadcasting never waits for a slow client.
+    """
+
+    __slots__ = ("closed", "queue", "seat")
+
+    def __init__(self, seat: int | None) -> None:
+        self.seat = seat
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.closed = False
+
+    def send(self, text: str) -> None:
+        if self.closed:
+            return
+        if self.queue.qsize() > _SEND_QUEUE_LIMIT:
+            self.close()
+            return
+        self.queue.put_nowait(text)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.queue.put_nowait(None)
+
+
+# --------------------------------------------------------------------------- clock
+
+
+class _Clock:
+    """Wall-clock seconds for tournament levels, pinned to stored times during rebuilds."""
+
+    def __init__(self) -> None:
+        self.fixed: float | None = None
+
+    def __call__(self) -> float:
+        return self.fixed if self.fixed is not None else time.time()
+
+
+_RULES_MARK = "\x00rules:" + secrets.token_hex(16)
+_RULES_MARK_JSON = json.dumps(_RULES_MARK)
+
+
+class _RulesOnce:
+    """Stands for the table's rules in a view: ``to_dict()`` gives a marker string that
+    is replaced by the rules' JSON, serialised once per table."""
+
+    __slots__ = ("variant",)
+
+    def __init__(self, variant: str) -> None:
+        self.variant = variant
+
+    def to_dict(self) -> str:
+        return _RULES_MARK
+
+
+def _card_names(cards: tuple[int, ...]) -> list[str]:
+    return [_CARD_NAMES[c] for c in cards]
+
+
+_CARD_NAMES = [card_name(c) for c in range(52)]
+
+
+def _view_dict(v: View) -> dict[str, Any]:
+    """``View.to_dict()`` with the rules replaced by the marker (see :class:`_RulesOnce`).
+
+    The same keys and values as the engine's ``to_dict`` (a test compares them on random
+    states of every variant; at import, a sample view's keys are compared and any
+    difference switches back to the engine's own ``to_dict``).
+    """
+    return {
+        "seat": v.seat,
+        "player": v.player,
+        "players": list(v.players),
+        "rules": _RULES_MARK,
+        "variant": v.rules.variant,
+        "version": v.version,
+        "phase": v.phase,
+        "street": v.street,
+        "button": v.button,
+        "play_order": list(v.play_order),
+        "to_act": list(v.to_act),
+        "fantasyland": list(v.fantasyland),
+        "timed_out": list(v.timed_out),
+        "boards": [b.to_dict() for b in v.boards],
+        "hand": _card_names(v.hand),
+        "decisions": [d.to_dict() for d in v.decisions],
+        "settlement": v.settlement,
+        "totals": v.totals,
+    }
+
+
+def _fast_views_match() -> bool:
+    table = Table(rules_for("pineapple"), 2, seed=0)
+    view = table.view(1)
+    return list(_view_dict(view)) == list(view.to_dict()) and (
+        _view_dict(view) | {"rules": view.rules.to_dict()} == view.to_dict()
+    )
+
+
+_FAST_VIEWS = _fast_views_match()
+
+
+@dataclass
+class _Seat:
+    seat: int
+    kind: str
+    name: str | None
+    bot: str | None
+    level: int | None
+    token_hash: str | None
+    connected: int = 0
+
+    @property
+    def taken(self) -> bool:
+        return self.kind == "bot" or self.token_hash is not None
+
+
+@dataclass
+class _Hand:
+    commit: Commitment
+    started_at: float | None = None
+    finished_at: float | None = None
+    record: dict[str, Any] | None = None
+
+
+@dataclass
+class _Timer:
+    key: tuple[Any, ...]
+    deadline: float
+    limit: float
+    handle: asyncio.TimerHandle
+
+
+@dataclass
+class _Cached:
+    key: tuple[int, int]
+    view: View
+    text: str
+
+
+@dataclass
+class Result:
+    """What :meth:`LiveTable.submit` did: ``ok``, or an error ``code`` and ``message``."""
+
+    ok: bool
+    code: str | None = None
+    message: str | None = None
+
+
+# --------------------------------------------------------------------------- a live table
+
+
+class LiveTable:
+    """One table in memory: its session, current hand, seats, sockets, timers and bots."""
+
+    def __init__(self, manager: TableManager, stored: StoredTable) -> None:
+        self.manager = manager
+        self.store: Store = manager.store
+        self.id = stored.id
+        self.name = stored.name
+        self.created_at = stored.created_at
+        self.spec = CreateTable.model_validate(stored.config["request"])
+        self.preset: str = stored.config["preset"]
+        self.rules = Rules.from_dict(stored.config["rules"])
+        self.join_code_hash = stored.join_code_hash
+        self.session_seed = int(stored.session_seed)
+        self.start_button = stored.start_button
+        self.started_at = stored.started_at
+        self.status = stored.status
+        self.seats = [
+            _Seat(s.seat, s.kind, s.name, s.bot, s.level, s.token_hash) for s in stored.seats
+        ]
+        self.clock = _Clock()
+        self.session: Session | None = None
+        self.hands: dict[int, _Hand] = {}
+        self.hand_no = 0
+        self.stored_seq = 0
+        self.conns: list[Conn] = []
+        self._cache: dict[int | None, _Cached] = {}
+        self._timers: dict[int, _Timer] = {}
+        self._bot_tasks: dict[int, asyncio.Task[None]] = {}
+        self._bots: dict[int, ai.Bot] = {}
+        self._next_hand: asyncio.TimerHandle | None = None
+        self._rng = random.Random(secrets.randbits(64))
+        self._rules_once = _RulesOnce(self.rules.variant)
+        self._rules_json = _dumps(self.rules.to_dict())
+        self._rebuild(stored)
+
+    # ------------------------------------------------------------------ rebuilding
+
+    def _new_session(self, names: list[str]) -> Session:
+        spec = self.spec
+        if spec.mode == "tournament":
+            t = spec.tournament or TournamentSpec()
+            return Tournament(
+                self.rules,
+                names,
+                seed=self.session_seed,
+                button=self.start_button,
+                stacks=t.stacks,
+                level_hands=t.level_hands,
+                clock=self.clock,
+            )
+        return Session(
+            self.rules, names, seed=self.session_seed, button=self.start_button, clock=self.clock
+        )
+
+    def _rebuild(self, stored: StoredTable) -> None:
+        """Replay the stored setup and actions through the engine (startup, recovery)."""
+        for h in stored.hands:
+            self.hands[h.number] = _Hand(
+                Commitment(self.id, h.number, h.seed, h.salt, h.commitment),
+                h.started_at,
+                h.finished_at,
+                h.record,
+            )
+        if self.started_at is None:
+            return
+        self.clock.fixed = self.started_at
+        try:
+            self.session = self._new_session([s.name or f"Seat {s.seat + 1}" for s in self.seats])
+        finally:
+            self.clock.fixed = None
+        session = self.session
+        for h in stored.hands:
+            if h.started_at is None:
+                break
+            table = session.start_hand(deck=deck_for(h.seed))
+            self.hand_no = h.number
+            self.stored_seq = 0
+            for data in h.actions:
+                table.apply(action_from_dict(data))
+                self.stored_seq += 1
+            if table.over:
+                self.clock.fixed = h.finished_at if h.finished_at is not None else time.time()
+                try:
+                    result = session.finish_hand()
+                finally:
+                    self.clock.fixed = None
+                hand = self.hands[h.number]
+                if hand.record is None:  # finished in memory but not stored: store it now
+                    hand.record = self._record(result.record, h.number)
+        self.status = "finished" if session.over else "playing"
+
+    def resume(self) -> None:
+        """After a rebuild: restart timers and bots, or schedule the next deal."""
+        session = self.session
+        if session is None:
+            return
+        table = self.table
+        if session.over:
+            if self.status != "finished":
+                self.status = "finished"
+                self.store.set_status(self.id, "finished")
+            return
+        if table is not None and not table.over:
+            self._after_change()
+            return
+        number = session.hands_played + 1
+        if number not in self.hands:  # the next hand's commitment was not stored yet
+            commit = new_commitment(self.id, number)
+            last = self.hands.get(number - 1)
+            self.store.add_actions(
+                self.id,
+                number - 1,
+                self.stored_seq,
+                [],
+                finished=(
+                    (last.finished_at or time.time(), last.record)
+                    if last is not None and last.record is not None
+                    else None
+                ),
+                next_hand=NewHand(number, commit.seed, commit.salt, commit.commitment),
+            )
+            self.hands[number] = _Hand(commit)
+        self._schedule_next_hand()
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def table(self) -> Table | None:
+        return self.session.table if self.session is not None else None
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        return asyncio.get_running_loop()
+
+    def seat_for_token(self, token: str) -> int | None:
+        h = _hash(token)
+        for s in self.seats:
+            if s.token_hash is not None and secrets.compare_digest(s.token_hash, h):
+                return s.seat
+        return None
+
+    def check_code(self, code: str) -> bool:
+        return secrets.compare_digest(self.join_code_hash, _hash(code))
+
+    def seats_info(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "seat": s.seat,
+                "kind": s.kind,
+                "name": s.name,
+                "bot": s.bot,
+                "level": s.level,
+                "taken": s.taken,
+                "connected": s.kind == "bot" or s.connected > 0,
+            }
+            for s in self.seats
+        ]
+
+    def info(self) -> dict[str, Any]:
+        """The ``TableInfo`` of the protocol."""
+        table = self.table
+        current = self.hands.get(self.hand_no)
+        spec = self.spec
+        return {
+            "id": self.id,
+            "name": self.name,
+            "preset": self.preset,
+            "variant": self.rules.variant,
+            "options": dict(spec.options),
+            "rules": self.rules.to_dict(),
+            "status": self.status,
+            "mode": spec.mode,
+            "time_limit": self.rules.time_limit,
+            "hints": spec.hints,
+            "spectators": spec.spectators,
+            "bot_delay": spec.bot_delay,
+            "next_hand_delay": spec.next_hand_delay,
+            "seats": self.seats_info(),
+            "hand": self.hand_no,
+            "version": table.version if table is not None else 0,
+            "hands_played": self.session.hands_played if self.session is not None else 0,
+            "session_over": self.session.over if self.session is not None else False,
+            "commitment": current.commit.commitment if current is not None else None,
+            "next_commitment": self._next_commitment(),
+            "created_at": _iso(self.created_at),
+            "spectators_connected": sum(1 for c in self.conns if c.seat is None),
+        }
+
+    def _next_commitment(self) -> str | None:
+        nxt = self.hands.get(self.hand_no + 1)
+        return nxt.commit.commitment if nxt is not None else None
+
+    def ledger_info(self) -> dict[str, Any]:
+        """The ``LedgerInfo`` of the protocol."""
+        session = self.session
+        names = [s.name or f"Seat {s.seat + 1}" for s in self.seats]
+        kind = "tournament" if self.spec.mode == "tournament" else "cash"
+        if session is None:
+            return {
+                "table_id": self.id,
+                "kind": kind,
+                "players": names,
+                "hands_played": 0,
+                "over": False,
+                "points": dict.fromkeys(names, 0),
+                "pairs": {},
+                "money": dict.fromkeys(names, 0.0),
+                "stacks": None,
+                "out": [],
+                "hands": [],
+            }
+        ledger = session.ledger.to_dict()
+        return {
+            "table_id": self.id,
+            "kind": kind,
+            "players": list(session.players),
+            "hands_played": session.hands_played,
+            "over": session.over,
+            "points": ledger["points"],
+            "pairs": ledger["pairs"],
+            "money": ledger["money"],
+            "stacks": ledger.get("stacks"),
+            "out": ledger.get("out", []),
+            "hands": [
+                {"hand": r.number, "button": r.button, "totals": dict(r.totals)}
+                for r in session.results
+            ],
+        }
+
+    def hands_info(self) -> list[dict[str, Any]]:
+        """The ``HandInfo`` list: commitments, and reveals of finished hands."""
+        out = []
+        for number in sorted(self.hands):
+            h = self.hands[number]
+            done = h.record is not None
+            out.append(
+                {
+                    "hand": number,
+                    "commitment": h.commit.commitment,
+                    "started": h.started_at is not None,
+                    "finished": done,
+                    "seed": h.commit.seed if done else None,
+                    "salt": h.commit.salt if done else None,
+                    "scheme": SCHEME,
+                }
+            )
+        return out
+
+    def _record(self, record: Mapping[str, Any], number: int) -> dict[str, Any]:
+        data = dict(record)
+        data["fairness"] = self.hands[number].commit.reveal()
+        return data
+
+    # ------------------------------------------------------------------ seating
+
+    def free_human_seats(self) -> list[int]:
+        return [s.seat for s in self.seats if s.kind == "human" and s.token_hash is None]
+
+    def _unique_name(self, wanted: str, seat: int) -> str:
+        taken = {s.name for s in self.seats if s.seat != seat and s.taken and s.name}
+        name, k = wanted, 2
+        while name in taken:
+            name = f"{wanted} ({k})"
+            k += 1
+        return name
+
+    def claim(self, seat: int | None, name: str) -> tuple[int, str, str]:
+        """Give a free human seat to ``name``: (seat, player name, token)."""
+        free = self.free_human_seats()
+        if seat is None:
+            if not free:
+                raise LookupError("no free seat at this table")
+            seat = free[0]
+        elif seat not in free:
+            raise LookupError(f"seat {seat} is not a free human seat")
+        name = self._unique_name(name.strip() or f"Player {seat + 1}", seat)
+        token = "s-" + secrets.token_urlsafe(24)
+        if not self.store.claim_seat(self.id, seat, name, _hash(token)):
+            raise LookupError(f"seat {seat} was just taken")
+        s = self.seats[seat]
+        s.name, s.token_hash = name, _hash(token)
+        self._broadcast_seats()
+        if not self.free_human_seats() and self.session is None:
+            self.start_session()
+        return seat, name, token
+
+    # ------------------------------------------------------------------ dealing
+
+    def start_session(self) -> None:
+        """All seats are taken: commit to hand 1's seed and deal it."""
+        now = time.time()
+        first = new_commitment(self.id, 1)
+        self.store.start_session(self.id, now, NewHand(1, first.seed, first.salt, first.commitment))
+        self.started_at = now
+        self.status = "playing"
+        self.hands[1] = _Hand(first, started_at=now)
+        self.clock.fixed = now
+        try:
+            self.session = self._new_session([s.name or f"Seat {s.seat + 1}" for s in self.seats])
+        finally:
+            self.clock.fixed = None
+        self._deal(1)
+
+    def _schedule_next_hand(self) -> None:
+        if self._next_hand is not None:
+            self._next_hand.cancel()
+        self._next_hand = self.loop.call_later(self.spec.next_hand_delay, self._start_next_hand)
+
+    def _start_next_hand(self) -> None:
+        self._next_hand = None
+        session = self.session
+        if session is None or session.over or self.manager.closing:
+            return
+        table = self.table
+        if table is not None and not table.over:
+            return
+        number = session.hands_played + 1
+        now = time.time()
+        try:
+            self.store.start_hand(self.id, number, now)
+        except Exception:
+            log.exception("table %s: cannot store the start of hand %d", self.id, number)
+            self._schedule_next_hand()
+            return
+        self.hands[number].started_at = now
+        self._deal(number)
+
+    def _deal(self, number: int) -> None:
+        assert self.session is not None
+        self.session.start_hand(deck=deck_for(self.hands[number].commit.seed))
+        self.hand_no = number
+        self.stored_seq = 0
+        self._cache.clear()
+        table = self.table
+        assert table is not None
+        start = _dumps(
+            {
+                "type": "hand_start",
+                "table_id": self.id,
+                "hand": number,
+                "button": table.button,
+                "players": list(table.players),
+                "commitment": self.hands[number].commit.commitment,
+                "scheme": SCHEME,
+            }
+        )
+        for conn in list(self.conns):
+            conn.send(start)
+            conn.send(self.state_message(conn.seat, None, None, with_log=False))
+        self._after_change()
+
+    # ------------------------------------------------------------------ acting
+
+    def submit(self, seat: int, action: Action, ref: object = None) -> Result:
+        """Check, apply, store, then broadcast one action of ``seat``.
+
+        Returns the error (nothing changed, nothing sent to anybody) or ok.
+        """
+        table = self.table
+        if table is None or table.over or self.status != "playing":
+            return Result(False, "no_hand", "no hand is being played now")
+        if action.seat != seat:
+            return Result(False, "not_your_seat", f"you hold seat {seat}, not {action.seat}")
+        reason = table.check(action)
+        if reason is not None:
+            return Result(False, "stale" if reason.startswith("stale") else "illegal", reason)
+        n_log = len(table.log)
+        table.apply(action)
+        entries = table.log[n_log:]
+        stored = [e.to_dict() for e in entries if not e.auto]
+        number = self.hand_no
+        finished: tuple[float, dict[str, Any]] | None = None
+        next_hand: Commitment | None = None
+        status: str | None = None
+        session = self.session
+        assert session is not None
+        if table.over:
+            now = time.time()
+            self.clock.fixed = now
+            try:
+                result = session.finish_hand()
+            finally:
+                self.clock.fixed = None
+            finished = (now, self._record(result.record, number))
+            if session.over:
+                status = "finished"
+            else:
+                next_hand = new_commitment(self.id, number + 1)
+        try:
+            self.store.add_actions(
+                self.id,
+                number,
+                self.stored_seq,
+                stored,
+                finished=finished,
+                next_hand=(
+                    NewHand(next_hand.hand, next_hand.seed, next_hand.salt, next_hand.commitment)
+                    if next_hand is not None
+                    else None
+                ),
+                status=status,
+            )
+        except Exception:
+            log.exception("table %s: cannot store an action; reloading the table", self.id)
+            self.manager.reload(self)
+            return Result(False, "server_error", "the action could not be stored; try again")
+        self.stored_seq += len(stored)
+        if finished is not None:
+            hand = self.hands[number]
+            hand.finished_at, hand.record = finished
+            if next_hand is not None:
+                self.hands[number + 1] = _Hand(next_hand)
+            if status is not None:
+                self.status = status
+        acting = entries[0]
+        for conn in list(self.conns):
+            conn.send(self.state_message(conn.seat, acting, ref if conn.seat == seat else None))
+        if finished is not None:
+            self._hand_end(number)
+        self._after_change()
+        return Result(True)
+
+    def _hand_end(self, number: int) -> None:
+        session = self.session
+        assert session is not None
+        last = session.results[-1]
+        over = session.over
+        text = _dumps(
+            {
+                "type": "hand_end",
+                "table_id": self.id,
+                "hand": number,
+                "totals": dict(last.totals),
+                "ledger": last.ledger.to_dict(),
+                "reveal": self.hands[number].commit.reveal(),
+                "session_over": over,
+                "next_hand_in": None if over else self.spec.next_hand_delay,
+                "next_commitment": self._next_commitment(),
+            }
+        )
+        for conn in list(self.conns):
+            conn.send(text)
+        if over:
+            end = _dumps({"type": "session_end", "table_id": self.id, "ledger": self.ledger_info()})
+            for conn in list(self.conns):
+                conn.send(end)
+        else:
+            self._schedule_next_hand()
+
+    def _after_change(self) -> None:
+        """Restart timers and wake bots for the new state."""
+        table = self.table
+        if table is None or table.over or self.status != "playing" or self.manager.closing:
+            self._cancel_timers()
+            return
+        to_act = table.to_act
+        limit = self.rules.time_limit
+        for s in self.seats:
+            seat = s.seat
+            if s.kind == "bot":
+                if seat in to_act and seat not in self._bot_tasks:
+                    self._bot_tasks[seat] = self.loop.create_task(self._bot_turn(seat))
+                continue
+            if limit is None or seat not in to_act or seat in table.timed_out:
+                self._cancel_timer(seat)
+                continue
+            key = (self.hand_no, table.decisions(seat))
+            timer = self._timers.get(seat)
+            if timer is not None and timer.key == key:
+                continue
+            self._cancel_timer(seat)
+            loop = self.loop
+            self._timers[seat] = _Timer(
+                key, loop.time() + limit, limit, loop.call_later(limit, self._expire, seat, key)
+            )
+
+    def _cancel_timer(self, seat: int) -> None:
+        timer = self._timers.pop(seat, None)
+        if timer is not None:
+            timer.handle.cancel()
+
+    def _cancel_timers(self) -> None:
+        for seat in list(self._timers):
+            self._cancel_timer(seat)
+
+    def _expire(self, seat: int, key: tuple[Any, ...]) -> None:
+        timer = self._timers.get(seat)
+        table = self.table
+        if timer is None or timer.key != key or table is None:
+            return
+        del self._timers[seat]
+        if table.over or seat not in table.to_act:
+            return
+        result = self.submit(seat, Timeout(seat, version=table.version))
+        if not result.ok:
+            log.warning("table %s: timeout of seat %d refused: %s", self.id, seat, result.message)
+
+    async def _bot_turn(self, seat: int) -> None:
+        try:
+            await asyncio.sleep(self.spec.bot_delay)
+            for _attempt in range(3):
+                table = self.table
+                if (
+                    table is None
+                    or table.over
+                    or seat not in table.to_act
+                    or self.status != "playing"
+                    or self.manager.closing
+                ):
+                    return
+                view = table.view(seat)
+                try:
+                    action = await asyncio.to_thread(self._bot_act, seat, view)
+                except Exception:
+                    log.exception("table %s: bot of seat %d failed; random action", self.id, seat)
+                    action = table.random_action(seat, self._rng)
+                if action.version is None:
+                    action = dataclasses.replace(action, version=view.version)
+                if self.table is not table or self.manager.closing:
+                    return
+                self._bot_tasks.pop(seat, None)
+                result = self.submit(seat, action)
+                if result.ok:
+                    return
+                log.info("table %s: bot %d action refused: %s", self.id, seat, result.message)
+            table = self.table
+            if table is not None and not table.over and seat in table.to_act:
+                self._bot_tasks.pop(seat, None)
+                self.submit(seat, table.random_action(seat, self._rng))
+        finally:
+            task = self._bot_tasks.get(seat)
+            if task is asyncio.current_task():
+                del self._bot_tasks[seat]
+
+    def _bot_act(self, seat: int, view: View) -> Action:
+        """Run in a worker thread: build the seat's bot if needed, and let it act."""
+        return self._bot(seat).act(view)
+
+    def _bot(self, seat: int) -> ai.Bot:
+        bot = self._bots.get(seat)
+        if bot is None:
+            s = self.seats[seat]
+            bot = make_server_bot(s.bot or "random", s.level, secrets.randbits(32))
+            self._bots[seat] = bot
+        return bot
+
+    # ------------------------------------------------------------------ messages
+
+    def _view(self, seat: int | None) -> _Cached:
+        """``table.view(seat)`` and its ``to_dict()`` JSON, cached per hand and version.
+
+        The rules part is the same in every view of the table: it is serialised once
+        (``_RulesOnce``) and spliced in, so the text equals ``dumps(view.to_dict())``.
+        """
+        table = self.table
+        assert table is not None
+        key = (self.hand_no, table.version)
+        cached = self._cache.get(seat)
+        if cached is None or cached.key != key:
+            view = table.view(seat)
+            if _FAST_VIEWS:
+                data = _view_dict(view)
+            else:  # the engine's View grew fields this module does not know: its to_dict()
+                data = dataclasses.replace(view, rules=cast(Rules, self._rules_once)).to_dict()
+            text = _dumps(data).replace(_RULES_MARK_JSON, self._rules_json, 1)
+            cached = _Cached(key, view, text)
+            self._cache[seat] = cached
+        return cached
+
+    def public_entry(self, entry: LogEntry, viewer: int | None, view: View) -> dict[str, Any]:
+        """An applied action as ``viewer`` may see it (see the protocol document)."""
+        data = entry.action.to_dict()
+        data["auto"] = entry.auto
+        data.setdefault("hand", 0)
+        if data["seat"] == viewer or data["type"] != "place":
+            return data
+        data.pop("discard", None)
+        if view.board_of(data["seat"], data["hand"]).hidden:
+            for line in ("top", "middle", "bottom"):
+                data.pop(line, None)
+        return data
+
+    def clocks(self) -> list[dict[str, Any]]:
+        now = self.loop.time()
+        return [
+            {"seat": seat, "remaining": round(max(t.deadline - now, 0.0), 3), "limit": t.limit}
+            for seat, t in sorted(self._timers.items())
+        ]
+
+    def state_message(
+        self, seat: int | None, last: LogEntry | None, ack: object, *, with_log: bool = False
+    ) -> str:
+        """The ``state`` message for a socket of ``seat`` (None: a spectator)."""
+        table = self.table
+        assert table is not None
+        cached = self._view(seat)
+        entries: str = "null"
+        if with_log:
+            entries = _dumps([self.public_entry(e, seat, cached.view) for e in table.log])
+        head = {
+            "type": "state",
+            "table_id": self.id,
+            "hand": self.hand_no,
+            "version": table.version,
+        }
+        tail = {
+            "last": self.public_entry(last, seat, cached.view) if last is not None else None,
+            "ack": ack,
+            "clocks": self.clocks(),
+            "commitment": self.hands[self.hand_no].commit.commitment,
+        }
+        return (
+            _dumps(head)[:-1]
+            + ',"view":'
+            + cached.text
+            + ","
+            + _dumps(tail)[1:-1]
+            + ',"log":'
+            + entries
+            + "}"
+        )
+
+    def _broadcast_seats(self) -> None:
+        text = _dumps(
+            {
+                "type": "seats",
+                "table_id": self.id,
+                "seats": self.seats_info(),
+                "status": self.status,
+            }
+        )
+        for conn in list(self.conns):
+            conn.send(text)
+
+    def attach(self, conn: Conn) -> None:
+        """A socket joined: welcome it and send the full state with the hand's log."""
+        self.conns.append(conn)
+        if conn.seat is not None:
+            self.seats[conn.seat].connected += 1
+        s = self.seats[conn.seat] if conn.seat is not None else None
+        conn.send(
+            _dumps(
+                {
+                    "type": "welcome",
+                    "protocol": PROTOCOL_VERSION,
+                    "table_id": self.id,
+                    "role": "seat" if conn.seat is not None else "spectator",
+                    "seat": conn.seat,
+                    "player": s.name if s is not None else None,
+                    "table": self.info(),
+                }
+            )
+        )
+        if conn.seat is not None and self.seats[conn.seat].connected == 1:
+            self._broadcast_seats()
+        if self.table is not None:
+            conn.send(self.state_message(conn.seat, None, None, with_log=True))
+
+    def detach(self, conn: Conn) -> None:
+        if conn in self.conns:
+            self.conns.remove(conn)
+            if conn.seat is not None:
+                self.seats[conn.seat].connected -= 1
+                if self.seats[conn.seat].connected == 0:
+                    self._broadcast_seats()
+        conn.close()
+
+    def handle(self, conn: Conn, text: str | None) -> None:
+        """Validate and carry out one client message; errors go to ``conn`` only."""
+        if text is None:
+            self._error(conn, None, "bad_json", "send JSON text frames, not binary ones")
+            return
+        if len(text) > MAX_MESSAGE:
+            self._error(conn, None, "too_large", f"a message may have at most {MAX_MESSAGE} chars")
+            return
+        try:
+            data = json.loads(text)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            self._error(conn, None, "bad_json", f"not valid JSON: {exc}")
+            return
+        if not isinstance(data, dict):
+            self._error(conn, None, "bad_message", "a message must be a JSON object")
+            return
+        ref = data.get("id")
+        if not isinstance(ref, int | str) or isinstance(ref, bool):
+            ref = None
+        kind = data.get("type")
+        if kind not in _TYPES:
+            code = "unknown_type" if kind is not None else "bad_message"
+            self._error(conn, ref, code, f"unknown message type {kind!r}; types: {_TYPES}")
+            return
+        action = data.get("action")
+        if kind == "action" and isinstance(action, dict) and action.get("type") == "timeout":
+            self._error(conn, ref, "illegal", "timeouts are made by the server when time runs out")
+            return
+        try:
+            msg = _CLIENT.validate_python(data)
+        except ValidationError as exc:
+            self._error(conn, ref, "bad_message", _validation_message(exc))
+            return
+        if conn.seat is None and not isinstance(msg, SyncMsg | PingMsg):
+            self._error(conn, ref, "read_only", "spectators may only send sync and ping")
+            return
+        if isinstance(msg, PingMsg):
+            conn.send(_dumps({"type": "pong", "ref": msg.id, "time": time.time()}))
+        elif isinstance(msg, SyncMsg):
+            if self.table is None:
+                self._error(conn, msg.id, "no_hand", "no hand has been dealt yet")
+            else:
+                conn.send(self.state_message(conn.seat, None, None, with_log=True))
+        elif isinstance(msg, ActionMsg):
+            assert conn.seat is not None
+            self._action(conn, conn.seat, msg)
+        elif isinstance(msg, LegalMsg):
+            assert conn.seat is not None
+            self._legal(conn, conn.seat, msg)
+        else:
+            assert conn.seat is not None and isinstance(msg, HintMsg)
+            self.loop.create_task(self._hint(conn, conn.seat, msg))
+
+    def _error(self, conn: Conn, ref: object, code: str, message: str) -> None:
+        table = self.table
+        conn.send(
+            _dumps(
+                {
+                    "type": "error",
+                    "ref": ref,
+                    "code": code,
+                    "message": message,
+                    "version": table.version if table is not None else None,
+                }
+            )
+        )
+
+    def _action(self, conn: Conn, seat: int, msg: ActionMsg) -> None:
+        body = msg.action.model_dump(exclude_none=True)
+        if body.get("seat", seat) != seat:
+            self._error(conn, msg.id, "not_your_seat", f"you hold seat {seat}, not {body['seat']}")
+            return
+        body["seat"] = seat
+        try:
+            action = action_from_dict(body)
+        except ValueError as exc:
+            self._error(conn, msg.id, "bad_message", f"bad action: {exc}")
+            return
+        result = self.submit(seat, action, msg.id)
+        if not result.ok:
+            assert result.code is not None and result.message is not None
+            self._error(conn, msg.id, result.code, result.message)
+
+    def _legal(self, conn: Conn, seat: int, msg: LegalMsg) -> None:
+        table = self.table
+        if table is None or table.over:
+            self._error(conn, msg.id, "no_hand", "no hand is being played now")
+            return
+        legal = table.legal_actions(seat)
+        count = len(legal)
+        actions = [a.to_dict() for a in legal] if count <= msg.limit else []
+        conn.send(
+            _dumps(
+                {
+                    "type": "legal",
+                    "ref": msg.id,
+                    "version": table.version,
+                    "count": count,
+                    "truncated": count > msg.limit,
+                    "actions": actions,
+                }
+            )
+        )
+
+    async def _hint(self, conn: Conn, seat: int, msg: HintMsg) -> None:
+        ref = msg.id
+        if not self.spec.hints:
+            self._error(conn, ref, "hints_disabled", "this table does not allow hints")
+            return
+        try:
+            module = importlib.import_module("chinese_poker.ai.hints")
+        except ImportError:
+            self._error(conn, ref, "hints_unavailable", "hints are unavailable in this build")
+            return
+        fn: Callable[..., Any] | None = getattr(module, "hint", None)
+        if fn is None:
+            self._error(conn, ref, "hints_unavailable", "hints are unavailable in this build")
+            return
+        table = self.table
+        if table is None or table.over or seat not in table.to_act:
+            self._error(conn, ref, "no_hand", "you have nothing to decide now")
+            return
+        view = table.view(seat)
+        kwargs: dict[str, Any] = {}
+        with contextlib.suppress(TypeError, ValueError):
+            if "time_budget" in inspect.signature(fn).parameters:
+                kwargs["time_budget"] = HINT_SECONDS
+        try:
+            ranked = await asyncio.to_thread(fn, view, **kwargs)
+        except Exception as exc:
+            log.exception("table %s: hint failed", self.id)
+            self._error(conn, ref, "hints_unavailable", f"the hint failed: {exc}")
+            return
+        entries = list(ranked)
+        conn.send(
+            _dumps(
+                {
+                    "type": "hint",
+                    "ref": ref,
+                    "version": view.version,
+                    "count": len(entries),
+                    "actions": [_plain(item) for item in entries[: msg.limit]],
+                }
+            )
+        )
+
+    # ------------------------------------------------------------------ shutdown
+
+    def stop(self) -> None:
+        """Cancel timers, bots and the next deal (server shutdown)."""
+        self._cancel_timers()
+        if self._next_hand is not None:
+            self._next_hand.cancel()
+            self._next_hand = None
+        for task in self._bot_tasks.values():
+            task.cancel()
+        self._bot_tasks.clear()
+
+
+def _plain(item: object) -> Any:
+    """JSON data from whatever the hints module returns (records, actions, tuples)."""
+    if isinstance(item, str | int | float | bool) or item is None:
+        return item
+    to_dict = getattr(item, "to_dict", None)
+    if callable(to_dict):
+        return _plain(to_dict())
+    if dataclasses.is_dataclass(item) and not isinstance(item, type):
+        return {f.name: _plain(getattr(item, f.name)) for f in dataclasses.fields(item)}
+    if isinstance(item, Mapping):
+        return {str(k): _plain(v) for k, v in item.items()}
+    if isinstance(item, list | tuple):
+        return [_plain(v) for v in item]
+    return str(item)
+
+
+def _iso(ts: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))
+
+
+# --------------------------------------------------------------------------- the manager
+
+
+@dataclass
+class Created:
+    """A new table with its join code, and the creator's seat and token if he joined."""
+
+    table: LiveTable
+    join_code: str
+    seat: int | None
+    token: str | None
+
+
+@dataclass
+class TableManager:
+    """All live tables of one server process, with the store behind them."""
+
+    store: Store
+    tables: dict[str, LiveTable] = field(default_factory=dict)
+    closing: bool = False
+
+    def recover(self) -> int:
+        """Rebuild every unfinished table from the store; returns how many."""
+        count = 0
+        for table_id in self.store.table_ids(exclude_status="finished"):
+            live = self._load(table_id)
+            if live is not None:
+                live.resume()
+                count += 1
+        return count
+
+    def _load(self, table_id: str) -> LiveTable | None:
+        stored = self.store.load_table(table_id)
+        if stored is None:
+            return None
+        live = LiveTable(self, stored)
+        self.tables[table_id] = live
+        return live
+
+    def get(self, table_id: str) -> LiveTable | None:
+        """A table by id (finished tables are rebuilt from the store on first use)."""
+        live = self.tables.get(table_id)
+        if live is None:
+            live = self._load(table_id)
+        return live
+
+    def reload(self, live: LiveTable) -> LiveTable:
+        """Rebuild a table from the store (after a failed write) and keep its sockets."""
+        live.stop()
+        fresh = self._load(live.id)
+        if fresh is None:
+            return live
+        fresh.conns = live.conns
+        for conn in fresh.conns:
+            if conn.seat is not None:
+                fresh.seats[conn.seat].connected += 1
+            if fresh.table is not None:
+                conn.send(fresh.state_message(conn.seat, None, None, with_log=True))
+        fresh.resume()
+        return fresh
+
+    def create(self, spec: CreateTable) -> Created:
+        """Open a table; ValueError for a bad preset, option, seat count or bot."""
+        options = dict(spec.options)
+        if spec.time_limit is not None:
+            options["time_limit"] = spec.time_limit
+        rules = rules_for(spec.preset, **options)
+        n = len(spec.seats)
+        if n not in rules.player_counts:
+            counts = rules.player_counts
+            raise ValueError(
+                f"{rules.variant} is played by {counts.start} to {counts.stop - 1} players, not {n}"
+            )
+        if spec.button >= n:
+            raise ValueError(f"button must be a seat 0..{n - 1}")
+        if spec.mode != "tournament" and spec.tournament is not None:
+            raise ValueError("tournament settings need mode 'tournament'")
+        seats: list[StoredSeat] = []
+        used: set[str] = set()
+        for i, s in enumerate(spec.seats):
+            if s.kind == "bot":
+                if not s.bot:
+                    raise ValueError(f"seat {i}: a bot seat needs a bot name")
+                make_server_bot(s.bot, s.level, 0)  # validates the name and level
+                name = s.name or f"{s.bot}-{i}"
+            else:
+                if s.bot is not None or s.level is not None:
+                    raise ValueError(f"seat {i}: bot and level are for bot seats")
+                name = s.name or ""
+            if name:
+                base, k = name, 2
+                while name in used:
+                    name = f"{base} ({k})"
+                    k += 1
+                used.add(name)
+            seats.append(StoredSeat(i, s.kind, name or None, s.bot, s.level, None, None))
+        if spec.mode == "tournament" and spec.tournament and spec.tournament.stacks:
+            names = {s.name for s in seats}
+            unknown = sorted(set(spec.tournament.stacks) - names)
+            if unknown:
+                raise ValueError(
+                    f"stacks name unknown players {unknown}; name the seats to set stacks"
+                )
+        table_id = "t-" + secrets.token_hex(6)
+        code = secrets.token_urlsafe(8)
+        config = {
+            "request": spec.model_dump(mode="json"),
+            "preset": spec.preset,
+            "rules": rules.to_dict(),
+        }
+        created_at = self.store.create_table(
+            table_id=table_id,
+            name=spec.name or f"{spec.preset} table",
+            config=config,
+            join_code_hash=_hash(code),
+            session_seed=str(secrets.randbits(128)),
+            start_button=spec.button,
+            seats=seats,
+            status="waiting",
+        )
+        stored = StoredTable(
+            id=table_id,
+            name=spec.name or f"{spec.preset} table",
+            created_at=created_at,
+            config=config,
+            join_code_hash=_hash(code),
+            status="waiting",
+            session_seed="0",
+            start_button=spec.button,
+            started_at=None,
+            seats=seats,
+            hands=[],
+        )
+        loaded = self.store.load_table(table_id)
+        live = LiveTable(self, loaded if loaded is not None else stored)
+        self.tables[table_id] = live
+        seat = token = None
+        if spec.join and live.free_human_seats():
+            first = live.free_human_seats()[0]
+            wanted = spec.seats[first].name or f"Player {first + 1}"
+            seat, _name, token = live.claim(first, wanted)
+        elif not live.free_human_seats():
+            live.start_session()
+        return Created(live, code, seat, token)
+
+    def close(self) -> None:
+        """Stop every table's timers and bots and close every socket."""
+        self.closing = True
+        for live in self.tables.values():
+            live.stop()
+            for conn in list(live.conns):
+                conn.close()

@@ -293,7 +293,6 @@ class Settlement:
 class _Plan:
     __slots__ = (
         "award",
-        "rules_dict",
         "bot_royal",
         "bot_table",
         "claim_automatic",
@@ -320,6 +319,7 @@ class _Plan:
         "parallel",
         "qualifier",
         "rules",
+        "rules_dict",
         "s",
         "surrender_allowed",
         "surrender_cost",

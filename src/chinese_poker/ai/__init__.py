@@ -10,7 +10,8 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from chinese_poker.ai.simple import RandomBot, RuleBot
 from chinese_poker.engine.actions import Action
@@ -27,12 +28,22 @@ class Bot(Protocol):
     def act(self, view: View) -> Action: ...
 
 
-BOTS: dict[str, type[RandomBot] | type[RuleBot]] = {"random": RandomBot, "rules": RuleBot}
+def _mc(seed: int | None = None, level: int | None = None, time_budget: float | None = None) -> Bot:
+    """The Monte Carlo bot, imported on first use (it compiles numba kernels)."""
+    from chinese_poker.ai.mc import MonteCarloBot
+
+    return MonteCarloBot(seed=seed, level=level, time_budget=time_budget)
+
+
+BOTS: dict[str, Callable[..., Bot]] = {"random": RandomBot, "rules": RuleBot, "mc": _mc}
 """The built-in bots by name."""
 
 
-def make_bot(name: str, seed: int | None = None) -> Bot:
-    """A built-in bot by name (``random`` or ``rules``), seeded for reproducible play.
+def make_bot(name: str, seed: int | None = None, **options: Any) -> Bot:
+    """A built-in bot by name (``random``, ``rules``, ``mc``), seeded for reproducible play.
+
+    ``options`` go to bots that take them (``mc``: ``level``, ``time_budget``); options
+    left at None are not passed.
 
     >>> make_bot("random", seed=1).name
     'random'
@@ -40,4 +51,12 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
     cls = BOTS.get(name.strip().lower())
     if cls is None:
         raise ValueError(f"unknown bot {name!r}; bots: {', '.join(BOTS)}")
-    return cls(seed=seed)
+    given = {key: value for key, value in options.items() if value is not None}
+    if given:
+        import inspect
+
+        accepted = inspect.signature(cls).parameters
+        unknown = [key for key in given if key not in accepted]
+        if unknown:
+            raise ValueError(f"bot {name.strip().lower()!r} takes no option {unknown[0]!r}")
+    return cls(seed=seed, **given)

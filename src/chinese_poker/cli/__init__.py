@@ -24,6 +24,9 @@ COMMANDS: dict[str, str] = {
     "replay": "replay",
     "simulate": "simulate",
     "bot": "bot",
+    "hint": "hint",
+    "serve": "serve",
+    "verify": "verify",
 }
 
 

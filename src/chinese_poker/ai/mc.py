@@ -1,0 +1,319 @@
+"""The Monte Carlo bot ``mc``: plays every variant, open-face by sampling and playouts.
+
+Open-face streets (OFC, Pineapple, Progressive Pineapple, Turbo). For each candidate
+placement of the street the bot plays the hand out many times
+(:mod:`chinese_poker.ai.rollout`): each rollout shuffles the cards it cannot see (the
+deck, the opponents' discards and hidden Fantasyland deals: its own discards and every
+placed card are known), completes every board that still has streets to play with the
+fast policy (opponents from their visible cards), and settles our board against each
+opponent exactly as the scorer does (lines, overall unit, scoop, royalties, fouls, the
+Finnish deuce) plus a value for earning Fantasyland
+(:func:`~chinese_poker.ai.rollout.fantasyland_value`). The candidate with the best mean
+wins. Common random numbers (every candidate on the same decks) make the comparison
+sharp; the first street's 232 placements are first screened by the policy's own score,
+and successive halving spends the rollouts on the candidates that are still close.
+
+* Fantasyland deals: the exact solver (:func:`~chinese_poker.ai.fantasyland.solve_fantasyland`)
+  with a stay value worth one more Fantasyland hand while the repeat limit allows one.
+* Classic and Criss Cross: the setting solver (:mod:`chinese_poker.ai.setting`) for the
+  set, its advice for surrender and naturals; if that module cannot be imported, the
+  rules bot plays those hands.
+* An open-face table with a deuce-to-seven middle (not a preset): the rules bot.
+
+``level`` (1..5, default 3) sets the effort (:data:`LEVELS`); ``time_budget`` (seconds
+per decision, default none) stops sampling once exceeded: the bot then answers with
+the best candidate so far, always a legal action. Without a budget the bot is
+deterministic for a seed; with one its play depends on the machine's speed.
+
+>>> from chinese_poker.rules import rules_for
+>>> from chinese_poker.engine import Table, play_hand
+>>> from chinese_poker.ai.simple import RuleBot
+>>> table = Table(rules_for("pineapple"), 2, seed=3)
+>>> play_hand(table, [MonteCarloBot(seed=1, level=1), RuleBot(seed=2)])
+>>> table.over
+True
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from chinese_poker.ai import rollout
+from chinese_poker.ai.fantasyland import solve_fantasyland
+from chinese_poker.cards import Card
+from chinese_poker.engine.actions import (
+    Action,
+    ClaimNatural,
+    Decision,
+    Place,
+    Surrender,
+    iter_placements,
+)
+from chinese_poker.engine.views import View
+from chinese_poker.rules import Rules
+
+if TYPE_CHECKING:
+    from chinese_poker.ai.setting import SettingSolution
+    from chinese_poker.ai.simple import RuleBot
+
+__all__ = [
+    "DEFAULT_LEVEL",
+    "FOUL_AVERSION",
+    "LEVELS",
+    "Level",
+    "MonteCarloBot",
+    "StreetOption",
+    "analyse_street",
+    "fantasyland_stay_value",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """The effort of one level.
+
+    ``rollouts``: playouts per candidate (the most any candidate gets);
+    ``candidates``: how many placements of a big street (the first) survive the policy
+    screen; ``screen_fills``: random completions per placement in that screen;
+    ``fills``: completions per placement inside the playout policy, each the best of
+    ``choice`` ways to use the cards; ``keep``: candidates that get every rollout
+    (successive halving drops the others along the way); ``fl_samples``: hidden
+    Fantasyland deals solved per decision; ``foul_aversion``: points charged per unit of
+    foul probability when choosing (not in the reported value; see docs/bots.md).
+    """
+
+    rollouts: int
+    candidates: int
+    screen_fills: int
+    fills: int
+    keep: int
+    fl_samples: int
+    choice: int
+    foul_aversion: float = 0.0
+
+
+#: Points charged per unit of foul probability when choosing a placement. Chasing
+#: Fantasyland pays so well that the expected-points maximum fouls about 15% of boards
+#: against the rules bot; 8 brings that under 10% for about a point a hand (docs/bots.md).
+FOUL_AVERSION = 8.0
+
+LEVELS: dict[int, Level] = {
+    1: Level(64, candidates=8, screen_fills=48, fills=4, choice=4, keep=2, fl_samples=4,
+             foul_aversion=FOUL_AVERSION),
+    2: Level(240, candidates=12, screen_fills=96, fills=6, choice=5, keep=3, fl_samples=6,
+             foul_aversion=FOUL_AVERSION),
+    3: Level(800, candidates=20, screen_fills=160, fills=8, choice=5, keep=3, fl_samples=8,
+             foul_aversion=FOUL_AVERSION),
+    4: Level(2400, candidates=32, screen_fills=256, fills=12, choice=8, keep=4, fl_samples=12,
+             foul_aversion=FOUL_AVERSION),
+    5: Level(6000, candidates=48, screen_fills=400, fills=16, choice=8, keep=4, fl_samples=16,
+             foul_aversion=FOUL_AVERSION),
+}
+"""Effort per level: 1 is quick (a few ms a decision), 3 the default, 5 strong."""
+
+DEFAULT_LEVEL = 3
+
+
+@dataclass(frozen=True, slots=True)
+class StreetOption:
+    """One analysed placement: mean points, its standard error, foul and Fantasyland
+    rates over ``rollouts`` playouts (0 when it was dropped by the screen; ``screen`` is
+    then the policy's score)."""
+
+    action: Place
+    value: float
+    stderr: float
+    foul_probability: float
+    fantasyland_probability: float
+    rollouts: int
+    screen: float
+
+
+def analyse_street(
+    view: View,
+    decision: Decision,
+    level: Level,
+    *,
+    seed: int,
+    deadline: float | None = None,
+    screen: bool = True,
+) -> list[StreetOption]:
+    """Every placement of an open-face street with its Monte Carlo estimate, best first.
+
+    ``screen`` False plays out every placement (hints): successive halving still gives
+    the weaker ones fewer rollouts.
+    """
+    actions = list(iter_placements(decision, view.version))
+    sit = rollout.Situation.from_view(view, decision)
+    cands = [sit.candidate(a) for a in actions]
+    rng = random.Random(seed)
+    screened, screen_fouls = rollout.static_scores(
+        sit, cands, fills=level.screen_fills, seed=rng.getrandbits(31), choice=level.choice
+    )
+    keep = list(range(len(actions)))
+    if screen and len(actions) > level.candidates:
+        keep = [int(i) for i in np.argsort(-screened, kind="stable")[: level.candidates]]
+    rollouts = level.rollouts
+    if not len(sit.events_who) and not sit.fl_seats:
+        rollouts = 1  # nothing left to deal: the result is exact
+    stats = rollout.run_rollouts(
+        sit,
+        [cands[i] for i in keep],
+        rollouts=rollouts,
+        fills=level.fills,
+        choice=level.choice,
+        seed=rng.getrandbits(31),
+        fl_samples=level.fl_samples,
+        halving=-1,
+        keep=level.keep,
+        foul_aversion=level.foul_aversion,
+        deadline=deadline,
+        rng=rng,
+    )
+    mean, err, fouls, fl = stats.mean(), stats.stderr(), stats.foul_rate(), stats.fl_rate()
+    out: list[StreetOption] = []
+    for k, i in enumerate(keep):
+        out.append(StreetOption(actions[i], float(mean[k]), float(err[k]), float(fouls[k]),
+                                float(fl[k]), int(stats.n[k]), float(screened[i])))  # fmt: skip
+    kept = set(keep)
+    for i in range(len(actions)):
+        if i not in kept:
+            value = float(screened[i])
+            out.append(StreetOption(actions[i], value, 0.0, float(screen_fouls[i]), 0.0, 0, value))
+    # Best first: candidates that got the most rollouts (survivors) rank by their mean;
+    # the others follow by what they showed.
+    most = int(stats.n.max())
+    lam = level.foul_aversion
+    out.sort(key=lambda o: (o.rollouts < most, -(o.value - lam * o.foul_probability)))
+    return out
+
+
+def fantasyland_stay_value(rules: Rules, streak: int | None = None) -> float:
+    """What staying in Fantasyland is worth to a player in his ``streak``-th consecutive
+    Fantasyland hand (None: unknown, taken as the first): one more Fantasyland hand if
+    the repeat limit allows it, else nothing."""
+    if not rules.is_open_face or not rules.fantasyland_enabled:
+        return 0.0
+    limit = rules.fl_max_consecutive
+    hands = 1 if streak is None else streak
+    if limit is not None and hands >= limit:
+        return 0.0
+    cards = rules.fantasyland_cards(None, repeat=True)
+    more = limit is None or hands + 1 < limit
+    return rollout.fantasyland_value(rules, cards, repeat_possible=more)
+
+
+class MonteCarloBot:
+    """The Monte Carlo player (see the module docstring).
+
+    >>> MonteCarloBot(seed=1).name, MonteCarloBot(level=1).level
+    ('mc', 1)
+    """
+
+    name = "mc"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        level: int | None = None,
+        time_budget: float | None = None,
+    ) -> None:
+        lvl = DEFAULT_LEVEL if level is None else level
+        if isinstance(lvl, bool) or not isinstance(lvl, int) or lvl not in LEVELS:
+            raise ValueError(f"mc level must be 1 to {max(LEVELS)}, not {level!r}")
+        if time_budget is not None and not time_budget > 0:
+            raise ValueError(f"time_budget must be a positive number of seconds, not {time_budget}")
+        self.level = lvl
+        self.params = LEVELS[lvl]
+        self.time_budget = time_budget
+        self.rng = random.Random(seed)
+        self._fallback: RuleBot | None = None
+        self._fl_streak = 0
+        self._settings: dict[tuple[tuple[Card, ...], int], SettingSolution] = {}
+        self.last_analysis: list[StreetOption] = []
+        """The options of the last open-face street decision, best first."""
+
+    # ------------------------------------------------------------------ dispatch
+
+    def act(self, view: View) -> Action:
+        if not view.decisions:
+            raise ValueError(f"seat {view.seat} has nothing to decide (to act: {view.to_act})")
+        deadline = None
+        if self.time_budget is not None:
+            deadline = time.monotonic() + self.time_budget
+        dec = view.decisions[0]
+        rules = view.rules
+        if dec.kind in ("natural", "surrender"):
+            return self._declare(view, dec)
+        if rules.is_open_face and rules.middle_mode != "high":
+            return self._rule_bot().act(view)  # the playout kernels score a high middle
+        if dec.kind == "set":
+            if rules.is_open_face:
+                return self._fantasyland(view, dec)
+            return self._classic(view, dec)
+        self._fl_streak = 0
+        options = analyse_street(view, dec, self.params, seed=self.rng.getrandbits(32),
+                                 deadline=deadline)  # fmt: skip
+        self.last_analysis = options
+        return options[0].action
+
+    def _rule_bot(self) -> RuleBot:
+        if self._fallback is None:
+            from chinese_poker.ai.simple import RuleBot
+
+            self._fallback = RuleBot(seed=self.rng.getrandbits(32))
+        return self._fallback
+
+    # ------------------------------------------------------------------ Fantasyland
+
+    def _fantasyland(self, view: View, dec: Decision) -> Place:
+        self._fl_streak += 1
+        stay = fantasyland_stay_value(view.rules, self._fl_streak)
+        sol = solve_fantasyland(dec.cards, view.rules, stay_value=stay)
+        b = sol.board
+        return Place(dec.seat, b.top, b.middle, b.bottom, sol.discards, dec.hand, view.version)
+
+    # ------------------------------------------------------------------ classic
+
+    def _solution(self, view: View, cards: Sequence[Card], hand: int) -> SettingSolution | None:
+        try:
+            from chinese_poker.ai.setting import solve_setting
+        except ImportError:  # pragma: no cover - the solver is part of the package now
+            return None
+        key = (tuple(sorted(cards)), hand)
+        sol = self._settings.get(key)
+        if sol is None:
+            rules = view.rules
+            if rules.variant == "criss_cross":
+                opponents = 1 if rules.criss_cross_pairing == "parallel" else 2
+            else:
+                opponents = min(3, max(1, len(view.players) - 1))
+            sol = solve_setting(cards, rules, opponents=opponents)
+            if len(self._settings) > 64:
+                self._settings.clear()
+            self._settings[key] = sol
+        return sol
+
+    def _classic(self, view: View, dec: Decision) -> Action:
+        sol = self._solution(view, dec.cards, dec.hand)
+        if sol is None:
+            return self._rule_bot().act(view)
+        b = sol.board
+        return Place(dec.seat, b.top, b.middle, b.bottom, (), dec.hand, view.version)
+
+    def _declare(self, view: View, dec: Decision) -> Action:
+        board = view.board_of(dec.seat, dec.hand)
+        cards = board.top + board.middle + board.bottom
+        sol = self._solution(view, cards, dec.hand) if len(cards) == 13 else None
+        if dec.kind == "natural":
+            claim = True if sol is None else sol.natural is not None
+            return ClaimNatural(dec.seat, claim, dec.hand, view.version)
+        if sol is None:
+            return self._rule_bot().act(view)
+        return Surrender(dec.seat, sol.surrender, dec.hand, view.version)

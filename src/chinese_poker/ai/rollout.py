@@ -1,0 +1,1198 @@
+"""Fast open-face playouts: the policy and the Monte Carlo kernels behind the ``mc`` bot.
+
+A *rollout* deals the cards a seat cannot see (a uniform shuffle of everything not
+visible to it: the deck, the opponents' discards, hidden Fantasyland deals) and plays
+the hand out: every seat that still has streets to play places them with the **fast
+policy**, and the completed boards are settled exactly like the scorer does (line
+points, the overall unit and the scoop, royalties under the award mode, the Finnish
+deuce, fouls) plus a value for earning (or keeping) Fantasyland.
+
+The fast policy places one street at a time. It scores each legal placement of the
+street by the average, over a few random completions of the empty slots drawn from
+the cards still undealt, of a simple board value:
+
+* royalties of the three lines,
+* the Fantasyland entry value when the top qualifies,
+* ``w`` x the line strength: how often a line of that category and rank beats the same
+  line of a typical completed board (``+1`` always, ``-1`` never; estimated from the
+  policy's own boards, see :func:`strength_table`),
+* minus ``foul_penalty`` when the completion fouls.
+
+It takes the best placement, so it keeps its board valid, puts a card on top only when
+that is safe, and chases royalties and Fantasyland when the completions say they come
+often enough. A plain random completion would undervalue every draw: it puts the cards
+to come into random lines and ignores that Pineapple keeps 2 of 3. So each completion
+draws the extra cards the player will also see, and counts the best of ``choice``
+random ways to use them (see :func:`_draw_fills`).
+
+Everything hot runs in numba kernels (plain Python without numba, much slower) on
+card *code sums* (see :mod:`chinese_poker.evaluate`): a line's value is one table
+look-up of the sum of its cards' codes, so completing a line is an addition.
+
+Common random numbers: every candidate placement of one decision is played out on the
+same shuffled decks, and the opponents' boards (which do not depend on our placement)
+are completed once per deck, so differences between candidates are measured precisely.
+
+>>> from chinese_poker.rules import rules_for
+>>> from chinese_poker.engine import Table
+>>> table = Table(rules_for("pineapple"), 2, seed=5)
+>>> view = table.view(table.to_act[0])
+>>> sit = Situation.from_view(view)
+>>> len(sit.pool), sit.events_who.tolist()
+(47, [0, -1, 0, -1, 0, -1, 0, -1, 0])
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, TypeVar, cast
+
+import numpy as np
+import numpy.typing as npt
+
+from chinese_poker import evaluate as _ev
+from chinese_poker.cards import Card, parse_card
+from chinese_poker.engine.actions import Decision, Place
+from chinese_poker.engine.views import View
+from chinese_poker.evaluate import FOUR_OF_A_KIND, FULL_HOUSE, evaluate, evaluate3
+from chinese_poker.rules import Rules
+from chinese_poker.scoring import line_royalty
+
+__all__ = [
+    "FL_VALUES",
+    "Candidate",
+    "RolloutStats",
+    "Situation",
+    "Tables",
+    "fantasyland_value",
+    "policy_place",
+    "run_rollouts",
+    "static_scores",
+    "strength_table",
+    "tables_for",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+I64 = npt.NDArray[np.int64]
+F64 = npt.NDArray[np.float64]
+
+DEUCE_OF_SPADES = parse_card("2s")
+assert DEUCE_OF_SPADES == 0  # the kernels test ``card == 0`` for the Finnish deuce
+
+
+def _jit(fn: F) -> F:
+    try:
+        import numba
+    except ImportError:  # pragma: no cover - numba is optional
+        return fn
+    return cast(F, numba.njit(cache=True, nogil=True)(fn))
+
+
+# =========================================================================== Fantasyland
+
+#: Value, in points, of *playing* one Fantasyland hand with this many cards under 1-6
+#: scoring: measured heads-up as the mc bot in Fantasyland against the mc bot playing
+#: normally (``bench/bench_bots.py --fl``: 10.4, 12.7, 17.8, 20.9, 25.1) and taken a
+#: little lower, since a stronger opponent fouls less (docs/bots.md).
+FL_VALUES: dict[int, float] = {13: 9.5, 14: 11.5, 15: 16.0, 16: 19.0, 17: 22.5}
+
+#: Measured chance of staying (a repeat) from a Fantasyland hand of this many cards.
+FL_STAY_CHANCE: dict[int, float] = {13: 0.08, 14: 0.10, 15: 0.21, 16: 0.33, 17: 0.59}
+
+
+def fantasyland_value(rules: Rules, cards: int, *, repeat_possible: bool = True) -> float:
+    """Value of earning a Fantasyland deal of ``cards`` cards: the hand itself plus the
+    chance of a repeat (worth one repeat deal; the default limit allows one repeat).
+
+    >>> from chinese_poker.rules import rules_for
+    >>> fantasyland_value(rules_for("ofc"), 13) < fantasyland_value(rules_for("pineapple"), 14)
+    True
+    """
+    if not rules.is_open_face or not rules.fantasyland_enabled:
+        return 0.0
+    value = FL_VALUES.get(cards, FL_VALUES[17])
+    limit = rules.fl_max_consecutive
+    if repeat_possible and (limit is None or limit >= 2):
+        repeat = rules.fantasyland_cards(None, repeat=True)
+        value += FL_STAY_CHANCE.get(cards, 0.3) * FL_VALUES[repeat]
+    return value * _scale(rules)
+
+
+def _scale(rules: Rules) -> float:
+    """Points scale of the rules relative to 1-6 with american royalties (the estimate's)."""
+    return rules.scoop_value / 6.0 if rules.scoop_value > 0 else 1.0
+
+
+# =========================================================================== tables
+
+
+@dataclass(frozen=True)
+class Tables:
+    """Everything the kernels need about the rules, as arrays (built once per rules)."""
+
+    rules: Rules
+    codes: I64  # card -> code (rank weight << 12 | suit weight)
+    t3: I64  # three-card value by (code sum >> 12)
+    t5: I64  # five-card value by (code sum >> 12) + flush offset
+    fo: I64  # flush offset by (code sum & 4095)
+    roy: F64  # royalty by (line, value >> 16)
+    flv: F64  # Fantasyland entry value by (top value >> 16); 0 when it does not qualify
+    strength: F64  # line strength in [-1, 1] by (line, value >> 16)
+    prm: F64  # [w, foul_penalty, stay_value, middle_min_category, fl_enabled, thrown]
+    sp: I64  # [v, o, s, more_lines, foul_value, foul_pays, award, finnish, deuce_fouled]
+
+    def with_stay(self, stay_value: float) -> Tables:
+        prm = self.prm.copy()
+        prm[2] = stay_value
+        return Tables(self.rules, self.codes, self.t3, self.t5, self.fo, self.roy, self.flv,
+                      self.strength, prm, self.sp)  # fmt: skip
+
+
+_AWARDS = {"net": 0, "winner_only": 1, "cancel": 2, "best_at_table": 3}
+
+
+@lru_cache(maxsize=32)
+def tables_for(rules: Rules) -> Tables:
+    """The kernel tables of ``rules`` (open-face rules with a high middle)."""
+    if rules.middle_mode != "high":
+        raise ValueError("the playout kernels support a high middle only")
+    roy = np.zeros((3, 256), dtype=np.float64)
+    flv = np.zeros(256, dtype=np.float64)
+    for hi in range(256):
+        cat, rank = hi >> 4, hi & 15
+        if cat > 8 or not 2 <= rank <= 14:
+            continue
+        for line in range(3):
+            roy[line, hi] = line_royalty(rules, line, hi << 16)
+        if rules.fantasyland_enabled and rules.is_open_face:
+            if cat == 3:
+                flv[hi] = fantasyland_value(rules, rules.fantasyland_cards("trips", False))
+            elif cat == 1 and rank >= 12:
+                name = "QKA"[rank - 12] * 2
+                flv[hi] = fantasyland_value(rules, rules.fantasyland_cards(name, False))
+    v, o, s = rules.line_values
+    middle_min = {"full_house": FULL_HOUSE, "four_of_a_kind": FOUR_OF_A_KIND}.get(
+        rules.fl_repeat_middle_min, 99
+    )
+    stay = 0.0
+    if rules.is_open_face and rules.fantasyland_enabled:
+        stay = FL_VALUES[rules.fantasyland_cards(None, repeat=True)] * _scale(rules)
+    # The policy's weights: a line is worth about v, plus a share of the overall unit and
+    # the scoop; a foul costs the foul payment plus the opponent's typical royalties
+    # (about 3 points) and whatever our own board would have earned.
+    w = v + (o + s) / 3.0
+    foul_penalty = rules.foul_value + 3.0 * _scale(rules)
+    # Cards a player will see but throw, per card still to place (Pineapple: 1 per 2).
+    thrown = sum(d - p for d, p in rules.streets[1:]) / max(1, sum(p for _, p in rules.streets[1:]))
+    prm = np.array(
+        [w, foul_penalty, stay, middle_min, float(rules.fantasyland_enabled), thrown]
+    )
+    sp = np.array(
+        [v, o, s, int(rules.overall_unit_rule == "more_lines_won"), rules.foul_value,
+         int(rules.foul_pays_opponent_royalties), _AWARDS.get(rules.royalty_award, 0),
+         int(rules.finnish_deuce),
+         int(rules.finnish_deuce_if_holder_fouled == "doubles_opponent_line")],
+        dtype=np.int64,
+    )  # fmt: skip
+    return Tables(
+        rules=rules,
+        codes=_ev._CODES_NP.astype(np.int64),
+        t3=_ev._T3_NP.astype(np.int64),
+        t5=_ev._t5_np(rules.wheel_rank).astype(np.int64),
+        fo=_ev._FO_NP.astype(np.int64),
+        roy=roy,
+        flv=flv,
+        strength=strength_table(),
+        prm=prm,
+        sp=sp,
+    )
+
+
+# Line strength: for each line and (category, leading rank) bucket (``value >> 16``), the
+# chance that a typical completed valid board's same line is weaker, and that it is
+# stronger. Estimated from 40,000 boards the policy itself completed from scratch in
+# Pineapple, iterated twice from a rougher table (``bench/bench_bots.py --strength``
+# prints a fresh estimate in this form); the same table serves OFC and Turbo.
+# fmt: off
+_STRENGTH_CDF: tuple[tuple[tuple[int, float, float], ...], ...] = (
+    (  # top
+        (0x002, 0.0000, 1.0000), (0x003, 0.0000, 1.0000), (0x004, 0.0000, 0.9999),
+        (0x005, 0.0001, 0.9986), (0x006, 0.0014, 0.9957), (0x007, 0.0043, 0.9892),
+        (0x008, 0.0108, 0.9776), (0x009, 0.0224, 0.9574), (0x00a, 0.0426, 0.9244),
+        (0x00b, 0.0756, 0.8714), (0x00c, 0.1286, 0.7552), (0x00d, 0.2448, 0.5501),
+        (0x00e, 0.4499, 0.2617), (0x012, 0.7383, 0.2272), (0x013, 0.7728, 0.1977),
+        (0x014, 0.8023, 0.1727), (0x015, 0.8273, 0.1539), (0x016, 0.8461, 0.1330),
+        (0x017, 0.8670, 0.1109), (0x018, 0.8891, 0.0913), (0x019, 0.9087, 0.0746),
+        (0x01a, 0.9254, 0.0608), (0x01b, 0.9392, 0.0502), (0x01c, 0.9498, 0.0280),
+        (0x01d, 0.9720, 0.0117), (0x01e, 0.9883, 0.0004), (0x032, 0.9996, 0.0003),
+        (0x033, 0.9997, 0.0002), (0x034, 0.9998, 0.0002), (0x035, 0.9998, 0.0001),
+        (0x036, 0.9999, 0.0001), (0x037, 0.9999, 0.0001), (0x038, 0.9999, 0.0001),
+        (0x039, 0.9999, 0.0000), (0x03a, 1.0000, 0.0000), (0x03b, 1.0000, 0.0000),
+        (0x03c, 1.0000, 0.0000), (0x03d, 1.0000, 0.0000), (0x03e, 1.0000, 0.0000),
+    ),
+    (  # middle
+        (0x002, 0.0000, 1.0000), (0x003, 0.0000, 1.0000), (0x004, 0.0000, 1.0000),
+        (0x005, 0.0000, 1.0000), (0x006, 0.0000, 1.0000), (0x007, 0.0000, 1.0000),
+        (0x008, 0.0000, 1.0000), (0x009, 0.0000, 0.9998), (0x00a, 0.0002, 0.9990),
+        (0x00b, 0.0010, 0.9963), (0x00c, 0.0037, 0.9870), (0x00d, 0.0130, 0.9524),
+        (0x00e, 0.0476, 0.8521), (0x012, 0.1479, 0.8116), (0x013, 0.1884, 0.7681),
+        (0x014, 0.2319, 0.7215), (0x015, 0.2785, 0.6718), (0x016, 0.3282, 0.6173),
+        (0x017, 0.3827, 0.5661), (0x018, 0.4339, 0.5133), (0x019, 0.4867, 0.4614),
+        (0x01a, 0.5386, 0.4115), (0x01b, 0.5885, 0.3624), (0x01c, 0.6376, 0.3201),
+        (0x01d, 0.6799, 0.2694), (0x01e, 0.7306, 0.2173), (0x022, 0.7827, 0.2173),
+        (0x023, 0.7827, 0.2142), (0x024, 0.7858, 0.2078), (0x025, 0.7922, 0.1987),
+        (0x026, 0.8013, 0.1880), (0x027, 0.8120, 0.1732), (0x028, 0.8268, 0.1563),
+        (0x029, 0.8437, 0.1382), (0x02a, 0.8618, 0.1186), (0x02b, 0.8814, 0.0990),
+        (0x02c, 0.9010, 0.0830), (0x02d, 0.9170, 0.0671), (0x02e, 0.9329, 0.0528),
+        (0x032, 0.9472, 0.0494), (0x033, 0.9506, 0.0451), (0x034, 0.9549, 0.0414),
+        (0x035, 0.9586, 0.0381), (0x036, 0.9619, 0.0342), (0x037, 0.9658, 0.0305),
+        (0x038, 0.9695, 0.0266), (0x039, 0.9734, 0.0232), (0x03a, 0.9768, 0.0195),
+        (0x03b, 0.9805, 0.0161), (0x03c, 0.9839, 0.0134), (0x03d, 0.9866, 0.0109),
+        (0x03e, 0.9891, 0.0088), (0x042, 0.9912, 0.0088), (0x043, 0.9912, 0.0088),
+        (0x044, 0.9912, 0.0088), (0x045, 0.9912, 0.0081), (0x046, 0.9919, 0.0077),
+        (0x047, 0.9923, 0.0074), (0x048, 0.9926, 0.0071), (0x049, 0.9929, 0.0069),
+        (0x04a, 0.9931, 0.0067), (0x04b, 0.9933, 0.0064), (0x04c, 0.9936, 0.0061),
+        (0x04d, 0.9939, 0.0057), (0x04e, 0.9943, 0.0053), (0x052, 0.9947, 0.0053),
+        (0x053, 0.9947, 0.0053), (0x054, 0.9947, 0.0053), (0x055, 0.9947, 0.0053),
+        (0x056, 0.9947, 0.0053), (0x057, 0.9947, 0.0053), (0x058, 0.9947, 0.0053),
+        (0x059, 0.9947, 0.0053), (0x05a, 0.9947, 0.0051), (0x05b, 0.9949, 0.0046),
+        (0x05c, 0.9954, 0.0042), (0x05d, 0.9958, 0.0038), (0x05e, 0.9962, 0.0028),
+        (0x062, 0.9972, 0.0023), (0x063, 0.9977, 0.0021), (0x064, 0.9979, 0.0019),
+        (0x065, 0.9981, 0.0017), (0x066, 0.9983, 0.0015), (0x067, 0.9985, 0.0013),
+        (0x068, 0.9987, 0.0010), (0x069, 0.9990, 0.0009), (0x06a, 0.9991, 0.0006),
+        (0x06b, 0.9994, 0.0003), (0x06c, 0.9997, 0.0002), (0x06d, 0.9998, 0.0001),
+        (0x06e, 0.9999, 0.0001), (0x072, 0.9999, 0.0001), (0x073, 0.9999, 0.0001),
+        (0x074, 0.9999, 0.0001), (0x075, 0.9999, 0.0001), (0x076, 0.9999, 0.0001),
+        (0x077, 0.9999, 0.0001), (0x078, 0.9999, 0.0001), (0x079, 0.9999, 0.0000),
+        (0x07a, 1.0000, 0.0000), (0x07b, 1.0000, 0.0000), (0x07c, 1.0000, 0.0000),
+        (0x07d, 1.0000, 0.0000), (0x07e, 1.0000, 0.0000), (0x082, 1.0000, 0.0000),
+        (0x083, 1.0000, 0.0000), (0x084, 1.0000, 0.0000), (0x085, 1.0000, 0.0000),
+        (0x086, 1.0000, 0.0000), (0x087, 1.0000, 0.0000), (0x088, 1.0000, 0.0000),
+        (0x089, 1.0000, 0.0000), (0x08a, 1.0000, 0.0000), (0x08b, 1.0000, 0.0000),
+        (0x08c, 1.0000, 0.0000), (0x08d, 1.0000, 0.0000), (0x08e, 1.0000, 0.0000),
+    ),
+    (  # bottom
+        (0x002, 0.0000, 1.0000), (0x003, 0.0000, 1.0000), (0x004, 0.0000, 1.0000),
+        (0x005, 0.0000, 1.0000), (0x006, 0.0000, 1.0000), (0x007, 0.0000, 1.0000),
+        (0x008, 0.0000, 1.0000), (0x009, 0.0000, 1.0000), (0x00a, 0.0000, 1.0000),
+        (0x00b, 0.0000, 1.0000), (0x00c, 0.0000, 0.9999), (0x00d, 0.0001, 0.9988),
+        (0x00e, 0.0012, 0.9918), (0x012, 0.0082, 0.9871), (0x013, 0.0129, 0.9807),
+        (0x014, 0.0193, 0.9736), (0x015, 0.0264, 0.9653), (0x016, 0.0347, 0.9540),
+        (0x017, 0.0460, 0.9416), (0x018, 0.0584, 0.9263), (0x019, 0.0737, 0.9079),
+        (0x01a, 0.0921, 0.8853), (0x01b, 0.1147, 0.8597), (0x01c, 0.1403, 0.8340),
+        (0x01d, 0.1660, 0.8076), (0x01e, 0.1924, 0.7801), (0x022, 0.2199, 0.7801),
+        (0x023, 0.2199, 0.7767), (0x024, 0.2233, 0.7703), (0x025, 0.2297, 0.7599),
+        (0x026, 0.2401, 0.7462), (0x027, 0.2538, 0.7292), (0x028, 0.2708, 0.7068),
+        (0x029, 0.2932, 0.6797), (0x02a, 0.3203, 0.6436), (0x02b, 0.3564, 0.5988),
+        (0x02c, 0.4012, 0.5530), (0x02d, 0.4470, 0.5004), (0x02e, 0.4996, 0.4494),
+        (0x032, 0.5506, 0.4409), (0x033, 0.5591, 0.4320), (0x034, 0.5680, 0.4224),
+        (0x035, 0.5776, 0.4119), (0x036, 0.5881, 0.4020), (0x037, 0.5980, 0.3899),
+        (0x038, 0.6101, 0.3774), (0x039, 0.6226, 0.3637), (0x03a, 0.6363, 0.3489),
+        (0x03b, 0.6511, 0.3335), (0x03c, 0.6665, 0.3190), (0x03d, 0.6810, 0.3040),
+        (0x03e, 0.6960, 0.2896), (0x042, 0.7104, 0.2896), (0x043, 0.7104, 0.2896),
+        (0x044, 0.7104, 0.2896), (0x045, 0.7104, 0.2853), (0x046, 0.7147, 0.2813),
+        (0x047, 0.7187, 0.2769), (0x048, 0.7231, 0.2721), (0x049, 0.7279, 0.2675),
+        (0x04a, 0.7325, 0.2622), (0x04b, 0.7378, 0.2563), (0x04c, 0.7437, 0.2500),
+        (0x04d, 0.7500, 0.2430), (0x04e, 0.7570, 0.2382), (0x052, 0.7618, 0.2382),
+        (0x053, 0.7618, 0.2382), (0x054, 0.7618, 0.2382), (0x055, 0.7618, 0.2382),
+        (0x056, 0.7618, 0.2382), (0x057, 0.7618, 0.2381), (0x058, 0.7619, 0.2374),
+        (0x059, 0.7626, 0.2351), (0x05a, 0.7649, 0.2312), (0x05b, 0.7688, 0.2237),
+        (0x05c, 0.7763, 0.2115), (0x05d, 0.7885, 0.1924), (0x05e, 0.8076, 0.1614),
+        (0x062, 0.8386, 0.1521), (0x063, 0.8479, 0.1425), (0x064, 0.8575, 0.1319),
+        (0x065, 0.8681, 0.1208), (0x066, 0.8792, 0.1106), (0x067, 0.8894, 0.1009),
+        (0x068, 0.8991, 0.0907), (0x069, 0.9093, 0.0791), (0x06a, 0.9209, 0.0672),
+        (0x06b, 0.9328, 0.0554), (0x06c, 0.9446, 0.0441), (0x06d, 0.9559, 0.0323),
+        (0x06e, 0.9677, 0.0226), (0x072, 0.9774, 0.0214), (0x073, 0.9786, 0.0198),
+        (0x074, 0.9802, 0.0187), (0x075, 0.9813, 0.0172), (0x076, 0.9828, 0.0158),
+        (0x077, 0.9842, 0.0144), (0x078, 0.9856, 0.0126), (0x079, 0.9874, 0.0107),
+        (0x07a, 0.9893, 0.0090), (0x07b, 0.9910, 0.0066), (0x07c, 0.9934, 0.0043),
+        (0x07d, 0.9957, 0.0026), (0x07e, 0.9974, 0.0008), (0x082, 0.9992, 0.0008),
+        (0x083, 0.9992, 0.0008), (0x084, 0.9992, 0.0008), (0x085, 0.9992, 0.0008),
+        (0x086, 0.9992, 0.0007), (0x087, 0.9993, 0.0007), (0x088, 0.9993, 0.0006),
+        (0x089, 0.9994, 0.0005), (0x08a, 0.9995, 0.0004), (0x08b, 0.9996, 0.0003),
+        (0x08c, 0.9997, 0.0002), (0x08d, 0.9998, 0.0001), (0x08e, 0.9999, 0.0000),
+    ),
+)
+# fmt: on
+
+
+def strength_table() -> F64:
+    """The line-strength table (3 x 256, by line and ``value >> 16``)."""
+    return _strength_array()
+
+
+@lru_cache(maxsize=1)
+def _strength_array() -> F64:
+    table = np.zeros((3, 256), dtype=np.float64)
+    for line, rows in enumerate(_STRENGTH_CDF):
+        for hi, below, above in rows:
+            table[line, hi] = below - above
+    table.setflags(write=False)
+    return table
+
+
+def strength_from_values(values: npt.ArrayLike) -> list[list[tuple[int, float, float]]]:
+    """Estimate the strength table from completed valid boards' line values (N x 3).
+
+    For every (line, bucket) seen: (bucket, P(line below the bucket), P(line above)).
+    """
+    arr = np.asarray(values, dtype=np.int64)
+    out: list[list[tuple[int, float, float]]] = []
+    for line in range(3):
+        hi = arr[:, line] >> 16
+        counts = np.bincount(hi, minlength=256).astype(np.float64)
+        total = counts.sum()
+        below = np.concatenate(([0.0], np.cumsum(counts)[:-1])) / total
+        above = 1.0 - below - counts / total
+        rows = []
+        for h in range(256):
+            cat, rank = h >> 4, h & 15
+            if cat <= 8 and 2 <= rank <= 14 and (line > 0 or cat in (0, 1, 3)):
+                rows.append((h, round(float(below[h]), 4), round(float(max(above[h], 0.0)), 4)))
+        out.append(rows)
+    return out
+
+
+# =========================================================================== kernels
+
+
+@_jit
+def _board_value(
+    ct: int, cm: int, cb: int, t3: Any, t5: Any, fo: Any, roy: Any, flv: Any, st: Any,
+    w: float, foul_penalty: float,
+) -> float:  # fmt: skip
+    """The policy's value of a completed board given by its lines' code sums."""
+    vt = t3[ct >> 12]
+    vm = t5[(cm >> 12) + fo[cm & 4095]]
+    vb = t5[(cb >> 12) + fo[cb & 4095]]
+    if vt > vm or vm > vb:
+        return -foul_penalty
+    ht = vt >> 16
+    hm = vm >> 16
+    hb = vb >> 16
+    return float(
+        roy[0, ht] + roy[1, hm] + roy[2, hb] + flv[ht]
+        + w * (st[0, ht] + st[1, hm] + st[2, hb])
+    )  # fmt: skip
+
+
+@_jit
+def _draw_fills(
+    deck: Any, lo: int, hi: int, need: int, extra: int, n_fills: int, choice: int, codes: Any,
+    scratch: Any, pref: Any,
+) -> None:  # fmt: skip
+    """Random completions from ``deck[lo:hi]``: for each of ``n_fills`` draws of
+    ``need + extra`` cards, ``choice`` random picks of ``need`` of them in random order,
+    stored as prefix sums of their codes in ``pref[s * choice + j, 0..need]``.
+
+    The extra cards stand for the cards a player will see but throw (Pineapple keeps 2
+    of 3), and the best of the ``choice`` picks stands for his choosing which card goes
+    where: a plain random completion undervalues every draw.
+    """
+    n = hi - lo
+    take = min(need + extra, n)
+    for i in range(n):
+        scratch[i] = deck[lo + i]
+    for s in range(n_fills):
+        for i in range(take):  # partial Fisher-Yates: scratch[0:take] is the draw
+            j = i + np.random.randint(0, n - i)
+            c = scratch[j]
+            scratch[j] = scratch[i]
+            scratch[i] = c
+        for g in range(choice):
+            row = s * choice + g
+            pref[row, 0] = 0
+            for i in range(need):
+                if g > 0 or take > need:
+                    j = i + np.random.randint(0, take - i)
+                    c = scratch[j]
+                    scratch[j] = scratch[i]
+                    scratch[i] = c
+                pref[row, i + 1] = pref[row, i] + codes[scratch[i]]
+
+
+@_jit
+def _policy_street(
+    code: Any, cnt: Any, dz: Any, deck: Any, start: int, n_cards: int, n_place: int,
+    n_disc: int, end: int, n_fills: int, choice: int, kind: int,
+    codes: Any, t3: Any, t5: Any, fo: Any, roy: Any, flv: Any, st: Any, prm: Any,
+    scratch: Any, pref: Any,
+) -> None:  # fmt: skip
+    """Place the street ``deck[start:start + n_cards]`` on the board (code sums ``code``,
+    card counts ``cnt``, Finnish-deuce flags ``dz``, all updated in place).
+
+    ``kind`` 0 is the fast policy (completions drawn from ``deck[start + n_cards:end]``,
+    the cards not dealt yet); 1 is the timeout rule of RULES §10 (bottom, middle, top in
+    the order dealt; the last card of a Pineapple street discarded).
+    """
+    cap0, cap1, cap2 = 3, 5, 5
+    if kind == 1:
+        for i in range(n_place):
+            c = deck[start + i]
+            line = 2 if cnt[2] < cap2 else (1 if cnt[1] < cap1 else 0)
+            code[line] += codes[c]
+            cnt[line] += 1
+            if c == 0:
+                dz[line] = 1
+        return
+    placed = cnt[0] + cnt[1] + cnt[2]
+    need = 13 - placed - n_place
+    fills = n_fills if need > 0 else 1
+    picks = choice if need > 0 else 1
+    if need > 0:
+        extra = int(need * prm[5])
+        _draw_fills(deck, start + n_cards, end, need, extra, fills, picks, codes, scratch, pref)
+    else:
+        pref[0, 0] = 0
+    w = prm[0]
+    foul_penalty = prm[1]
+    n_patterns = 3**n_place
+    best = -1e300
+    best_d = -1
+    best_a = 0
+    n_discards = n_cards if n_disc == 1 else 1
+    for d in range(n_discards):
+        if n_disc != 1:
+            d = -1
+        for a in range(n_patterns):
+            c0 = code[0]
+            c1 = code[1]
+            c2 = code[2]
+            k0 = cnt[0]
+            k1 = cnt[1]
+            k2 = cnt[2]
+            x = a
+            ok = True
+            for i in range(n_cards):
+                if i == d:
+                    continue
+                line = x % 3
+                x //= 3
+                c = codes[deck[start + i]]
+                if line == 0:
+                    k0 += 1
+                    c0 += c
+                    if k0 > cap0:
+                        ok = False
+                        break
+                elif line == 1:
+                    k1 += 1
+                    c1 += c
+                    if k1 > cap1:
+                        ok = False
+                        break
+                else:
+                    k2 += 1
+                    c2 += c
+                    if k2 > cap2:
+                        ok = False
+                        break
+            if not ok:
+                continue
+            f0 = cap0 - k0
+            f01 = f0 + cap1 - k1
+            total = 0.0
+            for s in range(fills):
+                top = -1e300
+                for g in range(picks):
+                    row = s * picks + g
+                    val = _board_value(
+                        c0 + pref[row, f0], c1 + pref[row, f01] - pref[row, f0],
+                        c2 + pref[row, need] - pref[row, f01], t3, t5, fo, roy, flv, st, w,
+                        foul_penalty,
+                    )  # fmt: skip
+                    if val > top:
+                        top = val
+                total += top
+            if total > best:
+                best = total
+                best_d = d
+                best_a = a
+    x = best_a
+    for i in range(n_cards):
+        if i == best_d:
+            continue
+        line = x % 3
+        x //= 3
+        c = deck[start + i]
+        code[line] += codes[c]
+        cnt[line] += 1
+        if c == 0:
+            dz[line] = 1
+
+
+@_jit
+def _line_values(code: Any, t3: Any, t5: Any, fo: Any, out: Any) -> None:
+    out[0] = t3[code[0] >> 12]
+    out[1] = t5[(code[1] >> 12) + fo[code[1] & 4095]]
+    out[2] = t5[(code[2] >> 12) + fo[code[2] & 4095]]
+
+
+@_jit
+def _royalty_points(vals: Any, doubled: int, roy: Any) -> float:
+    total = 0.0
+    for line in range(3):
+        r = roy[line, vals[line] >> 16]
+        total += 2.0 * r if line == doubled else r
+    return total
+
+
+@_jit
+def _pair_points(
+    av: Any, adl: int, afoul: bool, bv: Any, bdl: int, bfoul: bool, roy: Any, sp: Any
+) -> float:
+    """What B pays A (RULES §7.3 for two open-face boards; ``adl``/``bdl`` is the line
+    holding the Finnish deuce or -1). ``best_at_table`` is settled as ``winner_only``."""
+    v = sp[0]
+    o = sp[1]
+    s = sp[2]
+    finnish = sp[7] != 0
+    if afoul and bfoul:
+        return 0.0
+    if afoul or bfoul:
+        # The valid board collects the foul payment and, by default, its royalties.
+        if bfoul:
+            sign = 1.0
+            wv = av
+            wdl = adl
+            ldl = bdl
+        else:
+            sign = -1.0
+            wv = bv
+            wdl = bdl
+            ldl = adl
+        total = float(sp[4])
+        if sp[5] != 0:
+            doubled = -1
+            if finnish:
+                if wdl >= 0:
+                    doubled = wdl
+                elif sp[8] != 0:
+                    doubled = ldl
+            total += _royalty_points(wv, doubled, roy)
+        return sign * total
+    wins = 0
+    losses = 0
+    for line in range(3):
+        if av[line] > bv[line]:
+            wins += 1
+        elif av[line] < bv[line]:
+            losses += 1
+    total = float(v * (wins - losses))
+    if o != 0:
+        if sp[3] != 0:
+            if wins > losses:
+                total += o
+            elif losses > wins:
+                total -= o
+        elif wins >= 2:
+            total += o
+        elif losses >= 2:
+            total -= o
+    if s != 0:
+        if wins == 3:
+            total += s
+        elif losses == 3:
+            total -= s
+    doubled = -1
+    if finnish:
+        doubled = adl if adl >= 0 else bdl
+    award = sp[6]
+    for line in range(3):
+        ra = roy[line, av[line] >> 16]
+        rb = roy[line, bv[line] >> 16]
+        if ra == 0.0 and rb == 0.0:
+            continue
+        f = 2.0 if line == doubled else 1.0
+        if award == 0:
+            total += f * (ra - rb)
+        elif award == 2 and ra != 0.0 and rb != 0.0:
+            continue
+        elif av[line] > bv[line]:
+            total += f * ra
+        elif av[line] < bv[line]:
+            total -= f * rb
+    return total
+
+
+@_jit
+def _deuce_line(dz: Any) -> int:
+    for line in range(3):
+        if dz[line] != 0:
+            return line
+    return -1
+
+
+@_jit
+def _shuffle_tail(deck: Any, lo: int) -> None:
+    n = deck.shape[0]
+    for i in range(n - 1, lo, -1):
+        j = lo + np.random.randint(0, i - lo + 1)
+        c = deck[i]
+        deck[i] = deck[j]
+        deck[j] = c
+
+
+@_jit
+def _rollouts(
+    pool: Any, r0: int, r1: int, seed: int,
+    fl_cards: Any, fl_vals: Any, fl_dl: Any,
+    opp_code: Any, opp_cnt: Any, opp_dz: Any, opp_kind: Any,
+    ev_who: Any, ev_cards: Any, ev_place: Any, ev_disc: Any,
+    cand_code: Any, cand_cnt: Any, cand_dz: Any, active: Any,
+    in_fl: bool, n_fills: int, choice: int,
+    codes: Any, t3: Any, t5: Any, fo: Any, roy: Any, flv: Any, st: Any, prm: Any, sp: Any,
+    out_n: Any, out_sum: Any, out_sq: Any, out_foul: Any, out_fl: Any,
+) -> None:  # fmt: skip
+    """Rollouts ``r0 .. r1 - 1`` for every active candidate; adds to the ``out_*`` sums.
+
+    Deck of rollout r: the Fantasyland deals of sample ``r % M`` first (dealt before
+    anything else, hidden from us), then the rest of the pool shuffled; the street
+    events take their cards from it in the order they are dealt.
+    """
+    np.random.seed(seed)
+    n_pool = pool.shape[0]
+    m_fl = fl_cards.shape[0]
+    n_flc = fl_cards.shape[1] if m_fl > 0 else 0
+    n_fl_opp = fl_vals.shape[1] if m_fl > 0 else 0
+    q = opp_code.shape[0]
+    n_opp = q + n_fl_opp
+    n_ev = ev_who.shape[0]
+    n_cand = cand_code.shape[0]
+    deck = np.empty(n_pool, dtype=np.int64)
+    used = np.zeros(52, dtype=np.bool_)
+    scratch = np.empty(52, dtype=np.int64)
+    pref = np.zeros((max(n_fills, 1) * max(choice, 1), 14), dtype=np.int64)
+    ev_start = np.empty(n_ev, dtype=np.int64)
+    pos = n_flc
+    for e in range(n_ev):
+        ev_start[e] = pos
+        pos += ev_cards[e]
+    wcode = np.empty(3, dtype=np.int64)
+    wcnt = np.empty(3, dtype=np.int64)
+    wdz = np.empty(3, dtype=np.int64)
+    ovals = np.empty((n_opp, 3), dtype=np.int64)
+    odl = np.empty(n_opp, dtype=np.int64)
+    ofoul = np.empty(n_opp, dtype=np.bool_)
+    mine = np.empty(3, dtype=np.int64)
+    stay_value = prm[2]
+    middle_min = prm[3]
+    for r in range(r0, r1):
+        # --- the deck
+        if m_fl > 0:
+            m = r % m_fl
+            used[:] = False
+            for i in range(n_flc):
+                deck[i] = fl_cards[m, i]
+                used[fl_cards[m, i]] = True
+            k = n_flc
+            for i in range(n_pool):
+                c = pool[i]
+                if not used[c]:
+                    deck[k] = c
+                    k += 1
+            _shuffle_tail(deck, n_flc)
+        else:
+            for i in range(n_pool):
+                deck[i] = pool[i]
+            _shuffle_tail(deck, 0)
+        # --- the opponents' boards (they do not depend on our placement)
+        for j in range(q):
+            for line in range(3):
+                wcode[line] = opp_code[j, line]
+                wcnt[line] = opp_cnt[j, line]
+                wdz[line] = opp_dz[j, line]
+            for e in range(n_ev):
+                if ev_who[e] == j:
+                    _policy_street(wcode, wcnt, wdz, deck, ev_start[e], ev_cards[e],
+                                   ev_place[e], ev_disc[e], n_pool, n_fills, choice,
+                                   opp_kind[j],
+                                   codes, t3, t5, fo, roy, flv, st, prm, scratch, pref)
+            _line_values(wcode, t3, t5, fo, ovals[j])
+            odl[j] = _deuce_line(wdz)
+            ofoul[j] = ovals[j, 0] > ovals[j, 1] or ovals[j, 1] > ovals[j, 2]
+        for j in range(n_fl_opp):
+            m = r % m_fl
+            for line in range(3):
+                ovals[q + j, line] = fl_vals[m, j, line]
+            odl[q + j] = fl_dl[m, j]
+            ofoul[q + j] = False
+        # --- our board, for every candidate
+        for c in range(n_cand):
+            if not active[c]:
+                continue
+            for line in range(3):
+                wcode[line] = cand_code[c, line]
+                wcnt[line] = cand_cnt[c, line]
+                wdz[line] = cand_dz[c, line]
+            for e in range(n_ev):
+                if ev_who[e] < 0:
+                    _policy_street(wcode, wcnt, wdz, deck, ev_start[e], ev_cards[e],
+                                   ev_place[e], ev_disc[e], n_pool, n_fills, choice, 0,
+                                   codes, t3, t5, fo, roy, flv, st, prm, scratch, pref)
+            _line_values(wcode, t3, t5, fo, mine)
+            dl = _deuce_line(wdz)
+            fouled = mine[0] > mine[1] or mine[1] > mine[2]
+            total = 0.0
+            for j in range(n_opp):
+                total += _pair_points(mine, dl, fouled, ovals[j], odl[j], ofoul[j], roy, sp)
+            if not fouled:
+                if in_fl:
+                    if prm[4] != 0.0 and (
+                        (mine[0] >> 20) == 3 or (mine[2] >> 20) >= 7
+                        or (mine[1] >> 20) >= middle_min
+                    ):  # fmt: skip
+                        total += stay_value
+                        out_fl[c] += 1
+                else:
+                    bonus = flv[mine[0] >> 16]
+                    if bonus > 0.0:
+                        total += bonus
+                        out_fl[c] += 1
+            else:
+                out_foul[c] += 1
+            out_n[c] += 1
+            out_sum[c] += total
+            out_sq[c] += total * total
+
+
+@_jit
+def _static(
+    pool: Any, seed: int, n_fills: int, choice: int, cand_code: Any, cand_cnt: Any,
+    codes: Any, t3: Any, t5: Any, fo: Any, roy: Any, flv: Any, st: Any, prm: Any,
+    out: Any, out_foul: Any,
+) -> None:  # fmt: skip
+    """The policy's value of each candidate: random completions from the whole pool
+    (the same completions for every candidate)."""
+    np.random.seed(seed)
+    n_pool = pool.shape[0]
+    scratch = np.empty(52, dtype=np.int64)
+    n_cand = cand_code.shape[0]
+    need = 13 - cand_cnt[0, 0] - cand_cnt[0, 1] - cand_cnt[0, 2]
+    fills = n_fills if need > 0 else 1
+    picks = choice if need > 0 else 1
+    pref = np.zeros((fills * picks, 14), dtype=np.int64)
+    if need > 0:
+        extra = int(need * prm[5])
+        _draw_fills(pool, 0, n_pool, need, extra, fills, picks, codes, scratch, pref)
+    w = prm[0]
+    foul_penalty = prm[1]
+    for c in range(n_cand):
+        f0 = 3 - cand_cnt[c, 0]
+        f01 = f0 + 5 - cand_cnt[c, 1]
+        total = 0.0
+        fouls = 0
+        for s in range(fills):
+            x = -1e300
+            for g in range(picks):
+                row = s * picks + g
+                y = _board_value(
+                    cand_code[c, 0] + pref[row, f0],
+                    cand_code[c, 1] + pref[row, f01] - pref[row, f0],
+                    cand_code[c, 2] + pref[row, need] - pref[row, f01],
+                    t3, t5, fo, roy, flv, st, w, foul_penalty,
+                )  # fmt: skip
+                if y > x:
+                    x = y
+            total += x
+            if x == -foul_penalty:
+                fouls += 1
+        out[c] = total / fills
+        out_foul[c] = fouls / fills
+
+
+@_jit
+def _solitaire(
+    n_boards: int, seed: int, st_cards: Any, st_place: Any, st_disc: Any, n_fills: int,
+    choice: int,
+    codes: Any, t3: Any, t5: Any, fo: Any, roy: Any, flv: Any, st: Any, prm: Any, out: Any,
+) -> None:  # fmt: skip
+    """Complete ``n_boards`` boards from scratch with the policy (for the strength table)."""
+    np.random.seed(seed)
+    deck = np.arange(52, dtype=np.int64)
+    scratch = np.empty(52, dtype=np.int64)
+    pref = np.zeros((max(n_fills, 1) * max(choice, 1), 14), dtype=np.int64)
+    code = np.empty(3, dtype=np.int64)
+    cnt = np.empty(3, dtype=np.int64)
+    dz = np.empty(3, dtype=np.int64)
+    for b in range(n_boards):
+        _shuffle_tail(deck, 0)
+        code[:] = 0
+        cnt[:] = 0
+        dz[:] = 0
+        pos = 0
+        for k in range(st_cards.shape[0]):
+            _policy_street(code, cnt, dz, deck, pos, st_cards[k], st_place[k], st_disc[k],
+                           52, n_fills, choice, 0, codes, t3, t5, fo, roy, flv, st, prm,
+                           scratch, pref)
+            pos += st_cards[k]
+        _line_values(code, t3, t5, fo, out[b])
+
+
+# =========================================================================== situations
+
+
+def _line_state(lines: Sequence[Sequence[Card]], codes: I64) -> tuple[I64, I64, I64]:
+    code = np.array([sum(int(codes[c]) for c in line) for line in lines], dtype=np.int64)
+    cnt = np.array([len(line) for line in lines], dtype=np.int64)
+    dz = np.array([int(DEUCE_OF_SPADES in line) for line in lines], dtype=np.int64)
+    return code, cnt, dz
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One of our options as the kernels see it: the board after it (lines' cards)."""
+
+    top: tuple[Card, ...]
+    middle: tuple[Card, ...]
+    bottom: tuple[Card, ...]
+
+
+@dataclass
+class Situation:
+    """A seat's decision rebuilt from its view, as arrays for the kernels.
+
+    ``pool``: the cards the seat cannot see. ``events_*``: every street still to be dealt,
+    in dealing order (``who`` -1 for us, else an index into the ``opp_*`` arrays of the
+    opponents who still place cards). ``fl_seats``: opponents whose hidden Fantasyland
+    deals are sampled. ``fixed``: opponents whose boards are complete and visible.
+    """
+
+    view: View
+    decision: Decision
+    tables: Tables
+    pool: I64
+    mine: tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]
+    opp_seats: list[int]
+    opp_code: I64
+    opp_cnt: I64
+    opp_dz: I64
+    opp_kind: I64
+    events_who: I64
+    events_cards: I64
+    events_place: I64
+    events_disc: I64
+    fl_seats: list[tuple[int, int]]
+    in_fl: bool
+
+    @classmethod
+    def from_view(cls, view: View, decision: Decision | None = None) -> Situation:
+        """The situation of ``view``'s seat for ``decision`` (default: its first)."""
+        if view.seat is None:
+            raise ValueError("a spectator's view has no decision")
+        dec = decision if decision is not None else view.decisions[0]
+        rules = view.rules
+        if not rules.is_open_face:
+            raise ValueError("rollouts are for open-face variants")
+        tables = tables_for(rules)
+        me = view.seat
+        mine_view = view.board_of(me, dec.hand)
+        seen = set(dec.cards) | set(view.hand) | set(mine_view.discards)
+        for b in view.boards:
+            seen.update(b.top)
+            seen.update(b.middle)
+            seen.update(b.bottom)
+        pool = np.array([c for c in range(52) if c not in seen], dtype=np.int64)
+        streets = rules.streets
+        cum = np.cumsum([p for _, p in streets])
+        opp_seats: list[int] = []
+        opp_rows: list[tuple[I64, I64, I64]] = []
+        opp_kind: list[int] = []
+        fl_seats: list[tuple[int, int]] = []
+        done: dict[int, int] = {}
+        for b in view.boards:
+            if b.seat == me:
+                continue
+            if b.hidden or (b.in_fantasyland and b.placed < 13):
+                fl_seats.append((b.seat, b.fantasyland_cards))
+                continue
+            j = len(opp_seats)
+            opp_seats.append(b.seat)
+            opp_rows.append(_line_state((b.top, b.middle, b.bottom), tables.codes))
+            opp_kind.append(1 if b.seat in view.timed_out else 0)
+            done[j] = int(np.searchsorted(cum, b.placed, side="right"))
+        my_done = int(np.searchsorted(cum, mine_view.placed, side="right"))
+        in_fl = mine_view.in_fantasyland
+        who: list[int] = []
+        n_cards: list[int] = []
+        n_place: list[int] = []
+        for k, (dealt, placed) in enumerate(streets):
+            for seat in view.play_order:
+                if seat == me:
+                    if not in_fl and dec.kind == "street" and k > my_done:
+                        who.append(-1)
+                    else:
+                        continue
+                elif seat in opp_seats:
+                    j = opp_seats.index(seat)
+                    if k < done[j]:
+                        continue
+                    who.append(j)
+                else:
+                    continue
+                n_cards.append(dealt)
+                n_place.append(placed)
+        # The pool must hold every card still to be dealt (it always does: the deck has
+        # 52 cards and the variants deal at most 52).
+        need = sum(n_cards) + sum(n for _, n in fl_seats)
+        if need > len(pool):  # pragma: no cover - defensive
+            raise ValueError("not enough unseen cards for the rest of the hand")
+        q = len(opp_seats)
+        return cls(
+            view=view,
+            decision=dec,
+            tables=tables,
+            pool=pool,
+            mine=(mine_view.top, mine_view.middle, mine_view.bottom),
+            opp_seats=opp_seats,
+            opp_code=np.array([r[0] for r in opp_rows], dtype=np.int64).reshape(q, 3),
+            opp_cnt=np.array([r[1] for r in opp_rows], dtype=np.int64).reshape(q, 3),
+            opp_dz=np.array([r[2] for r in opp_rows], dtype=np.int64).reshape(q, 3),
+            opp_kind=np.array(opp_kind, dtype=np.int64),
+            events_who=np.array(who, dtype=np.int64),
+            events_cards=np.array(n_cards, dtype=np.int64),
+            events_place=np.array(n_place, dtype=np.int64),
+            events_disc=np.array([c - p for c, p in zip(n_cards, n_place, strict=True)],
+                                 dtype=np.int64),
+            fl_seats=fl_seats,
+            in_fl=in_fl,
+        )  # fmt: skip
+
+    def candidate(self, action: Place) -> Candidate:
+        """The board after ``action`` (a street placement or a whole set)."""
+        if self.decision.kind == "set":
+            return Candidate(action.top, action.middle, action.bottom)
+        t, m, b = self.mine
+        return Candidate(t + action.top, m + action.middle, b + action.bottom)
+
+    def arrays(self, cands: Sequence[Candidate]) -> tuple[I64, I64, I64]:
+        n = len(cands)
+        code = np.zeros((n, 3), dtype=np.int64)
+        cnt = np.zeros((n, 3), dtype=np.int64)
+        dz = np.zeros((n, 3), dtype=np.int64)
+        for i, cand in enumerate(cands):
+            code[i], cnt[i], dz[i] = _line_state(
+                (cand.top, cand.middle, cand.bottom), self.tables.codes
+            )
+        return code, cnt, dz
+
+    def sample_fantasyland(self, samples: int, rng: random.Random) -> tuple[I64, I64, I64]:
+        """``samples`` joint deals of the hidden Fantasyland opponents, each set by the
+        exact solver: (cards [M, F], line values [M, K, 3], deuce lines [M, K])."""
+        from chinese_poker.ai.fantasyland import solve_fantasyland
+
+        k = len(self.fl_seats)
+        total = sum(n for _, n in self.fl_seats)
+        if k == 0 or samples <= 0:
+            empty = np.zeros((0, 0), dtype=np.int64)
+            return empty, np.zeros((0, 0, 3), dtype=np.int64), empty
+        rules = self.tables.rules
+        wheel = cast(_ev.WheelRank, rules.wheel_rank)
+        cards = np.zeros((samples, total), dtype=np.int64)
+        vals = np.zeros((samples, k, 3), dtype=np.int64)
+        dls = np.full((samples, k), -1, dtype=np.int64)
+        pool = [int(c) for c in self.pool]
+        for m in range(samples):
+            deal = rng.sample(pool, total)
+            cards[m] = deal
+            at = 0
+            for j, (_, n) in enumerate(self.fl_seats):
+                sol = solve_fantasyland(deal[at : at + n], rules)
+                at += n
+                board = sol.board
+                vals[m, j] = (evaluate3(*board.top), evaluate(board.middle, wheel=wheel),
+                              evaluate(board.bottom, wheel=wheel))  # fmt: skip
+                for line, cs in enumerate((board.top, board.middle, board.bottom)):
+                    if DEUCE_OF_SPADES in cs:
+                        dls[m, j] = line
+        return cards, vals, dls
+
+
+# =========================================================================== drivers
+
+
+@dataclass
+class RolloutStats:
+    """Sums over the rollouts of each candidate."""
+
+    n: I64
+    total: F64
+    squares: F64
+    fouls: I64
+    fantasyland: I64
+
+    @classmethod
+    def zeros(cls, k: int) -> RolloutStats:
+        return cls(np.zeros(k, np.int64), np.zeros(k), np.zeros(k), np.zeros(k, np.int64),
+                   np.zeros(k, np.int64))  # fmt: skip
+
+    def mean(self) -> F64:
+        return self.total / np.maximum(self.n, 1)
+
+    def stderr(self) -> F64:
+        n = np.maximum(self.n, 1)
+        var = np.maximum(self.squares / n - self.mean() ** 2, 0.0)
+        return cast(F64, np.sqrt(var / np.maximum(n - 1, 1)))
+
+    def foul_rate(self) -> F64:
+        return self.fouls / np.maximum(self.n, 1)
+
+    def fl_rate(self) -> F64:
+        return self.fantasyland / np.maximum(self.n, 1)
+
+
+def run_rollouts(
+    sit: Situation,
+    cands: Sequence[Candidate],
+    *,
+    rollouts: int,
+    fills: int,
+    seed: int,
+    choice: int = 1,
+    fl_samples: int = 8,
+    batch: int = 16,
+    halving: int = 0,
+    keep: int = 2,
+    foul_aversion: float = 0.0,
+    deadline: float | None = None,
+    rng: random.Random | None = None,
+) -> RolloutStats:
+    """Play up to ``rollouts`` rollouts for every candidate (common random numbers).
+
+    ``halving``: rounds of successive halving (0: none, every candidate gets every
+    rollout; -1: as many rounds as it takes to get down to ``keep`` candidates). The
+    rollouts a surviving candidate has had double every round up to ``rollouts`` in the
+    last, and after each round only the better half (at least ``keep``) goes on, so the
+    work is about ``rounds x keep x rollouts`` however many candidates there are. The
+    halving ranks by mean points minus ``foul_aversion`` x foul rate.
+    ``deadline`` (a ``time.monotonic()`` value): stop after the batch that passes it (at
+    least one batch is always played).
+    """
+    t = sit.tables
+    code, cnt, dz = sit.arrays(cands)
+    k = len(cands)
+    stats = RolloutStats.zeros(k)
+    active = np.ones(k, dtype=np.bool_)
+    fl_cards, fl_vals, fl_dl = sit.sample_fantasyland(
+        fl_samples if sit.fl_seats else 0, rng or random.Random(seed)
+    )
+    if halving < 0:
+        rounds = max(1, math.ceil(math.log2(max(k / max(keep, 1), 1.0))) + 1)
+    else:
+        rounds = max(halving, 1)
+    done = 0
+    batch_no = 0
+    for rnd in range(rounds):
+        target = max(1, math.ceil(rollouts / 2 ** (rounds - 1 - rnd)))
+        while done < target:
+            stop = min(target, done + batch)
+            _rollouts(
+                sit.pool, done, stop, (seed * 1_000_003 + batch_no) % (2**32 - 1),
+                fl_cards, fl_vals, fl_dl,
+                sit.opp_code, sit.opp_cnt, sit.opp_dz, sit.opp_kind,
+                sit.events_who, sit.events_cards, sit.events_place, sit.events_disc,
+                code, cnt, dz, active, sit.in_fl, fills, choice,
+                t.codes, t.t3, t.t5, t.fo, t.roy, t.flv, t.strength, t.prm, t.sp,
+                stats.n, stats.total, stats.squares, stats.fouls, stats.fantasyland,
+            )  # fmt: skip
+            done = stop
+            batch_no += 1
+            if deadline is not None and time.monotonic() > deadline:
+                return stats
+        if rnd < rounds - 1:
+            live = np.flatnonzero(active)
+            if len(live) > keep:
+                rank = stats.mean()[live] - foul_aversion * stats.foul_rate()[live]
+                order = live[np.argsort(-rank, kind="stable")]
+                active[order[max(keep, (len(live) + 1) // 2) :]] = False
+    return stats
+
+
+def static_scores(
+    sit: Situation, cands: Sequence[Candidate], *, fills: int, seed: int, choice: int = 1
+) -> tuple[F64, F64]:
+    """The fast policy's value and foul rate of each candidate (random completions)."""
+    t = sit.tables
+    code, cnt, _ = sit.arrays(cands)
+    out = np.zeros(len(cands))
+    fouls = np.zeros(len(cands))
+    if len(cands):
+        _static(sit.pool, seed % (2**32 - 1), fills, choice, code, cnt, t.codes, t.t3, t.t5, t.fo,
+                t.roy, t.flv, t.strength, t.prm, out, fouls)  # fmt: skip
+    return out, fouls
+
+
+def policy_place(
+    rules: Rules,
+    lines: tuple[Sequence[Card], Sequence[Card], Sequence[Card]],
+    street: Sequence[Card],
+    place: int,
+    unseen: Sequence[Card],
+    *,
+    fills: int = 8,
+    choice: int = 3,
+    seed: int = 0,
+) -> tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]:
+    """The fast policy's placement of ``street`` on ``lines`` (for tests and tools):
+    (top, middle, bottom) cards added, and the discards. ``unseen`` feeds completions.
+
+    When two assignments give every line the same ranks and suits (``Ah Ks`` on top and
+    ``As Kh`` in the middle, or the other way round) either may come back: they are worth
+    the same to the policy.
+    """
+    t = tables_for(rules)
+    code, cnt, dz = _line_state(lines, t.codes)
+    before = cnt.copy()
+    deck = np.array(list(street) + [c for c in unseen if c not in street], dtype=np.int64)
+    scratch = np.empty(52, dtype=np.int64)
+    pref = np.zeros((max(fills, 1) * max(choice, 1), 14), dtype=np.int64)
+    _seed_kernel(seed)
+    n = len(street)
+    _policy_street(code, cnt, dz, deck, 0, n, place, n - place, len(deck), fills, choice, 0,
+                   t.codes, t.t3, t.t5, t.fo, t.roy, t.flv, t.strength, t.prm, scratch, pref)
+    # Recover which card went where: try the assignments of the counts the kernel added
+    # until the lines' code sums match.
+    added = [int(cnt[i] - before[i]) for i in range(3)]
+    base = [sum(int(t.codes[c]) for c in line) for line in lines]
+    for thrown in itertools.combinations(street, n - place):
+        kept = [c for c in street if c not in thrown]
+        for top in itertools.combinations(kept, added[0]):
+            rest = [c for c in kept if c not in top]
+            for middle in itertools.combinations(rest, added[1]):
+                bottom = tuple(c for c in rest if c not in middle)
+                sums = [base[0] + sum(int(t.codes[c]) for c in top),
+                        base[1] + sum(int(t.codes[c]) for c in middle),
+                        base[2] + sum(int(t.codes[c]) for c in bottom)]  # fmt: skip
+                if sums == [int(x) for x in code]:
+                    return tuple(top), tuple(middle), bottom, tuple(thrown)
+    raise AssertionError("policy placement not found")  # pragma: no cover
+
+
+@_jit
+def _seed(seed: int) -> None:
+    np.random.seed(seed)
+
+
+def _seed_kernel(seed: int) -> None:
+    _seed(seed % (2**32 - 1))
+
+
+def solitaire_values(
+    rules: Rules, boards: int, *, seed: int = 0, fills: int = 8, choice: int = 3
+) -> I64:
+    """Line values (N x 3) of ``boards`` boards the policy completed from scratch."""
+    t = tables_for(rules)
+    streets = rules.streets
+    out = np.zeros((boards, 3), dtype=np.int64)
+    _solitaire(boards, seed % (2**32 - 1),
+               np.array([d for d, _ in streets], dtype=np.int64),
+               np.array([p for _, p in streets], dtype=np.int64),
+               np.array([d - p for d, p in streets], dtype=np.int64), fills, choice,
+               t.codes, t.t3, t.t5, t.fo, t.roy, t.flv, t.strength, t.prm, out)  # fmt: skip
+    return out

@@ -1,0 +1,142 @@
+"""``chinese-poker hint [FILE|-]``: rank a seat's options from its view.
+
+The input is a seat's view as JSON (the ``View.to_dict()`` form, e.g. the ``view`` of a
+bot-protocol ``act`` message), from FILE or standard input. The command prints every
+legal action of an open-face street (or, for a Fantasyland deal or a classic set, the
+solver's best arrangement and a handful of alternatives) with its expected points, its
+foul risk and a short explanation, best first; ``--json`` prints the same as JSON.
+Bad JSON, a document that is not a view, or a view whose seat is not to act: one line
+on standard error and exit status 2.
+
+    chinese-poker hint view.json
+    chinese-poker hint --json --level 2 < view.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from chinese_poker.engine.views import View
+
+__all__ = ["parse_view", "register", "run"]
+
+
+class HintInputError(ValueError):
+    """The input is not a usable view (one line for the user)."""
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "hint",
+        help="rank the options of a seat's view (JSON) by expected points",
+        description="Read a seat's view (View.to_dict() JSON) from FILE or standard input "
+        "and rank its options: expected points, foul risk and why, best first.",
+    )
+    p.add_argument("file", nargs="?", default="-", metavar="FILE", help="view JSON, - for stdin")
+    p.add_argument("--level", type=int, default=None, metavar="L",
+                   help="Monte Carlo effort 1 (quick) to 5 (strong); default 3")
+    p.add_argument("--time-budget", type=float, default=None, metavar="SECONDS",
+                   help="stop sampling after this many seconds")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="sampling seed (default 0)")
+    p.add_argument("--top", type=int, default=None, metavar="N", help="show only the best N")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(run=run)
+
+
+def _read(file: str) -> str:
+    if file == "-":
+        if sys.stdin is None or sys.stdin.isatty():
+            raise HintInputError("no view given: name a JSON file, or pipe one into standard input")
+        return sys.stdin.read()
+    try:
+        return Path(file).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise HintInputError(f"cannot read {file}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise HintInputError(f"cannot read {file}: it is not UTF-8 text") from None
+
+
+def parse_view(text: str, source: str = "the view") -> View:
+    """A :class:`View` from its JSON text; :class:`HintInputError` with one line if not.
+
+    >>> parse_view("[1, 2]")
+    Traceback (most recent call last):
+    ...
+    chinese_poker.cli.hint.HintInputError: the view must be a JSON object (View.to_dict() form)
+    """
+    from chinese_poker.ai.protocol import view_from_dict
+
+    if not text.strip():
+        raise HintInputError(f"{source} is empty: expected a view as JSON")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise HintInputError(
+            f"{source} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        ) from None
+    if not isinstance(data, dict):
+        raise HintInputError("the view must be a JSON object (View.to_dict() form)")
+    if isinstance(data.get("view"), dict) and "players" not in data:
+        data = data["view"]  # a whole bot-protocol "act" message
+    try:
+        return view_from_dict(data)
+    except KeyError as exc:
+        raise HintInputError(f"not a view: the key {exc.args[0]!r} is missing") from None
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise HintInputError(f"not a view: {exc}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    from chinese_poker.ai.hints import DEFAULT_HINT_LEVEL, hint
+
+    source = "standard input" if args.file == "-" else args.file
+    view = parse_view(_read(args.file), source)
+    level = DEFAULT_HINT_LEVEL if args.level is None else args.level
+    if args.time_budget is not None and not args.time_budget > 0:
+        raise HintInputError(f"--time-budget must be positive, not {args.time_budget}")
+    if args.top is not None and args.top < 1:
+        raise HintInputError(f"--top must be at least 1, not {args.top}")
+    entries = hint(view, level=level, time_budget=args.time_budget, seed=args.seed)
+    shown = entries if args.top is None else entries[: args.top]
+    if args.json:
+        print(json.dumps({
+            "seat": view.seat,
+            "player": view.player,
+            "variant": view.rules.variant,
+            "decision": view.decisions[0].to_dict(),
+            "options": len(entries),
+            "level": level,
+            "hints": [e.to_dict() for e in shown],
+        }, indent=2, ensure_ascii=False))  # fmt: skip
+        return 0
+    print(_render(view, entries, shown, level))
+    return 0
+
+
+def _render(view: View, entries: list[Any], shown: list[Any], level: int) -> str:
+    from chinese_poker.ai.hints import describe_action
+    from chinese_poker.cards import cards_str
+
+    dec = view.decisions[0]
+    what = f"street {dec.street}" if dec.kind == "street" else dec.kind
+    head = (
+        f"{view.player or f'seat {view.seat}'} (seat {view.seat}), {view.rules.variant} "
+        f"{what}: {cards_str(dec.cards) or '-'}  [{len(entries)} option(s), level {level}]"
+    )
+    rows = [(str(i + 1), describe_action(e.action), f"{e.value:+.2f}",
+             f"{e.foul_probability:.0%}", e.explanation) for i, e in enumerate(shown)]  # fmt: skip
+    header = ("#", "action", "points", "foul", "why")
+    widths = [max(len(r[k]) for r in [header, *rows]) for k in range(4)]
+    lines = [head, ""]
+    for r in [header, *rows]:
+        lines.append(
+            f"{r[0]:>{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  "
+            f"{r[3]:>{widths[3]}}  {r[4]}"
+        )
+    if len(shown) < len(entries):
+        lines.append(f"... {len(entries) - len(shown)} more (use --top or --json)")
+    return "\n".join(lines)

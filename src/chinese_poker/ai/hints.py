@@ -149,11 +149,12 @@ def hint_from_dict(data: dict[str, Any], **options: Any) -> list[HintEntry]:
 def _street_hints(
     view: View, dec: Decision, params: mc.Level, seed: int, deadline: float | None
 ) -> list[HintEntry]:
-    options = mc.analyse_street(view, dec, params, seed=seed, deadline=deadline, screen=False)
-    # Best first by value (the bot's own foul aversion is a choice, not a value); the
-    # placements that got every rollout come before those dropped on the way.
-    most = max(o.rollouts for o in options)
-    options.sort(key=lambda o: (o.rollouts < most, -o.value))
+    # Every placement gets the same rollouts (no successive halving), so the values are
+    # comparable and "best first" is simply the highest value; the bot's own foul
+    # aversion is a choice, not a value, and is left out.
+    even = dataclasses.replace(params, keep=1 << 30)
+    options = mc.analyse_street(view, dec, even, seed=seed, deadline=deadline, screen=False)
+    options.sort(key=lambda o: -o.value)
     unseen = _unseen(view, dec)
     board = view.board_of(dec.seat, dec.hand)
     mine = (board.top, board.middle, board.bottom)

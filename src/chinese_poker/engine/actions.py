@@ -89,8 +89,17 @@ def _card_list(value: object, what: str) -> tuple[Card, ...]:
     raise ValueError(f"{what} must be a list of cards, not {type(value).__name__}")
 
 
+_CARD_NAMES = tuple(card_name(c) for c in range(52))
+
+
 def _names(cards: Sequence[Card]) -> list[str]:
-    return [card_name(c) if isinstance(c, int) and 0 <= c < 52 else str(c) for c in cards]
+    names = _CARD_NAMES  # a look-up for plain card numbers (the usual case)
+    return [
+        names[c]
+        if type(c) is int and 0 <= c < 52
+        else (card_name(c) if isinstance(c, int) and 0 <= c < 52 else str(c))
+        for c in cards
+    ]
 
 
 def _int_field(data: Mapping[str, Any], key: str, default: int | None = None) -> int:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from chinese_poker.cards import Board, Card, cards_str
+from chinese_poker.cards import Board, Card, card_name
 from chinese_poker.engine.actions import Decision
 from chinese_poker.rules import Rules
 
@@ -30,8 +30,13 @@ if TYPE_CHECKING:
 __all__ = ["BoardView", "View", "build_view"]
 
 
+_CARD_NAMES = tuple(card_name(c) for c in range(52))
+
+
 def _names(cards: tuple[Card, ...]) -> list[str]:
-    return cards_str(cards).split() if cards else []
+    # Card names by table look-up (views are built for every socket on every action).
+    names = _CARD_NAMES
+    return [names[c] for c in cards]
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,18 +10,20 @@ Four tables hold everything needed to rebuild every table exactly:
   dealt and finished, and the finished hand's history line;
 * ``actions``: every accepted action (the engine's ``to_dict()`` form), in order.
 
-Every accepted action is committed before it is broadcast (one transaction per action,
-which also finishes the hand and commits the next hand's seed when the action ends a
-hand). Nothing here is SQLite-specific except the connection pragmas (WAL journal,
-``synchronous=NORMAL``: a killed process loses nothing; an operating-system crash may
-lose the last transactions) and the WAL checkpoints, which run every second in a
-background thread instead of inside commits. The schema is created by the Alembic
-migrations shipped in ``chinese_poker/server/migrations`` (:meth:`Store.migrate`, run at
-startup).
+Every accepted action is committed before it is broadcast. The server groups the writes
+of one event-loop tick (every action that arrived together, with the hand ends, next-hand
+commitments and deals they bring) into one transaction (:meth:`Store.transaction`), and
+broadcasts only after it has committed. Nothing here is SQLite-specific except the
+connection pragmas (WAL journal, ``synchronous=NORMAL``: a killed process loses nothing;
+an operating-system crash may lose the last transactions) and the WAL checkpoints, which
+run every second in a background thread instead of inside commits. The schema is
+created by the Alembic migrations shipped in ``chinese_poker/server/migrations``
+(:meth:`Store.migrate`, run at startup).
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import threading
 import time
@@ -58,6 +60,7 @@ from sqlalchemy.pool import ConnectionPoolEntry
 __all__ = [
     "ActionRow",
     "Base",
+    "HandEnd",
     "HandRow",
     "SeatRow",
     "Store",
@@ -206,6 +209,18 @@ class StoredTable:
 
 
 @dataclass(frozen=True, slots=True)
+class HandEnd:
+    """The end of a hand to store: (finish time, history line), the next hand's
+    commitment, the table's new status (each may be None)."""
+
+    table_id: str
+    hand: int
+    finished: tuple[float, dict[str, Any]] | None
+    next_hand: NewHand | None
+    status: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class NewHand:
     """A hand row to insert: the commitment to its seed."""
 
@@ -293,6 +308,21 @@ class Store:
             if mark is None  # a named/numeric driver: SQLAlchemy's insert is used
             else "INSERT INTO actions (table_id, hand, seq, data, created_at)"
             f" VALUES ({', '.join([mark] * 5)})"
+        )
+        # The batch writes of the group commit, as plain SQL for the DB-API cursor.
+        self._batch_sql: dict[str, str] | None = (
+            None
+            if mark is None
+            else {
+                "finish": f"UPDATE hands SET finished_at = {mark}, record = {mark}"
+                f" WHERE table_id = {mark} AND number = {mark}",
+                "new": "INSERT INTO hands (table_id, number, seed, salt, commitment,"
+                " committed_at, started_at, finished_at, record)"
+                f" VALUES ({', '.join([mark] * 9)})",
+                "status": f"UPDATE tables SET status = {mark} WHERE id = {mark}",
+                "start": f"UPDATE hands SET started_at = {mark}"
+                f" WHERE table_id = {mark} AND number = {mark}",
+            }
         )
 
     @property
@@ -411,7 +441,7 @@ class Store:
     def start_hand(self, table_id: str, number: int, started_at: float) -> None:
         """Record that hand ``number`` has been dealt."""
         with self._tx() as conn:
-            conn.execute(self._start_hand, {"t": table_id, "n": number, "s": started_at})
+            self.mark_hand_started(conn, table_id, number, started_at)
 
     def add_actions(
         self,
@@ -429,34 +459,117 @@ class Store:
         ``finished`` is (finish time, history line) when these actions ended the hand;
         ``next_hand`` commits to the next hand's seed; ``status`` updates the table's.
         """
-        now = time.time()
+        rows = self.action_rows(table_id, hand, first_seq, actions)
         with self._tx() as conn:
-            rows = [
-                (table_id, hand, first_seq + i, json.dumps(a, separators=(",", ":")), now)
-                for i, a in enumerate(actions)
-            ]
-            if rows and self._insert_sql is not None:
-                # The hot path: one plain INSERT through the DB-API cursor of this
-                # transaction's connection (SQLAlchemy's statement machinery costs more
-                # than the insert itself); the paramstyle is the driver's.
-                cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-                try:
-                    cursor.executemany(self._insert_sql, rows)
-                finally:
-                    cursor.close()
-            elif rows:
-                keys = ("table_id", "hand", "seq", "data", "created_at")
-                conn.execute(insert(_ACTIONS), [dict(zip(keys, r, strict=True)) for r in rows])
-            if finished is not None:
-                finished_at, record = finished
-                conn.execute(
-                    self._finish_hand,
-                    {"t": table_id, "n": hand, "f": finished_at, "r": json.dumps(record)},
-                )
-            if next_hand is not None:
-                self._insert_hand(conn, table_id, next_hand, None)
-            if status is not None:
-                conn.execute(self._set_status, {"t": table_id, "st": status})
+            self.insert_actions(conn, rows)
+            self.end_hand(conn, table_id, hand, finished, next_hand, status)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Connection]:
+        """One transaction for a batch of writes (the server's group commit): the
+        ``insert_actions`` / ``end_hand`` / ``mark_hand_started`` calls made with the
+        connection it gives are committed together, or not at all."""
+        with self._tx() as conn:
+            yield conn
+
+    @staticmethod
+    def action_rows(
+        table_id: str, hand: int, first_seq: int, actions: Sequence[dict[str, Any]]
+    ) -> list[tuple[str, int, int, str, float]]:
+        """The ``actions`` rows of accepted actions (for :meth:`insert_actions`)."""
+        now = time.time()
+        return [(table_id, hand, first_seq + i, _compact(a), now) for i, a in enumerate(actions)]
+
+    def insert_actions(
+        self, conn: Connection, rows: Sequence[tuple[str, int, int, str, float]]
+    ) -> None:
+        """Insert ``actions`` rows (of any tables) in the transaction of ``conn``."""
+        if rows and self._insert_sql is not None:
+            # The hot path: one plain INSERT through the DB-API cursor of this
+            # transaction's connection (SQLAlchemy's statement machinery costs more
+            # than the insert itself); the paramstyle is the driver's.
+            cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+            try:
+                cursor.executemany(self._insert_sql, rows)
+            finally:
+                cursor.close()
+        elif rows:
+            keys = ("table_id", "hand", "seq", "data", "created_at")
+            conn.execute(insert(_ACTIONS), [dict(zip(keys, r, strict=True)) for r in rows])
+
+    def end_hand(
+        self,
+        conn: Connection,
+        table_id: str,
+        hand: int,
+        finished: tuple[float, dict[str, Any]] | None,
+        next_hand: NewHand | None,
+        status: str | None,
+    ) -> None:
+        """The end of a hand (its history line), the next hand's commitment, the status."""
+        if finished is not None:
+            finished_at, record = finished
+            conn.execute(
+                self._finish_hand,
+                {"t": table_id, "n": hand, "f": finished_at, "r": _compact_record(record)},
+            )
+        if next_hand is not None:
+            self._insert_hand(conn, table_id, next_hand, None)
+        if status is not None:
+            conn.execute(self._set_status, {"t": table_id, "st": status})
+
+    def write_batch(
+        self,
+        conn: Connection,
+        rows: Sequence[tuple[str, int, int, str, float]],
+        ends: Sequence[HandEnd],
+        starts: Sequence[tuple[str, int, float]],
+    ) -> None:
+        """The writes of one group commit, several tables at once, in the transaction of
+        ``conn``: action rows, hand ends (with the next hands' commitments and statuses)
+        and hand starts ``(table_id, number, started_at)``. One ``executemany`` per kind
+        of statement."""
+        self.insert_actions(conn, rows)
+        sql = self._batch_sql
+        if sql is None:  # a named/numeric driver: statement by statement
+            for e in ends:
+                self.end_hand(conn, e.table_id, e.hand, e.finished, e.next_hand, e.status)
+            for table_id, number, started_at in starts:
+                self.mark_hand_started(conn, table_id, number, started_at)
+            return
+        now = time.time()
+        finish = [
+            (e.finished[0], _compact_record(e.finished[1]), e.table_id, e.hand)
+            for e in ends
+            if e.finished is not None
+        ]
+        new = [
+            (e.table_id, h.number, h.seed, h.salt, h.commitment, now, None, None, None)
+            for e in ends
+            if (h := e.next_hand) is not None
+        ]
+        status = [(e.status, e.table_id) for e in ends if e.status is not None]
+        start = [(started_at, table_id, number) for table_id, number, started_at in starts]
+        if not (finish or new or status or start):
+            return
+        cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        try:
+            for key, params in (
+                ("finish", finish),
+                ("new", new),
+                ("status", status),
+                ("start", start),
+            ):
+                if params:
+                    cursor.executemany(sql[key], params)
+        finally:
+            cursor.close()
+
+    def mark_hand_started(
+        self, conn: Connection, table_id: str, number: int, started_at: float
+    ) -> None:
+        """Record that hand ``number`` has been dealt (in the transaction of ``conn``)."""
+        conn.execute(self._start_hand, {"t": table_id, "n": number, "s": started_at})
 
     def set_status(self, table_id: str, status: str) -> None:
         with self._tx() as conn:
@@ -565,6 +678,55 @@ class Store:
             stmt = stmt.where(_HANDS.c.number == hand)
         with self.engine.connect() as conn:
             return [json.loads(r[0]) for r in conn.execute(stmt)]
+
+
+_orjson: Any
+try:  # orjson, when installed, serialises several times faster than the json module
+    _orjson = importlib.import_module("orjson")
+except ImportError:  # pragma: no cover - depends on the installation
+    _orjson = None
+
+
+def _compact(data: Any) -> str:
+    """Compact JSON text (orjson when installed; json for what orjson refuses, such as
+    integers beyond 64 bits)."""
+    if _orjson is not None:
+        try:
+            text: str = _orjson.dumps(data).decode()
+            return text
+        except TypeError:
+            pass
+    return json.dumps(data, separators=(",", ":"))
+
+
+_SEED_MARK = "\x00seed"
+
+
+def _compact_record(record: dict[str, Any]) -> str:
+    """A hand-history line as compact JSON.
+
+    The session block's seed is a 128-bit integer, which orjson refuses: it is written
+    as a marker and put back as digits, so the rest of the (large) line is still
+    serialised by orjson.
+    """
+    session = record.get("session")
+    seed = session.get("seed") if isinstance(session, dict) else None
+    if (
+        _orjson is not None
+        and isinstance(session, dict)
+        and type(seed) is int
+        and not -(2**63) <= seed < 2**64
+    ):
+        try:
+            text: str = _orjson.dumps(
+                {**record, "session": {**session, "seed": _SEED_MARK}}
+            ).decode()
+        except TypeError:
+            return _compact(record)
+        mark = _orjson.dumps(_SEED_MARK).decode()
+        if text.count(mark) == 1:
+            return text.replace(mark, str(seed), 1)
+    return _compact(record)
 
 
 def _make_engine(url: str) -> Engine:

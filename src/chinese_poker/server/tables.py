@@ -36,6 +36,7 @@ from pydantic import (
     TypeAdapter,
     ValidationError,
 )
+from sqlalchemy import Connection
 
 from chinese_poker import ai
 from chinese_poker.cards import card_name
@@ -51,7 +52,7 @@ from chinese_poker.engine import (
 )
 from chinese_poker.rules import Rules, rules_for
 from chinese_poker.server import PROTOCOL_VERSION
-from chinese_poker.server.db import NewHand, Store, StoredSeat, StoredTable
+from chinese_poker.server.db import HandEnd, NewHand, Store, StoredSeat, StoredTable
 from chinese_poker.server.fairness import SCHEME, Commitment, deck_for, new_commitment
 
 __all__ = [
@@ -75,7 +76,22 @@ HINT_SECONDS = 3.0
 """The time budget of one hint (its Monte Carlo sampling stops early)."""
 
 
+_orjson: Any
+try:  # orjson, when installed, serialises several times faster than the json module
+    _orjson = importlib.import_module("orjson")
+except ImportError:  # pragma: no cover - depends on the installation
+    _orjson = None
+
+
 def _dumps(data: object) -> str:
+    """Compact JSON text: orjson when it is installed (json for what orjson refuses,
+    such as integers beyond 64 bits), else the json module."""
+    if _orjson is not None:
+        try:
+            text: str = _orjson.dumps(data).decode()
+            return text
+        except TypeError:
+            pass
     return json.dumps(data, separators=(",", ":"))
 
 
@@ -271,7 +287,7 @@ class _Clock:
 
 
 _RULES_MARK = "\x00rules:" + secrets.token_hex(16)
-_RULES_MARK_JSON = json.dumps(_RULES_MARK)
+_RULES_MARK_JSON = _dumps(_RULES_MARK)
 
 
 class _RulesOnce:
@@ -332,6 +348,43 @@ def _fast_views_match() -> bool:
 
 
 _FAST_VIEWS = _fast_views_match()
+
+
+_RULES: dict[str, Rules] = {}
+
+
+def _shared_rules(data: Mapping[str, Any]) -> Rules:
+    """``Rules.from_dict(data)``, one object per distinct ruleset (Rules are immutable).
+
+    Tables with the same rules share one object, so the engine's per-rules caches
+    (scoring plans, the settlement's rules description; keyed on the object) stay warm
+    with hundreds of tables instead of being rebuilt hand after hand.
+    """
+    key = json.dumps(data, sort_keys=True)
+    rules = _RULES.get(key)
+    if rules is None:
+        if len(_RULES) >= 1024:
+            _RULES.clear()
+        rules = _RULES[key] = Rules.from_dict(data)
+    return rules
+
+
+@dataclass
+class _Step:
+    """One write of a table waiting for the group commit, and what follows it.
+
+    ``rows`` (action rows), ``end`` (a hand's end) and ``start`` (a deal) are written in
+    the batch's transaction;
+    once it has committed, ``messages`` are sent and ``then`` runs. A step with nothing to
+    write only keeps a reply (an error, a pong) in order behind the writes before it.
+    """
+
+    rows: list[tuple[str, int, int, str, float]] = field(default_factory=list)
+    end: HandEnd | None = None
+    start: tuple[str, int, float] | None = None
+    messages: list[tuple[Conn, str]] = field(default_factory=list)
+    then: Callable[[], None] | None = None
+    sender: tuple[Conn, object] | None = None
 
 
 @dataclass
@@ -395,7 +448,7 @@ class LiveTable:
         self.created_at = stored.created_at
         self.spec = CreateTable.model_validate(stored.config["request"])
         self.preset: str = stored.config["preset"]
-        self.rules = Rules.from_dict(stored.config["rules"])
+        self.rules = _shared_rules(stored.config["rules"])
         self.join_code_hash = stored.join_code_hash
         self.session_seed = int(stored.session_seed)
         self.start_button = stored.start_button
@@ -415,6 +468,7 @@ class LiveTable:
         self._bot_tasks: dict[int, asyncio.Task[None]] = {}
         self._bots: dict[int, ai.Bot] = {}
         self._next_hand: asyncio.TimerHandle | None = None
+        self._steps: list[_Step] = []
         self._rng = random.Random(secrets.randbits(64))
         self._rules_once = _RulesOnce(self.rules.variant)
         self._rules_json = _dumps(self.rules.to_dict())
@@ -703,14 +757,13 @@ class LiveTable:
             return
         number = session.hands_played + 1
         now = time.time()
-        try:
-            self.store.start_hand(self.id, number, now)
-        except Exception:
-            log.exception("table %s: cannot store the start of hand %d", self.id, number)
-            self._schedule_next_hand()
-            return
-        self.hands[number].started_at = now
-        self._deal(number)
+
+        def dealt() -> None:
+            self.hands[number].started_at = now
+            self._deal(number)
+
+        # Stored with the tick's other writes; dealt (and broadcast) once committed.
+        self._enqueue(_Step(start=(self.id, number, now), then=dealt))
 
     def _deal(self, number: int) -> None:
         assert self.session is not None
@@ -738,10 +791,15 @@ class LiveTable:
 
     # ------------------------------------------------------------------ acting
 
-    def submit(self, seat: int, action: Action, ref: object = None) -> Result:
-        """Check, apply, store, then broadcast one action of ``seat``.
+    def submit(
+        self, seat: int, action: Action, ref: object = None, sender: Conn | None = None
+    ) -> Result:
+        """Check and apply one action of ``seat``; store it, then broadcast it.
 
-        Returns the error (nothing changed, nothing sent to anybody) or ok.
+        Returns the error (nothing changed, nothing sent to anybody) or ok. An accepted
+        action joins the tick's group commit (:meth:`TableManager.flush`): its messages
+        are built now and sent only once it is stored. Should that write fail, the table
+        is rebuilt from the database and ``sender`` gets ``server_error``.
         """
         table = self.table
         if table is None or table.over or self.status != "playing":
@@ -773,26 +831,18 @@ class LiveTable:
                 status = "finished"
             else:
                 next_hand = new_commitment(self.id, number + 1)
-        try:
-            self.store.add_actions(
-                self.id,
-                number,
-                self.stored_seq,
-                stored,
-                finished=finished,
-                next_hand=(
-                    NewHand(next_hand.hand, next_hand.seed, next_hand.salt, next_hand.commitment)
-                    if next_hand is not None
-                    else None
-                ),
-                status=status,
-            )
-        except Exception:
-            log.exception("table %s: cannot store an action; reloading the table", self.id)
-            self.manager.reload(self)
-            return Result(False, "server_error", "the action could not be stored; try again")
+        step = _Step(
+            rows=self.store.action_rows(self.id, number, self.stored_seq, stored),
+            sender=(sender, ref) if sender is not None else None,
+        )
         self.stored_seq += len(stored)
         if finished is not None:
+            new = (
+                NewHand(next_hand.hand, next_hand.seed, next_hand.salt, next_hand.commitment)
+                if next_hand is not None
+                else None
+            )
+            step.end = HandEnd(self.id, number, finished, new, status)
             hand = self.hands[number]
             hand.finished_at, hand.record = finished
             if next_hand is not None:
@@ -800,14 +850,22 @@ class LiveTable:
             if status is not None:
                 self.status = status
         acting = entries[0]
-        for conn in list(self.conns):
-            conn.send(self.state_message(conn.seat, acting, ref if conn.seat == seat else None))
+        step.messages = [
+            (conn, self.state_message(conn.seat, acting, ref if conn.seat == seat else None))
+            for conn in self.conns
+        ]
         if finished is not None:
-            self._hand_end(number)
-        self._after_change()
+            step.messages += self._hand_end(number)
+        step.then = self._after_change if finished is None or session.over else self._ended
+        self._enqueue(step)
         return Result(True)
 
-    def _hand_end(self, number: int) -> None:
+    def _ended(self) -> None:
+        self._schedule_next_hand()
+        self._after_change()
+
+    def _hand_end(self, number: int) -> list[tuple[Conn, str]]:
+        """The ``hand_end`` (and ``session_end``) messages of a hand just finished."""
         session = self.session
         assert session is not None
         last = session.results[-1]
@@ -825,13 +883,54 @@ class LiveTable:
                 "next_commitment": self._next_commitment(),
             }
         )
-        for conn in list(self.conns):
-            conn.send(text)
+        out = [(conn, text) for conn in self.conns]
         if over:
             end = _dumps({"type": "session_end", "table_id": self.id, "ledger": self.ledger_info()})
-            for conn in list(self.conns):
-                conn.send(end)
+            out += [(conn, end) for conn in self.conns]
+        return out
+
+    # ------------------------------------------------------------------ group commit
+
+    def _enqueue(self, step: _Step) -> None:
+        if not self._steps:
+            self.manager.dirty(self)
+        self._steps.append(step)
+
+    def _send(self, conn: Conn, text: str) -> None:
+        """Send a reply now, or after the table's pending writes (keeping the order)."""
+        if self._steps:
+            self._steps.append(_Step(messages=[(conn, text)]))
         else:
+            conn.send(text)
+
+    def _committed(self, steps: list[_Step]) -> None:
+        """The steps' writes are stored: send their messages, run what follows."""
+        for step in steps:
+            for conn, text in step.messages:
+                conn.send(text)
+            if step.then is not None:
+                step.then()
+
+    def _write_failed(self, steps: list[_Step]) -> None:
+        """The steps' writes failed: nothing of them is broadcast; rebuild the table."""
+        reload = False
+        for step in steps:
+            if step.rows or step.end is not None:
+                reload = True
+                if step.sender is not None:
+                    conn, ref = step.sender
+                    self._error_now(
+                        conn, ref, "server_error", "the action could not be stored; try again"
+                    )
+            elif step.start is not None:
+                log.error("table %s: cannot store the start of hand %d", self.id, step.start[1])
+            else:  # a reply with no write of its own
+                for conn, text in step.messages:
+                    conn.send(text)
+        if reload:
+            log.error("table %s: cannot store an action; reloading the table", self.id)
+            self.manager.reload(self)
+        elif self.manager.tables.get(self.id) is self:
             self._schedule_next_hand()
 
     def _after_change(self) -> None:
@@ -1017,10 +1116,12 @@ class LiveTable:
             }
         )
         for conn in list(self.conns):
-            conn.send(text)
+            self._send(conn, text)
 
     def attach(self, conn: Conn) -> None:
         """A socket joined: welcome it and send the full state with the hand's log."""
+        if self._steps:
+            self.manager.flush()  # show it stored state only
         self.conns.append(conn)
         if conn.seat is not None:
             self.seats[conn.seat].connected += 1
@@ -1089,8 +1190,11 @@ class LiveTable:
             self._error(conn, ref, "read_only", "spectators may only send sync and ping")
             return
         if isinstance(msg, PingMsg):
-            conn.send(_dumps({"type": "pong", "ref": msg.id, "time": time.time()}))
-        elif isinstance(msg, SyncMsg):
+            self._send(conn, _dumps({"type": "pong", "ref": msg.id, "time": time.time()}))
+            return
+        if self._steps and not isinstance(msg, ActionMsg):
+            self.manager.flush()  # answer from stored state only
+        if isinstance(msg, SyncMsg):
             if self.table is None:
                 self._error(conn, msg.id, "no_hand", "no hand has been dealt yet")
             else:
@@ -1106,17 +1210,21 @@ class LiveTable:
             self.loop.create_task(self._hint(conn, conn.seat, msg))
 
     def _error(self, conn: Conn, ref: object, code: str, message: str) -> None:
+        self._send(conn, self._error_text(ref, code, message))
+
+    def _error_now(self, conn: Conn, ref: object, code: str, message: str) -> None:
+        conn.send(self._error_text(ref, code, message))
+
+    def _error_text(self, ref: object, code: str, message: str) -> str:
         table = self.table
-        conn.send(
-            _dumps(
-                {
-                    "type": "error",
-                    "ref": ref,
-                    "code": code,
-                    "message": message,
-                    "version": table.version if table is not None else None,
-                }
-            )
+        return _dumps(
+            {
+                "type": "error",
+                "ref": ref,
+                "code": code,
+                "message": message,
+                "version": table.version if table is not None else None,
+            }
         )
 
     def _action(self, conn: Conn, seat: int, msg: ActionMsg) -> None:
@@ -1130,7 +1238,7 @@ class LiveTable:
         except ValueError as exc:
             self._error(conn, msg.id, "bad_message", f"bad action: {exc}")
             return
-        result = self.submit(seat, action, msg.id)
+        result = self.submit(seat, action, msg.id, conn)
         if not result.ok:
             assert result.code is not None and result.message is not None
             self._error(conn, msg.id, result.code, result.message)
@@ -1170,6 +1278,8 @@ class LiveTable:
         if fn is None:
             self._error(conn, ref, "hints_unavailable", "hints are unavailable in this build")
             return
+        if self._steps:
+            self.manager.flush()
         table = self.table
         if table is None or table.over or seat not in table.to_act:
             self._error(conn, ref, "no_hand", "you have nothing to decide now")
@@ -1234,6 +1344,15 @@ def _iso(ts: float) -> str:
 # --------------------------------------------------------------------------- the manager
 
 
+def _write(store: Store, conn: Connection, steps: list[_Step]) -> None:
+    store.write_batch(
+        conn,
+        [row for st in steps for row in st.rows],
+        [st.end for st in steps if st.end is not None],
+        [st.start for st in steps if st.start is not None],
+    )
+
+
 @dataclass
 class Created:
     """A new table with its join code, and the creator's seat and token if he joined."""
@@ -1251,6 +1370,57 @@ class TableManager:
     store: Store
     tables: dict[str, LiveTable] = field(default_factory=dict)
     closing: bool = False
+    _dirty: list[LiveTable] = field(default_factory=list)
+    _flush_handle: asyncio.Handle | None = None
+
+    # ------------------------------------------------------------------ group commit
+
+    def dirty(self, live: LiveTable) -> None:
+        """``live`` has writes waiting: commit them (with every other table's) soon.
+
+        The flush is a ``call_soon`` callback, so it runs after every message that the
+        event loop handed over in the same tick: under load, many actions share one
+        transaction; alone, an action waits for nothing.
+        """
+        self._dirty.append(live)
+        if self._flush_handle is None:
+            self._flush_handle = asyncio.get_running_loop().call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Commit every waiting write in one transaction, then broadcast what they
+        carried. If the transaction fails, each table's writes are retried on their own
+        and a table whose writes still fail is rebuilt from the database."""
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+        dirty, self._dirty = self._dirty, []
+        if not dirty:
+            return
+        batches: list[tuple[LiveTable, list[_Step]]] = []
+        for live in dirty:
+            batches.append((live, live._steps))
+            live._steps = []
+        store = self.store
+        ok: list[tuple[LiveTable, list[_Step]]] = []
+        bad: list[tuple[LiveTable, list[_Step]]] = []
+        try:
+            with store.transaction() as conn:
+                _write(store, conn, [st for _live, steps in batches for st in steps])
+            ok = batches
+        except Exception:
+            log.exception("group commit of %d table(s) failed; retrying each", len(batches))
+            for live, steps in batches:
+                try:
+                    with store.transaction() as conn:
+                        _write(store, conn, steps)
+                    ok.append((live, steps))
+                except Exception:
+                    log.exception("table %s: cannot store its writes", live.id)
+                    bad.append((live, steps))
+        for live, steps in ok:
+            live._committed(steps)
+        for live, steps in bad:
+            live._write_failed(steps)
 
     def recover(self) -> int:
         """Rebuild every unfinished table from the store; returns how many."""
@@ -1271,7 +1441,11 @@ class TableManager:
         return live
 
     def get(self, table_id: str) -> LiveTable | None:
-        """A table by id (finished tables are rebuilt from the store on first use)."""
+        """A table by id (finished tables are rebuilt from the store on first use).
+
+        Pending writes are committed first, so that what is read is stored state."""
+        if self._dirty:
+            self.flush()
         live = self.tables.get(table_id)
         if live is None:
             live = self._load(table_id)
@@ -1377,7 +1551,11 @@ class TableManager:
         return Created(live, code, seat, token)
 
     def close(self) -> None:
-        """Stop every table's timers and bots and close every socket."""
+        """Store pending writes, stop every table's timers and bots, close every socket."""
+        try:
+            self.flush()
+        except Exception:
+            log.exception("cannot store the last writes")
         self.closing = True
         for live in self.tables.values():
             live.stop()

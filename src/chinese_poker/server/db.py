@@ -478,7 +478,9 @@ class Store:
     ) -> list[tuple[str, int, int, str, float]]:
         """The ``actions`` rows of accepted actions (for :meth:`insert_actions`)."""
         now = time.time()
-        return [(table_id, hand, first_seq + i, _compact(a), now) for i, a in enumerate(actions)]
+        return [
+            (table_id, hand, first_seq + i, compact_json(a), now) for i, a in enumerate(actions)
+        ]
 
     def insert_actions(
         self, conn: Connection, rows: Sequence[tuple[str, int, int, str, float]]
@@ -687,7 +689,7 @@ except ImportError:  # pragma: no cover - depends on the installation
     _orjson = None
 
 
-def _compact(data: Any) -> str:
+def compact_json(data: Any) -> str:
     """Compact JSON text (orjson when installed; json for what orjson refuses, such as
     integers beyond 64 bits)."""
     if _orjson is not None:
@@ -722,11 +724,11 @@ def _compact_record(record: dict[str, Any]) -> str:
                 {**record, "session": {**session, "seed": _SEED_MARK}}
             ).decode()
         except TypeError:
-            return _compact(record)
+            return compact_json(record)
         mark = _orjson.dumps(_SEED_MARK).decode()
         if text.count(mark) == 1:
             return text.replace(mark, str(seed), 1)
-    return _compact(record)
+    return compact_json(record)
 
 
 def _make_engine(url: str) -> Engine:

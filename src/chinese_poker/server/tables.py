@@ -52,7 +52,7 @@ from chinese_poker.engine import (
 )
 from chinese_poker.rules import Rules, rules_for
 from chinese_poker.server import PROTOCOL_VERSION
-from chinese_poker.server.db import HandEnd, NewHand, Store, StoredSeat, StoredTable
+from chinese_poker.server.db import HandEnd, NewHand, Store, StoredSeat, StoredTable, compact_json
 from chinese_poker.server.fairness import SCHEME, Commitment, deck_for, new_commitment
 
 __all__ = [
@@ -74,25 +74,6 @@ _SEND_QUEUE_LIMIT = 2000
 
 HINT_SECONDS = 3.0
 """The time budget of one hint (its Monte Carlo sampling stops early)."""
-
-
-_orjson: Any
-try:  # orjson, when installed, serialises several times faster than the json module
-    _orjson = importlib.import_module("orjson")
-except ImportError:  # pragma: no cover - depends on the installation
-    _orjson = None
-
-
-def _dumps(data: object) -> str:
-    """Compact JSON text: orjson when it is installed (json for what orjson refuses,
-    such as integers beyond 64 bits), else the json module."""
-    if _orjson is not None:
-        try:
-            text: str = _orjson.dumps(data).decode()
-            return text
-        except TypeError:
-            pass
-    return json.dumps(data, separators=(",", ":"))
 
 
 def _hash(secret: str) -> str:
@@ -287,7 +268,7 @@ class _Clock:
 
 
 _RULES_MARK = "\x00rules:" + secrets.token_hex(16)
-_RULES_MARK_JSON = _dumps(_RULES_MARK)
+_RULES_MARK_JSON = compact_json(_RULES_MARK)
 
 
 class _RulesOnce:
@@ -471,7 +452,7 @@ class LiveTable:
         self._steps: list[_Step] = []
         self._rng = random.Random(secrets.randbits(64))
         self._rules_once = _RulesOnce(self.rules.variant)
-        self._rules_json = _dumps(self.rules.to_dict())
+        self._rules_json = compact_json(self.rules.to_dict())
         self._rebuild(stored)
 
     # ------------------------------------------------------------------ rebuilding
@@ -773,7 +754,7 @@ class LiveTable:
         self._cache.clear()
         table = self.table
         assert table is not None
-        start = _dumps(
+        start = compact_json(
             {
                 "type": "hand_start",
                 "table_id": self.id,
@@ -870,7 +851,7 @@ class LiveTable:
         assert session is not None
         last = session.results[-1]
         over = session.over
-        text = _dumps(
+        text = compact_json(
             {
                 "type": "hand_end",
                 "table_id": self.id,
@@ -885,7 +866,9 @@ class LiveTable:
         )
         out = [(conn, text) for conn in self.conns]
         if over:
-            end = _dumps({"type": "session_end", "table_id": self.id, "ledger": self.ledger_info()})
+            end = compact_json(
+                {"type": "session_end", "table_id": self.id, "ledger": self.ledger_info()}
+            )
             out += [(conn, end) for conn in self.conns]
         return out
 
@@ -1048,7 +1031,7 @@ class LiveTable:
                 data = _view_dict(view)
             else:  # the engine's View grew fields this module does not know: its to_dict()
                 data = dataclasses.replace(view, rules=cast(Rules, self._rules_once)).to_dict()
-            text = _dumps(data).replace(_RULES_MARK_JSON, self._rules_json, 1)
+            text = compact_json(data).replace(_RULES_MARK_JSON, self._rules_json, 1)
             cached = _Cached(key, view, text)
             self._cache[seat] = cached
         return cached
@@ -1082,7 +1065,7 @@ class LiveTable:
         cached = self._view(seat)
         entries: str = "null"
         if with_log:
-            entries = _dumps([self.public_entry(e, seat, cached.view) for e in table.log])
+            entries = compact_json([self.public_entry(e, seat, cached.view) for e in table.log])
         head = {
             "type": "state",
             "table_id": self.id,
@@ -1096,18 +1079,18 @@ class LiveTable:
             "commitment": self.hands[self.hand_no].commit.commitment,
         }
         return (
-            _dumps(head)[:-1]
+            compact_json(head)[:-1]
             + ',"view":'
             + cached.text
             + ","
-            + _dumps(tail)[1:-1]
+            + compact_json(tail)[1:-1]
             + ',"log":'
             + entries
             + "}"
         )
 
     def _broadcast_seats(self) -> None:
-        text = _dumps(
+        text = compact_json(
             {
                 "type": "seats",
                 "table_id": self.id,
@@ -1127,7 +1110,7 @@ class LiveTable:
             self.seats[conn.seat].connected += 1
         s = self.seats[conn.seat] if conn.seat is not None else None
         conn.send(
-            _dumps(
+            compact_json(
                 {
                     "type": "welcome",
                     "protocol": PROTOCOL_VERSION,
@@ -1190,7 +1173,7 @@ class LiveTable:
             self._error(conn, ref, "read_only", "spectators may only send sync and ping")
             return
         if isinstance(msg, PingMsg):
-            self._send(conn, _dumps({"type": "pong", "ref": msg.id, "time": time.time()}))
+            self._send(conn, compact_json({"type": "pong", "ref": msg.id, "time": time.time()}))
             return
         if self._steps and not isinstance(msg, ActionMsg):
             self.manager.flush()  # answer from stored state only
@@ -1217,7 +1200,7 @@ class LiveTable:
 
     def _error_text(self, ref: object, code: str, message: str) -> str:
         table = self.table
-        return _dumps(
+        return compact_json(
             {
                 "type": "error",
                 "ref": ref,
@@ -1252,7 +1235,7 @@ class LiveTable:
         count = len(legal)
         actions = [a.to_dict() for a in legal] if count <= msg.limit else []
         conn.send(
-            _dumps(
+            compact_json(
                 {
                     "type": "legal",
                     "ref": msg.id,
@@ -1297,7 +1280,7 @@ class LiveTable:
             return
         entries = list(ranked)
         conn.send(
-            _dumps(
+            compact_json(
                 {
                     "type": "hint",
                     "ref": ref,

@@ -1050,11 +1050,27 @@ class LiveTable:
         return data
 
     def clocks(self) -> list[dict[str, Any]]:
+        """The decision clocks of the state as it is now.
+
+        Worked out from the table rather than read from the running timers: a message
+        is built before ``_after_change`` restarts them, and must already show the clock
+        of a seat that has just come to act (at its full limit) and not the old one.
+        """
+        table = self.table
+        limit = self.rules.time_limit
+        if table is None or table.over or limit is None or self.status != "playing":
+            return []
         now = self.loop.time()
-        return [
-            {"seat": seat, "remaining": round(max(t.deadline - now, 0.0), 3), "limit": t.limit}
-            for seat, t in sorted(self._timers.items())
-        ]
+        out = []
+        for s in self.seats:
+            seat = s.seat
+            if s.kind == "bot" or seat not in table.to_act or seat in table.timed_out:
+                continue
+            timer = self._timers.get(seat)
+            running = timer is not None and timer.key == (self.hand_no, table.decisions(seat))
+            remaining = max(timer.deadline - now, 0.0) if running and timer else limit
+            out.append({"seat": seat, "remaining": round(remaining, 3), "limit": limit})
+        return out
 
     def state_message(
         self, seat: int | None, last: LogEntry | None, ack: object, *, with_log: bool = False

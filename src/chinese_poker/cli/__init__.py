@@ -11,6 +11,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from chinese_poker import __version__
 
@@ -32,6 +33,25 @@ COMMANDS: dict[str, str] = {
 
 class UsageError(Exception):
     """A problem with what the user asked for; printed as one line, exit status 2."""
+
+
+def read_input(file: str, what: str) -> str:
+    """The text of ``file``, or of standard input when ``file`` is ``"-"``.
+
+    ``what`` names the expected content in messages ("table", "view").
+    """
+    if file == "-":
+        if sys.stdin is None or sys.stdin.isatty():
+            raise UsageError(
+                f"no {what} given: name a JSON file, or pipe one into standard input"
+            )
+        return sys.stdin.read()
+    try:
+        return Path(file).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read {file}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"cannot read {file}: it is not UTF-8 text") from None
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:

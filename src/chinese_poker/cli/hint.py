@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 from typing import Any
 
+from chinese_poker.cli import read_input
 from chinese_poker.engine.views import View
 
 __all__ = ["parse_view", "register", "run"]
@@ -45,19 +44,6 @@ def register(sub: Any) -> None:
     p.add_argument("--top", type=int, default=None, metavar="N", help="show only the best N")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=run)
-
-
-def _read(file: str) -> str:
-    if file == "-":
-        if sys.stdin is None or sys.stdin.isatty():
-            raise HintInputError("no view given: name a JSON file, or pipe one into standard input")
-        return sys.stdin.read()
-    try:
-        return Path(file).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise HintInputError(f"cannot read {file}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise HintInputError(f"cannot read {file}: it is not UTF-8 text") from None
 
 
 def parse_view(text: str, source: str = "the view") -> View:
@@ -94,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     from chinese_poker.ai.hints import DEFAULT_HINT_LEVEL, hint
 
     source = "standard input" if args.file == "-" else args.file
-    view = parse_view(_read(args.file), source)
+    view = parse_view(read_input(args.file, "view"), source)
     level = DEFAULT_HINT_LEVEL if args.level is None else args.level
     if args.time_budget is not None and not args.time_budget > 0:
         raise HintInputError(f"--time-budget must be positive, not {args.time_budget}")

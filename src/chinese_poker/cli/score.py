@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from chinese_poker.cards import Board, CardError, parse_board, parse_cards
+from chinese_poker.cli import read_input
 from chinese_poker.rules import Rules, RulesError, parse_assignment, rules_for
 from chinese_poker.scoring import Hand, Settlement, settle
 
@@ -76,7 +75,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    text = _read_input(args.file)
+    text = read_input(args.file, "table")
     overrides = dict(parse_assignment(item) for item in args.sets)
     table = read_table(text, preset=args.rules, overrides=overrides, source=_source(args.file))
     result = table.settle()
@@ -89,19 +88,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _source(file: str) -> str:
     return "standard input" if file == "-" else file
-
-
-def _read_input(file: str) -> str:
-    if file == "-":
-        if sys.stdin is None or sys.stdin.isatty():
-            raise TableError("no table given: name a JSON file, or pipe one into standard input")
-        return sys.stdin.read()
-    try:
-        return Path(file).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise TableError(f"cannot read {file}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise TableError(f"cannot read {file}: it is not UTF-8 text") from None
 
 
 def read_table(

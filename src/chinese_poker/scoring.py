@@ -75,6 +75,7 @@ __all__ = [
     "line_values",
     "natural_of",
     "royalties",
+    "royalty_lookup",
     "settle",
 ]
 
@@ -305,6 +306,7 @@ class _Plan:
         "fl_middle_min",
         "foul_pays_royalties",
         "foul_value",
+        "lookup",
         "low_dp",
         "lowball",
         "max_one",
@@ -332,6 +334,7 @@ class _Plan:
 
     rules: Rules
     rules_dict: dict[str, Any] | None
+    lookup: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]] | None
     v: int
     o: int
     s: int
@@ -399,6 +402,7 @@ def _build_plan(rules: Rules) -> _Plan:
     p = _Plan()
     p.rules = rules
     p.rules_dict = None
+    p.lookup = None
     p.v, p.o, p.s = rules.line_values
     p.more_lines = rules.overall_unit_rule == "more_lines_won"
     p.foul_value = rules.foul_value
@@ -684,6 +688,42 @@ def line_royalty(rules: Rules, line: int | str, value: int) -> int:
     if index == _BOTTOM:
         return _five_royalty(value, plan.bot_table, plan.bot_royal)
     raise ValueError(f"line must be 0, 1, 2 or top, middle, bottom, not {line!r}")
+
+
+def royalty_lookup(rules: Rules) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """Royalty of the top, middle and bottom by ``value >> 16`` of a high line value.
+
+    Every royalty table depends only on a line's category and leading key rank, the
+    bits above 16 of its value, so solvers and bots look royalties up in these tuples
+    instead of calling :func:`line_royalty` in their loops. A low middle (§8.1) is
+    valued on another scale; use :func:`line_royalty` for it.
+
+    >>> from chinese_poker.cards import parse_cards
+    >>> from chinese_poker.rules import rules_for
+    >>> top, middle, bottom = royalty_lookup(rules_for("ofc"))
+    >>> bottom[evaluate(parse_cards("Ah Kh Qh Jh Th")) >> 16]
+    25
+    """
+    plan = _plan(rules)
+    if plan.lookup is None:
+        tables = []
+        for line in (_TOP, _MIDDLE, _BOTTOM):
+            row = [0] * (1 << 8)
+            for hi in range(1 << 8):
+                if hi >> 4 <= STRAIGHT_FLUSH and 2 <= (hi & 15) <= 14:
+                    value = hi << 16
+                    if line == _TOP:
+                        row[hi] = _top_royalty(plan, value)
+                    else:
+                        table, royal = (
+                            (plan.mid_table, plan.mid_royal)
+                            if line == _MIDDLE
+                            else (plan.bot_table, plan.bot_royal)
+                        )
+                        row[hi] = _five_royalty(value, table, royal)
+            tables.append(tuple(row))
+        plan.lookup = (tables[0], tables[1], tables[2])
+    return plan.lookup
 
 
 def _dealt_combinations(

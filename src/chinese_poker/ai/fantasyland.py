@@ -25,7 +25,7 @@ import itertools
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any, TypeVar, cast
 
 import numpy as np
@@ -40,7 +40,7 @@ from chinese_poker.evaluate import (
     evaluate_batch,
 )
 from chinese_poker.rules import Rules
-from chinese_poker.scoring import line_royalty
+from chinese_poker.scoring import royalty_lookup
 
 __all__ = [
     "DEFAULT_STAY_VALUE",
@@ -103,23 +103,6 @@ def _combos(n: int, k: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64
     return rows, masks
 
 
-@lru_cache(maxsize=64)
-def _royalty_lookup(rules: Rules) -> npt.NDArray[np.int64]:
-    """Royalty by line (0 top, 1 middle, 2 bottom) and ``value >> 16``.
-
-    Royalties of the open-face tables depend only on the category and the leading
-    key rank, which are the bits above 16 of a line value.
-    """
-    table = np.zeros((3, 1 << 8), dtype=np.int64)
-    for line in range(3):
-        for hi in range(1 << 8):
-            value = hi << 16
-            if hi >> 4 > 8 or not 2 <= (hi & 15) <= 14:
-                continue
-            table[line, hi] = line_royalty(rules, line, value)
-    return table
-
-
 def _middle_stays(rules: Rules, values: npt.NDArray[np.int32]) -> npt.NDArray[np.bool_]:
     need = rules.fl_repeat_middle_min
     cats = values >> 20
@@ -149,7 +132,7 @@ def solve_fantasyland(
         raise CardError("a card number is outside 0..51")
     stay = DEFAULT_STAY_VALUE if stay_value is None else float(stay_value)
     deck = np.asarray(cards, dtype=np.int64)
-    roy = _royalty_lookup(rules)
+    roy = np.asarray(royalty_lookup(rules), dtype=np.int64)
 
     rows5, masks5 = _combos(n, 5)
     rows3, masks3 = _combos(n, 3)

@@ -8,8 +8,9 @@ Both act from a seat's :class:`~chinese_poker.engine.views.View` only.
   (the same fills for every candidate) and each completed board is worth its royalties,
   a Fantasyland bonus and a little for strong lines, or a heavy loss when it fouls; so it
   keeps its board unfouled with high probability and chases Fantasyland only when it is
-  safe. A Fantasyland deal is set by a short search over the strongest bottoms and
-  middles. A classic hand is set by the fast heuristic (strongest bottom, then the
+  safe. A Fantasyland deal is set by the exact solver (:mod:`chinese_poker.ai.fantasyland`).
+  Royalties come from the rules' own tables (:func:`chinese_poker.scoring.royalty_lookup`).
+  A classic hand is set by the fast heuristic (strongest bottom, then the
   strongest middle, the rest on top) and surrendered only when the whole set is very weak.
 
 >>> import random
@@ -27,6 +28,7 @@ import itertools
 import random
 from collections.abc import Sequence
 
+from chinese_poker.ai.fantasyland import solve_fantasyland
 from chinese_poker.cards import Card
 from chinese_poker.engine.actions import (
     Action,
@@ -48,6 +50,7 @@ from chinese_poker.evaluate import (
     evaluate_low27,
 )
 from chinese_poker.rules import Rules
+from chinese_poker.scoring import royalty_lookup
 
 __all__ = ["RandomBot", "RuleBot"]
 
@@ -94,20 +97,6 @@ class RandomBot:
 # The bot's own quick royalty estimate (the scorer is exact; the bot only needs to rank
 # its options): top pairs 66+ and trips as in every OFC table, middle and bottom per
 # category from the american or western table.
-
-_MIDDLE = {"american": (0, 0, 0, 2, 4, 8, 12, 20, 30), "western": (0, 0, 0, 2, 4, 8, 12, 16, 20)}
-_BOTTOM = {"american": (0, 0, 0, 0, 2, 4, 6, 10, 15), "western": (0, 0, 0, 0, 2, 4, 6, 8, 10)}
-
-
-def _top_royalty(value: int) -> int:
-    cat = value >> 20
-    rank = ((value >> 16) & 15) - 2
-    if cat == THREE_OF_A_KIND:
-        return 10 + rank
-    if cat == ONE_PAIR and rank >= 4:
-        return rank - 3
-    return 0
-
 
 def _fl_bonus(rules: Rules, top_value: int) -> float:
     """What earning Fantasyland with this top is worth to the bot, in points."""
@@ -165,8 +154,7 @@ class RuleBot:
         if len(candidates) == 1:
             return candidates[0]
         need = 13 - mine.placed - dec.place
-        table = rules.royalty_table if rules.royalty_table in _MIDDLE else "american"
-        mid_r, bot_r = _MIDDLE[table], _BOTTOM[table]
+        top_r, mid_r, bot_r = royalty_lookup(rules)
         rng = self.rng
 
         def score(cands: Sequence[Place], samples: int) -> list[float]:
@@ -189,9 +177,9 @@ class RuleBot:
                         total -= 8.0
                         continue
                     total += (
-                        _top_royalty(tv)
-                        + mid_r[mv >> 20]
-                        + bot_r[bv >> 20]
+                        top_r[tv >> 16]
+                        + mid_r[mv >> 16]
+                        + bot_r[bv >> 16]
                         + _fl_bonus(rules, tv)
                         + 0.15 * ((tv >> 20) + (mv >> 20) + (bv >> 20))
                     )
@@ -212,48 +200,10 @@ class RuleBot:
     # ------------------------------------------------------------------ Fantasyland
 
     def _set_fantasyland(self, view: View, dec: Decision) -> Place:
-        rules = view.rules
-        table = rules.royalty_table if rules.royalty_table in _MIDDLE else "american"
-        mid_r, bot_r = _MIDDLE[table], _BOTTOM[table]
-        stay_middle = {"full_house": 6, "four_of_a_kind": 7}.get(rules.fl_repeat_middle_min, 99)
-        cards = dec.cards
-        bottoms = sorted(
-            ((evaluate5(*b), b) for b in itertools.combinations(cards, 5)), reverse=True
-        )
-        best: tuple[float, Line, Line, Line] | None = None
-        seen_bottom_values: set[int] = set()
-        tried = 0
-        for bv, bottom in bottoms:
-            if tried >= 10:
-                break
-            if bv in seen_bottom_values and tried > 3:
-                continue
-            seen_bottom_values.add(bv)
-            tried += 1
-            rest = [c for c in cards if c not in bottom]
-            middles = sorted(
-                ((mv, m) for m in itertools.combinations(rest, 5) if (mv := evaluate5(*m)) <= bv),
-                reverse=True,
-            )[:12]
-            for mv, middle in middles:
-                left = [c for c in rest if c not in middle]
-                for top in itertools.combinations(left, 3):
-                    tv = evaluate3(*top)
-                    if tv > mv:
-                        continue
-                    value = float(_top_royalty(tv) + mid_r[mv >> 20] + bot_r[bv >> 20])
-                    stays = tv >> 20 == THREE_OF_A_KIND or bv >> 20 >= 7 or mv >> 20 >= stay_middle
-                    if stays and rules.fantasyland_enabled:
-                        value += 10.0
-                    value += (bv + mv + tv) / 1e9  # ties: stronger lines
-                    if best is None or value > best[0]:
-                        best = (value, top, middle, bottom)
-        if best is None:  # cannot happen (the best bottom always leaves a valid set)
-            return sample_placement(dec, self.rng, view.version)
-        _, best_top, best_middle, best_bottom = best
-        used = set(best_top) | set(best_middle) | set(best_bottom)
-        thrown = tuple(c for c in cards if c not in used)
-        return Place(dec.seat, best_top, best_middle, best_bottom, thrown, dec.hand, view.version)
+        # The exact solver takes about a millisecond: no reason for a weaker search.
+        sol = solve_fantasyland(dec.cards, view.rules)
+        b = sol.board
+        return Place(dec.seat, b.top, b.middle, b.bottom, sol.discards, dec.hand, view.version)
 
     # ------------------------------------------------------------------ classic
 

@@ -62,7 +62,7 @@ from chinese_poker.engine.actions import Decision, Place
 from chinese_poker.engine.views import View
 from chinese_poker.evaluate import FOUR_OF_A_KIND, FULL_HOUSE, evaluate, evaluate3
 from chinese_poker.rules import Rules
-from chinese_poker.scoring import line_royalty
+from chinese_poker.scoring import royalty_lookup
 
 __all__ = [
     "FL_VALUES",
@@ -162,14 +162,12 @@ def tables_for(rules: Rules) -> Tables:
     """The kernel tables of ``rules`` (open-face rules with a high middle)."""
     if rules.middle_mode != "high":
         raise ValueError("the playout kernels support a high middle only")
-    roy = np.zeros((3, 256), dtype=np.float64)
+    roy = np.asarray(royalty_lookup(rules), dtype=np.float64)
     flv = np.zeros(256, dtype=np.float64)
     for hi in range(256):
         cat, rank = hi >> 4, hi & 15
         if cat > 8 or not 2 <= rank <= 14:
             continue
-        for line in range(3):
-            roy[line, hi] = line_royalty(rules, line, hi << 16)
         if rules.fantasyland_enabled and rules.is_open_face:
             if cat == 3:
                 flv[hi] = fantasyland_value(rules, rules.fantasyland_cards("trips", False))

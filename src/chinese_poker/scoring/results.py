@@ -88,7 +88,8 @@ class Item(NamedTuple):
     ``kind`` is an :class:`~chinese_poker.scoring.notes.ItemKind` (equal to its text:
     ``line``, ``overall``, ``scoop``, ``foul``, ``royalty``, ``natural``, ``surrender``).
     For lines and royalties, ``line`` names the line and ``a``/``b`` the two hands on it;
-    ``a_amount``/``b_amount`` are the royalties (or the natural values) of A and B and ``factor`` is 2 where the Finnish deuce doubled them.
+    ``a_amount``/``b_amount`` are the royalties (or the natural values) of A and B
+    and ``factor`` is 2 where the Finnish deuce doubled them.
     ``note`` is a :class:`~chinese_poker.scoring.notes.Note` saying why (the overall unit's
     is the score of lines, ``"2-1"``); :func:`~chinese_poker.scoring.item_text` words it.
     """

@@ -33,6 +33,7 @@ from chinese_poker.evaluate import (
     STRAIGHT_FLUSH,
     THREE_OF_A_KIND,
 )
+from chinese_poker.rules.options import FlRepeatLimitScope, RoyaltyAward, RoyaltyTable, Variant
 
 if TYPE_CHECKING:
     from chinese_poker.rules import Rules
@@ -76,7 +77,7 @@ class RoyaltySpec:
     high line value, the form the solvers and the kernels index.
     """
 
-    table: str
+    table: RoyaltyTable
     top_pair: tuple[int, ...]
     top_trips: tuple[int, ...]
     middle: tuple[int, ...]
@@ -84,7 +85,7 @@ class RoyaltySpec:
     bottom: tuple[int, ...]
     bottom_royal: int
     low_middle_dp: bool
-    award: str
+    award: RoyaltyAward
     max_per_hand: int | None
     dealt_combination: bool
     lookup: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
@@ -133,7 +134,7 @@ class FantasylandSpec:
     stay_middle_min: int | None  # weakest middle category that stays; None: the middle never does
     stay_bottom_min: int  # weakest bottom category that stays
     max_consecutive: int | None
-    limit_scope: str
+    limit_scope: FlRepeatLimitScope
     button_moves: bool
 
     def entry_cards(self, top: int) -> int | None:
@@ -186,7 +187,7 @@ class ScoringSpec:
 class VariantSpec:
     """The shape of a hand (§5, §6): streets, seats, what the others see."""
 
-    name: str
+    name: Variant
     open_face: bool
     streets: tuple[tuple[int, int], ...]  # per street: (cards dealt, cards placed)
     hands_per_seat: int
@@ -285,7 +286,7 @@ def _royalties(rules: Rules) -> RoyaltySpec:
     middle, middle_royal = _by_category(mid_row)
     bottom, bottom_royal = _by_category(bot_row)
     partial = RoyaltySpec(
-        table=str(rules.royalty_table),
+        table=rules.royalty_table,
         top_pair=tuple(top_pair),
         top_trips=tuple(top_trips),
         middle=middle,
@@ -294,7 +295,7 @@ def _royalties(rules: Rules) -> RoyaltySpec:
         bottom_royal=bottom_royal,
         low_middle_dp=rules.middle_mode == "lowball_2_7"
         and rules.low_middle_royalties == "dp_table",
-        award=str(rules.royalty_award),
+        award=rules.royalty_award,
         max_per_hand=rules.max_royalties_per_hand,
         dealt_combination=rules.royalty_for_dealt_combination,
         lookup=((), (), ()),
@@ -328,7 +329,7 @@ def _fantasyland(rules: Rules) -> FantasylandSpec:
         stay_middle_min=middle_min,
         stay_bottom_min=FOUR_OF_A_KIND,
         max_consecutive=rules.fl_max_consecutive,
-        limit_scope=str(rules.fl_repeat_limit_scope),
+        limit_scope=rules.fl_repeat_limit_scope,
         button_moves=rules.button_moves_before_fl_hand,
     )
 
@@ -374,7 +375,7 @@ def _variant(rules: Rules, scoring: ScoringSpec) -> VariantSpec:
     fl = scoring.fantasyland
     sizes = tuple(sorted({*fl.entry.values(), fl.repeat})) if fl.enabled else ()
     return VariantSpec(
-        name=str(rules.variant),
+        name=rules.variant,
         open_face=rules.is_open_face,
         streets=rules.streets,
         hands_per_seat=2 if rules.variant == "criss_cross" else 1,

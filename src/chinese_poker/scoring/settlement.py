@@ -18,7 +18,7 @@ from chinese_poker.evaluate import (
     evaluate_low27,
     low27_high_card,
 )
-from chinese_poker.rules import Rules
+from chinese_poker.rules import RoyaltyAward, Rules
 from chinese_poker.rules.spec import RulesSpec, ScoringSpec
 from chinese_poker.scoring.fantasyland import next_deal
 from chinese_poker.scoring.lines import board_foul_reason, cards_text
@@ -214,15 +214,15 @@ def _royalty_award(
     award: str, ra: int, rb: int, won: int, a_best: bool, b_best: bool
 ) -> tuple[int, Note]:
     """(what B pays A before the Finnish factor, note) for one line's royalties (§7.5)."""
-    if award == "net":
+    if award == RoyaltyAward.NET:
         return ra - rb, Note.NET
-    if award == "best_at_table":
+    if award == RoyaltyAward.BEST_AT_TABLE:
         if a_best and not b_best:
             return ra, Note.BEST
         if b_best and not a_best:
             return -rb, Note.BEST
         return 0, (Note.BEST_TIE if a_best else Note.NOT_BEST)
-    if award == "cancel" and ra and rb:
+    if award == RoyaltyAward.CANCEL and ra and rb:
         return 0, Note.CANCEL
     if won > 0:
         return ra, (Note.WINNER if ra else Note.WINNER_NONE)
@@ -553,7 +553,7 @@ def settle(
     hands = tuple(hands)
     players = _check_table(spec, hands)
     seats = [_seat(sc, hand) for hand in hands]
-    best = _best_at_table(sc, seats) if sc.royalties.award == "best_at_table" else None
+    best = _best_at_table(sc, seats) if sc.royalties.award == RoyaltyAward.BEST_AT_TABLE else None
     unit_table = _unit_table(players, units) if units else None
     default_unit = sc.unit_value
     parallel = sc.parallel_pairing
@@ -598,7 +598,7 @@ def _fast_path(sc: ScoringSpec) -> bool:
         and not sc.lowball_middle
         and not ro.dealt_combination
         and ro.max_per_hand is None
-        and ro.award in ("net", "winner_only", "cancel")
+        and ro.award != RoyaltyAward.BEST_AT_TABLE
     )
 
 
@@ -642,9 +642,9 @@ def _pair_total(sc: ScoringSpec, a: tuple[int, ...], b: tuple[int, ...]) -> int:
         ra, rb = a[3 + line], b[3 + line]
         if not (ra or rb):
             continue
-        if award == "net":
+        if award == RoyaltyAward.NET:
             points = ra - rb
-        elif award == "cancel" and ra and rb:
+        elif award == RoyaltyAward.CANCEL and ra and rb:
             continue
         else:
             points = ra if won > 0 else -rb if won < 0 else 0

@@ -18,6 +18,7 @@ serialises to JSON for the browser (:meth:`RulesSpec.to_json`).
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -136,6 +137,15 @@ class FantasylandSpec:
     max_consecutive: int | None
     limit_scope: FlRepeatLimitScope
     button_moves: bool
+    entry_by_top: tuple[int, ...] = ()  # entry_cards by ``top >> 16``, 0 for none
+
+    def __post_init__(self) -> None:
+        if not self.entry_by_top:
+            by_top = [0] * 64  # a top's category is at most trips (3)
+            for hi in range(64):
+                if 2 <= hi & 15 <= _ACE:
+                    by_top[hi] = self.entry_cards(hi << 16) or 0
+            object.__setattr__(self, "entry_by_top", tuple(by_top))
 
     def entry_cards(self, top: int) -> int | None:
         """Cards for the next hand earned by a valid board's top of value ``top``, if any."""
@@ -166,6 +176,9 @@ class ScoringSpec:
     line_values: tuple[int, int, int]  # (v, o, s) of §7.2
     scoop_value: int
     more_lines_won: bool  # overall unit for winning more lines, else for winning two
+    #: Line points, overall unit and scoop of a showdown by its outcome: index
+    #: 13 + 9 x top + 3 x middle + bottom, each +1 won, 0 tied, -1 lost (from A's side).
+    showdown_points: tuple[int, ...]
     foul_value: int
     foul_is_scoop: bool
     foul_pays_royalties: bool
@@ -344,10 +357,12 @@ def _scoring(rules: Rules) -> ScoringSpec:
             cross_order=None if cross == "tie" else tuple(cross.split(">")),
         )
     lowball = rules.middle_mode == "lowball_2_7"
+    more_lines = rules.overall_unit_rule == "more_lines_won"
     return ScoringSpec(
         line_values=rules.line_values,
         scoop_value=rules.scoop_value,
-        more_lines_won=rules.overall_unit_rule == "more_lines_won",
+        more_lines_won=more_lines,
+        showdown_points=_showdown_points(rules.line_values, more_lines),
         foul_value=rules.foul_value,
         foul_is_scoop=rules.foul_penalty == "scoop_value",
         foul_pays_royalties=rules.foul_pays_opponent_royalties,
@@ -368,6 +383,18 @@ def _scoring(rules: Rules) -> ScoringSpec:
         parallel_pairing=rules.variant == "criss_cross" and rules.criss_cross_pairing == "parallel",
         unit_value=rules.unit_value,
     )
+
+
+def _showdown_points(line_values: tuple[int, int, int], more_lines: bool) -> tuple[int, ...]:
+    v, o, s = line_values
+    out = []
+    for outcome in itertools.product((-1, 0, 1), repeat=3):
+        wins, losses = outcome.count(1), outcome.count(-1)
+        points = v * (wins - losses)
+        a_gets, b_gets = (wins > losses, losses > wins) if more_lines else (wins >= 2, losses >= 2)
+        points += o * (a_gets - b_gets) + s * ((wins == 3) - (losses == 3))
+        out.append(points)
+    return tuple(out)
 
 
 def _variant(rules: Rules, scoring: ScoringSpec) -> VariantSpec:

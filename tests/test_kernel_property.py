@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from chinese_poker.ai import fantasyland, rollout, setting
 from chinese_poker.cards import Board
 from chinese_poker.rules import Rules, RulesError, rules_for
-from chinese_poker.scoring import Hand, settle, settle_totals
+from chinese_poker.scoring import Hand, ScoringError, settle, settle_totals
 
 _FIVE_KEYS = ("three_of_a_kind", "straight", "flush", "full_house", "four_of_a_kind",
               "straight_flush", "royal_flush")  # fmt: skip
@@ -168,3 +168,32 @@ def test_setting_solver_refuses_what_it_does_not_model() -> None:
         setting.solve_setting(
             list(range(13)), rules_for("classic", royalty_for_dealt_combination=True)
         )
+
+
+def test_totals_only_path_refuses_like_settle() -> None:
+    rules = rules_for("ofc")
+    a = _lines(list(range(13)))
+    b = _lines(list(range(13, 26)))
+    for table in (
+        [Hand(name="A", board=a), Hand(name="A", board=b)],  # one name twice
+        [Hand(name="A", board=a), Hand(name="B", board=b, player="A")],  # one player twice
+        [Hand(name="A", board=a)],  # too few players
+        [Hand(name="A", board=a), Hand(name="B", board=Board(b.top, b.middle, b.bottom[:4]))],
+    ):
+        with pytest.raises(ScoringError) as settled:
+            settle(rules, table)
+        with pytest.raises(ScoringError, match=str(settled.value)[:20]):
+            settle_totals(rules, table)
+
+
+def test_totals_only_path_on_criss_cross_and_fantasyland() -> None:
+    deck = list(range(52))
+    boards_ = [_lines(deck[13 * k : 13 * k + 13]) for k in range(4)]
+    rules = rules_for("criss-cross", naturals_enabled=False)
+    table = [Hand(name=f"{p}#{i}", player=p, index=i, board=boards_[2 * j + i])
+             for j, p in enumerate("AB") for i in range(2)]  # fmt: skip
+    assert settle_totals(rules, table) == dict(settle(rules, table).totals)
+    ofc = rules_for("ofc")
+    table = [Hand(name="A", board=boards_[0], in_fantasyland=True),
+             Hand(name="B", board=boards_[3])]  # fmt: skip
+    assert settle_totals(ofc, table) == dict(settle(ofc, table).totals)

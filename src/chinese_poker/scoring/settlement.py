@@ -733,7 +733,6 @@ def settle_totals(rules: Rules, hands: Sequence[Hand]) -> dict[str, int]:
         else:
             seats.append((top, middle, bottom, lt[top >> 16], lm[middle >> 16],
                           lb[bottom >> 16], False, deuce))  # fmt: skip
-    totals = dict.fromkeys(owners, 0)
     n = len(owners)
     low, high = spec.variant.player_counts
     # The look-ups above raised for numbers past 51 and for non-numbers.
@@ -742,11 +741,17 @@ def settle_totals(rules: Rules, hands: Sequence[Hand]) -> dict[str, int]:
         or len(cards) != 13 * n
         or len(set(cards)) != 13 * n
         or min(cards) < 0
-        or len(totals) != n
-        or len({hand.name for hand in hands}) != n
         or spec.variant.hands_per_seat != 1
     ):
         return dict(settle(rules, hands).totals)  # settle checks (and names the fault)
+    if n == 2:  # heads-up, what solvers and simulations settle most
+        if hands[0].name == hands[1].name or owners[0] == owners[1]:
+            return dict(settle(rules, hands).totals)
+        points = _pair_total(sc, seats[0], seats[1])
+        return {owners[0]: points, owners[1]: -points}
+    totals = dict.fromkeys(owners, 0)
+    if len(totals) != n or len({hand.name for hand in hands}) != n:
+        return dict(settle(rules, hands).totals)
     for i in range(n):
         pa = owners[i]
         for j in range(i + 1, n):

@@ -92,12 +92,14 @@ def test_w15_fantasyland_acts_first_and_hidden() -> None:
     play_scripted(session, {2: "Kd Kc 2h | 7s 7h 7d 3c 4c | As Ah Ad Qs Qh"})
     session.finish_hand()
     table = session.start_hand()
-    assert table.to_act == (1, 2)  # S2 starts the streets; S3 sets in parallel
-    assert table.decisions(2)[0].kind == "set"
+    assert table.to_act == (2,)  # S3 (on the button) sets before S2 starts the streets
+    assert table.decisions(2)[0].kind == "set" and table.street == 0
     assert len(table.view(2).hand) == 14
     assert table.view(1).board_of(2).fantasyland_cards == 14
+    assert table.view(1).hand == ()
     rng = random.Random(0)
     table.apply(table.random_action(2, rng))
+    assert table.to_act == (1,) and table.street == 1
     assert table.view(1).board_of(2).hidden
     assert table.view(1).board_of(2).top == ()
     assert table.view(2).board_of(2).placed == 13
@@ -135,18 +137,59 @@ def test_session_length_without_fantasyland() -> None:
         assert buttons == [(1 + i) % n for i in range(n)]
 
 
-def test_repeat_limit_scope() -> None:
-    enter = "Kd Kc 2h | 7s 7h 7d 3c 4c | As Ah Ad Qs Qh"
-    stay_fails = "2s 3s 4d | 5h 5d 6h 6d Kh | Qd Qc Qs 8h 8s"
-    for scope, expected in [("consecutive", {"S3": 14}), ("per_session", {})]:
-        rules = rules_for("pineapple", fl_max_consecutive=1, fl_repeat_limit_scope=scope)
-        session = Session(rules, ["S1", "S2", "S3"], seed=4)
-        play_scripted(session, {2: enter})
-        assert session.finish_hand().fantasyland_next == {"S3": 14}
-        play_scripted(session, {2: stay_fails})
-        assert session.finish_hand().fantasyland_next == {}
-        play_scripted(session, {2: enter})
-        assert session.finish_hand().fantasyland_next == expected
+ENTER = "Kd Kc 2h | 7s 7h 7d 3c 4c | As Ah Ad Qs Qh"  # KK on top: Fantasyland
+STAY = "9s 9h 9d | Ts Th Td 2c 3c | Js Jh Jd Jc 4d"  # trips on top: stays
+NO_STAY = "2s 3s 4d | 5h 5d 6h 6d Kh | Qd Qc Qs 8h 8s"
+
+
+def _fl_run(rules: Rules, scripts: list[str]) -> list[dict[str, int]]:
+    session = Session(rules, ["S1", "S2", "S3"], seed=4)
+    out = []
+    for script in scripts:
+        play_scripted(session, {2: script})
+        out.append(dict(session.finish_hand().fantasyland_next))
+    return out
+
+
+def test_per_session_scope_limits_the_repeat_not_the_entries() -> None:
+    """[000] (Pineapple): "Можете да повторите фантазията в една игра само веднъж" (you
+    may repeat the fantasy only once in one game). The limit counts stays; a second
+    entry with QQ+ is always earned, and the one repeat of the session may come from
+    either Fantasyland run."""
+    in_fl = {"S3": 14}
+    once = rules_for("pineapple", fl_repeat_limit_scope="per_session")
+    # Enter, stay (the repeat), refused a second stay; enter again, refused a stay.
+    got = _fl_run(once, [ENTER, STAY, STAY, ENTER, STAY])
+    assert got == [in_fl, in_fl, {}, in_fl, {}]
+    # Enter, no stay; enter again: this run's first repeat is the session's first.
+    got = _fl_run(once, [ENTER, NO_STAY, ENTER, STAY, STAY])
+    assert got == [in_fl, {}, in_fl, in_fl, {}]
+    # The consecutive scope allows a repeat in every run.
+    twice = rules_for("pineapple", fl_repeat_limit_scope="consecutive")
+    assert _fl_run(twice, [ENTER, STAY, STAY, ENTER, STAY]) == [in_fl, in_fl, {}, in_fl, in_fl]
+    # No repeats at all (fl_max_consecutive 1): entries still count in both scopes.
+    for scope in ("consecutive", "per_session"):
+        never = rules_for("pineapple", fl_max_consecutive=1, fl_repeat_limit_scope=scope)
+        assert _fl_run(never, [ENTER, STAY, ENTER]) == [in_fl, {}, in_fl]
+
+
+def test_views_carry_the_fantasyland_standing() -> None:
+    """Every player saw the earlier hands: the streak and the stays the limit still
+    allows are public (§9.4), so a bot need not guess whether a stay counts."""
+    once = rules_for("pineapple", fl_repeat_limit_scope="per_session")
+    session = Session(once, ["S1", "S2", "S3"], seed=4)
+    standing = []
+    for script in [ENTER, STAY, STAY, ENTER, STAY]:
+        names = session.next_participants()
+        fl = {i: c for i, n in enumerate(names) if (c := session.fantasyland_pending.get(n))}
+        deck, queues = stack_hand(session.rules, 3, session.button, {2: script}, fl)
+        table = session.start_hand(deck=deck)
+        board = table.view(0).board_of(2)
+        standing.append((board.fantasyland_streak, board.fantasyland_stays_left))
+        assert table.view(None).board_of(2).fantasyland_stays_left == board.fantasyland_stays_left
+        drive(table, queues)
+        session.finish_hand()
+    assert standing == [(0, 0), (1, 1), (2, 0), (0, 0), (1, 0)]
 
 
 def test_unlimited_repeats() -> None:

@@ -274,6 +274,50 @@ def test_w17_tournament_seat_order() -> None:
     assert t.finish_hand().chips == {"P1": 230, "P2": 100, "P3": -330}
 
 
+def test_short_stack_pays_all_and_is_out() -> None:
+    """RULES §10: "A player cannot pay more chips than he has ... A player with 0 chips is
+    out." W17 with one chip more: f = 331/660 makes 200.6 and 130.4, which rounded down
+    left P3 alive with 1 chip; the chip goes to the larger remainder (P1) instead."""
+    rules = rules_for("ofc", level_values="20")
+    t = Tournament(rules, ["P1", "P2", "P3"], seed=17, stacks={"P3": 331})
+    play_scripted(t, W8)
+    result = t.finish_hand()
+    assert result.chips == {"P1": 361, "P2": -30, "P3": -331}
+    assert result.eliminated == ("P3",) and t.stacks == {"P1": 1361, "P2": 970, "P3": 0}
+
+
+@pytest.mark.parametrize("rule", ["proportional", "seat_order"])
+def test_pay_chips_short_player_ends_at_zero(rule: str) -> None:
+    # One short player among deep stacks: the others pay him in full, so he can pay
+    # his stack plus those receipts; if that is less than he owes, he ends at 0.
+    rng = random.Random(rule)
+    names = ["A", "B", "C", "D"]
+    for _ in range(400):
+        short = rng.choice(names)
+        stacks = {p: 1 if p == short else 10**6 for p in names}
+        stacks[short] = rng.randint(1, 60)
+        owed = {
+            (a, b): rng.randint(0, 50)
+            for a in names
+            for b in names
+            if a != b and rng.random() < 0.5
+        }
+        change = pay_chips(stacks, owed, rule, names)
+        owes = sum(a for (d, _c), a in owed.items() if d == short)
+        receives = sum(a for (_d, c), a in owed.items() if c == short)
+        can_pay = stacks[short] + receives
+        assert sum(change.values()) == 0
+        if can_pay >= owes:
+            assert change[short] == receives - owes
+        else:
+            assert stacks[short] + change[short] == 0, (stacks, owed, change)
+        for p in names:
+            if p != short:  # deep stacks pay in full and get a share of the short payment
+                assert change[p] >= sum(
+                    a for (_d, c), a in owed.items() if c == p and _d != short
+                ) - sum(a for (d, _c), a in owed.items() if d == p)
+
+
 def test_pay_chips_fixpoint() -> None:
     # B can only pay out of what A pays him, and A is short as well.
     stacks = {"A": 10, "B": 5, "C": 1000}

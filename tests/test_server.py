@@ -21,7 +21,7 @@ from starlette.websockets import WebSocketDisconnect
 from chinese_poker.cards import Card, card_name, parse_card
 from chinese_poker.engine import Table, action_from_dict, read_history, replay_history
 from chinese_poker.rules import Rules
-from chinese_poker.server import tables
+from chinese_poker.server import connections, scheduling
 from chinese_poker.server.app import create_app
 from chinese_poker.server.fairness import deck_for, verify_record
 
@@ -495,7 +495,7 @@ def test_timer_plays_a_silent_seat_by_timeout(client: TestClient) -> None:
 
 
 def test_hints_and_legal(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tables, "HINT_SECONDS", 0.2)
+    monkeypatch.setattr(scheduling, "HINT_SECONDS", 0.2)
     def my_turn(ws: WebSocketTestSession) -> Msg:
         assert recv(ws)["type"] == "welcome"
         return recv_until(ws, lambda m: m["type"] == "state" and 0 in m["view"]["to_act"])
@@ -598,14 +598,14 @@ def test_the_fast_view_json_is_the_engines_to_dict(preset: str) -> None:
         while True:
             for seat in [*range(players), None]:
                 view = table.view(seat)
-                mark = json.dumps(tables._RULES_MARK)
-                text = json.dumps(tables._view_dict(view), separators=(",", ":")).replace(
+                mark = json.dumps(connections._RULES_MARK)
+                text = json.dumps(connections._view_dict(view), separators=(",", ":")).replace(
                     mark, json.dumps(rules.to_dict(), separators=(",", ":")), 1)
                 assert json.loads(text) == json.loads(json.dumps(view.to_dict()))
             if table.over:
                 break
             table.apply(table.random_action(table.to_act[0], rng))
-    assert tables._FAST_VIEWS
+    assert connections._FAST_VIEWS
 
 
 def test_a_monte_carlo_bot_plays_at_a_table(client: TestClient) -> None:

@@ -325,7 +325,9 @@ def create_app(
                 if seat.kind == "bot":
                     if not seat.bot:
                         raise ValueError(f"seat {i}: a bot seat needs a bot name")
-                    await asyncio.to_thread(make_server_bot, seat.bot, seat.level, 0)
+                    await manager_of(request).workers.setup(
+                        make_server_bot, seat.bot, seat.level, 0
+                    )
             made = manager_of(request).create(body)
         except ValueError as exc:
             raise HTTPException(400, str(exc)) from None
@@ -355,6 +357,8 @@ def create_app(
             seat, player, token = live.claim(body.seat, body.name)
         except LookupError as exc:
             raise HTTPException(409, str(exc.args[0])) from None
+        except ValueError as exc:
+            raise HTTPException(400, str(exc)) from None
         _base, ws = _ws_base(request, public_url)
         return {
             "table_id": table_id,

@@ -5,6 +5,7 @@ The kill-and-restart test with a real server process is in ``test_server_restart
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import re
@@ -117,9 +118,14 @@ def two_humans(client: TestClient, preset: str = "pineapple", **body: Any) -> tu
     return made, r.json()
 
 
-def connect(client: TestClient, table_id: str, token: str | None = None) -> Any:
-    q = f"?token={token}" if token else ""
-    return client.websocket_connect(f"/ws/tables/{table_id}{q}")
+@contextlib.contextmanager
+def connect(client: TestClient, table_id: str, token: str | None = None) -> Iterator[Any]:
+    """A seat's socket (its token in the first message) or, without a token, a spectator's."""
+    q = "?role=seat" if token else ""
+    with client.websocket_connect(f"/ws/tables/{table_id}{q}") as ws:
+        if token:
+            ws.send_json({"type": "auth", "token": token})
+        yield ws
 
 
 def first_state(ws: WebSocketTestSession, seen: list[Msg] | None = None) -> Msg:
@@ -160,7 +166,7 @@ def test_lobby_flow(client: TestClient) -> None:
     tid = table["id"]
     assert made["seat"] == 0 and made["token"] and made["invite_url"].endswith(
         f"/join/{tid}?code={made['join_code']}")
-    assert made["ws_url"].startswith("ws://") and made["token"] in made["ws_url"]
+    assert made["ws_url"].startswith("ws://") and made["token"] not in made["ws_url"]
     assert table["status"] == "waiting" and table["rules"]["finnish_deuce"] is True
     assert table["time_limit"] == 30 and table["rules"]["time_limit"] == 30
     assert [s["taken"] for s in table["seats"]] == [True, False, True]

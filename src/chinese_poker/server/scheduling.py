@@ -114,6 +114,10 @@ class Timers:
             if seat not in wanted:
                 self.cancel(seat)
 
+    @property
+    def running(self) -> bool:
+        return bool(self._timers)
+
     def due(self, seat: int, key: tuple[Any, ...]) -> bool:
         """The clock of ``seat`` with ``key`` has run out (and is removed)."""
         timer = self._timers.get(seat)

@@ -42,9 +42,9 @@ from chinese_poker.engine import Action, LogEntry, Table, Timeout, View, action_
 from chinese_poker.server import PROTOCOL_VERSION, scheduling
 from chinese_poker.server.commit import GroupCommit, Step
 from chinese_poker.server.connections import Conn, ViewCache
-from chinese_poker.server.db import NewHand, Store, StoredTable, compact_json
+from chinese_poker.server.db import NewHand, Store, StoredTable, TableSummary, compact_json
 from chinese_poker.server.fairness import SCHEME, Commitment, new_commitment
-from chinese_poker.server.game import Applied, Chair, TableGame, plan_table
+from chinese_poker.server.game import Applied, Chair, TableGame, iso, plan_table
 from chinese_poker.server.messages import (
     MAX_MESSAGE,
     TYPES,
@@ -184,6 +184,7 @@ class LiveTable:
             and not self._steps
             and not self._bot_tasks
             and self._next_hand is None
+            and not self.timers.running
             and not any(c.connected for c in self.game.chairs)
         )
 
@@ -815,6 +816,48 @@ def _plain(item: object) -> Any:
     return str(item)
 
 
+def _summary_info(summary: TableSummary, unavailable: bool) -> dict[str, Any]:
+    """The ``TableInfo`` of a table that is not in memory, from its stored rows."""
+    config = summary.config
+    request = config.get("request", {})
+    rules = config.get("rules", {})
+    return {
+        "id": summary.id,
+        "name": summary.name,
+        "preset": config.get("preset", ""),
+        "variant": rules.get("variant", ""),
+        "options": dict(request.get("options", {})),
+        "rules": rules,
+        "status": "unavailable" if unavailable else summary.status,
+        "mode": request.get("mode", "session"),
+        "time_limit": rules.get("time_limit"),
+        "hints": request.get("hints", True),
+        "spectators": request.get("spectators", True),
+        "bot_delay": request.get("bot_delay", 0.5),
+        "next_hand_delay": request.get("next_hand_delay", 3.0),
+        "seats": [
+            {
+                "seat": s.seat,
+                "kind": s.kind,
+                "name": s.name,
+                "bot": s.bot,
+                "level": s.level,
+                "taken": s.kind == "bot" or s.token_hash is not None,
+                "connected": s.kind == "bot",
+            }
+            for s in summary.seats
+        ],
+        "hand": summary.hand,
+        "version": 0,
+        "hands_played": summary.hands_played,
+        "session_over": summary.status == "finished",
+        "commitment": None,
+        "next_commitment": None,
+        "created_at": iso(summary.created_at),
+        "spectators_connected": 0,
+    }
+
+
 # --------------------------------------------------------------------------- the manager
 
 
@@ -899,6 +942,12 @@ class TableManager:
         live = self.tables.get(table_id)
         if live is None:
             live = self._load(table_id)
+            if live is not None and live.status != "finished":
+                try:
+                    live.resume()
+                except Exception as exc:
+                    self._quarantine(table_id, exc)
+                    return None
         return live
 
     def reload(self, live: LiveTable) -> LiveTable:
@@ -918,6 +967,41 @@ class TableManager:
                 conn.send(fresh.state_message(conn.chair, None, None, with_log=True))
         fresh.resume()
         return fresh
+
+    # ------------------------------------------------------------------ memory
+
+    def lobby(
+        self, *, status: str | None = None, limit: int = 100, offset: int = 0
+    ) -> list[dict[str, Any]]:
+        """One page of ``TableInfo`` records, newest first, read from the database.
+
+        A table in memory describes itself; any other is described from its stored
+        rows, never rebuilt. A quarantined table shows as ``unavailable``."""
+        if self.commits.pending:
+            self.flush()
+        out = []
+        for summary in self.store.table_summaries(status=status, limit=limit, offset=offset):
+            live = self.tables.get(summary.id)
+            if live is not None:
+                out.append(live.info())
+                continue
+            out.append(_summary_info(summary, summary.id in self.quarantined))
+        return out
+
+    def evict(self, idle_seconds: float) -> int:
+        """Drop from memory the tables nobody uses: finished ones with no socket, and
+        any other with no socket, bot, timer or write pending for ``idle_seconds``.
+        They are rebuilt from the store when next asked for. Returns how many."""
+        now = time.monotonic()
+        gone = [
+            live
+            for live in self.tables.values()
+            if live.idle and (live.status == "finished" or now - live.last_used > idle_seconds)
+        ]
+        for live in gone:
+            live.stop()
+            del self.tables[live.id]
+        return len(gone)
 
     # ------------------------------------------------------------------ creating
 

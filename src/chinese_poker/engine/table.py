@@ -88,6 +88,7 @@ __all__ = [
     "Phase",
     "Table",
     "TableError",
+    "check_player_names",
     "fantasyland_stays_left",
     "hand_name",
     "shuffled_deck",
@@ -987,6 +988,14 @@ def _seat_names(players: int | Sequence[str]) -> tuple[str, ...]:
     if len(set(names)) != len(names):
         raise TableError(f"player names must be different: {list(names)}")
     return names
+
+
+def check_player_names(names: Sequence[str]) -> tuple[str, ...]:
+    """The engine's rules for player names, for clients that must refuse a name before
+    they store it: the names as a tuple, or TableError naming what is wrong."""
+    if isinstance(names, str):
+        raise TableError("players must be a list of names, not one string")
+    return _seat_names(list(names))
 
 
 def _check_seed(seed: object) -> int:

@@ -468,12 +468,14 @@ def test_cli_rejects_bad_arguments(argv: list[str], capsys: pytest.CaptureFixtur
     assert err.count("\n") == 1
 
 
-def test_cli_argparse_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as exc:
-        main(["play", "--players"])
-    assert exc.value.code == 2
-    err = capsys.readouterr().err
-    assert err.startswith("chinese-poker play: error: ") and err.count("\n") == 1
+def test_cli_malformed_command_line_shows_plays_usage(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["play", "--players"]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("usage: chinese-poker play ")
+    errors = [line for line in lines if "error" in line]
+    assert errors == ["chinese-poker play: error: argument --players: expected one argument"]
 
 
 def test_cli_plays_from_standard_input(

@@ -79,6 +79,8 @@ __all__ = [
 SUMMARY_FORMAT = "chinese-poker-simulation"
 SUMMARY_VERSION = 1
 ENGINES = ("local", "ray")
+# How to get the optional Ray extra from a checkout (the package is not on PyPI).
+RAY_INSTALL = 'pip install ".[ray]"'
 EXTERNAL_PREFIX = "cmd:"
 Z95 = 1.96
 
@@ -906,8 +908,8 @@ class _RayBackend:
             import ray
         except ImportError:
             raise ValueError(
-                "--engine ray needs Ray, which is not installed:"
-                ' pip install "chinese-poker[ray]"'
+                f"--engine ray needs Ray, which is not installed: {RAY_INSTALL}"
+                " in the chinese-poker checkout"
             ) from None
         import logging
 

@@ -41,6 +41,15 @@ class UsageError(Exception):
     """A problem with what the user asked for; printed as one line, exit status 2."""
 
 
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``1 hand``, ``2 hands`` (``nouns``: an irregular plural).
+
+    >>> plural(1, "hand"), plural(0, "hand"), plural(2, "match", "matches")
+    ('1 hand', '0 hands', '2 matches')
+    """
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
+
+
 # ----------------------------------------------------------------- shared arguments
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from chinese_poker.cli import (
     add_rules_arguments,
+    plural,
     read_input,
     rule_overrides,
     rules_from_args,
@@ -131,7 +132,7 @@ def _render(view: View, entries: list[Any], shown: list[Any], level: int) -> str
     what = f"street {dec.street}" if dec.kind == "street" else dec.kind
     head = (
         f"{view.player or f'seat {view.seat}'} (seat {view.seat}), {view.rules.variant} "
-        f"{what}: {cards_str(dec.cards) or '-'}  [{len(entries)} option(s), level {level}]"
+        f"{what}: {cards_str(dec.cards) or '-'}  [{plural(len(entries), 'option')}, level {level}]"
     )
     rows = [(str(i + 1), describe_action(e.action), f"{e.value:+.2f}",
              f"{e.foul_probability:.0%}", e.explanation) for i, e in enumerate(shown)]  # fmt: skip

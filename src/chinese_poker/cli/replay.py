@@ -6,7 +6,7 @@ import argparse
 import json
 from typing import Any
 
-from chinese_poker.cli import read_history_input
+from chinese_poker.cli import plural, read_history_input
 from chinese_poker.engine.history import replay_history
 
 
@@ -62,5 +62,5 @@ def run(args: argparse.Namespace) -> int:
         print(f"ledger after the last hand: {points}")
         if "stacks" in last:
             print("stacks: " + ", ".join(f"{n} {c}" for n, c in last["stacks"].items()))
-    print(f"{len(hands)} hand(s) replayed: boards, scores and ledger match the history")
+    print(f"{plural(len(hands), 'hand')} replayed: boards, scores and ledger match the history")
     return 0

@@ -115,6 +115,8 @@ def _render(d: dict[str, Any]) -> str:
 
 
 def _text(value: Any) -> str:
+    if isinstance(value, bool):  # before int: people read yes/no, not True/False
+        return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:+.2f}"
     if isinstance(value, dict):

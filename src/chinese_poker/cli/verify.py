@@ -13,7 +13,7 @@ import argparse
 import json
 from typing import Any
 
-from chinese_poker.cli import read_history_input
+from chinese_poker.cli import plural, read_history_input
 
 
 def register(sub: Any) -> None:
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{label}: OK" if c.ok else f"{label}: FAILED: {c.problem}")
     failed = sum(1 for c in checks if not c.ok)
     if failed:
-        print(f"{failed} of {len(checks)} hand(s) FAILED verification")
+        print(f"{failed} of {plural(len(checks), 'hand')} FAILED verification")
         return 1
-    print(f"{len(checks)} hand(s) verified: commitments, decks and dealt cards match")
+    print(f"{plural(len(checks), 'hand')} verified: commitments, decks and dealt cards match")
     return 0

@@ -41,6 +41,7 @@ from rich.text import Text
 
 from chinese_poker.ai import Bot, make_bot
 from chinese_poker.cards import Board, Card, cards_str, parse_cards
+from chinese_poker.cli import plural
 from chinese_poker.engine import (
     Action,
     ClaimNatural,
@@ -124,7 +125,7 @@ def _player_names(config: GameConfig) -> tuple[list[str], list[str]]:
         bots *= opponents
     if len(bots) != opponents:
         raise ValueError(
-            f"--bots names {len(bots)} bots for {opponents} opponent(s); give one name"
+            f"--bots names {len(bots)} bots for {plural(opponents, 'opponent')}; give one name"
             f" for all of them or exactly {opponents}"
         )
     name = config.name.strip()
@@ -294,7 +295,8 @@ class Game:
         try:
             while not self.session.over:
                 if self.config.hands is not None and played >= self.config.hands:
-                    self.console.print(f"Stopped after {played} hand(s) as asked (--hands).")
+                    stopped = f"Stopped after {plural(played, 'hand')} as asked (--hands)."
+                    self.console.print(stopped)
                     break
                 table = self._start_hand()
                 self._play_hand(table)
@@ -420,7 +422,7 @@ class Game:
                 text += (
                     f", discarded {cards_str(action.discard)}"
                     if mine
-                    else f", {len(action.discard)} card(s) face down"
+                    else f", {plural(len(action.discard), 'card')} face down"
                 )
             return text
         if isinstance(action, Surrender):
@@ -740,7 +742,7 @@ class Game:
         unfinished = self.table is not None and not self.table.over
         self.console.print(
             Text(
-                f"You quit after {self.session.hands_played} finished hand(s)"
+                f"You quit after {plural(self.session.hands_played, 'finished hand')}"
                 + ("; the unfinished hand does not count." if unfinished else "."),
                 style="bold",
             )

@@ -24,6 +24,7 @@ from rich.table import Table
 from rich.text import Text
 
 from chinese_poker.cards import RANKS, Card, card_name
+from chinese_poker.cli import plural
 from chinese_poker.engine import BoardView, Decision, View
 from chinese_poker.terminal.commands import DEST_NAMES, DISCARD, Staging
 
@@ -417,7 +418,7 @@ def ledger_table(
 ) -> Table:
     """Points (and money, when points are worth something else than 1) per player."""
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
-    table.add_column(f"{title} ({hands} hand(s))", no_wrap=True)
+    table.add_column(f"{title} ({plural(hands, 'hand')})", no_wrap=True)
     table.add_column("Points", justify="right", no_wrap=True)
     if money is not None:
         table.add_column("Money", justify="right", no_wrap=True)

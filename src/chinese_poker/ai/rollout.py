@@ -138,8 +138,8 @@ def _scale(rules: Rules) -> float:
 POL_W, POL_FOUL_PENALTY, POL_STAY_VALUE, POL_STAY_MIDDLE_MIN, POL_FL_ENABLED, POL_THROWN = range(6)
 (
     SC_V, SC_O, SC_S, SC_MORE_LINES, SC_FOUL_VALUE, SC_FOUL_PAYS, SC_AWARD, SC_FINNISH,
-    SC_DEUCE_FOULED, SC_PENALISED, SC_MAX_ONE,
-) = range(11)  # fmt: skip
+    SC_DEUCE_FOULED, SC_PENALISED, SC_MAX_ONE, SC_SPLIT_TIES,
+) = range(12)  # fmt: skip
 #: The royalty award modes by their kernel number (the order of the SC_AWARD values).
 AWARDS: tuple[str, ...] = ("net", "winner_only", "cancel", "best_at_table")
 AWARD_NET, AWARD_WINNER_ONLY, AWARD_CANCEL, AWARD_BEST = range(4)
@@ -149,6 +149,7 @@ SUPPORTED: dict[str, tuple[object, ...]] = {
     "variant": ("ofc", "pineapple", "turbo"),
     "middle_mode": ("high",),
     "royalty_award": AWARDS,
+    "best_at_table_ties": ("each_in_full", "split"),
     "misset_rule": ("penalty", "ignore"),
     "max_royalties_per_hand": (None, 1),
     "royalty_for_dealt_combination": (False,),
@@ -185,7 +186,7 @@ class Tables:
 def _scoring_array(rules: Rules) -> I64:
     sc = rules.spec.scoring
     v, o, s = sc.line_values
-    row = [0] * 11
+    row = [0] * 12
     row[SC_V], row[SC_O], row[SC_S] = v, o, s
     row[SC_MORE_LINES] = int(sc.more_lines_won)
     row[SC_FOUL_VALUE] = sc.foul_value
@@ -195,6 +196,7 @@ def _scoring_array(rules: Rules) -> I64:
     row[SC_DEUCE_FOULED] = int(sc.deuce_doubles_when_holder_fouled)
     row[SC_PENALISED] = int(sc.misset_penalised)
     row[SC_MAX_ONE] = int(sc.royalties.max_per_hand == 1)
+    row[SC_SPLIT_TIES] = int(sc.royalties.split_ties)
     return np.array(row, dtype=np.int64)
 
 
@@ -587,12 +589,18 @@ def _seat_royalties(vals: Any, fouled: bool, roy: Any, sc: Any, out: Any) -> Non
 @_jit
 def _best_lines(vals: Any, roys: Any, n: int, out: Any) -> None:
     """Per line, the strongest value among the first ``n`` seats holding a royalty there
-    (-1 if none): the best at the table (fouled seats hold no royalties)."""
+    (-1 if none): the best at the table (fouled seats hold no royalties); ``out[3 + line]``
+    counts the seats holding it."""
     for line in range(3):
         out[line] = -1
+        out[3 + line] = 0
         for j in range(n):
-            if roys[j, line] != 0.0 and vals[j, line] > out[line]:
-                out[line] = vals[j, line]
+            if roys[j, line] != 0.0:
+                if vals[j, line] > out[line]:
+                    out[line] = vals[j, line]
+                    out[3 + line] = 1
+                elif vals[j, line] == out[line]:
+                    out[3 + line] += 1
 
 
 @_jit
@@ -618,7 +626,8 @@ def _pair_points(
 ) -> float:  # fmt: skip
     """What B pays A (RULES §7.3 for two open-face boards): ``av``/``bv`` line values,
     ``ar``/``br`` royalties (:func:`_seat_royalties`), ``adl``/``bdl`` the line holding
-    the Finnish deuce or -1, ``best`` the best royalty value per line at the table."""
+    the Finnish deuce or -1, ``best`` the best royalty value per line at the table and
+    how many seats hold it (:func:`_best_lines`)."""
     if afoul and bfoul:
         return 0.0
     if bfoul:
@@ -666,10 +675,11 @@ def _pair_points(
         elif award == AWARD_BEST:
             a_best = ra != 0.0 and av[line] == best[line]
             b_best = rb != 0.0 and bv[line] == best[line]
+            share = best[3 + line] if sc[SC_SPLIT_TIES] != 0 else 1
             if a_best and not b_best:
-                total += f * ra
+                total += f * math.floor(ra / share)
             elif b_best and not a_best:
-                total -= f * rb
+                total -= f * math.floor(rb / share)
         elif award == AWARD_CANCEL and ra != 0.0 and rb != 0.0:
             continue
         elif av[line] > bv[line]:
@@ -686,7 +696,7 @@ def _table_points(vals: Any, dls: Any, roy: Any, sc: Any, out: Any) -> None:
     n = vals.shape[0]
     roys = np.zeros((n, 3), dtype=np.float64)
     fouled = np.zeros(n, dtype=np.bool_)
-    best = np.full(3, -1, dtype=np.int64)
+    best = np.full(6, -1, dtype=np.int64)
     for j in range(n):
         fouled[j] = sc[SC_PENALISED] != 0 and (vals[j, 0] > vals[j, 1] or vals[j, 1] > vals[j, 2])
         _seat_royalties(vals[j], fouled[j], roy, sc, roys[j])
@@ -789,7 +799,7 @@ def _rollouts(
     ofoul = np.empty(n_opp, dtype=np.bool_)
     mine = vals[n_opp]
     myroy = roys[n_opp]
-    best = np.full(3, -1, dtype=np.int64)
+    best = np.full(6, -1, dtype=np.int64)
     penalised = sc[SC_PENALISED] != 0
     by_best = sc[SC_AWARD] == AWARD_BEST
     stay_value = pol[POL_STAY_VALUE]

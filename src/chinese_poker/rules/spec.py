@@ -221,6 +221,18 @@ class RulesSpec:
     scoring: ScoringSpec
     variant: VariantSpec
 
+    def opponent_hands(self, players: int) -> int:
+        """How many opponent hands one hand settles against at a table of ``players``
+        (Criss Cross: both of the opponent's, or one under parallel pairing).
+
+        >>> from chinese_poker.rules import rules_for
+        >>> rules_for("ofc").spec.opponent_hands(3), rules_for("criss-cross").spec.opponent_hands(2)
+        (2, 2)
+        """
+        if self.variant.hands_per_seat == 2:
+            return 1 if self.scoring.parallel_pairing else 2
+        return max(1, min(3, players - 1))
+
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON data (the browser reads this; tuples become lists)."""
         return {"scoring": _plain(self.scoring), "variant": _plain(self.variant)}

@@ -355,21 +355,11 @@ class Table:
         self._open_face = rules.is_open_face
         self._criss_cross = rules.variant == "criss_cross"
         self._streets = rules.streets
-        self._timed_out: set[int] = set()
-        for seat in auto_play:
-            if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-                raise TableError(f"auto_play seat {seat!r} is not a seat 0..{n - 1}")
-            self._timed_out.add(seat)
+        self._timed_out: set[int] = set(_check_auto_play(auto_play, n))
         self.auto_play: frozenset[int] = frozenset(self._timed_out)
-
-        if deck is not None and seed is not None:
-            raise TableError("give a seed or a stacked deck, not both")
-        if deck is None:
-            self.seed: int | None = new_seed() if seed is None else _check_seed(seed)
-            self.deck: tuple[Card, ...] = shuffled_deck(self.seed)
-        else:
-            self.seed = None
-            self.deck = _check_deck(deck)
+        self.seed: int | None
+        self.deck: tuple[Card, ...]
+        self.seed, self.deck = _seed_and_deck(seed, deck)
 
         self.version = 0
         self.phase: Phase = PLAY
@@ -987,6 +977,26 @@ def _seat_names(players: int | Sequence[str]) -> tuple[str, ...]:
     if len(set(names)) != len(names):
         raise TableError(f"player names must be different: {list(names)}")
     return names
+
+
+def _check_auto_play(seats: Iterable[int], n: int) -> list[int]:
+    out = list(seats)
+    for seat in out:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+            raise TableError(f"auto_play seat {seat!r} is not a seat 0..{n - 1}")
+    return out
+
+
+def _seed_and_deck(
+    seed: int | None, deck: Sequence[Card] | None
+) -> tuple[int | None, tuple[Card, ...]]:
+    """The hand's seed (None for a stacked deck) and its deck order."""
+    if deck is not None and seed is not None:
+        raise TableError("give a seed or a stacked deck, not both")
+    if deck is not None:
+        return None, _check_deck(deck)
+    checked = new_seed() if seed is None else _check_seed(seed)
+    return checked, shuffled_deck(checked)
 
 
 def _check_seed(seed: object) -> int:

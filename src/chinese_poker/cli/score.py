@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from chinese_poker.cards import Board, CardError, parse_board, parse_cards
-from chinese_poker.cli import read_input
+from chinese_poker.cli import add_rules_arguments, read_input, rule_overrides, source_name
 from chinese_poker.engine.table import TableError as EngineTableError
 from chinese_poker.engine.table import hand_name, validate_player_name
-from chinese_poker.rules import Rules, RulesError, parse_assignment, rules_for
+from chinese_poker.rules import Rules, RulesError, rules_for
 from chinese_poker.scoring import Hand, Settlement, settle
 
 __all__ = ["Table", "TableError", "read_table", "register", "run"]
@@ -63,33 +63,22 @@ def register(sub: Any) -> None:
         ),
     )
     p.add_argument("file", nargs="?", default="-", metavar="FILE", help="table JSON, - for stdin")
-    p.add_argument("--rules", metavar="PRESET", help="use this preset instead of the file's rules")
-    p.add_argument(
-        "--set",
-        dest="sets",
-        action="append",
-        default=[],
-        metavar="OPTION=VALUE",
-        help="override one rules option (repeatable), e.g. --set finnish_deuce=on",
-    )
+    add_rules_arguments(p, default=None, what="use this preset instead of the file's rules")
     p.add_argument("--json", action="store_true", help="print the settlement as JSON")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     text = read_input(args.file, "table")
-    overrides = dict(parse_assignment(item) for item in args.sets)
-    table = read_table(text, preset=args.rules, overrides=overrides, source=_source(args.file))
+    table = read_table(
+        text, preset=args.rules, overrides=rule_overrides(args), source=source_name(args.file)
+    )
     result = table.settle()
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
     else:
         print(result.render())
     return 0
-
-
-def _source(file: str) -> str:
-    return "standard input" if file == "-" else file
 
 
 def read_table(

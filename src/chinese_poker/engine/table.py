@@ -88,6 +88,7 @@ __all__ = [
     "Phase",
     "Table",
     "TableError",
+    "check_player_names",
     "fantasyland_stays_left",
     "hand_name",
     "shuffled_deck",
@@ -997,6 +998,14 @@ def _seed_and_deck(
         return None, _check_deck(deck)
     checked = new_seed() if seed is None else _check_seed(seed)
     return checked, shuffled_deck(checked)
+
+
+def check_player_names(names: Sequence[str]) -> tuple[str, ...]:
+    """The engine's rules for player names, for clients that must refuse a name before
+    they store it: the names as a tuple, or TableError naming what is wrong."""
+    if isinstance(names, str):
+        raise TableError("players must be a list of names, not one string")
+    return _seat_names(list(names))
 
 
 def _check_seed(seed: object) -> int:

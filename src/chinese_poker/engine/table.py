@@ -70,7 +70,7 @@ from chinese_poker.engine.actions import (
     sample_placement,
 )
 from chinese_poker.engine.autoplay import timeout_action
-from chinese_poker.rules import Rules
+from chinese_poker.rules import FlRepeatLimitScope, Rules
 from chinese_poker.scoring import Hand, Settlement, natural_of, settle
 
 if TYPE_CHECKING:
@@ -179,10 +179,10 @@ def fantasyland_stays_left(rules: Rules, streak: int, stays: int) -> int | None:
     >>> fantasyland_stays_left(once, 1, 1)  # a new entry after his one stay
     0
     """
-    limit = rules.fl_max_consecutive
+    limit = rules.spec.scoring.fantasyland.max_consecutive
     if limit is None:
         return None
-    if rules.fl_repeat_limit_scope == "per_session":
+    if rules.spec.scoring.fantasyland.limit_scope == FlRepeatLimitScope.PER_SESSION:
         return max(limit - 1 - stays, 0)
     return max(limit - streak, 0)
 
@@ -353,9 +353,12 @@ class Table:
             {s: k - 1 for s, k in self.fantasyland_streak.items()},
             0,
         )
-        self._open_face = rules.is_open_face
-        self._criss_cross = rules.variant == "criss_cross"
-        self._streets = rules.streets
+        # What the variant deals and asks, compiled once per ruleset (rules.spec).
+        self._variant = rules.spec.variant
+        self._naturals = rules.spec.scoring.naturals  # None: no naturals in this game
+        self._open_face = self._variant.open_face
+        self._criss_cross = self._variant.hands_per_seat == 2
+        self._streets = self._variant.streets
         self._timed_out: set[int] = set(_check_auto_play(auto_play, n))
         self.auto_play: frozenset[int] = frozenset(self._timed_out)
         self.seed: int | None
@@ -367,7 +370,7 @@ class Table:
         self._epoch = [0] * n
         self._log: list[LogEntry] = []
         self.settlement: Settlement | None = None
-        hands = 2 if self._criss_cross else 1
+        hands = self._variant.hands_per_seat
         self._boxes: list[_Box] = [
             _Box(seat, h, self.fantasyland.get(seat, 0)) for h in range(hands) for seat in range(n)
         ]
@@ -467,19 +470,18 @@ class Table:
     def _begin_naturals(self) -> None:
         """Classic: find each hand's natural; under optional claims ask its holder."""
         self.phase = NATURALS
-        rules = self.rules
-        if self._open_face or not rules.naturals_enabled:
+        if self._naturals is None:
             return
         for box in self._boxes:
-            natural = natural_of(rules, box.board())
+            natural = natural_of(self.rules, box.board())
             box.natural = natural.kind if natural is not None else None
-        if rules.natural_claim == "optional":
+        if self._naturals.optional_claim:
             self._begin_queue([b for b in self._boxes if b.natural])
 
     def _begin_surrender(self) -> None:
         """Classic with surrender: each hand without a natural plays or surrenders."""
         self.phase = SURRENDER
-        if not self._open_face and self.rules.surrender_allowed:
+        if self._variant.has_surrender:
             self._begin_queue([b for b in self._boxes if not b.natural])
 
     def _on_declaration(self, box: _Box, action: Surrender | ClaimNatural) -> None:
@@ -765,11 +767,11 @@ class Table:
             return True
         if self._open_face:
             return any(b.placed() < 13 for b in boxes)
-        rules = self.rules
+        surrender = self._variant.has_surrender
         if self.phase == PLAY:
-            optional = rules.naturals_enabled and rules.natural_claim == "optional"
-            return rules.surrender_allowed or optional
-        if self.phase == NATURALS and rules.surrender_allowed:
+            optional = self._naturals is not None and self._naturals.optional_claim
+            return surrender or optional
+        if self.phase == NATURALS and surrender:
             return True
         return any(b in boxes for b in self._queue[self._qpos :])
 
@@ -1033,25 +1035,18 @@ def _need_cards(deck: Sequence[Card], need: int) -> None:
         raise TableError(f"the stacked deck has {len(deck)} cards; this deal needs {need}")
 
 
-def _fantasyland_sizes(rules: Rules) -> tuple[int, ...]:
-    """The Fantasyland deal sizes of §9.2: 13; Pineapple 14; Progressive 14 to 17."""
-    if rules.variant != "pineapple":
-        return (13,)
-    return (14, 15, 16, 17) if rules.fl_progressive else (14,)
-
-
 def _fantasyland_deal(rules: Rules, n: int, fl: Mapping[int, int] | None) -> dict[int, int]:
     if not fl:
         return {}
-    if not rules.is_open_face:
+    if not rules.spec.variant.open_face:
         raise TableError(f"{rules.variant} has no Fantasyland")
-    if not rules.fantasyland_enabled:
+    if not rules.spec.scoring.fantasyland.enabled:
         raise TableError("Fantasyland is disabled by the rules (fantasyland_enabled = no)")
+    allowed = rules.spec.variant.fantasyland_sizes  # §9.2: 13; Pineapple 14; Progressive 14-17
     out: dict[int, int] = {}
     for seat, cards in fl.items():
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
             raise TableError(f"Fantasyland seat {seat!r} is not a seat 0..{n - 1}")
-        allowed = _fantasyland_sizes(rules)
         if isinstance(cards, bool) or not isinstance(cards, int) or cards not in allowed:
             sizes = " or ".join(str(c) for c in allowed)
             raise TableError(

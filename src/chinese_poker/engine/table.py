@@ -204,7 +204,7 @@ class LogEntry(NamedTuple):
 class HandState:
     """The true state of one board in play, read-only (host use: views, histories).
 
-    ``lines`` are the cards placed on (top, middle, bottom), ``fantasyland_cards`` the
+    ``top``, ``middle``, ``bottom`` are the cards placed, ``fantasyland_cards`` the
     size of its Fantasyland deal (0: not in Fantasyland), ``fantasyland_streak`` and
     ``fantasyland_stays_left`` the seat's standing against the repeat limit (see
     :func:`fantasyland_stays_left`), ``decision`` what it must decide now;

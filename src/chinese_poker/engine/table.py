@@ -290,12 +290,9 @@ class _Box:
         )
 
 
-class _Turn(NamedTuple):
-    """One open-face street turn: the street (0-based), the seat, the cards it is dealt."""
-
-    street: int
-    seat: int
-    cards: tuple[Card, ...]
+# One open-face street turn: (street 0-based, seat, the cards it is dealt). A plain
+# tuple: a table builds up to 36 of them per hand.
+_Turn = tuple[int, int, tuple[Card, ...]]
 
 
 class Table:
@@ -414,7 +411,7 @@ class Table:
             )
         for street, (dealt, _placed) in enumerate(self._streets):
             for seat in normal:
-                self._turns.append(_Turn(street, seat, tuple(deck[pos : pos + dealt])))
+                self._turns.append((street, seat, tuple(deck[pos : pos + dealt])))
                 pos += dealt
         if not fl_boxes:
             self._begin_turn()
@@ -548,6 +545,10 @@ class Table:
     @property
     def to_act(self) -> tuple[int, ...]:
         """Seats that may act now, in play order (empty at showdown)."""
+        if self._open == 1 and self._turn < len(self._turns):
+            seat = self._turns[self._turn][1]  # the street turn: the common case
+            if self._seat_boxes[seat][0].decision is not None:
+                return (seat,)
         seen: list[int] = []
         for box in self._boxes:
             if box.decision is not None and box.seat not in seen:

@@ -633,3 +633,19 @@ def test_simulate_plays_fantasyland_first_whatever_the_seat(tmp_path: Path) -> N
         assert set(first) == seats, rec["actions"][:3]
         seen_button += rec["button"] in seats
     assert fl_hands and seen_button  # the case of the issue: Fantasyland on the button
+
+
+def test_fantasyland_standing_is_checked() -> None:
+    ofc = rules_for("ofc")
+    with pytest.raises(TableError, match="seat 1 plays no Fantasyland deal"):
+        Table(ofc, 2, fantasyland={0: 13}, fantasyland_streak={1: 2})
+    with pytest.raises(TableError, match="must be an integer >= 1, not 0"):
+        Table(ofc, 2, fantasyland={0: 13}, fantasyland_streak={0: 0})
+    with pytest.raises(TableError, match="holds 2 stay"):
+        Table(ofc, 2, fantasyland={0: 13}, fantasyland_streak={0: 3}, fantasyland_stays={0: 1})
+    t = Table(ofc, 2, fantasyland={0: 13}, fantasyland_streak={0: 2})
+    assert t.fantasyland_stays == {0: 1} and t.fantasyland_stays_left(0) == 0
+    assert t.fantasyland_stays_left(1) == 0  # not in Fantasyland: no stay to earn
+    state = t.hand_state(0)
+    assert (state.fantasyland_cards, state.fantasyland_streak, state.placed) == (13, 2, 0)
+    assert state.decision is not None and state.decision.kind == "set"

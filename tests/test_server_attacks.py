@@ -608,3 +608,48 @@ def test_finished_tables_are_listed_without_being_rebuilt(tmp_path: Path) -> Non
         assert c.get(f"/api/tables/{tid}/ledger").json()["over"]
         assert tid in manager.tables
         assert manager.evict(3600) == 1 and tid not in manager.tables
+
+
+def test_a_failed_write_leaves_the_table_exactly_as_before(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The action's write fails: its sender gets ``server_error``, nobody sees it, the
+    table is as before (same version, cards, log), and the same action then works."""
+    made = create(client, seats=[{"kind": "human", "name": "Ann"}, {"kind": "human"}])
+    tid = made["table"]["id"]
+    joined = client.post(f"/api/tables/{tid}/join",
+                         json={"code": made["join_code"], "name": "Bob"}).json()
+    store = client.app.state.store  # type: ignore[attr-defined]
+    real = store.write_batch
+    with seat_socket(client, tid, made["token"]) as a, \
+            seat_socket(client, tid, joined["token"]) as b:
+        states = {}
+        for name, ws in (("Ann", a), ("Bob", b)):
+            while (m := recv(ws))["type"] != "state":
+                pass
+            states[name] = m
+        mover, ws = ("Ann", a) if 0 in states["Ann"]["view"]["to_act"] else ("Bob", b)
+        other = b if ws is a else a
+        before = states[mover]
+        action = random_place(before["view"], random.Random(1))
+
+        def broken(*args: Any, **kwargs: Any) -> None:
+            raise OSError("disk full")
+
+        monkeypatch.setattr(store, "write_batch", broken)
+        ws.send_json({"type": "action", "id": "x", "action": action})
+        while (m := recv(ws))["type"] != "error":
+            assert m["type"] != "state" or m["version"] == before["version"], m
+        assert m["code"] == "server_error" and m["ref"] == "x"
+        monkeypatch.setattr(store, "write_batch", real)
+        ws.send_json({"type": "sync", "id": "s"})
+        while (m := recv(ws))["type"] != "state" or m["ack"] is not None or m["log"] is None:
+            pass
+        assert m["version"] == before["version"] and m["view"] == before["view"]
+        other.send_json({"type": "ping", "id": "p"})
+        while (m := recv(other))["type"] != "pong":
+            assert m["type"] != "state" or m["version"] == before["version"], m
+        ws.send_json({"type": "action", "id": "y", "action": action})
+        while (m := recv(ws))["type"] != "state" or m["ack"] != "y":
+            assert m["type"] != "error", m
+        assert m["version"] == before["version"] + 1

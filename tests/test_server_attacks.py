@@ -17,9 +17,14 @@ with the positions of each seat's cards found by dealing a marked deck first.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import logging
+import os
 import random
+import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -653,3 +658,63 @@ def test_a_failed_write_leaves_the_table_exactly_as_before(
         while (m := recv(ws))["type"] != "state" or m["ack"] != "y":
             assert m["type"] != "error", m
         assert m["version"] == before["version"] + 1
+
+
+# --------------------------------------------------------------------------- serve
+
+
+def _serve(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "chinese_poker.cli", "serve", "--host", "127.0.0.1", *args],
+        capture_output=True, text=True, timeout=60,
+    )
+
+
+@pytest.mark.parametrize(
+    ("url", "words"),
+    [
+        ("mysqlx://nobody/db", "unknown database URL scheme"),
+        ("not a url", "bad database URL"),
+        ("postgresql+psycopg2://u@127.0.0.1/db", "not installed"),
+        ("postgresql+psycopg://u:secret@127.0.0.1:1/db", "cannot open the database"),
+        ("sqlite:////nonexistent-dir/sub/x.db", "cannot open the database"),
+    ],
+)
+def test_serve_errors_a_user_can_cause_are_one_line(url: str, words: str) -> None:
+    if "psycopg2" in url and importlib.util.find_spec("psycopg2") is not None:
+        pytest.skip("psycopg2 is installed here")
+    if "psycopg:" in url or "psycopg://" in url:
+        pytest.importorskip("psycopg")
+    done = _serve("--port", "0", "--database-url", url)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0], done.stderr
+    assert "secret" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_serve_without_psycopg_is_one_line(tmp_path: Path) -> None:
+    """PostgreSQL asked for, psycopg not installed (hidden by a module that fails)."""
+    (tmp_path / "psycopg.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'psycopg'\", name='psycopg')\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(tmp_path), *sys.path]))
+    done = subprocess.run(
+        [sys.executable, "-m", "chinese_poker.cli", "serve", "--port", "0",
+         "--database-url", "postgresql+psycopg://u@127.0.0.1/db"],
+        capture_output=True, text=True, timeout=60, env=env,
+    )
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "psycopg" in lines[0] and "not installed" in lines[0], lines
+
+
+def test_serve_on_a_busy_port_is_one_line(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = _serve("--port", str(port), "--database-url", f"sqlite:///{tmp_path / 'x.db'}")
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot listen" in lines[0], done.stderr

@@ -12,6 +12,8 @@ import socket
 import sys
 from typing import Any
 
+from chinese_poker.cli import whole
+
 
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
@@ -24,7 +26,8 @@ def register(sub: Any) -> None:
         ),
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free port)")
+    p.add_argument("--port", type=whole(0, 65535), default=8000,
+                   help="port (default 8000; 0: any free port)")
     p.add_argument(
         "--database-url",
         default=None,
@@ -63,8 +66,6 @@ def run(args: argparse.Namespace) -> int:
     from chinese_poker.server.app import create_app
     from chinese_poker.server.db import default_database_url
 
-    if not 0 <= args.port <= 65535:
-        raise ValueError(f"port must be 0..65535, not {args.port}")
     url = args.database_url or default_database_url()
     _check_database(url)
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET

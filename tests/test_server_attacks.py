@@ -246,7 +246,8 @@ def test_a_timed_out_player_sits_out_the_fantasyland_hand(
     assert game.engine_seat(sitter) is None and "sits out" in game.absence(sitter)
     table = game.table
     assert table is not None and len(table.players) == 2
-    refused = game.submit(sitter, table.random_action(0, rng))
+    seat = sorted(table.to_act)[0]
+    refused = game.submit(sitter, table.random_action(seat, rng))
     assert isinstance(refused, Refusal) and refused.code == ErrorCode.NOT_PLAYING
     play_hand(game, {}, rng)
     assert session.over

@@ -50,10 +50,18 @@ from chinese_poker.engine import (
     View,
     action_from_dict,
 )
+from chinese_poker.engine.history import HandToReplay, ReplayClock, replay_hand
 from chinese_poker.rules import Rules, rules_for
 from chinese_poker.server import PROTOCOL_VERSION
 from chinese_poker.server.db import HandEnd, NewHand, Store, StoredSeat, StoredTable, compact_json
-from chinese_poker.server.fairness import SCHEME, Commitment, deck_for, new_commitment
+from chinese_poker.server.fairness import (
+    SCHEME,
+    Commitment,
+    ContributionRefused,
+    HandRandomness,
+    new_commitment,
+    rules_digest,
+)
 
 __all__ = [
     "MAX_MESSAGE",
@@ -73,6 +81,9 @@ MAX_MESSAGE = 64 * 1024
 _SEND_QUEUE_LIMIT = 2000
 
 HINT_SECONDS = 3.0
+FIRST_DEAL_WAIT = 2.0
+"""Seconds hand 1 waits, once every seat is taken, for players' fair-shuffle values
+(never longer than ``next_hand_delay``; not at all once everybody has sent his)."""
 """The time budget of one hint (its Monte Carlo sampling stops early)."""
 
 
@@ -182,11 +193,20 @@ class PingMsg(_Msg):
     type: Literal["ping"]
 
 
+class ContributeMsg(_Msg):
+    """A seat's random value for a committed hand not dealt yet (docs/fairness.md)."""
+
+    type: Literal["contribute"]
+    hand: StrictInt = Field(ge=1)
+    value: str = Field(pattern=r"^[0-9a-f]{64}$", description="32 random bytes, hex")
+
+
 ClientMessage = Annotated[
-    ActionMsg | SyncMsg | HintMsg | LegalMsg | PingMsg, Field(discriminator="type")
+    ActionMsg | SyncMsg | HintMsg | LegalMsg | PingMsg | ContributeMsg,
+    Field(discriminator="type"),
 ]
 _CLIENT = TypeAdapter(ClientMessage)
-_TYPES = ("action", "sync", "hint", "legal", "ping")
+_TYPES = ("action", "sync", "hint", "legal", "ping", "contribute")
 
 
 def _validation_message(exc: ValidationError) -> str:
@@ -255,16 +275,6 @@ class Conn:
 
 
 # --------------------------------------------------------------------------- clock
-
-
-class _Clock:
-    """Wall-clock seconds for tournament levels, pinned to stored times during rebuilds."""
-
-    def __init__(self) -> None:
-        self.fixed: float | None = None
-
-    def __call__(self) -> float:
-        return self.fixed if self.fixed is not None else time.time()
 
 
 _RULES_MARK = "\x00rules:" + secrets.token_hex(16)
@@ -362,7 +372,7 @@ class _Step:
 
     rows: list[tuple[str, int, int, str, float]] = field(default_factory=list)
     end: HandEnd | None = None
-    start: tuple[str, int, float] | None = None
+    start: tuple[str, int, float, dict[str, str] | None] | None = None
     messages: list[tuple[Conn, str]] = field(default_factory=list)
     then: Callable[[], None] | None = None
     sender: tuple[Conn, object] | None = None
@@ -385,10 +395,23 @@ class _Seat:
 
 @dataclass
 class _Hand:
-    commit: Commitment
+    fair: HandRandomness
     started_at: float | None = None
     finished_at: float | None = None
     record: dict[str, Any] | None = None
+
+    @property
+    def commit(self) -> Commitment:
+        return self.fair.commit
+
+
+def deck_for(deck: tuple[int, ...], number: int) -> tuple[int, ...]:
+    """The deck of hand ``number`` from its fair shuffle (a hook tests may replace)."""
+    return deck
+
+
+def _new_hand(commit: Commitment) -> NewHand:
+    return NewHand(commit.hand, commit.seed, commit.salt, commit.commitment)
 
 
 @dataclass
@@ -438,7 +461,7 @@ class LiveTable:
         self.seats = [
             _Seat(s.seat, s.kind, s.name, s.bot, s.level, s.token_hash) for s in stored.seats
         ]
-        self.clock = _Clock()
+        self.clock = ReplayClock()
         self.session: Session | None = None
         self.hands: dict[int, _Hand] = {}
         self.hand_no = 0
@@ -453,6 +476,7 @@ class LiveTable:
         self._rng = random.Random(secrets.randbits(64))
         self._rules_once = _RulesOnce(self.rules.variant)
         self._rules_json = compact_json(self.rules.to_dict())
+        self._digest = rules_digest(self.rules)
         self._rebuild(stored)
 
     # ------------------------------------------------------------------ rebuilding
@@ -477,38 +501,30 @@ class LiveTable:
     def _rebuild(self, stored: StoredTable) -> None:
         """Replay the stored setup and actions through the engine (startup, recovery)."""
         for h in stored.hands:
+            commit = Commitment(self.id, h.number, self._digest, h.seed, h.salt, h.commitment)
             self.hands[h.number] = _Hand(
-                Commitment(self.id, h.number, h.seed, h.salt, h.commitment),
+                HandRandomness(commit, dict(h.contributions or {})),
                 h.started_at,
                 h.finished_at,
                 h.record,
             )
         if self.started_at is None:
             return
-        self.clock.fixed = self.started_at
-        try:
+        with self.clock.pinned(self.started_at):
             self.session = self._new_session([s.name or f"Seat {s.seat + 1}" for s in self.seats])
-        finally:
-            self.clock.fixed = None
         session = self.session
         for h in stored.hands:
             if h.started_at is None:
                 break
-            table = session.start_hand(deck=deck_for(h.seed))
+            hand = self.hands[h.number]
+            where = f"table {self.id} hand {h.number}"
+            todo = HandToReplay(h.actions, self._close(h.number), h.finished_at, where)
+            _table, result = replay_hand(session, todo, self.clock)
             self.hand_no = h.number
-            self.stored_seq = 0
-            for data in h.actions:
-                table.apply(action_from_dict(data))
-                self.stored_seq += 1
-            if table.over:
-                self.clock.fixed = h.finished_at if h.finished_at is not None else time.time()
-                try:
-                    result = session.finish_hand()
-                finally:
-                    self.clock.fixed = None
-                hand = self.hands[h.number]
-                if hand.record is None:  # finished in memory but not stored: store it now
-                    hand.record = self._record(result.record, h.number)
+            self.stored_seq = len(h.actions)
+            if result is not None and hand.record is None:
+                # finished in memory but not stored: store it now
+                hand.record = self._record(result.record, h.number)
         self.status = "finished" if session.over else "playing"
 
     def resume(self) -> None:
@@ -527,7 +543,7 @@ class LiveTable:
             return
         number = session.hands_played + 1
         if number not in self.hands:  # the next hand's commitment was not stored yet
-            commit = new_commitment(self.id, number)
+            commit = new_commitment(self.id, number, self.rules)
             last = self.hands.get(number - 1)
             self.store.add_actions(
                 self.id,
@@ -539,9 +555,9 @@ class LiveTable:
                     if last is not None and last.record is not None
                     else None
                 ),
-                next_hand=NewHand(number, commit.seed, commit.salt, commit.commitment),
+                next_hand=_new_hand(commit),
             )
-            self.hands[number] = _Hand(commit)
+            self.hands[number] = _Hand(HandRandomness(commit))
         self._schedule_next_hand()
 
     # ------------------------------------------------------------------ state
@@ -604,6 +620,7 @@ class LiveTable:
             "session_over": self.session.over if self.session is not None else False,
             "commitment": current.commit.commitment if current is not None else None,
             "next_commitment": self._next_commitment(),
+            "streets": [list(s) for s in self.rules.streets],
             "created_at": _iso(self.created_at),
             "spectators_connected": sum(1 for c in self.conns if c.seat is None),
         }
@@ -668,9 +685,54 @@ class LiveTable:
             )
         return out
 
+    # ------------------------------------------------------------------ fair shuffles
+
+    def _close(self, number: int) -> tuple[int, ...]:
+        """Hand ``number`` is being dealt: fix its contributions; its deck."""
+        assert self.session is not None
+        bots = {s.name for s in self.seats if s.kind == "bot" and s.name}
+        deck = self.hands[number].fair.close(self.session.next_participants(), bots)
+        return deck_for(deck, number)
+
+    def _all_contributed(self, number: int) -> bool:
+        """Every person dealt into hand ``number`` has sent his value."""
+        assert self.session is not None
+        humans = {s.name for s in self.seats if s.kind == "human"}
+        received = self.hands[number].fair.received
+        return all(p in received for p in self.session.next_participants() if p in humans)
+
+    def _contribute(self, conn: Conn, seat: int, msg: ContributeMsg) -> None:
+        hand = self.hands.get(msg.hand)
+        if hand is None:
+            self._error(conn, msg.id, "no_hand", f"hand {msg.hand} has no commitment yet")
+            return
+        name = self.seats[seat].name or f"Seat {seat + 1}"
+        session = self.session
+        players = (
+            session.next_participants()
+            if session is not None
+            else [s.name or f"Seat {s.seat + 1}" for s in self.seats]
+        )
+        try:
+            hand.fair.offer(name, msg.value, players)
+        except ContributionRefused as exc:
+            self._error(conn, msg.id, exc.code, str(exc))
+            return
+        self._send(conn, compact_json({"type": "contributed", "ref": msg.id, "hand": msg.hand}))
+        if (
+            msg.hand == 1
+            and session is not None
+            and session.table is None
+            and self._all_contributed(1)
+            and self._next_hand is not None
+        ):  # everybody has sent his value: hand 1 need not wait any longer
+            self._next_hand.cancel()
+            self._start_next_hand()
+
     def _record(self, record: Mapping[str, Any], number: int) -> dict[str, Any]:
+        hand = self.hands[number]
         data = dict(record)
-        data["fairness"] = self.hands[number].commit.reveal()
+        data["fairness"] = hand.fair.reveal()
         return data
 
     # ------------------------------------------------------------------ seating
@@ -709,24 +771,34 @@ class LiveTable:
     # ------------------------------------------------------------------ dealing
 
     def start_session(self) -> None:
-        """All seats are taken: commit to hand 1's seed and deal it."""
+        """All seats are taken: deal hand 1 now if every person has sent his value for
+        it (or the table deals without delay), else after :data:`FIRST_DEAL_WAIT` at most."""
         now = time.time()
-        first = new_commitment(self.id, 1)
-        self.store.start_session(self.id, now, NewHand(1, first.seed, first.salt, first.commitment))
+        first = None
+        if 1 not in self.hands:  # stored before tables committed to hand 1 on opening
+            self.hands[1] = _Hand(HandRandomness(new_commitment(self.id, 1, self.rules)))
+            first = _new_hand(self.hands[1].commit)
+        with self.clock.pinned(now):
+            self.session = self._new_session([s.name or f"Seat {s.seat + 1}" for s in self.seats])
+        wait = min(self.spec.next_hand_delay, FIRST_DEAL_WAIT)
+        deal_now = wait == 0 or self._all_contributed(1)
+        if deal_now:
+            self._close(1)
+        fair = self.hands[1].fair
+        self.store.start_session(self.id, now, first, dict(fair.received) if deal_now else None)
         self.started_at = now
         self.status = "playing"
-        self.hands[1] = _Hand(first, started_at=now)
-        self.clock.fixed = now
-        try:
-            self.session = self._new_session([s.name or f"Seat {s.seat + 1}" for s in self.seats])
-        finally:
-            self.clock.fixed = None
-        self._deal(1)
+        if deal_now:
+            self.hands[1].started_at = now
+            self._deal(1)
+        else:
+            self._schedule_next_hand(wait)
 
-    def _schedule_next_hand(self) -> None:
+    def _schedule_next_hand(self, delay: float | None = None) -> None:
         if self._next_hand is not None:
             self._next_hand.cancel()
-        self._next_hand = self.loop.call_later(self.spec.next_hand_delay, self._start_next_hand)
+        wait = self.spec.next_hand_delay if delay is None else delay
+        self._next_hand = self.loop.call_later(wait, self._start_next_hand)
 
     def _start_next_hand(self) -> None:
         self._next_hand = None
@@ -738,17 +810,19 @@ class LiveTable:
             return
         number = session.hands_played + 1
         now = time.time()
+        self._close(number)
+        received = dict(self.hands[number].fair.received)
 
         def dealt() -> None:
             self.hands[number].started_at = now
             self._deal(number)
 
         # Stored with the tick's other writes; dealt (and broadcast) once committed.
-        self._enqueue(_Step(start=(self.id, number, now), then=dealt))
+        self._enqueue(_Step(start=(self.id, number, now, received), then=dealt))
 
     def _deal(self, number: int) -> None:
         assert self.session is not None
-        self.session.start_hand(deck=deck_for(self.hands[number].commit.seed))
+        self.session.start_hand(deck=self._close(number))
         self.hand_no = number
         self.stored_seq = 0
         self._cache.clear()
@@ -802,32 +876,25 @@ class LiveTable:
         assert session is not None
         if table.over:
             now = time.time()
-            self.clock.fixed = now
-            try:
+            with self.clock.pinned(now):
                 result = session.finish_hand()
-            finally:
-                self.clock.fixed = None
             finished = (now, self._record(result.record, number))
             if session.over:
                 status = "finished"
             else:
-                next_hand = new_commitment(self.id, number + 1)
+                next_hand = new_commitment(self.id, number + 1, self.rules)
         step = _Step(
             rows=self.store.action_rows(self.id, number, self.stored_seq, stored),
             sender=(sender, ref) if sender is not None else None,
         )
         self.stored_seq += len(stored)
         if finished is not None:
-            new = (
-                NewHand(next_hand.hand, next_hand.seed, next_hand.salt, next_hand.commitment)
-                if next_hand is not None
-                else None
-            )
+            new = _new_hand(next_hand) if next_hand is not None else None
             step.end = HandEnd(self.id, number, finished, new, status)
             hand = self.hands[number]
             hand.finished_at, hand.record = finished
             if next_hand is not None:
-                self.hands[number + 1] = _Hand(next_hand)
+                self.hands[number + 1] = _Hand(HandRandomness(next_hand))
             if status is not None:
                 self.status = status
         acting = entries[0]
@@ -858,7 +925,7 @@ class LiveTable:
                 "hand": number,
                 "totals": dict(last.totals),
                 "ledger": last.ledger.to_dict(),
-                "reveal": self.hands[number].commit.reveal(),
+                "reveal": self.hands[number].fair.reveal(),
                 "session_over": over,
                 "next_hand_in": None if over else self.spec.next_hand_delay,
                 "next_commitment": self._next_commitment(),
@@ -1204,6 +1271,9 @@ class LiveTable:
         elif isinstance(msg, LegalMsg):
             assert conn.seat is not None
             self._legal(conn, conn.seat, msg)
+        elif isinstance(msg, ContributeMsg):
+            assert conn.seat is not None
+            self._contribute(conn, conn.seat, msg)
         else:
             assert conn.seat is not None and isinstance(msg, HintMsg)
             self.loop.create_task(self._hint(conn, conn.seat, msg))
@@ -1523,6 +1593,7 @@ class TableManager:
             start_button=spec.button,
             seats=seats,
             status="waiting",
+            first=_new_hand(new_commitment(table_id, 1, rules)),  # published as it opens
         )
         stored = StoredTable(
             id=table_id,

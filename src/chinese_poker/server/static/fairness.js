@@ -155,6 +155,9 @@ export class FairDeals {
 
   verdict(hand) { return this.s.verdicts[hand] || null; }
 
+  /** The server did not take this page's value for `hand` (too late, not dealt in). */
+  refused(hand, why) { (this.s.late ||= {})[hand] = why; this.save(); }
+
   /**
    * Check hand `hand` from its reveal and the showdown view; returns and keeps
    * {ok, reason}. `streets` is the table's street list (table info).
@@ -187,7 +190,8 @@ export class FairDeals {
       if (c.source === "bot" && c.value !== await botValue(r, c.player)) return fail(`${c.player}'s bot value is not fixed by the commitment`);
     }
     const sent = this.s.sent[hand];
-    if (sent && view.seat !== null && view.seat !== undefined) {
+    const late = (this.s.late || {})[hand];
+    if (sent && !late && view.seat !== null && view.seat !== undefined) {
       const me = contributions[view.seat];
       if (!me || me.source !== "player" || me.value !== sent) return fail("your own contribution is not in the deal");
     }
@@ -215,7 +219,8 @@ export class FairDeals {
       const stray = cards.find((c) => !allowed.has(c));
       if (stray) return fail(`you were dealt ${stray} in street ${street}, out of the committed order`);
     }
-    return { ok: true, reason: `deal seed ${seed.slice(0, 12)}…, the deck and your cards match the commitment` };
+    const note = late ? ` (your own value came too late for this deal: ${late})` : "";
+    return { ok: true, reason: `deal seed ${seed.slice(0, 12)}…, the deck and your cards match the commitment${note}` };
   }
 }
 
@@ -241,14 +246,14 @@ export function fairnessHTML(fair, hand, esc) {
  */
 export function watchTable(tableId, { send, rerender }) {
   const fair = new FairDeals(tableId);
-  const ids = new Set();
+  const ids = new Map(); // message id -> hand of this page's contributions
   let info = null;
   let view = null;
   let role = null;
   function contribute(hand) {
     if (role !== "seat") return;
     const id = send({ type: "contribute", hand, value: fair.contribution(hand) });
-    if (id !== null && id !== undefined) ids.add(id);
+    if (id !== null && id !== undefined) ids.set(id, hand);
   }
   return {
     fair,
@@ -266,6 +271,10 @@ export function watchTable(tableId, { send, rerender }) {
         }
         case "hand_start":
           fair.dealt(msg.hand, msg.commitment);
+          break;
+        case "error":
+          // "duplicate": a reconnect sent the value again; it is in. Otherwise it is not.
+          if (ids.has(msg.ref) && msg.code !== "duplicate") fair.refused(ids.get(msg.ref), msg.message || msg.code);
           break;
         case "state":
           view = msg.view;

@@ -680,7 +680,7 @@ class LiveTable:
                     "finished": done,
                     "seed": h.commit.seed if done else None,
                     "salt": h.commit.salt if done else None,
-                    "scheme": SCHEME,
+                    "scheme": h.commit.scheme,
                 }
             )
         return out

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 ray = pytest.importorskip(
-    "ray", reason='Ray is not installed (pip install "chinese-poker[ray]")'
+    "ray", reason='Ray is not installed (pip install ".[ray]")'
 )
 
 from chinese_poker.ai.simulate import make_job, simulate  # noqa: E402

@@ -96,7 +96,8 @@ def main() -> None:
         from ray.cluster_utils import Cluster
 
         where = {"node_ip_address": "127.0.0.1", "num_cpus": 1}
-        cluster = Cluster(initialize_head=True, head_node_args={**where, "include_dashboard": False})
+        head = {**where, "include_dashboard": False}
+        cluster = Cluster(initialize_head=True, head_node_args=head)
         try:
             cluster.add_node(**where)
             cluster.wait_for_nodes()

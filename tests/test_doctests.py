@@ -26,9 +26,4 @@ def test_docstring_examples(name: str) -> None:
     assert result.failed == 0, f"{result.failed} failing example(s) in {name}"
 
 
-def test_readme_examples() -> None:
-    from pathlib import Path
-
-    readme = Path(__file__).resolve().parents[1] / "README.md"
-    result = doctest.testfile(str(readme), module_relative=False)
-    assert result.failed == 0
+# README.md and docs/*.md: tests/test_docs_examples.py

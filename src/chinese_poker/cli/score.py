@@ -26,6 +26,8 @@ from typing import Any
 
 from chinese_poker.cards import Board, CardError, parse_board, parse_cards
 from chinese_poker.cli import add_rules_arguments, read_input, rule_overrides, source_name
+from chinese_poker.engine.table import TableError as EngineTableError
+from chinese_poker.engine.table import hand_name, validate_player_name
 from chinese_poker.rules import Rules, RulesError, rules_for
 from chinese_poker.scoring import Hand, Settlement, settle
 
@@ -165,6 +167,10 @@ def _read_players(players: object, rules: Rules) -> tuple[Hand, ...]:
         name = entry.get("name")
         if not isinstance(name, str) or not name.strip():
             raise TableError(f'player {number} has no "name" (a non-empty string)')
+        try:
+            validate_player_name(name)
+        except EngineTableError as exc:
+            raise TableError(f"player {number}: {exc}") from None
         who = f"player {name!r}"
         if name in names:
             raise TableError(f"two players are called {name!r}")
@@ -181,7 +187,7 @@ def _read_players(players: object, rules: Rules) -> tuple[Hand, ...]:
         boards = _board_texts(entry, who, criss_cross, surrender)
         dealt = _dealt(entry, who, count)
         for index in range(count):
-            seat = f"{name}#{index + 1}" if criss_cross else name
+            seat = hand_name(name, index, criss_cross)
             text, dealt_text = boards[index], dealt[index]
             try:
                 board = Board() if text is None else parse_board(text)

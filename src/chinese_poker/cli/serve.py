@@ -38,6 +38,14 @@ def register(sub: Any) -> None:
         "--public-url", default=None, help="base URL for invite links (default: as requested)"
     )
     p.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="a WebSocket origin allowed besides the server's own, e.g."
+        " https://poker.example.org (repeatable; '*': any)",
+    )
+    p.add_argument(
         "--log-level",
         default="warning",
         choices=["critical", "error", "warning", "info", "debug"],
@@ -59,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     from chinese_poker.server.db import default_database_url
 
     url = args.database_url or default_database_url()
+    _check_database(url)
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -75,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         shown = "127.0.0.1"
     print(f"chinese-poker server: open http://{shown}:{port}/", flush=True)
     print(f"database: {_redact(url)}", flush=True)
-    app = create_app(url, public_url=args.public_url)
+    app = create_app(url, public_url=args.public_url, allowed_origins=args.allow_origin)
     config = uvicorn.Config(
         app,
         log_level=args.log_level,
@@ -94,6 +103,44 @@ def run(args: argparse.Namespace) -> int:
     server.run(sockets=[sock])
     sys.stdout.flush()
     return 0
+
+
+def _check_database(url: str) -> None:
+    """Open and migrate the database once, turning what a user can get wrong (the URL,
+    a missing driver, an unreachable server, an unwritable file) into one line."""
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
+
+    from chinese_poker.cli import UsageError
+    from chinese_poker.server.db import Store
+
+    shown = _redact(url)
+    scheme = url.split(":", 1)[0]
+    try:
+        store = Store(url)
+    except NoSuchModuleError:
+        raise UsageError(
+            f"unknown database URL scheme {scheme!r} in {shown}"
+            " (use sqlite:///PATH or postgresql+psycopg://USER@HOST/DB)"
+        ) from None
+    except ArgumentError as exc:
+        raise UsageError(f"bad database URL {shown}: {_first_line(exc)}") from None
+    except ImportError as exc:
+        raise UsageError(
+            f"the database driver {exc.name or scheme!r} is not installed"
+            ' (for PostgreSQL: pip install "psycopg[binary]")'
+        ) from None
+    try:
+        store.migrate()
+    except SQLAlchemyError as exc:
+        cause = getattr(exc, "orig", None) or exc
+        raise UsageError(f"cannot open the database {shown}: {_first_line(cause)}") from None
+    finally:
+        store.close()
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _redact(url: str) -> str:

@@ -2,7 +2,7 @@
 
 The same job (heads-up Pineapple, random against rules by default) is played
 
-* in this process (the reference, ``engine="local"``, one worker, after a warm-up);
+* in this process (the reference, ``engine="local"``, one worker, after a first run);
 * on a local Ray instance with 1, then 2 workers: the first call pays Ray's start-up,
   the later ones reuse the running instance (as every simulate() call of a program does);
 * with ``--cluster``, on a two-node cluster (``ray.cluster_utils.Cluster``, one CPU per
@@ -44,7 +44,17 @@ def _token_auth() -> None:
     Config.initialize("")
 
 
-def _run(label: str, job: Job, reference: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+def _run(
+    label: str, job: Job, reference: dict[str, Any], repeats: int = 1, **kwargs: Any
+) -> dict[str, Any]:
+    """The best of ``repeats`` runs (the machine is shared: the best is the least
+    disturbed); every run's summary must equal ``reference``."""
+    rows = [_once(label, job, reference, **kwargs) for _ in range(repeats)]
+    best = max(rows, key=lambda row: float(row["hands_per_second"]))
+    return {**best, "identical": all(row["identical"] for row in rows)}
+
+
+def _once(label: str, job: Job, reference: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
     load = os.getloadavg()[0]
     started = time.perf_counter()
     result = simulate(job, **kwargs)
@@ -70,6 +80,7 @@ def main() -> None:
     parser.add_argument("--bots", default="random,rules")
     parser.add_argument("--hands", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--repeats", type=int, default=2, help="best of N warm runs")
     parser.add_argument("--cluster", action="store_true", help="also a two-node cluster")
     parser.add_argument("--json", action="store_true", help=f"also write {OUT}")
     args = parser.parse_args()
@@ -77,10 +88,14 @@ def main() -> None:
     import ray
 
     job = make_job(args.rules, args.bots, hands=args.hands, seed=args.seed)
-    simulate(make_job(args.rules, args.bots, hands=20, seed=args.seed))  # warm-up (JIT)
-    started = time.perf_counter()
+    # The same job twice, timing the second: warm caches, as in the Ray runs below (each
+    # Ray worker keeps its process, and with it its caches, from one call to the next).
     reference = simulate(job)
-    base = args.hands / (time.perf_counter() - started)
+    base = 0.0
+    for _ in range(args.repeats):
+        started = time.perf_counter()
+        simulate(job)
+        base = max(base, args.hands / (time.perf_counter() - started))
     rows: list[dict[str, Any]] = [
         {"run": "in this process (engine local)", "workers": 1, "nodes": 0,
          "seconds": round(args.hands / base, 2), "hands_per_second": round(base, 1),
@@ -89,8 +104,9 @@ def main() -> None:
     ref = reference.to_dict(performance=False)
     rows.append(_run("local Ray, 1 worker, first call (starts Ray)", job, ref,
                      engine="ray", workers=1))  # fmt: skip
-    rows.append(_run("local Ray, 1 worker", job, ref, engine="ray", workers=1))
-    rows.append(_run("local Ray, 2 workers", job, ref, engine="ray", workers=2))
+    n = args.repeats
+    rows.append(_run("local Ray, 1 worker", job, ref, n, engine="ray", workers=1))
+    rows.append(_run("local Ray, 2 workers", job, ref, n, engine="ray", workers=2))
     ray.shutdown()
     if args.cluster:
         from ray.cluster_utils import Cluster
@@ -103,7 +119,8 @@ def main() -> None:
             cluster.wait_for_nodes()
             rows.append(_run("two-node cluster, first call (connects)", job, ref,
                              engine="ray", address=cluster.address))  # fmt: skip
-            rows.append(_run("two-node cluster", job, ref, engine="ray", address=cluster.address))
+            address = cluster.address
+            rows.append(_run("two-node cluster", job, ref, n, engine="ray", address=address))
             ray.shutdown()
         finally:
             cluster.shutdown()

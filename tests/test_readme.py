@@ -181,8 +181,7 @@ def test_missing_venv_module_is_one_clear_line(tmp_path: Path) -> None:
 def test_too_old_python_is_one_clear_line(tmp_path: Path) -> None:
     python = tmp_path / "python3"
     python.write_text(
-        "#!/bin/sh\n"
-        'case "$*" in *version_info*) exit 1;; *python_version*) echo 3.9.2;; esac\n'
+        '#!/bin/sh\ncase "$*" in *version_info*) exit 1;; *python_version*) echo 3.9.2;; esac\n'
     )
     python.chmod(0o755)
     env = clean_env(tmp_path, CHINESE_POKER_VENV=str(tmp_path / "venv"), PYTHON=str(python))

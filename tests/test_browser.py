@@ -147,7 +147,7 @@ FL_HUMAN = {
 FL_LAUNCHER = f"""
 import sys
 from chinese_poker.cards import parse_cards
-import chinese_poker.server.tables as tables
+import chinese_poker.server.game as game
 human = {FL_HUMAN!r}
 deck = [None] * 52
 for start, text in human.items():
@@ -155,7 +155,7 @@ for start, text in human.items():
         deck[start + i] = card
 rest = iter(c for c in range(52) if c not in deck)
 DECK = tuple(c if c is not None else next(rest) for c in deck)
-tables.deck_for = lambda seed: DECK
+game.deck_for = lambda seed: DECK
 from chinese_poker.cli import main
 sys.exit(main(sys.argv[1:]))
 """

@@ -119,7 +119,7 @@ def test_every_example_is_documented() -> None:
 def test_criss_cross_example(capsys: pytest.CaptureFixture[str]) -> None:
     data = score_json(capsys, str(EXAMPLES / "criss-cross.json"))
     assert data["money"] == {"Ann": 500.0, "Bob": -500.0}
-    assert [p["name"] for p in data["players"]] == ["Ann#1", "Ann#2", "Bob#1", "Bob#2"]
+    assert [p["name"] for p in data["players"]] == ["Ann/1", "Ann/2", "Bob/1", "Bob/2"]
     parallel = score_json(
         capsys, str(EXAMPLES / "criss-cross.json"), "--set", "criss_cross_pairing=parallel"
     )

@@ -13,6 +13,7 @@ import pytest
 import chinese_poker.engine as engine_pkg
 from chinese_poker.cards import card_name, parse_cards
 from chinese_poker.engine import (
+    Action,
     ClaimNatural,
     Decision,
     IllegalActionError,
@@ -21,6 +22,7 @@ from chinese_poker.engine import (
     Table,
     TableError,
     Timeout,
+    View,
     action_from_dict,
     actions,
     autoplay,
@@ -136,24 +138,54 @@ def test_open_face_turn_order_button_last() -> None:
     assert order == expected
 
 
-def test_fantasyland_seats_act_in_parallel_any_time() -> None:
+def test_fantasyland_seats_act_first_together() -> None:
+    """[001] §9.3: "Igrač koji igra fantasy ima pravo na prvi potez, bez obzira na njegovu
+    poziciju za stolom. Ako postoji više od jednog takvog igrača u rundi, onda to čine
+    zajedno. Runda se zatim nastavlja kao i obično." (The Fantasyland player has the first
+    move regardless of his position; several do it together; then the round goes on.)"""
     rules = rules_for("ofc")
     t = Table(rules, 3, button=0, seed=2, fantasyland={0: 13, 2: 13})
-    assert t.to_act == (1, 2, 0)  # seat 1 plays streets; 2 and 0 set in parallel
-    assert t.decisions(0)[0].kind == "set" and t.decisions(1)[0].kind == "street"
+    # Seat 0 is on the button and seat 2 second in play order: both set before seat 1.
+    assert t.to_act == (2, 0) and t.street == 0
+    assert t.decisions(0)[0].kind == "set" and t.decisions(1) == ()
+    assert t.view(1).hand == () and "not seat 1's turn" in str(t.check(Place(1)))
     rng = random.Random(3)
-    # Seat 1 plays five streets before the Fantasyland seats act.
-    for _ in range(5):
-        t.apply(t.random_action(1, rng))
-    assert t.to_act == (1, 2, 0)
     v0 = t.version
     fl_action = t.random_action(0, random.Random(4))
-    t.apply(t.random_action(1, rng))
-    assert t.can(fl_action)  # made before seat 1 moved, still current for seat 0
+    t.apply(t.random_action(2, rng))
+    assert t.to_act == (0,)  # the streets wait for the last Fantasyland seat
+    assert t.can(fl_action)  # made before seat 2 moved, still current for seat 0
     t.apply(fl_action)
     assert t.version == v0 + 2
+    assert t.to_act == (1,) and t.street == 1 and t.decisions(1)[0].kind == "street"
+    # The boards set first stay face down to the player who plays the streets.
+    assert t.view(1).board_of(0).hidden and t.view(1).board_of(2).top == ()
     finish(t, rng)
     assert len(t.discards(0)) == 0 and t.board(0).complete
+
+
+def test_fantasyland_on_the_button_sees_no_board_first() -> None:
+    """[000] §9.3: "Играчът, който изложи фантазията, получава правото на първи ход,
+    независимо от позицията си на масата." Under the standard driver (the first seat
+    to act plays) the button's Fantasyland deal is set before anybody places a card."""
+    from chinese_poker.ai.simple import RuleBot
+    from chinese_poker.engine import play_hand
+
+    class Watch:
+        def __init__(self, bot: RuleBot) -> None:
+            self.bot, self.seen = bot, []
+
+        def act(self, view: View) -> Action:
+            self.seen.append(sum(b.placed for b in view.boards if b.seat != view.seat))
+            return self.bot.act(view)
+
+    for players, button in ((2, 1), (3, 2)):
+        t = Table(rules_for("pineapple"), players, button=button, seed=8, fantasyland={button: 14})
+        fl = Watch(RuleBot(seed=1))
+        agents = {s: (fl if s == button else RuleBot(seed=s)) for s in range(players)}
+        play_hand(t, agents)
+        assert fl.seen == [0]  # one decision, taken with every other board empty
+        assert t.log[0].action.seat == button
 
 
 def test_all_seats_in_fantasyland() -> None:
@@ -248,6 +280,7 @@ def test_versions_stale_and_future() -> None:
 def test_illegal_apply_leaves_state_unchanged() -> None:
     t = Table(rules_for("pineapple-progressive"), 3, seed=9, fantasyland={0: 15})
     rng = random.Random(5)
+    t.apply(t.random_action(0, rng))
     t.apply(t.random_action(1, rng))
     before = t.snapshot()
     bad = [

@@ -198,7 +198,7 @@ def test_replay_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     write_history(path, session_records(tournament=True))
     assert main(["replay", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "hand(s) replayed" in out and "stacks:" in out
+    assert "hands replayed" in out and "stacks:" in out
     assert main(["replay", str(path), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["ok"] and data["hands"][0]["session_hand"] == 1

@@ -46,8 +46,16 @@ def first(rules: Rules, a: str, b: str) -> int:
 
 
 def test_doctests() -> None:
-    result = doctest.testmod(scoring, optionflags=doctest.ELLIPSIS)
-    assert result.failed == 0 and result.attempted > 10
+    import importlib
+    import pkgutil
+
+    attempted = 0
+    for info in pkgutil.iter_modules(scoring.__path__, prefix="chinese_poker.scoring."):
+        module = importlib.import_module(info.name)
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0, info.name
+        attempted += result.attempted
+    assert attempted > 10
 
 
 # --------------------------------------------------------------------------- W1

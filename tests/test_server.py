@@ -5,6 +5,7 @@ The kill-and-restart test with a real server process is in ``test_server_restart
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import re
@@ -21,7 +22,7 @@ from starlette.websockets import WebSocketDisconnect
 from chinese_poker.cards import Card, card_name, parse_card
 from chinese_poker.engine import Table, action_from_dict, read_history, replay_history
 from chinese_poker.rules import Rules
-from chinese_poker.server import tables
+from chinese_poker.server import connections, scheduling
 from chinese_poker.server.app import create_app
 from chinese_poker.server.fairness import deck_for, verify_record
 
@@ -117,9 +118,14 @@ def two_humans(client: TestClient, preset: str = "pineapple", **body: Any) -> tu
     return made, r.json()
 
 
-def connect(client: TestClient, table_id: str, token: str | None = None) -> Any:
-    q = f"?token={token}" if token else ""
-    return client.websocket_connect(f"/ws/tables/{table_id}{q}")
+@contextlib.contextmanager
+def connect(client: TestClient, table_id: str, token: str | None = None) -> Iterator[Any]:
+    """A seat's socket (its token in the first message) or, without a token, a spectator's."""
+    q = "?role=seat" if token else ""
+    with client.websocket_connect(f"/ws/tables/{table_id}{q}") as ws:
+        if token:
+            ws.send_json({"type": "auth", "token": token})
+        yield ws
 
 
 def first_state(ws: WebSocketTestSession, seen: list[Msg] | None = None) -> Msg:
@@ -160,7 +166,7 @@ def test_lobby_flow(client: TestClient) -> None:
     tid = table["id"]
     assert made["seat"] == 0 and made["token"] and made["invite_url"].endswith(
         f"/join/{tid}?code={made['join_code']}")
-    assert made["ws_url"].startswith("ws://") and made["token"] in made["ws_url"]
+    assert made["ws_url"].startswith("ws://") and made["token"] not in made["ws_url"]
     assert table["status"] == "waiting" and table["rules"]["finnish_deuce"] is True
     assert table["time_limit"] == 30 and table["rules"]["time_limit"] == 30
     assert [s["taken"] for s in table["seats"]] == [True, False, True]
@@ -495,7 +501,7 @@ def test_timer_plays_a_silent_seat_by_timeout(client: TestClient) -> None:
 
 
 def test_hints_and_legal(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tables, "HINT_SECONDS", 0.2)
+    monkeypatch.setattr(scheduling, "HINT_SECONDS", 0.2)
     def my_turn(ws: WebSocketTestSession) -> Msg:
         assert recv(ws)["type"] == "welcome"
         return recv_until(ws, lambda m: m["type"] == "state" and 0 in m["view"]["to_act"])
@@ -598,14 +604,14 @@ def test_the_fast_view_json_is_the_engines_to_dict(preset: str) -> None:
         while True:
             for seat in [*range(players), None]:
                 view = table.view(seat)
-                mark = json.dumps(tables._RULES_MARK)
-                text = json.dumps(tables._view_dict(view), separators=(",", ":")).replace(
+                mark = json.dumps(connections._RULES_MARK)
+                text = json.dumps(connections._view_dict(view), separators=(",", ":")).replace(
                     mark, json.dumps(rules.to_dict(), separators=(",", ":")), 1)
                 assert json.loads(text) == json.loads(json.dumps(view.to_dict()))
             if table.over:
                 break
             table.apply(table.random_action(table.to_act[0], rng))
-    assert tables._FAST_VIEWS
+    assert connections._FAST_VIEWS
 
 
 def test_a_monte_carlo_bot_plays_at_a_table(client: TestClient) -> None:

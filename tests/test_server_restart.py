@@ -108,7 +108,8 @@ def random_action(view: Msg, rng: random.Random) -> Msg:
 def open_seat(
     stack: ExitStack, server: Server, table_id: str, token: str
 ) -> tuple[ClientConnection, Msg]:
-    ws = stack.enter_context(connect(f"{server.ws}/ws/tables/{table_id}?token={token}"))
+    ws = stack.enter_context(connect(f"{server.ws}/ws/tables/{table_id}?role=seat"))
+    ws.send(json.dumps({"type": "auth", "token": token}))
     assert recv(ws)["type"] == "welcome"
     return ws, recv_state(ws)
 

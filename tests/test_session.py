@@ -92,12 +92,14 @@ def test_w15_fantasyland_acts_first_and_hidden() -> None:
     play_scripted(session, {2: "Kd Kc 2h | 7s 7h 7d 3c 4c | As Ah Ad Qs Qh"})
     session.finish_hand()
     table = session.start_hand()
-    assert table.to_act == (1, 2)  # S2 starts the streets; S3 sets in parallel
-    assert table.decisions(2)[0].kind == "set"
+    assert table.to_act == (2,)  # S3 (on the button) sets before S2 starts the streets
+    assert table.decisions(2)[0].kind == "set" and table.street == 0
     assert len(table.view(2).hand) == 14
     assert table.view(1).board_of(2).fantasyland_cards == 14
+    assert table.view(1).hand == ()
     rng = random.Random(0)
     table.apply(table.random_action(2, rng))
+    assert table.to_act == (1,) and table.street == 1
     assert table.view(1).board_of(2).hidden
     assert table.view(1).board_of(2).top == ()
     assert table.view(2).board_of(2).placed == 13
@@ -135,18 +137,59 @@ def test_session_length_without_fantasyland() -> None:
         assert buttons == [(1 + i) % n for i in range(n)]
 
 
-def test_repeat_limit_scope() -> None:
-    enter = "Kd Kc 2h | 7s 7h 7d 3c 4c | As Ah Ad Qs Qh"
-    stay_fails = "2s 3s 4d | 5h 5d 6h 6d Kh | Qd Qc Qs 8h 8s"
-    for scope, expected in [("consecutive", {"S3": 14}), ("per_session", {})]:
-        rules = rules_for("pineapple", fl_max_consecutive=1, fl_repeat_limit_scope=scope)
-        session = Session(rules, ["S1", "S2", "S3"], seed=4)
-        play_scripted(session, {2: enter})
-        assert session.finish_hand().fantasyland_next == {"S3": 14}
-        play_scripted(session, {2: stay_fails})
-        assert session.finish_hand().fantasyland_next == {}
-        play_scripted(session, {2: enter})
-        assert session.finish_hand().fantasyland_next == expected
+ENTER = "Kd Kc 2h | 7s 7h 7d 3c 4c | As Ah Ad Qs Qh"  # KK on top: Fantasyland
+STAY = "9s 9h 9d | Ts Th Td 2c 3c | Js Jh Jd Jc 4d"  # trips on top: stays
+NO_STAY = "2s 3s 4d | 5h 5d 6h 6d Kh | Qd Qc Qs 8h 8s"
+
+
+def _fl_run(rules: Rules, scripts: list[str]) -> list[dict[str, int]]:
+    session = Session(rules, ["S1", "S2", "S3"], seed=4)
+    out = []
+    for script in scripts:
+        play_scripted(session, {2: script})
+        out.append(dict(session.finish_hand().fantasyland_next))
+    return out
+
+
+def test_per_session_scope_limits_the_repeat_not_the_entries() -> None:
+    """[000] (Pineapple): "Можете да повторите фантазията в една игра само веднъж" (you
+    may repeat the fantasy only once in one game). The limit counts stays; a second
+    entry with QQ+ is always earned, and the one repeat of the session may come from
+    either Fantasyland run."""
+    in_fl = {"S3": 14}
+    once = rules_for("pineapple", fl_repeat_limit_scope="per_session")
+    # Enter, stay (the repeat), refused a second stay; enter again, refused a stay.
+    got = _fl_run(once, [ENTER, STAY, STAY, ENTER, STAY])
+    assert got == [in_fl, in_fl, {}, in_fl, {}]
+    # Enter, no stay; enter again: this run's first repeat is the session's first.
+    got = _fl_run(once, [ENTER, NO_STAY, ENTER, STAY, STAY])
+    assert got == [in_fl, {}, in_fl, in_fl, {}]
+    # The consecutive scope allows a repeat in every run.
+    twice = rules_for("pineapple", fl_repeat_limit_scope="consecutive")
+    assert _fl_run(twice, [ENTER, STAY, STAY, ENTER, STAY]) == [in_fl, in_fl, {}, in_fl, in_fl]
+    # No repeats at all (fl_max_consecutive 1): entries still count in both scopes.
+    for scope in ("consecutive", "per_session"):
+        never = rules_for("pineapple", fl_max_consecutive=1, fl_repeat_limit_scope=scope)
+        assert _fl_run(never, [ENTER, STAY, ENTER]) == [in_fl, {}, in_fl]
+
+
+def test_views_carry_the_fantasyland_standing() -> None:
+    """Every player saw the earlier hands: the streak and the stays the limit still
+    allows are public (§9.4), so a bot need not guess whether a stay counts."""
+    once = rules_for("pineapple", fl_repeat_limit_scope="per_session")
+    session = Session(once, ["S1", "S2", "S3"], seed=4)
+    standing = []
+    for script in [ENTER, STAY, STAY, ENTER, STAY]:
+        names = session.next_participants()
+        fl = {i: c for i, n in enumerate(names) if (c := session.fantasyland_pending.get(n))}
+        deck, queues = stack_hand(session.rules, 3, session.button, {2: script}, fl)
+        table = session.start_hand(deck=deck)
+        board = table.view(0).board_of(2)
+        standing.append((board.fantasyland_streak, board.fantasyland_stays_left))
+        assert table.view(None).board_of(2).fantasyland_stays_left == board.fantasyland_stays_left
+        drive(table, queues)
+        session.finish_hand()
+    assert standing == [(0, 0), (1, 1), (2, 0), (0, 0), (1, 0)]
 
 
 def test_unlimited_repeats() -> None:
@@ -229,6 +272,50 @@ def test_w17_tournament_seat_order() -> None:
     play_scripted(t, W8)
     # Play order from the button P1: P2, P3, P1. P3 pays P2's 260 first, then 70 to P1.
     assert t.finish_hand().chips == {"P1": 230, "P2": 100, "P3": -330}
+
+
+def test_short_stack_pays_all_and_is_out() -> None:
+    """RULES §10: "A player cannot pay more chips than he has ... A player with 0 chips is
+    out." W17 with one chip more: f = 331/660 makes 200.6 and 130.4, which rounded down
+    left P3 alive with 1 chip; the chip goes to the larger remainder (P1) instead."""
+    rules = rules_for("ofc", level_values="20")
+    t = Tournament(rules, ["P1", "P2", "P3"], seed=17, stacks={"P3": 331})
+    play_scripted(t, W8)
+    result = t.finish_hand()
+    assert result.chips == {"P1": 361, "P2": -30, "P3": -331}
+    assert result.eliminated == ("P3",) and t.stacks == {"P1": 1361, "P2": 970, "P3": 0}
+
+
+@pytest.mark.parametrize("rule", ["proportional", "seat_order"])
+def test_pay_chips_short_player_ends_at_zero(rule: str) -> None:
+    # One short player among deep stacks: the others pay him in full, so he can pay
+    # his stack plus those receipts; if that is less than he owes, he ends at 0.
+    rng = random.Random(rule)
+    names = ["A", "B", "C", "D"]
+    for _ in range(400):
+        short = rng.choice(names)
+        stacks = {p: 1 if p == short else 10**6 for p in names}
+        stacks[short] = rng.randint(1, 60)
+        owed = {
+            (a, b): rng.randint(0, 50)
+            for a in names
+            for b in names
+            if a != b and rng.random() < 0.5
+        }
+        change = pay_chips(stacks, owed, rule, names)
+        owes = sum(a for (d, _c), a in owed.items() if d == short)
+        receives = sum(a for (_d, c), a in owed.items() if c == short)
+        can_pay = stacks[short] + receives
+        assert sum(change.values()) == 0
+        if can_pay >= owes:
+            assert change[short] == receives - owes
+        else:
+            assert stacks[short] + change[short] == 0, (stacks, owed, change)
+        for p in names:
+            if p != short:  # deep stacks pay in full and get a share of the short payment
+                assert change[p] >= sum(
+                    a for (_d, c), a in owed.items() if c == p and _d != short
+                ) - sum(a for (d, _c), a in owed.items() if d == p)
 
 
 def test_pay_chips_fixpoint() -> None:

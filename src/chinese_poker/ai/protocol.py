@@ -49,11 +49,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Any
 
 from chinese_poker import __version__
-from chinese_poker.cards import Card, parse_card
 from chinese_poker.engine.actions import (
     Action,
     ClaimNatural,
-    Decision,
     Place,
     Surrender,
     Timeout,
@@ -63,7 +61,7 @@ from chinese_poker.engine.actions import (
     iter_placements,
 )
 from chinese_poker.engine.session import Agent
-from chinese_poker.engine.views import BoardView, View
+from chinese_poker.engine.views import View
 from chinese_poker.rules import Rules
 
 __all__ = [
@@ -613,99 +611,10 @@ def _write_lines(stream: IO[str], outbox: queue.Queue[str | None]) -> None:
 # =========================================================================== the bot side
 
 
-def _cards(value: object) -> tuple[Card, ...]:
-    if not isinstance(value, list):
-        raise ValueError(f"expected a list of cards, got {value!r}")
-    return tuple(parse_card(str(c)) for c in value)
-
-
-def _ints(value: object) -> tuple[int, ...]:
-    if not isinstance(value, list):
-        raise ValueError(f"expected a list of integers, got {value!r}")
-    return tuple(int(v) for v in value)
-
-
-_RULES_CACHE: dict[str, Rules] = {}
-
-
-def _rules_of(data: Mapping[str, Any]) -> Rules:
-    key = json.dumps(data, sort_keys=True)
-    rules = _RULES_CACHE.get(key)
-    if rules is None:
-        if len(_RULES_CACHE) > 16:
-            _RULES_CACHE.clear()
-        rules = _RULES_CACHE[key] = Rules.from_dict(data)
-    return rules
-
-
-def _decision_from_dict(d: Mapping[str, Any]) -> Decision:
-    free = _ints(d.get("free", [0, 0, 0]))
-    if len(free) != 3:
-        raise ValueError(f"'free' must have 3 numbers, got {free}")
-    return Decision(
-        seat=int(d["seat"]),
-        kind=d["kind"],
-        hand=int(d.get("hand", 0)),
-        cards=_cards(d.get("cards", [])),
-        place=int(d.get("place", 0)),
-        discard=int(d.get("discard", 0)),
-        free=(free[0], free[1], free[2]),
-        street=int(d.get("street", 0)),
-    )
-
-
-def _board_from_dict(d: Mapping[str, Any]) -> BoardView:
-    return BoardView(
-        seat=int(d["seat"]),
-        player=str(d["player"]),
-        hand=int(d.get("hand", 0)),
-        top=_cards(d.get("top", [])),
-        middle=_cards(d.get("middle", [])),
-        bottom=_cards(d.get("bottom", [])),
-        hidden=bool(d.get("hidden", False)),
-        placed=int(d.get("placed", 0)),
-        dealt=int(d.get("dealt", 0)),
-        discarded=int(d.get("discarded", 0)),
-        discards=_cards(d.get("discards", [])),
-        in_fantasyland=bool(d.get("in_fantasyland", False)),
-        fantasyland_cards=int(d.get("fantasyland_cards", 0)),
-        is_set=bool(d.get("is_set", False)),
-        surrendered=d.get("surrendered"),
-        natural_claim=d.get("natural_claim"),
-        natural=d.get("natural"),
-    )
-
-
 def view_from_dict(data: Mapping[str, Any]) -> View:
-    """Rebuild a :class:`View` from its ``to_dict()`` form (what ``act`` messages carry).
-
-    >>> from chinese_poker.engine import Table
-    >>> from chinese_poker.rules import rules_for
-    >>> table = Table(rules_for("pineapple"), 2, seed=3)
-    >>> view = table.view(1)
-    >>> view_from_dict(view.to_dict()) == view
-    True
-    """
-    seat = data.get("seat")
-    return View(
-        seat=None if seat is None else int(seat),
-        player=data.get("player"),
-        players=tuple(str(p) for p in data["players"]),
-        rules=_rules_of(data["rules"]),
-        version=int(data["version"]),
-        phase=str(data["phase"]),
-        street=int(data.get("street", 0)),
-        button=int(data["button"]),
-        play_order=_ints(data.get("play_order", [])),
-        to_act=_ints(data.get("to_act", [])),
-        fantasyland=_ints(data.get("fantasyland", [])),
-        timed_out=_ints(data.get("timed_out", [])),
-        boards=tuple(_board_from_dict(b) for b in data.get("boards", [])),
-        hand=_cards(data.get("hand", [])),
-        decisions=tuple(_decision_from_dict(d) for d in data.get("decisions", [])),
-        settlement=data.get("settlement"),
-        totals=data.get("totals"),
-    )
+    """Rebuild a :class:`View` from its ``to_dict()`` form: :meth:`View.from_dict`
+    (kept here for the bot side of the protocol)."""
+    return View.from_dict(data)
 
 
 def build_bot(name: str, seed: int | None = None, level: int | None = None) -> Agent:
@@ -787,7 +696,7 @@ def serve(
                 continue
             if rules is None and isinstance(msg.get("rules"), dict):
                 with contextlib.suppress(ValueError):
-                    rules = _rules_of(msg["rules"])
+                    rules = Rules.from_dict(msg["rules"])
             send(
                 {
                     "type": "ready",

@@ -318,7 +318,7 @@ def _simulate(
     scales = [value_scale(line, mode) for line in range(3)]
     idx = np.zeros((hands, 3), dtype=np.int64)
     surrendered = np.zeros(hands, dtype=np.bool_)
-    naturals = dict.fromkeys(NATURALS, 0)
+    naturals: dict[str, int] = dict.fromkeys(NATURALS, 0)
     fouls = 0
     kept = 0
     started = time.perf_counter()

@@ -79,6 +79,8 @@ __all__ = [
 SUMMARY_FORMAT = "chinese-poker-simulation"
 SUMMARY_VERSION = 1
 ENGINES = ("local", "ray")
+# How to get the optional Ray extra from a checkout (the package is not on PyPI).
+RAY_INSTALL = 'pip install ".[ray]"'
 EXTERNAL_PREFIX = "cmd:"
 Z95 = 1.96
 
@@ -621,6 +623,8 @@ class SimulationResult:
     elapsed: float
     workers: int
     engine: str
+    # Ray: (node id, tasks that ran there), for every node that ran a chunk.
+    nodes: tuple[tuple[str, int], ...] = ()
 
     @property
     def hands_per_second(self) -> float:
@@ -652,19 +656,22 @@ class SimulationResult:
                 "elapsed_seconds": round(self.elapsed, 3),
                 "hands_per_second": round(self.hands_per_second, 1),
             }
+            if self.nodes:
+                data["performance"]["nodes"] = dict(self.nodes)
         return data
 
     def render(self) -> str:
         """A readable report (the ``simulate`` command's default output)."""
         job = self.job
-        units = f"{self.sessions} sessions"
+        units = _plural(self.sessions, "session")
         if self.groups is not None:
             units = (
-                f"{self.groups} duplicate groups of {job.players} rotations"
-                f" ({self.sessions} sessions)"
+                f"{_plural(self.groups, 'duplicate group')} of {job.players} rotations"
+                f" ({units})"
             )
         out = [
-            f"{job.rules.variant}, {job.players} players, {self.hands} hands in {units},"
+            f"{job.rules.variant}, {_plural(job.players, 'player')},"
+            f" {_plural(self.hands, 'hand')} in {units},"
             f" seed {job.seed}",
             "",
         ]
@@ -689,14 +696,20 @@ class SimulationResult:
         out.extend(row(f"x{line.seats}", line) for line in self.bots)
         out.append("")
         where = (
-            f"{self.workers} local worker{'s' if self.workers != 1 else ''}"
+            f"{_plural(self.workers, 'local worker')}"
             if self.engine == "local"
-            else f"Ray, {self.workers} worker{'s' if self.workers != 1 else ''}"
+            else f"Ray, {_plural(self.workers, 'worker')}"
+            + (f" on {_plural(len(self.nodes), 'node')}" if self.nodes else "")
         )
         out.append(
             f"{self.hands_per_second:.1f} hands/s ({self.elapsed:.2f} s, {where})"
         )
         return "\n".join(out)
+
+
+def _plural(count: int, noun: str) -> str:
+    """``1 session``, ``2 sessions``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 class _Tally:
@@ -770,7 +783,13 @@ class _Tally:
             self.progress(min(self.hands, job.hands), job.hands)
         return self.done
 
-    def result(self, elapsed: float, workers: int, engine: str) -> SimulationResult:
+    def result(
+        self,
+        elapsed: float,
+        workers: int,
+        engine: str,
+        nodes: Mapping[str, int] | None = None,
+    ) -> SimulationResult:
         job = self.job
         seats = tuple(
             _line(
@@ -802,6 +821,7 @@ class _Tally:
             elapsed=elapsed,
             workers=workers,
             engine=engine,
+            nodes=tuple(sorted((nodes or {}).items())),
         )
 
     def projected(self, units_submitted: int, per_unit: float) -> float:
@@ -815,6 +835,7 @@ class _Tally:
 
 class _Backend(Protocol):
     slots: int
+    nodes: dict[str, int]  # Ray node id -> chunks that ran there (empty for processes)
 
     def submit(self, start: int, stop: int) -> object: ...
 
@@ -851,6 +872,7 @@ class _ProcessBackend:
     def __init__(self, job: Job, workers: int) -> None:
         self.job = job
         self.slots = workers
+        self.nodes: dict[str, int] = {}
         self.pool = ProcessPoolExecutor(
             max_workers=workers,
             mp_context=multiprocessing.get_context("spawn"),
@@ -898,6 +920,47 @@ class _ProcessBackend:
                     process.join(timeout=5.0)
 
 
+def _ray_chunk(job: Job, start: int, stop: int) -> tuple[str, list[UnitRun]]:
+    """A Ray task: :func:`run_units`, and the id of the node that ran it."""
+    import ray
+
+    node: str = ray.get_runtime_context().get_node_id()
+    return node, run_units(job, start, stop)
+
+
+# The Ray connection this module opened (a local instance it started, or a cluster it
+# joined), kept until the program ends so that Ray's start-up (seconds) is paid once per
+# run, not once per simulate() call. None: Ray was not initialised here.
+_ray_opened: dict[str, str | None] = {}
+
+
+def _ray_connect(ray: Any, address: str | None) -> None:
+    """Initialise Ray for ``address`` (None: a local instance), reusing a live connection."""
+    import logging
+
+    if ray.is_initialized():
+        if not _ray_opened or _ray_opened.get("address") == address:
+            return  # ours for the same place, or the caller's own ray.init(): use it
+        ray.shutdown()  # ours, for another cluster
+        _ray_opened.clear()
+    options: dict[str, Any] = {
+        "include_dashboard": False,
+        "logging_level": logging.WARNING,
+        "log_to_driver": True,
+    }
+    try:
+        if address:
+            ray.init(address=address, **options)
+        else:
+            # Every CPU of the machine: a later call may ask for more workers than this
+            # one and still use the same instance (each call runs at most its workers).
+            ray.init(num_cpus=os.cpu_count() or 1, **options)
+    except Exception as exc:
+        where = f"at {address}" if address else "locally"
+        raise ValueError(f"cannot start or reach Ray {where}: {exc}") from None
+    _ray_opened["address"] = address
+
+
 class _RayBackend:
     """Ray tasks, on a local Ray instance or the cluster at ``address``."""
 
@@ -906,34 +969,18 @@ class _RayBackend:
             import ray
         except ImportError:
             raise ValueError(
-                "--engine ray needs Ray, which is not installed:"
-                ' pip install "chinese-poker[ray]"'
+                f"--engine ray needs Ray, which is not installed: {RAY_INSTALL}"
+                " in the chinese-poker checkout"
             ) from None
-        import logging
-
         self.ray = ray
-        self.started = False
-        if not ray.is_initialized():
-            options: dict[str, Any] = {
-                "include_dashboard": False,
-                "logging_level": logging.WARNING,
-                "log_to_driver": True,
-            }
-            try:
-                if address:
-                    ray.init(address=address, **options)
-                else:
-                    ray.init(num_cpus=workers, **options)
-            except Exception as exc:
-                where = f"at {address}" if address else "locally"
-                raise ValueError(f"cannot start or reach Ray {where}: {exc}") from None
-            self.started = True
+        _ray_connect(ray, address)
         resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
         cpus = int(resources.get("CPU", workers))
         self.slots = max(1, cpus if address else min(workers, cpus))
         self.job_ref = ray.put(job)
-        self.task = ray.remote(num_cpus=1, max_retries=0)(run_units)
+        self.task = ray.remote(num_cpus=1, max_retries=0)(_ray_chunk)
         self.pending: list[Any] = []
+        self.nodes: dict[str, int] = {}
 
     def submit(self, start: int, stop: int) -> object:
         ref = self.task.remote(self.job_ref, start, stop)
@@ -947,16 +994,18 @@ class _RayBackend:
         out: list[tuple[object, list[UnitRun]]] = []
         for ref in ready:
             self.pending.remove(ref)
-            out.append((ref, self.ray.get(ref)))
+            node, runs = self.ray.get(ref)
+            self.nodes[node] = self.nodes.get(node, 0) + 1
+            out.append((ref, runs))
         return out
 
     def close(self) -> None:
+        # Unneeded (speculative) or interrupted chunks are cancelled; Ray itself stays up
+        # for the next call (see _ray_opened) and stops when the program ends.
         for ref in self.pending:
             with contextlib.suppress(Exception):
                 self.ray.cancel(ref, force=True)
         self.pending = []
-        if self.started:
-            self.ray.shutdown()
 
 
 def _run_parallel(job: Job, tally: _Tally, backend: _Backend) -> None:
@@ -1017,6 +1066,7 @@ def simulate(
     job = replace(job, history=history is not None)
     tally = _Tally(job, history, progress)
     started = time.perf_counter()
+    nodes: dict[str, int] = {}
     if engine == "local" and workers == 1:
         run_units(job, 0, job.hands, on_unit=tally.feed)
     else:
@@ -1029,5 +1079,6 @@ def simulate(
             _run_parallel(job, tally, backend)
         finally:
             backend.close()
+        nodes = backend.nodes
     elapsed = time.perf_counter() - started
-    return tally.result(elapsed, workers, engine)
+    return tally.result(elapsed, workers, engine, nodes if engine == "ray" else None)

@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from chinese_poker import __version__
+
+if TYPE_CHECKING:
+    from chinese_poker.rules import Rules
 
 # Subcommand name -> module in this package. Modules are imported lazily so that a
 # simple command does not pay for the server or the solvers.
@@ -35,23 +41,177 @@ class UsageError(Exception):
     """A problem with what the user asked for; printed as one line, exit status 2."""
 
 
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``1 hand``, ``2 hands`` (``nouns``: an irregular plural).
+
+    >>> plural(1, "hand"), plural(0, "hand"), plural(2, "match", "matches")
+    ('1 hand', '0 hands', '2 matches')
+    """
+    return f"{count} {noun if count == 1 else nouns or noun + 's'}"
+
+
+# ----------------------------------------------------------------- shared arguments
+
+
+def add_rules_arguments(
+    parser: argparse.ArgumentParser, *, default: str | None, what: str = "the rules preset"
+) -> None:
+    """``--rules PRESET`` and repeatable ``--set OPTION=VALUE``: the same in every command.
+
+    ``default`` None means the preset is optional (the input carries its own rules).
+    Read them back with :func:`rules_from_args`.
+    """
+    shown = f" (default: {default})" if default else ""
+    parser.add_argument(
+        "--rules",
+        default=default,
+        metavar="PRESET",
+        help=f"{what}, e.g. ofc, pineapple, turbo, classic, criss-cross{shown}",
+    )
+    parser.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="OPTION=VALUE",
+        help="override one rules option, e.g. --set unit_value=10 (repeatable)",
+    )
+
+
+def rule_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``--set`` options of ``args`` as ``{option: value}`` (checked by the rules)."""
+    from chinese_poker.rules import parse_assignment
+
+    return dict(parse_assignment(text) for text in args.sets)
+
+
+def rules_from_args(args: argparse.Namespace, **extra: Any) -> Rules:
+    """The rules of ``--rules`` with every ``--set`` (and ``extra``) applied."""
+    from chinese_poker.rules import rules_for
+
+    return rules_for(args.rules, **{**rule_overrides(args), **extra})
+
+
+# Messages of the number checks below: argparse reports them through Parser.error, which
+# prints them as one line (a bad value), not with the usage (a bad command line).
+_VALUE_PROBLEMS: set[str] = set()
+
+
+def _bad_value(message: str) -> argparse.ArgumentTypeError:
+    _VALUE_PROBLEMS.add(message)
+    return argparse.ArgumentTypeError(message)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with the project's errors: a bad value of an option is one line naming
+    the option; a malformed command line also shows the (sub)command's own usage."""
+
+    def error(self, message: str) -> NoReturn:
+        if any(message.endswith(": " + problem) for problem in _VALUE_PROBLEMS):
+            self.exit(2, f"{self.prog}: error: {message}\n")
+        super().error(message)
+
+
+def _number_text(text: str, kind: type[int] | type[float]) -> float:
+    try:
+        value = kind(text)
+    except ValueError:
+        noun = "a whole number" if kind is int else "a number"
+        raise _bad_value(f"must be {noun}, not {text!r}") from None
+    if not math.isfinite(value):
+        raise _bad_value(f"must be a finite number, not {text!r}")
+    return value
+
+
+def whole(low: int | None = None, high: int | None = None) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number in ``low..high`` (either end optional)."""
+
+    def parse(text: str) -> int:
+        value = int(_number_text(text, int))
+        _check_range(value, low, high)
+        return value
+
+    parse.__name__ = "whole number"  # argparse names the type in some messages
+    return parse
+
+
+def real(
+    low: float | None = None, high: float | None = None, *, above: float | None = None
+) -> Callable[[str], float]:
+    """An argparse ``type``: a finite number in ``low..high``, or greater than ``above``."""
+
+    def parse(text: str) -> float:
+        value = _number_text(text, float)
+        if above is not None and not value > above:
+            raise _bad_value(f"must be greater than {above:g}, not {text}")
+        _check_range(value, low, high)
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+def _check_range(value: float, low: float | None, high: float | None) -> None:
+    if low is not None and high is not None and not low <= value <= high:
+        raise _bad_value(f"must be between {low:g} and {high:g}, not {value:g}")
+    if low is not None and value < low:
+        raise _bad_value(f"must be at least {low:g}, not {value:g}")
+    if high is not None and value > high:
+        raise _bad_value(f"must be at most {high:g}, not {value:g}")
+
+
+# ----------------------------------------------------------------------- input files
+
+
+def source_name(file: str) -> str:
+    """How messages name an input: the file, or standard input for ``-``."""
+    return "standard input" if file == "-" else file
+
+
 def read_input(file: str, what: str) -> str:
     """The text of ``file``, or of standard input when ``file`` is ``"-"``.
 
-    ``what`` names the expected content in messages ("table", "view").
+    ``what`` names the expected content in messages ("table", "view"). Every failure
+    (missing, a directory, not text) is a :class:`UsageError` naming the file.
     """
     if file == "-":
-        if sys.stdin is None or sys.stdin.isatty():
+        stream = sys.stdin
+        if stream is None or stream.isatty():
             raise UsageError(
-                f"no {what} given: name a JSON file, or pipe one into standard input"
+                f"no {what} given: name a file, or pipe one into standard input"
             )
-        return sys.stdin.read()
-    try:
-        return Path(file).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot read {file}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"cannot read {file}: it is not UTF-8 text") from None
+        buffer = getattr(stream, "buffer", None)
+        data: bytes | str = buffer.read() if buffer is not None else stream.read()
+    else:
+        path = Path(file)
+        if path.is_dir():
+            raise UsageError(f"cannot read {file}: it is a directory, not a {what} file")
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise UsageError(f"cannot read {file}: {exc.strerror or exc}") from None
+    name = source_name(file)
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise UsageError(
+                f"cannot read {name}: it is not UTF-8 text (byte {exc.start + 1})"
+            ) from None
+    if "\x00" in data:
+        raise UsageError(f"cannot read {name}: it is a binary file, not a {what}")
+    return data
+
+
+def read_history_input(file: str) -> list[dict[str, Any]]:
+    """The records of a hand-history file (or ``-``), every error naming the file."""
+    from chinese_poker.engine.history import parse_history
+
+    text = read_input(file, "hand history")
+    return parse_history(text.splitlines(), source_name(file))
+
+
+# ------------------------------------------------------------------------ the command
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
@@ -60,7 +220,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="chinese-poker",
         description="Chinese poker: score tables, evaluate lines, play and simulate.",
     )
@@ -70,17 +230,50 @@ def build_parser() -> argparse.ArgumentParser:
     for module_name in COMMANDS.values():
         module = importlib.import_module(f"chinese_poker.cli.{module_name}")
         module.register(sub)
+    _own_usage(parser)
     return parser
+
+
+def _own_usage(parser: argparse.ArgumentParser) -> None:
+    """Remember in each (sub)command's defaults which parser it is, for its usage."""
+    for action in parser._actions:  # argparse has no public way to walk its parsers
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                child.set_defaults(_parser=child)
+                _own_usage(child)
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe: send what is left of standard output nowhere (Python docs)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return  # not a real file (captured in tests)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args, extras = parser.parse_known_args(argv)
+        if extras:
+            # The subcommand's own usage, not the top-level one.
+            owner: argparse.ArgumentParser = getattr(args, "_parser", parser)
+            owner.error(f"unrecognized arguments: {' '.join(extras)}")
+    except SystemExit as exc:  # argparse: --help, --version or a usage error
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
     try:
         code: int = args.run(args)
+        sys.stdout.flush()
     except KeyboardInterrupt:
         print("chinese-poker: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (``| head``): not an error, as for other Unix tools.
+        _quiet_stdout()
+        return 0
     except _user_errors() as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"chinese-poker {args.command}: error: {message}", file=sys.stderr)
@@ -89,4 +282,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def entry() -> None:
-    sys.exit(main())
+    code = main()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _quiet_stdout()
+        code = 0
+    sys.exit(code)

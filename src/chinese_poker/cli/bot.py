@@ -10,11 +10,10 @@ bot: ``chinese-poker simulate --bots 'cmd:chinese-poker bot --bot rules,random'`
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from chinese_poker.ai.protocol import build_bot, serve
-from chinese_poker.rules import rules_for
+from chinese_poker.cli import UsageError, add_rules_arguments, rules_from_args, whole
 
 
 def register(sub: Any) -> None:
@@ -24,26 +23,21 @@ def register(sub: Any) -> None:
         description="Serve one of the registered bots over the bot protocol: read the "
         "engine's messages on standard input, answer on standard output.",
     )
-    p.add_argument("--rules", default=None, metavar="PRESET",
-                   help="the rules to assume when the engine sends none (the engine's "
-                   "hello and views carry the table's rules)")
+    add_rules_arguments(p, default=None, what="the rules to assume when the engine sends "
+                        "none (its hello and views carry the table's rules)")
     p.add_argument("--bot", default="rules", metavar="NAME",
                    help="a registered bot (random, rules, ...; default: rules)")
-    p.add_argument("--level", type=int, default=None, metavar="L",
+    p.add_argument("--level", type=whole(1), default=None, metavar="L",
                    help="strength level, for bots that have levels")
-    p.add_argument("--seed", type=int, default=None, metavar="S",
+    p.add_argument("--seed", type=whole(0), default=None, metavar="S",
                    help="seed the bot once (default: use the seed of each new_session)")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    rules = rules_for(args.rules) if args.rules is not None else None
+    if args.rules is None and args.sets:
+        raise UsageError("--set changes a preset: give --rules PRESET as well")
+    rules = rules_from_args(args) if args.rules is not None else None
     build_bot(args.bot, args.seed, args.level)  # unknown bot or level: one line, exit 2
-    try:
-        return serve(args.bot, seed=args.seed, level=args.level, rules=rules)
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        # The engine went away; nothing more to say.
-        sys.stderr.close()
-        return 0
+    # A broken pipe (the engine went away) ends quietly in the command's entry point.
+    return serve(args.bot, seed=args.seed, level=args.level, rules=rules)

@@ -16,9 +16,19 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from typing import Any
 
-from chinese_poker.cli import read_input
+from chinese_poker.cli import (
+    add_rules_arguments,
+    plural,
+    read_input,
+    rule_overrides,
+    rules_from_args,
+    source_name,
+    whole,
+)
+from chinese_poker.cli import real as real_number
 from chinese_poker.engine.views import View
 
 __all__ = ["parse_view", "register", "run"]
@@ -36,12 +46,16 @@ def register(sub: Any) -> None:
         "and rank its options: expected points, foul risk and why, best first.",
     )
     p.add_argument("file", nargs="?", default="-", metavar="FILE", help="view JSON, - for stdin")
-    p.add_argument("--level", type=int, default=None, metavar="L",
+    add_rules_arguments(p, default=None, what="judge the view under this preset instead of "
+                        "the view's own rules")
+    p.add_argument("--level", type=whole(1), default=None, metavar="L",
                    help="Monte Carlo effort 1 (quick) to 5 (strong); default 3")
-    p.add_argument("--time-budget", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--time-budget", type=real_number(above=0), default=None, metavar="SECONDS",
                    help="stop sampling after this many seconds")
-    p.add_argument("--seed", type=int, default=0, metavar="S", help="sampling seed (default 0)")
-    p.add_argument("--top", type=int, default=None, metavar="N", help="show only the best N")
+    p.add_argument("--seed", type=whole(0), default=0, metavar="S",
+                   help="sampling seed (default 0)")
+    p.add_argument("--top", type=whole(1), default=None, metavar="N",
+                   help="show only the best N")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=run)
 
@@ -79,13 +93,20 @@ def parse_view(text: str, source: str = "the view") -> View:
 def run(args: argparse.Namespace) -> int:
     from chinese_poker.ai.hints import DEFAULT_HINT_LEVEL, hint
 
-    source = "standard input" if args.file == "-" else args.file
-    view = parse_view(read_input(args.file, "view"), source)
+    view = parse_view(read_input(args.file, "view"), source_name(args.file))
+    if args.rules is not None or args.sets:
+        rules = (
+            rules_from_args(args)
+            if args.rules is not None
+            else view.rules.replace(**rule_overrides(args))
+        )
+        if rules.variant != view.rules.variant:
+            raise HintInputError(
+                f"the view is a {view.rules.variant} hand; --rules/--set cannot make it"
+                f" {rules.variant}"
+            )
+        view = replace(view, rules=rules)
     level = DEFAULT_HINT_LEVEL if args.level is None else args.level
-    if args.time_budget is not None and not args.time_budget > 0:
-        raise HintInputError(f"--time-budget must be positive, not {args.time_budget}")
-    if args.top is not None and args.top < 1:
-        raise HintInputError(f"--top must be at least 1, not {args.top}")
     entries = hint(view, level=level, time_budget=args.time_budget, seed=args.seed)
     shown = entries if args.top is None else entries[: args.top]
     if args.json:
@@ -111,7 +132,7 @@ def _render(view: View, entries: list[Any], shown: list[Any], level: int) -> str
     what = f"street {dec.street}" if dec.kind == "street" else dec.kind
     head = (
         f"{view.player or f'seat {view.seat}'} (seat {view.seat}), {view.rules.variant} "
-        f"{what}: {cards_str(dec.cards) or '-'}  [{len(entries)} option(s), level {level}]"
+        f"{what}: {cards_str(dec.cards) or '-'}  [{plural(len(entries), 'option')}, level {level}]"
     )
     rows = [(str(i + 1), describe_action(e.action), f"{e.value:+.2f}",
              f"{e.foul_probability:.0%}", e.explanation) for i, e in enumerate(shown)]  # fmt: skip

@@ -1,7 +1,7 @@
 """``chinese-poker play``: play any variant in the terminal against the built-in bots.
 
 The game itself lives in :mod:`chinese_poker.terminal`; this module only reads the
-arguments, checks them (every mistake is one line and exit status 2) and connects the
+arguments, checks them (every mistake is one error line and exit status 2) and connects the
 game to the keyboard and the screen.
 """
 
@@ -10,9 +10,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from typing import Any, NoReturn
+from typing import Any
 
-from chinese_poker.rules import parse_assignment, resolve_preset, rules_for
+from chinese_poker.cli import add_rules_arguments, real, rules_from_args, whole
+from chinese_poker.rules import resolve_preset
 
 
 def register(sub: Any) -> None:
@@ -22,16 +23,13 @@ def register(sub: Any) -> None:
         description="Play Chinese poker in the terminal against built-in bots. Type ? in "
         "the game for the placement syntax (e.g. 't Ah, m Kd Kc, b 5s' or 'tmbbx').",
     )
-    # Numbers are read as text and checked in run(), so that a bad value is reported as
-    # one line like every other user error instead of argparse's usage block.
+    add_rules_arguments(p, default="pineapple")
     p.add_argument(
-        "--rules",
-        default="pineapple",
-        metavar="PRESET",
-        help="rules preset, e.g. ofc, pineapple, turbo, classic, criss-cross (default pineapple)",
-    )
-    p.add_argument(
-        "--players", default="2", metavar="N", help="players at the table, you included (default 2)"
+        "--players",
+        type=whole(2),
+        default=2,
+        metavar="N",
+        help="players at the table, you included (default 2)",
     )
     p.add_argument(
         "--bots",
@@ -41,54 +39,27 @@ def register(sub: Any) -> None:
         "(default rules; e.g. random, rules)",
     )
     p.add_argument("--name", default="You", help="your name at the table (default You)")
-    p.add_argument("--seed", default=None, metavar="S", help="seed of the session's deals")
+    p.add_argument("--seed", type=whole(0), default=None, metavar="S",
+                   help="seed of the session's deals")
     p.add_argument(
         "--hands",
+        type=whole(1),
         default=None,
         metavar="K",
         help="stop after K hands (default: the whole session, RULES §10)",
     )
     p.add_argument(
         "--delay",
-        default="0.3",
+        type=real(0, 10),
+        default=0.3,
         metavar="SEC",
-        help="pause after each bot action, in seconds (default 0.3)",
+        help="pause after each bot action, 0 to 10 seconds (default 0.3)",
     )
     p.add_argument("--four-color", action="store_true", help="four-colour suits")
     p.add_argument("--symbols", action="store_true", help="show suits as ♠ ♥ ♦ ♣")
-    p.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="OPTION=VALUE",
-        help="override one rules option, e.g. unit_value=10 (repeatable)",
-    )
     # Testing hook: stack the first cards of the first hand (in the engine's dealing order).
     p.add_argument("--deck", default=None, help=argparse.SUPPRESS)
     p.set_defaults(run=run)
-    _one_line_errors(p)
-
-
-def _one_line_errors(parser: argparse.ArgumentParser) -> None:
-    """Make argparse's own complaints (a missing value, ...) one line, exit status 2."""
-
-    def error(message: str) -> NoReturn:
-        print(f"chinese-poker play: error: {message}", file=sys.stderr)
-        sys.exit(2)
-
-    setattr(parser, "error", error)  # noqa: B010 - an instance override, not an attribute
-
-
-def _int(value: str | None, option: str, low: int) -> int | None:
-    if value is None:
-        return None
-    try:
-        number = int(value)
-    except ValueError:
-        raise ValueError(f"{option} must be a whole number, not {value!r}") from None
-    if number < low:
-        raise ValueError(f"{option} must be at least {low}, not {number}")
-    return number
 
 
 def run(args: argparse.Namespace) -> int:
@@ -98,16 +69,7 @@ def run(args: argparse.Namespace) -> int:
     from chinese_poker.terminal.game import Game, GameConfig, parse_deck
 
     preset = resolve_preset(args.rules)
-    overrides = dict(parse_assignment(text) for text in args.set)
-    rules = rules_for(preset, **overrides)
-    players = _int(args.players, "--players", 2)
-    assert players is not None
-    try:
-        delay = float(args.delay)
-    except ValueError:
-        raise ValueError(f"--delay must be a number of seconds, not {args.delay!r}") from None
-    if not 0 <= delay <= 10:
-        raise ValueError(f"--delay must be between 0 and 10 seconds, not {delay}")
+    rules = rules_from_args(args)
     bots = [b.strip() for b in args.bots.split(",")]
     for bot in bots:
         if bot.lower() not in BOTS:
@@ -115,12 +77,12 @@ def run(args: argparse.Namespace) -> int:
     config = GameConfig(
         rules=rules,
         title=preset,
-        players=players,
+        players=args.players,
         bots=bots,
         name=args.name,
-        seed=_int(args.seed, "--seed", 0),
-        hands=_int(args.hands, "--hands", 1),
-        delay=delay,
+        seed=args.seed,
+        hands=args.hands,
+        delay=args.delay,
         four_color=args.four_color,
         symbols=args.symbols,
         deck=parse_deck(args.deck) if args.deck else None,

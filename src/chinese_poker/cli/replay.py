@@ -6,7 +6,8 @@ import argparse
 import json
 from typing import Any
 
-from chinese_poker.engine.history import read_history, replay_history
+from chinese_poker.cli import plural, read_history_input
+from chinese_poker.engine.history import replay_history
 
 
 def register(sub: Any) -> None:
@@ -18,7 +19,7 @@ def register(sub: Any) -> None:
             " and check that it reproduces the recorded boards, scores and ledger."
         ),
     )
-    p.add_argument("file", help="the hand-history file")
+    p.add_argument("file", help="the hand-history file, - for standard input")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.set_defaults(run=run)
 
@@ -28,7 +29,7 @@ def _signed(points: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    hands = replay_history(read_history(args.file))
+    hands = replay_history(read_history_input(args.file))
     if args.json:
         out = {
             "file": args.file,
@@ -61,5 +62,5 @@ def run(args: argparse.Namespace) -> int:
         print(f"ledger after the last hand: {points}")
         if "stacks" in last:
             print("stacks: " + ", ".join(f"{n} {c}" for n, c in last["stacks"].items()))
-    print(f"{len(hands)} hand(s) replayed: boards, scores and ledger match the history")
+    print(f"{plural(len(hands), 'hand')} replayed: boards, scores and ledger match the history")
     return 0

@@ -25,8 +25,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from chinese_poker.cards import Board, CardError, parse_board, parse_cards
-from chinese_poker.cli import read_input
-from chinese_poker.rules import Rules, RulesError, parse_assignment, rules_for
+from chinese_poker.cli import add_rules_arguments, read_input, rule_overrides, source_name
+from chinese_poker.engine.table import TableError as EngineTableError
+from chinese_poker.engine.table import hand_name, validate_player_name
+from chinese_poker.rules import Rules, RulesError, rules_for
 from chinese_poker.scoring import Hand, Settlement, settle
 
 __all__ = ["Table", "TableError", "read_table", "register", "run"]
@@ -61,33 +63,22 @@ def register(sub: Any) -> None:
         ),
     )
     p.add_argument("file", nargs="?", default="-", metavar="FILE", help="table JSON, - for stdin")
-    p.add_argument("--rules", metavar="PRESET", help="use this preset instead of the file's rules")
-    p.add_argument(
-        "--set",
-        dest="sets",
-        action="append",
-        default=[],
-        metavar="OPTION=VALUE",
-        help="override one rules option (repeatable), e.g. --set finnish_deuce=on",
-    )
+    add_rules_arguments(p, default=None, what="use this preset instead of the file's rules")
     p.add_argument("--json", action="store_true", help="print the settlement as JSON")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     text = read_input(args.file, "table")
-    overrides = dict(parse_assignment(item) for item in args.sets)
-    table = read_table(text, preset=args.rules, overrides=overrides, source=_source(args.file))
+    table = read_table(
+        text, preset=args.rules, overrides=rule_overrides(args), source=source_name(args.file)
+    )
     result = table.settle()
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
     else:
         print(result.render())
     return 0
-
-
-def _source(file: str) -> str:
-    return "standard input" if file == "-" else file
 
 
 def read_table(
@@ -176,6 +167,10 @@ def _read_players(players: object, rules: Rules) -> tuple[Hand, ...]:
         name = entry.get("name")
         if not isinstance(name, str) or not name.strip():
             raise TableError(f'player {number} has no "name" (a non-empty string)')
+        try:
+            validate_player_name(name)
+        except EngineTableError as exc:
+            raise TableError(f"player {number}: {exc}") from None
         who = f"player {name!r}"
         if name in names:
             raise TableError(f"two players are called {name!r}")
@@ -192,7 +187,7 @@ def _read_players(players: object, rules: Rules) -> tuple[Hand, ...]:
         boards = _board_texts(entry, who, criss_cross, surrender)
         dealt = _dealt(entry, who, count)
         for index in range(count):
-            seat = f"{name}#{index + 1}" if criss_cross else name
+            seat = hand_name(name, index, criss_cross)
             text, dealt_text = boards[index], dealt[index]
             try:
                 board = Board() if text is None else parse_board(text)

@@ -12,6 +12,8 @@ import socket
 import sys
 from typing import Any
 
+from chinese_poker.cli import whole
+
 
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
@@ -24,7 +26,8 @@ def register(sub: Any) -> None:
         ),
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free port)")
+    p.add_argument("--port", type=whole(0, 65535), default=8000,
+                   help="port (default 8000; 0: any free port)")
     p.add_argument(
         "--database-url",
         default=None,
@@ -33,6 +36,14 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--public-url", default=None, help="base URL for invite links (default: as requested)"
+    )
+    p.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="a WebSocket origin allowed besides the server's own, e.g."
+        " https://poker.example.org (repeatable; '*': any)",
     )
     p.add_argument(
         "--log-level",
@@ -55,9 +66,8 @@ def run(args: argparse.Namespace) -> int:
     from chinese_poker.server.app import create_app
     from chinese_poker.server.db import default_database_url
 
-    if not 0 <= args.port <= 65535:
-        raise ValueError(f"port must be 0..65535, not {args.port}")
     url = args.database_url or default_database_url()
+    _check_database(url)
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -74,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         shown = "127.0.0.1"
     print(f"chinese-poker server: open http://{shown}:{port}/", flush=True)
     print(f"database: {_redact(url)}", flush=True)
-    app = create_app(url, public_url=args.public_url)
+    app = create_app(url, public_url=args.public_url, allowed_origins=args.allow_origin)
     config = uvicorn.Config(
         app,
         log_level=args.log_level,
@@ -93,6 +103,44 @@ def run(args: argparse.Namespace) -> int:
     server.run(sockets=[sock])
     sys.stdout.flush()
     return 0
+
+
+def _check_database(url: str) -> None:
+    """Open and migrate the database once, turning what a user can get wrong (the URL,
+    a missing driver, an unreachable server, an unwritable file) into one line."""
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
+
+    from chinese_poker.cli import UsageError
+    from chinese_poker.server.db import Store
+
+    shown = _redact(url)
+    scheme = url.split(":", 1)[0]
+    try:
+        store = Store(url)
+    except NoSuchModuleError:
+        raise UsageError(
+            f"unknown database URL scheme {scheme!r} in {shown}"
+            " (use sqlite:///PATH or postgresql+psycopg://USER@HOST/DB)"
+        ) from None
+    except ArgumentError as exc:
+        raise UsageError(f"bad database URL {shown}: {_first_line(exc)}") from None
+    except ImportError as exc:
+        raise UsageError(
+            f"the database driver {exc.name or scheme!r} is not installed"
+            ' (for PostgreSQL: pip install "psycopg[binary]")'
+        ) from None
+    try:
+        store.migrate()
+    except SQLAlchemyError as exc:
+        cause = getattr(exc, "orig", None) or exc
+        raise UsageError(f"cannot open the database {shown}: {_first_line(cause)}") from None
+    finally:
+        store.close()
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _redact(url: str) -> str:

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from chinese_poker.ai.simulate import ENGINES, make_job, simulate
-from chinese_poker.rules import rules_for
+from chinese_poker.ai.simulate import ENGINES, RAY_INSTALL, make_job, simulate
+from chinese_poker.cli import add_rules_arguments, real, rules_from_args, whole
 
 
 def register(sub: Any) -> None:
@@ -28,31 +27,31 @@ def register(sub: Any) -> None:
         help="play many sessions between bots and summarise the results",
         description="Play complete sessions (button orbit, Fantasyland carry-over) between "
         "bots until the number of hands is reached, and report points per hand per seat "
-        "and per bot with 95%% intervals, foul and Fantasyland rates and hands per second. "
+        "and per bot with 95% intervals, foul and Fantasyland rates and hands per second. "
         "The same seed gives the same result whatever --workers and --engine.",
     )
-    p.add_argument("--rules", default="pineapple", metavar="PRESET",
-                   help="the rules preset (default: pineapple)")
-    p.add_argument("--players", type=int, default=None, metavar="N",
+    add_rules_arguments(p, default="pineapple")
+    p.add_argument("--players", type=whole(1), default=None, metavar="N",
                    help="players at the table (default: the number of bots listed, or 2)")
     p.add_argument("--bots", default="rules", metavar="LIST",
                    help="one bot for every seat or a comma-separated list, one per seat: "
                    "registered bots (random, rules, ...) or cmd:COMMAND for an external "
                    "program speaking the bot protocol (default: rules)")
-    p.add_argument("--hands", type=int, default=1000, metavar="K",
+    p.add_argument("--hands", type=whole(1), default=1000, metavar="K",
                    help="hands to play in total (default: 1000)")
-    p.add_argument("--seed", type=int, default=None, metavar="S",
+    p.add_argument("--seed", type=whole(0), default=None, metavar="S",
                    help="master seed (default: random; it is printed)")
     p.add_argument("--duplicate", action="store_true",
                    help="replay each session with the seats rotated (every bot in every "
                    "seat on the same cards)")
-    p.add_argument("--workers", type=int, default=1, metavar="N",
+    p.add_argument("--workers", type=whole(1), default=1, metavar="N",
                    help="local processes, or Ray tasks at a time (default: 1)")
     p.add_argument("--engine", default="local", metavar="{" + ",".join(ENGINES) + "}",
-                   help="local processes (default) or Ray (pip install 'chinese-poker[ray]')")
+                   help=f"local processes (default) or Ray (from a checkout: {RAY_INSTALL})")
     p.add_argument("--address", default=None, metavar="ADDR",
-                   help="with --engine ray: the address of a running Ray cluster")
-    p.add_argument("--deadline", type=float, default=None, metavar="SECONDS",
+                   help="with --engine ray: the address of a running Ray cluster, e.g. "
+                   "127.0.0.1:6379 or auto (see docs/simulate.md)")
+    p.add_argument("--deadline", type=real(above=0), default=None, metavar="SECONDS",
                    help="seconds an external bot has per decision (default: the rules' "
                    "time_limit, else 10)")
     p.add_argument("--history", default=None, metavar="FILE",
@@ -98,21 +97,11 @@ def _progress(enabled: bool, total: int) -> Iterator[Callable[[int, int], None] 
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.players is not None and args.players < 1:
-        raise ValueError(f"--players must be at least 1, not {args.players}")
-    if args.hands < 1:
-        raise ValueError(f"--hands must be at least 1, not {args.hands}")
-    if args.workers < 1:
-        raise ValueError(f"--workers must be at least 1, not {args.workers}")
-    if args.seed is not None and args.seed < 0:
-        raise ValueError(f"--seed must be >= 0, not {args.seed}")
-    if args.deadline is not None and not args.deadline > 0:
-        raise ValueError(f"--deadline must be a positive number of seconds, not {args.deadline}")
     if args.engine not in ENGINES:
         raise ValueError(f"unknown engine {args.engine!r}; engines: {', '.join(ENGINES)}")
     if args.address and args.engine != "ray":
         raise ValueError("--address is for --engine ray")
-    rules = rules_for(args.rules)
+    rules = rules_from_args(args)
     job = make_job(
         rules,
         args.bots,
@@ -132,10 +121,5 @@ def run(args: argparse.Namespace) -> int:
             history=args.history,
             progress=progress,
         )
-    text = json.dumps(result.to_dict(), indent=2) if args.json else result.render()
-    try:
-        print(text, flush=True)
-    except BrokenPipeError:  # e.g. piped into head: not an error
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+    print(json.dumps(result.to_dict(), indent=2) if args.json else result.render())
     return 0

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from chinese_poker.cards import Card, parse_cards
-from chinese_poker.rules import Rules, parse_assignment, rules_for
+from chinese_poker.cli import add_rules_arguments, real, rules_from_args, whole
+from chinese_poker.rules import Rules
 
 
 def register(sub: Any) -> None:
@@ -31,8 +32,9 @@ def register(sub: Any) -> None:
         "plus a value for staying in Fantasyland.",
     )
     _common(fl, default_rules="pineapple")
-    fl.add_argument("--stay-value", type=float, default=None, metavar="X",
-                    help="points a board that stays in Fantasyland is worth (default 15)")
+    fl.add_argument("--stay-value", type=real(0), default=None, metavar="X",
+                    help="points (>= 0) a board that stays in Fantasyland is worth "
+                    "(default 15)")
     fl.set_defaults(run=run)
     st = kinds.add_parser(
         "setting",
@@ -41,24 +43,17 @@ def register(sub: Any) -> None:
         "advice and naturals.",
     )
     _common(st, default_rules="classic")
-    st.add_argument("--opponents", type=int, default=3, help="opponents at the table (1-3)")
+    st.add_argument("--opponents", type=whole(1, 3), default=3, metavar="N",
+                    help="opponents at the table, 1 to 3 (default 3)")
     st.set_defaults(run=run)
 
 
 def _common(p: argparse.ArgumentParser, *, default_rules: str) -> None:
     p.add_argument("cards", nargs="*", help="the cards, e.g. As Ah Ad Kc ...")
-    p.add_argument("--rules", default=default_rules, metavar="PRESET",
-                   help=f"rules preset (default {default_rules})")
-    p.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
-                   help="override one rules option (repeatable)")
+    add_rules_arguments(p, default=default_rules)
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--batch", action="store_true",
                    help="read one deal per line from standard input, write JSON lines")
-
-
-def _rules(args: argparse.Namespace) -> Rules:
-    overrides = dict(parse_assignment(text) for text in args.set)
-    return rules_for(args.rules, **overrides)
 
 
 def _solver(args: argparse.Namespace, rules: Rules) -> Callable[[tuple[Card, ...]], Any]:
@@ -72,13 +67,11 @@ def _solver(args: argparse.Namespace, rules: Rules) -> Callable[[tuple[Card, ...
 
     if not rules.is_classic:
         raise ValueError(f"a 13-card setting needs classic rules, not {rules.variant!r}")
-    if not 1 <= args.opponents <= 3:
-        raise ValueError(f"--opponents must be 1 to 3, not {args.opponents}")
     return lambda cards: solve_setting(cards, rules, opponents=args.opponents)
 
 
 def run(args: argparse.Namespace) -> int:
-    rules = _rules(args)
+    rules = rules_from_args(args)
     solve = _solver(args, rules)
     if args.batch:
         if args.cards:
@@ -122,6 +115,8 @@ def _render(d: dict[str, Any]) -> str:
 
 
 def _text(value: Any) -> str:
+    if isinstance(value, bool):  # before int: people read yes/no, not True/False
+        return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:+.2f}"
     if isinstance(value, dict):

@@ -13,7 +13,7 @@ import argparse
 import json
 from typing import Any
 
-from chinese_poker.engine.history import read_history
+from chinese_poker.cli import plural, read_history_input
 
 
 def register(sub: Any) -> None:
@@ -25,7 +25,8 @@ def register(sub: Any) -> None:
             " published before the hand, and check that the dealt cards match."
         ),
     )
-    p.add_argument("history", help="a hand-history file (JSON lines) downloaded from a server")
+    p.add_argument("history", help="a hand-history file (JSON lines) downloaded from a server,"
+                   " - for standard input")
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.set_defaults(run=run)
 
@@ -33,7 +34,7 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from chinese_poker.server.fairness import verify_records
 
-    checks = verify_records(read_history(args.history))
+    checks = verify_records(read_history_input(args.history))
     ok = all(c.ok for c in checks)
     if args.json:
         print(json.dumps({"file": args.history, "ok": ok, "hands": [c.to_dict() for c in checks]}))
@@ -45,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{label}: OK" if c.ok else f"{label}: FAILED: {c.problem}")
     failed = sum(1 for c in checks if not c.ok)
     if failed:
-        print(f"{failed} of {len(checks)} hand(s) FAILED verification")
+        print(f"{failed} of {plural(len(checks), 'hand')} FAILED verification")
         return 1
-    print(f"{len(checks)} hand(s) verified: commitments, decks and dealt cards match")
+    print(f"{plural(len(checks), 'hand')} verified: commitments, decks and dealt cards match")
     return 0

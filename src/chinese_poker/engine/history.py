@@ -41,6 +41,7 @@ __all__ = [
     "ReplayMismatch",
     "ReplayedHand",
     "hand_record",
+    "parse_history",
     "read_history",
     "replay_history",
     "write_history",
@@ -131,19 +132,30 @@ def _as_record(hand: Table | HandResult | Mapping[str, Any]) -> Mapping[str, Any
 
 def read_history(path: str | Path) -> list[dict[str, Any]]:
     """Read a history file: one record per non-blank line, format and version checked."""
-    records: list[dict[str, Any]] = []
     with open(path, encoding="utf-8") as src:
-        for lineno, line in enumerate(src, 1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise HistoryError(f"{path}:{lineno}: not valid JSON ({exc.msg})") from None
-            _check_record(data, f"{path}:{lineno}")
-            records.append(data)
+        return parse_history(src, str(path))
+
+
+def parse_history(lines: Iterable[str], source: str) -> list[dict[str, Any]]:
+    """The records of a history's lines; errors name ``source`` and the line number.
+
+    >>> parse_history(["", "{"], "standard input")
+    Traceback (most recent call last):
+    ...
+    chinese_poker.engine.history.HistoryError: standard input:2: not valid JSON (...)
+    """
+    records: list[dict[str, Any]] = []
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise HistoryError(f"{source}:{lineno}: not valid JSON ({exc.msg})") from None
+        _check_record(data, f"{source}:{lineno}")
+        records.append(data)
     if not records:
-        raise HistoryError(f"{path}: no hands in the file")
+        raise HistoryError(f"{source}: no hands in the file")
     return records
 
 

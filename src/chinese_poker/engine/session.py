@@ -7,7 +7,8 @@ A :class:`Session` runs hands one after another at one table:
 * a session has as many hands as players plus one per Fantasyland hand, and ends after
   the last one once no Fantasyland hand is pending;
 * Fantasyland entry and staying come from the scorer; this module applies the limits
-  (``fl_max_consecutive``, ``fl_repeat_limit_scope``) and deals the right card counts;
+  (``fl_max_consecutive``, ``fl_repeat_limit_scope``: they limit stays, never entries)
+  and deals the right card counts;
 * points are kept per pair of players and turned into money at per-pair unit values;
 * a timeout ends the session after the pending Fantasyland hands
   (``timeout_ends_session``), in which the timed-out player is auto-played or sits out
@@ -15,8 +16,8 @@ A :class:`Session` runs hands one after another at one table:
 
 A :class:`Tournament` is a session in chips: after every hand the points become chips at
 the current level's value (levels rise every ``level_minutes`` by an injectable clock, or
-every ``level_hands`` hands), a short stack pays under ``insufficient_chips_rule``,
-players at zero are out and the match ends with one player left.
+every ``level_hands`` hands), a short stack pays all it has under
+``insufficient_chips_rule`` and is out, and the match ends with one player left.
 
 >>> import random
 >>> from chinese_poker.rules import rules_for
@@ -37,7 +38,7 @@ import hashlib
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from chinese_poker.cards import Card
 from chinese_poker.engine.actions import Action
@@ -176,16 +177,26 @@ def pay_chips(
     """Chip changes after a tournament hand when some players cannot pay in full (§10).
 
     ``owed[(debtor, creditor)]`` is what the hand says the debtor pays. A player pays at
-    most his stack plus what he receives in the hand. ``proportional``: every amount he
-    owes is scaled by f = (stack + received) / (total owed), rounded down. ``seat_order``:
-    he pays his creditors in ``order`` (play order) until his chips run out. Receipts and
-    payments depend on each other, so the rule is applied until nothing changes.
+    most his stack plus what he receives in the hand; one who cannot pay in full pays
+    exactly that, so he ends at 0 chips and is out. ``proportional``: every amount he
+    owes is scaled by f = (stack + received) / (total owed), rounded down, and the chips
+    the rounding leaves go one each to the largest remainders (ties: ``order``).
+    ``seat_order``: he pays his creditors in ``order`` (play order) until his chips run
+    out. Receipts and payments depend on each other, so the rule is applied until
+    nothing changes.
 
     W17: P3 has 330 chips and owes 400 and 260; P2 owes P1 160.
 
     >>> pay_chips({"P1": 1000, "P2": 1000, "P3": 330},
     ...           {("P3", "P1"): 400, ("P3", "P2"): 260, ("P2", "P1"): 160})
     {'P1': 360, 'P2': -30, 'P3': -330}
+
+    With 331 chips f is 331/660: 200.6 and 130.4 round down to 330, and the last chip
+    goes to P1 (the larger remainder), so P3 still pays everything he has.
+
+    >>> pay_chips({"P1": 1000, "P2": 1000, "P3": 331},
+    ...           {("P3", "P1"): 400, ("P3", "P2"): 260, ("P2", "P1"): 160})
+    {'P1': 361, 'P2': -30, 'P3': -331}
     """
     if rule not in ("proportional", "seat_order"):
         raise ValueError(f"unknown insufficient_chips_rule {rule!r}")
@@ -203,21 +214,19 @@ def pay_chips(
             received[creditor] += amount
         new: dict[tuple[str, str], int] = {}
         for debtor in players:
-            debts = [(c, a) for (d, c), a in owed.items() if d == debtor]
+            debts = sorted(
+                ((c, a) for (d, c), a in owed.items() if d == debtor),
+                key=lambda item: seat_rank.get(item[0], 0),
+            )
             can_pay = stacks[debtor] + received[debtor]
-            total = total_owed[debtor]
-            if can_pay >= total:
-                for c, a in debts:
-                    new[(debtor, c)] = a
+            if can_pay >= total_owed[debtor]:
+                shares = [a for _c, a in debts]
             elif rule == "proportional":
-                for c, a in debts:
-                    new[(debtor, c)] = a * can_pay // total
+                shares = _proportional_shares([a for _c, a in debts], can_pay)
             else:
-                left = can_pay
-                for c, a in sorted(debts, key=lambda item: seat_rank.get(item[0], 0)):
-                    pay = min(a, left)
-                    new[(debtor, c)] = pay
-                    left -= pay
+                shares = _seat_order_shares([a for _c, a in debts], can_pay)
+            for (c, _a), share in zip(debts, shares, strict=True):
+                new[(debtor, c)] = share
         if new == paid:
             break
         paid = new
@@ -228,25 +237,64 @@ def pay_chips(
     return change
 
 
+def _proportional_shares(amounts: Sequence[int], can_pay: int) -> list[int]:
+    """``can_pay`` split in proportion to ``amounts``: rounded down, then the chips left
+    one each to the largest remainders (ties: the first amount)."""
+    total = sum(amounts)
+    shares = [a * can_pay // total for a in amounts]
+    remainders = sorted(range(len(amounts)), key=lambda i: -(amounts[i] * can_pay % total))
+    for i in remainders[: can_pay - sum(shares)]:
+        shares[i] += 1
+    return shares
+
+
+def _seat_order_shares(amounts: Sequence[int], can_pay: int) -> list[int]:
+    """``can_pay`` paid to the amounts in order until it runs out."""
+    shares = []
+    left = can_pay
+    for a in amounts:
+        pay = min(a, left)
+        shares.append(pay)
+        left -= pay
+    return shares
+
+
+@dataclass(frozen=True, slots=True)
+class _ChipStep:
+    """What the chip step of a hand did (a cash session has none)."""
+
+    level: int | None = None
+    chips_per_point: int | None = None
+    elapsed: float | None = None
+    chips: dict[str, int] | None = None
+    eliminated: tuple[str, ...] = ()
+
+
 # --------------------------------------------------------------------------- the session
 
 
 class Session:
-    """A cash session at one table (or, with ``tournament=True``, a tournament).
+    """A cash session at one table (:class:`Tournament`: the same in chips).
 
     ``players`` are the names clockwise from seat 0; ``button`` the first hand's button
     seat. ``seed`` fixes every hand's deck (hand k uses :func:`hand_seed` (seed, k));
     without it a seed is drawn from ``secrets`` and kept in :attr:`seed`. ``units`` maps
     a pair of players (either order) to the money value of a point for that pair; other
-    pairs use ``rules.unit_value``.
-
-    Tournament settings: ``stacks`` (starting chips per player; default
-    ``rules.starting_chips``), ``level_hands`` (levels rise every N hands instead of every
-    ``rules.level_minutes``) and ``clock`` (seconds, default ``time.monotonic``).
+    pairs use ``rules.unit_value``. ``clock`` (seconds, default ``time.monotonic``)
+    times the levels of a tournament. ``Session(..., tournament=True, stacks=...,
+    level_hands=...)``, the older spelling, makes a :class:`Tournament`.
 
     Drive it with :meth:`start_hand` (returns the :class:`Table`), apply actions, then
     :meth:`finish_hand` (returns a :class:`HandResult`), until :attr:`over`.
     """
+
+    tournament: ClassVar[bool] = False
+
+    def __new__(cls, *args: Any, tournament: bool = False, **kwargs: Any) -> Session:
+        # The older spelling Session(..., tournament=True) makes a Tournament.
+        if tournament and not issubclass(cls, Tournament):
+            return object.__new__(Tournament)
+        return object.__new__(cls)
 
     def __init__(
         self,
@@ -256,65 +304,30 @@ class Session:
         seed: int | None = None,
         button: int = 0,
         units: Mapping[tuple[str, str], float] | None = None,
+        clock: Callable[[], float] | None = None,
         tournament: bool = False,
         stacks: Mapping[str, int] | None = None,
         level_hands: int | None = None,
-        clock: Callable[[], float] | None = None,
     ) -> None:
-        if not isinstance(rules, Rules):
-            raise SessionError(f"rules must be a Rules, not {type(rules).__name__}")
-        try:
-            names = _seat_names(players)
-        except TableError as exc:
-            raise SessionError(str(exc)) from None
-        counts = rules.player_counts
-        if len(names) not in counts:
-            raise SessionError(
-                f"{rules.variant} is played by {counts.start} to {counts.stop - 1} players,"
-                f" not {len(names)}"
-            )
-        if isinstance(button, bool) or not isinstance(button, int) or not 0 <= button < len(names):
-            raise SessionError(f"button must be a seat 0..{len(names) - 1}, not {button!r}")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-            raise SessionError(f"seed must be an integer >= 0, not {seed!r}")
+        if not self.tournament and (stacks or level_hands is not None):
+            raise SessionError("stacks and level_hands are for tournaments (Tournament)")
+        names = _check_setup(rules, players, button, seed)
         self.rules = rules
         self.players: tuple[str, ...] = names
         self.seed: int = new_seed() if seed is None else seed
         self.start_button = button
         self.button = button
-        self.tournament = tournament
-        self.units: dict[tuple[str, str], float] = {}
-        for (a, b), unit in (units or {}).items():
-            if a not in names or b not in names or a == b:
-                raise SessionError(f"unit value for {a}-{b}: not a pair of players here")
-            self.units[(a, b)] = self.units[(b, a)] = float(unit)
-        if level_hands is not None and (not isinstance(level_hands, int) or level_hands < 1):
-            raise SessionError(f"level_hands must be an integer >= 1, not {level_hands!r}")
-        self.level_hands = level_hands
+        self.units: dict[tuple[str, str], float] = _units(names, units)
         self._clock = clock or time.monotonic
-        self._start_time = self._clock() if tournament else 0.0
-        start = dict.fromkeys(names, rules.starting_chips)
-        if stacks:
-            if not tournament:
-                raise SessionError("stacks are for tournaments (tournament=True)")
-            for name, chips in stacks.items():
-                if name not in start:
-                    raise SessionError(f"stack for unknown player {name!r}")
-                if isinstance(chips, bool) or not isinstance(chips, int) or chips < 1:
-                    raise SessionError(
-                        f"a starting stack must be an integer >= 1: {name}={chips!r}"
-                    )
-                start[name] = chips
-        self.starting_stacks: dict[str, int] = start
-        self._stacks = dict(start) if tournament else None
+        self._stacks: dict[str, int] | None = None
         self._out: list[str] = []
         self._points = dict.fromkeys(names, 0)
         self._pairs: dict[tuple[str, str], int] = {
             (names[i], names[j]): 0 for i in range(len(names)) for j in range(i + 1, len(names))
         }
         self._fl_pending: dict[str, int] = {}
-        self._fl_streak = dict.fromkeys(names, 0)
-        self._fl_total = dict.fromkeys(names, 0)
+        self._fl_streak = dict.fromkeys(names, 0)  # Fantasyland hands in a row, up to now
+        self._fl_stays = dict.fromkeys(names, 0)  # Fantasyland stays played in the session
         self._fl_hands = 0
         self._timed_out: set[str] = set()
         self._ending = False
@@ -351,6 +364,7 @@ class Session:
 
     @property
     def stacks(self) -> dict[str, int] | None:
+        """Chips per player in a tournament (None in a cash session)."""
         return dict(self._stacks) if self._stacks is not None else None
 
     @property
@@ -370,7 +384,7 @@ class Session:
             points=dict(self._points),
             pairs=dict(self._pairs),
             money={p: round(m, 9) + 0.0 for p, m in money.items()},
-            stacks=dict(self._stacks) if self._stacks is not None else None,
+            stacks=self.stacks,
             out=tuple(self._out),
         )
 
@@ -378,26 +392,13 @@ class Session:
         """The money value of one point between ``a`` and ``b``."""
         return self.units.get((a, b), self.rules.unit_value)
 
-    def level(self) -> int:
-        """The tournament level (0-based) now, capped at the last level."""
-        if self.level_hands is not None:
-            return self._level_at(0.0)
-        return self._level_at(self._clock() - self._start_time)
-
-    def _level_at(self, elapsed: float) -> int:
-        last = len(self.rules.level_values) - 1
-        if self.level_hands is not None:
-            return min(len(self.results) // self.level_hands, last)
-        return min(max(int(elapsed // (self.rules.level_minutes * 60)), 0), last)
-
     def next_participants(self) -> tuple[str, ...]:
         """Who plays the next hand: active players minus timed-out players sitting out."""
-        sit_out = (
-            self._timed_out
-            if self._ending and self.rules.timed_out_player_in_remaining_hands == "sit_out"
-            else set()
-        )
+        sit_out = self._timed_out if self._ending and self._sit_out() else set()
         return tuple(p for p in self.active_players if p not in sit_out)
+
+    def _sit_out(self) -> bool:
+        return self.rules.timed_out_player_in_remaining_hands == "sit_out"
 
     # ------------------------------------------------------------------ hands
 
@@ -405,55 +406,64 @@ class Session:
         """Deal the next hand and return its table. ``deck`` stacks it (tests, replays)."""
         if self._over:
             raise SessionError("the session is over")
-        if self.table is not None and not self._finished():
+        if self.table is not None and not self._recorded:
             raise SessionError("the current hand is not finished; call finish_hand() first")
         names = self.next_participants()
-        button_player = self.players[self.button]
-        table_button = _table_button(self.players, names, self.button)
-        fantasyland = {
-            seat: self._fl_pending[name]
-            for seat, name in enumerate(names)
-            if name in self._fl_pending
-        }
+        fl_seats = {seat: name for seat, name in enumerate(names) if name in self._fl_pending}
+        streak = {seat: self._fl_streak[name] + 1 for seat, name in fl_seats.items()}
         auto = (
             [seat for seat, name in enumerate(names) if name in self._timed_out]
-            if self._ending and self.rules.timed_out_player_in_remaining_hands == "auto_play"
+            if self._ending and not self._sit_out()
             else []
         )
         number = len(self.results) + 1
-        seed = hand_seed(self.seed, number) if deck is None else None
         self.table = Table(
             self.rules,
             names,
-            button=table_button,
-            seed=seed,
+            button=_table_button(self.players, names, self.button),
+            seed=hand_seed(self.seed, number) if deck is None else None,
             deck=deck,
-            fantasyland=fantasyland,
+            fantasyland={seat: self._fl_pending[name] for seat, name in fl_seats.items()},
+            fantasyland_streak=streak,
+            fantasyland_stays={
+                seat: self._fl_stays[name] + (streak[seat] > 1) for seat, name in fl_seats.items()
+            },
             auto_play=auto,
         )
-        self._button_player = button_player
+        self._button_player = self.players[self.button]
         self._recorded = False
         return self.table
 
-    def _finished(self) -> bool:
-        return self._recorded
-
     def finish_hand(self) -> HandResult:
         """Settle the finished hand into the ledger and prepare the next one."""
+        table = self._finished_table()
+        settlement = table.settlement
+        assert settlement is not None
+        hand_pairs = self._book_points(settlement)
+        chips = self._chip_step(table, hand_pairs)
+        new_timeouts = self._note_timeouts(table)
+        played_fl, earned = self._fantasyland_step(table)
+        if not earned or self.rules.button_moves_before_fl_hand:
+            self.button = self._next_button(self.button)
+        self._recorded = True
+        self._over = self._is_over()
+        result = self._result(table, settlement, chips, new_timeouts, played_fl, earned)
+        self.results.append(result)
+        return result
+
+    def _finished_table(self) -> Table:
         table = self.table
-        if table is None or self._finished():
+        if table is None or self._recorded:
             raise SessionError("no hand is running; call start_hand() first")
         if not table.over:
             raise SessionError(
                 f"the hand is not over yet (to act: {', '.join(map(str, table.to_act))})"
             )
-        settlement = table.settlement
-        assert settlement is not None
-        names = table.players
-        rules = self.rules
-        number = len(self.results) + 1
+        return table
 
-        # Points per pair of players (Criss Cross has several settlements per pair).
+    def _book_points(self, settlement: Settlement) -> dict[tuple[str, str], int]:
+        """Add the hand's points to the ledger; return them per pair (seat order)."""
+        # Criss Cross has several settlements per pair of players.
         hand_pairs: dict[tuple[str, str], int] = {}
         for pr in settlement.pairs:
             a, b, pts = pr.a_player, pr.b_player, pr.points
@@ -462,72 +472,62 @@ class Session:
             hand_pairs[(a, b)] = hand_pairs.get((a, b), 0) + pts
         for key, pts in hand_pairs.items():
             self._pairs[key] += pts
-        totals = dict(settlement.totals)
-        for name, pts in totals.items():
+        for name, pts in settlement.totals.items():
             self._points[name] += pts
+        return hand_pairs
 
-        level = cpp = None
-        chips: dict[str, int] | None = None
-        eliminated: list[str] = []
-        elapsed = None
-        if self._stacks is not None:
-            if self.level_hands is None:
-                elapsed = self._clock() - self._start_time
-            level = self._level_at(elapsed or 0.0)
-            cpp = rules.level_values[level]
-            owed: dict[tuple[str, str], int] = {}
-            for (a, b), pts in hand_pairs.items():
-                if pts > 0:
-                    owed[(b, a)] = pts * cpp
-                elif pts < 0:
-                    owed[(a, b)] = -pts * cpp
-            order = [names[s] for s in table.play_order]
-            chips = pay_chips(
-                {p: self._stacks[p] for p in names}, owed, rules.insufficient_chips_rule, order
-            )
-            for name, delta in chips.items():
-                self._stacks[name] += delta
-            eliminated = [p for p in order if self._stacks[p] == 0]
-            self._out.extend(eliminated)
+    def _chip_step(self, table: Table, hand_pairs: Mapping[tuple[str, str], int]) -> _ChipStep:
+        """Turn the hand's points into chips: nothing in a cash session."""
+        return _ChipStep()
 
-        # Timeouts in this hand.
+    def _note_timeouts(self, table: Table) -> list[str]:
+        names = table.players
         new_timeouts = [names[s] for s in sorted(table.timed_out - table.auto_play)]
         self._timed_out.update(new_timeouts)
-        if new_timeouts and rules.timeout_ends_session:
+        if new_timeouts and self.rules.timeout_ends_session:
             self._ending = True
+        return new_timeouts
 
-        # Fantasyland: who played one, who earned the next (limits applied).
+    def _fantasyland_step(self, table: Table) -> tuple[dict[str, int], dict[str, int]]:
+        """Who played Fantasyland, and who plays the next hand in it (limits applied).
+
+        The limits bound stays only (§9.4): the table knows how many stays each of its
+        Fantasyland seats still has (:meth:`Table.fantasyland_stays_left`); an entry
+        from a normal hand always counts.
+        """
+        names = table.players
         played_fl = {names[s]: c for s, c in table.fantasyland.items()}
         if played_fl:
             self._fl_hands += 1
-        for name in names:
-            if name in played_fl:
-                self._fl_streak[name] += 1
-                self._fl_total[name] += 1
+        for seat, name in enumerate(names):
+            if seat in table.fantasyland:
+                self._fl_streak[name] = table.fantasyland_streak[seat]
+                self._fl_stays[name] = table.fantasyland_stays[seat]
             else:
                 self._fl_streak[name] = 0
         earned: dict[str, int] = {}
-        limit = rules.fl_max_consecutive
         for seat, cards in table.fantasyland_next.items():
             name = names[seat]
             if name in self._out:
                 continue
-            if rules.fl_repeat_limit_scope == "per_session":
-                used = self._fl_total[name]
-            else:
-                used = self._fl_streak[name]
-            if limit is None or used < limit:
-                earned[name] = cards
-        if self._ending and rules.timed_out_player_in_remaining_hands == "sit_out":
-            earned = {p: c for p, c in earned.items() if p not in self._timed_out}
+            if seat in table.fantasyland and table.fantasyland_stays_left(seat) == 0:
+                continue  # a stay the repeat limit does not allow
+            if self._ending and self._sit_out() and name in self._timed_out:
+                continue
+            earned[name] = cards
         self._fl_pending = earned
+        return played_fl, earned
 
-        # The button, and whether the session goes on.
-        if not earned or rules.button_moves_before_fl_hand:
-            self.button = self._next_button(self.button)
-        self._recorded = True
-        self._over = self._is_over()
-
+    def _result(
+        self,
+        table: Table,
+        settlement: Settlement,
+        chips: _ChipStep,
+        new_timeouts: list[str],
+        played_fl: dict[str, int],
+        earned: dict[str, int],
+    ) -> HandResult:
+        number = len(self.results) + 1
         ledger = self.ledger
         block = self.header()
         block.update(
@@ -541,34 +541,27 @@ class Session:
                 "ledger": ledger.to_dict(),
             }
         )
-        if self.tournament:
-            block.update(
-                {
-                    "level": level,
-                    "chips_per_point": cpp,
-                    "elapsed": elapsed,
-                    "chips": dict(chips or {}),
-                    "eliminated": list(eliminated),
-                }
-            )
-        result = HandResult(
+        block.update(self._chip_record(chips))
+        return HandResult(
             number=number,
-            players=names,
+            players=table.players,
             button=self._button_player,
             fantasyland=played_fl,
             settlement=settlement,
-            totals=totals,
+            totals=dict(settlement.totals),
             fantasyland_next=dict(earned),
             ledger=ledger,
             timed_out=tuple(new_timeouts),
-            level=level,
-            chips_per_point=cpp,
-            chips=chips,
-            eliminated=tuple(eliminated),
+            level=chips.level,
+            chips_per_point=chips.chips_per_point,
+            chips=chips.chips,
+            eliminated=chips.eliminated,
             record=hand_record(table, session=block),
         )
-        self.results.append(result)
-        return result
+
+    def _chip_record(self, chips: _ChipStep) -> dict[str, Any]:
+        """The chip step in the history line: nothing in a cash session."""
+        return {}
 
     def _next_button(self, seat: int) -> int:
         n = len(self.players)
@@ -585,36 +578,37 @@ class Session:
             return False
         if self._ending:
             return True
-        if self.tournament:
-            return len(self.active_players) < 2
+        return self._schedule_done()
+
+    def _schedule_done(self) -> bool:
+        """A cash session ends after one button orbit plus one hand per Fantasyland hand."""
         return len(self.results) + 1 >= len(self.players) + self._fl_hands
 
     # ------------------------------------------------------------------ history
 
     def header(self) -> dict[str, Any]:
         """What a replay needs to rebuild this session (part of every history line)."""
-        data: dict[str, Any] = {
+        return {
             "kind": "tournament" if self.tournament else "cash",
             "seed": self.seed,
             "players": list(self.players),
             "start_button": self.start_button,
             "units": [[a, b, u] for (a, b), u in self.units.items() if a < b],
         }
-        if self.tournament:
-            data["starting_stacks"] = dict(self.starting_stacks)
-            data["level_hands"] = self.level_hands
-        return data
 
     def __repr__(self) -> str:
-        kind = "Tournament" if self.tournament else "Session"
         return (
-            f"<{kind} {self.rules.variant} {list(self.players)} hands={len(self.results)}"
-            f" button={self.players[self.button]} over={self._over}>"
+            f"<{type(self).__name__} {self.rules.variant} {list(self.players)}"
+            f" hands={len(self.results)} button={self.players[self.button]} over={self._over}>"
         )
 
 
 class Tournament(Session):
-    """A :class:`Session` in chips (``tournament=True``); see the module docstring.
+    """A :class:`Session` in chips; see the module docstring.
+
+    ``stacks`` are the starting chips per player (default ``rules.starting_chips``),
+    ``level_hands`` makes the levels rise every N hands instead of every
+    ``rules.level_minutes`` by ``clock``.
 
     >>> from chinese_poker.rules import rules_for
     >>> t = Tournament(rules_for("ofc", level_values="20"), ["P1", "P2", "P3"], seed=1,
@@ -623,6 +617,8 @@ class Tournament(Session):
     {'P1': 1000, 'P2': 1000, 'P3': 330}
     """
 
+    tournament: ClassVar[bool] = True
+
     def __init__(
         self,
         rules: Rules,
@@ -630,20 +626,129 @@ class Tournament(Session):
         *,
         seed: int | None = None,
         button: int = 0,
+        units: Mapping[tuple[str, str], float] | None = None,
         stacks: Mapping[str, int] | None = None,
         level_hands: int | None = None,
         clock: Callable[[], float] | None = None,
+        tournament: bool = True,
     ) -> None:
-        super().__init__(
-            rules,
-            players,
-            seed=seed,
-            button=button,
-            tournament=True,
-            stacks=stacks,
-            level_hands=level_hands,
-            clock=clock,
+        if not tournament:
+            raise SessionError("a Tournament is always a tournament (tournament=True)")
+        super().__init__(rules, players, seed=seed, button=button, units=units, clock=clock)
+        if level_hands is not None and (
+            isinstance(level_hands, bool) or not isinstance(level_hands, int) or level_hands < 1
+        ):
+            raise SessionError(f"level_hands must be an integer >= 1, not {level_hands!r}")
+        self.level_hands = level_hands
+        self._start_time = self._clock()
+        self.starting_stacks: dict[str, int] = _starting_stacks(self.players, rules, stacks)
+        self._stacks = dict(self.starting_stacks)
+
+    def level(self) -> int:
+        """The tournament level (0-based) now, capped at the last level."""
+        if self.level_hands is not None:
+            return self._level_at(0.0)
+        return self._level_at(self._clock() - self._start_time)
+
+    def _level_at(self, elapsed: float) -> int:
+        last = len(self.rules.level_values) - 1
+        if self.level_hands is not None:
+            return min(len(self.results) // self.level_hands, last)
+        return min(max(int(elapsed // (self.rules.level_minutes * 60)), 0), last)
+
+    def _chip_step(self, table: Table, hand_pairs: Mapping[tuple[str, str], int]) -> _ChipStep:
+        """Points become chips at the level's value; short stacks pay all they have and
+        are out (§10)."""
+        stacks = self._stacks
+        assert stacks is not None
+        elapsed = None if self.level_hands is not None else self._clock() - self._start_time
+        level = self._level_at(elapsed or 0.0)
+        cpp = self.rules.level_values[level]
+        owed: dict[tuple[str, str], int] = {}
+        for (a, b), pts in hand_pairs.items():
+            if pts > 0:
+                owed[(b, a)] = pts * cpp
+            elif pts < 0:
+                owed[(a, b)] = -pts * cpp
+        names = table.players
+        order = [names[s] for s in table.play_order]
+        chips = pay_chips(
+            {p: stacks[p] for p in names}, owed, self.rules.insufficient_chips_rule, order
         )
+        for name, delta in chips.items():
+            stacks[name] += delta
+        eliminated = tuple(p for p in order if stacks[p] == 0)
+        self._out.extend(eliminated)
+        return _ChipStep(level, cpp, elapsed, chips, eliminated)
+
+    def _chip_record(self, chips: _ChipStep) -> dict[str, Any]:
+        return {
+            "level": chips.level,
+            "chips_per_point": chips.chips_per_point,
+            "elapsed": chips.elapsed,
+            "chips": dict(chips.chips or {}),
+            "eliminated": list(chips.eliminated),
+        }
+
+    def _schedule_done(self) -> bool:
+        """A tournament ends when one player is left."""
+        return len(self.active_players) < 2
+
+    def header(self) -> dict[str, Any]:
+        data = super().header()
+        data["starting_stacks"] = dict(self.starting_stacks)
+        data["level_hands"] = self.level_hands
+        return data
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def _check_setup(
+    rules: object, players: int | Sequence[str], button: object, seed: object
+) -> tuple[str, ...]:
+    """The seat names, once the rules, players, button and seed are known good."""
+    if not isinstance(rules, Rules):
+        raise SessionError(f"rules must be a Rules, not {type(rules).__name__}")
+    try:
+        names = _seat_names(players)
+    except TableError as exc:
+        raise SessionError(str(exc)) from None
+    counts = rules.player_counts
+    if len(names) not in counts:
+        raise SessionError(
+            f"{rules.variant} is played by {counts.start} to {counts.stop - 1} players,"
+            f" not {len(names)}"
+        )
+    if isinstance(button, bool) or not isinstance(button, int) or not 0 <= button < len(names):
+        raise SessionError(f"button must be a seat 0..{len(names) - 1}, not {button!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise SessionError(f"seed must be an integer >= 0, not {seed!r}")
+    return names
+
+
+def _units(
+    names: Sequence[str], units: Mapping[tuple[str, str], float] | None
+) -> dict[tuple[str, str], float]:
+    out: dict[tuple[str, str], float] = {}
+    for (a, b), unit in (units or {}).items():
+        if a not in names or b not in names or a == b:
+            raise SessionError(f"unit value for {a}-{b}: not a pair of players here")
+        out[(a, b)] = out[(b, a)] = float(unit)
+    return out
+
+
+def _starting_stacks(
+    names: Sequence[str], rules: Rules, stacks: Mapping[str, int] | None
+) -> dict[str, int]:
+    start = dict.fromkeys(names, rules.starting_chips)
+    for name, chips in (stacks or {}).items():
+        if name not in start:
+            raise SessionError(f"stack for unknown player {name!r}")
+        if isinstance(chips, bool) or not isinstance(chips, int) or chips < 1:
+            raise SessionError(f"a starting stack must be an integer >= 1: {name}={chips!r}")
+        start[name] = chips
+    return start
 
 
 def _table_button(all_players: Sequence[str], present: Iterable[str], button: int) -> int:

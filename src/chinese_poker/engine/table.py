@@ -6,6 +6,21 @@ button acts last. Chance (the deal) happens inside: the deck is shuffled from ``
 (or stacked with ``deck=`` for tests and replays) and cards are taken in the canonical
 order of §5.1.
 
+A hand runs through explicit phases, each with one *begin* step (what it deals and
+which decisions it opens) and one *on-action* step (what an action changes, and what
+opens next):
+
+* ``play`` -- open-face: the Fantasyland seats set first, all at once (§9.3: "the
+  first move regardless of position"); then the streets, one seat at a time in play
+  order. Classic: every hand is set at the same time;
+* ``naturals`` -- classic, ``natural_claim = optional``: each hand holding a natural
+  declares it or not, in play order;
+* ``surrender`` -- classic, ``surrender_allowed``: each hand without a natural plays
+  or surrenders, in play order;
+* ``showdown`` -- the hand is settled by :func:`chinese_poker.scoring.settle`.
+
+A phase with nothing to decide is passed through at once.
+
 One legality source serves every caller:
 
 * :attr:`Table.to_act` -- the seats that may act now (several while Fantasyland
@@ -37,6 +52,7 @@ import dataclasses
 import random
 import secrets
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from chinese_poker.cards import Board, Card, card_name
@@ -61,16 +77,22 @@ if TYPE_CHECKING:
     from chinese_poker.engine.views import View
 
 __all__ = [
+    "HAND_SEPARATOR",
     "NATURALS",
     "PLAY",
     "SHOWDOWN",
     "SURRENDER",
+    "HandState",
     "LegalActions",
     "LogEntry",
     "Phase",
     "Table",
     "TableError",
+    "check_player_names",
+    "fantasyland_stays_left",
+    "hand_name",
     "shuffled_deck",
+    "validate_player_name",
 ]
 
 Phase = Literal["play", "naturals", "surrender", "showdown"]
@@ -78,6 +100,10 @@ PLAY: Phase = "play"
 NATURALS: Phase = "naturals"
 SURRENDER: Phase = "surrender"
 SHOWDOWN: Phase = "showdown"
+
+#: Joins a player's name and hand number in Criss Cross (``"Ann/1"``, ``"Ann/2"``);
+#: a player name may not contain it (:func:`validate_player_name`).
+HAND_SEPARATOR = "/"
 
 _ACTION_CLASSES = (Place, Surrender, ClaimNatural, Timeout)
 
@@ -105,6 +131,62 @@ def new_seed() -> int:
     return secrets.randbits(128)
 
 
+def validate_player_name(name: object) -> str:
+    """``name`` if it can name a player, else :class:`TableError` saying why.
+
+    The one check every client uses (server, terminal, sessions): a non-empty string
+    without :data:`HAND_SEPARATOR`, which would make Criss Cross hand names ambiguous.
+
+    >>> validate_player_name("Ann")
+    'Ann'
+    >>> validate_player_name("AC/DC")
+    Traceback (most recent call last):
+    ...
+    chinese_poker.engine.table.TableError: a player name cannot contain '/': 'AC/DC'
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise TableError(f"a player name must be a non-empty string, not {name!r}")
+    if HAND_SEPARATOR in name:
+        raise TableError(f"a player name cannot contain {HAND_SEPARATOR!r}: {name!r}")
+    return name
+
+
+def hand_name(player: str, hand: int, criss_cross: bool) -> str:
+    """The scorer's name of a player's hand: the player, or ``"Ann/1"``, ``"Ann/2"``
+    for the two Criss Cross hands (``hand`` is 0-based).
+
+    >>> hand_name("Ann", 0, False), hand_name("Ann", 1, True)
+    ('Ann', 'Ann/2')
+    """
+    return f"{player}{HAND_SEPARATOR}{hand + 1}" if criss_cross else player
+
+
+def fantasyland_stays_left(rules: Rules, streak: int, stays: int) -> int | None:
+    """How many more Fantasyland stays (§9.4) the repeat limit allows a player now.
+
+    ``streak`` is the number of Fantasyland hands he plays in a row, the current one
+    included; ``stays`` how many of his Fantasyland hands in the session were stays,
+    the current one included. ``None``: unlimited. ``fl_max_consecutive`` N allows one
+    entry plus N-1 stays in a row (``consecutive``), or N-1 stays in the whole session
+    (``per_session``, [000]: "you can repeat the fantasy in one game only once").
+    Entries are never limited.
+
+    >>> from chinese_poker.rules import rules_for
+    >>> ofc = rules_for("ofc")
+    >>> fantasyland_stays_left(ofc, 1, 0), fantasyland_stays_left(ofc, 2, 1)
+    (1, 0)
+    >>> once = rules_for("ofc", fl_repeat_limit_scope="per_session")
+    >>> fantasyland_stays_left(once, 1, 1)  # a new entry after his one stay
+    0
+    """
+    limit = rules.fl_max_consecutive
+    if limit is None:
+        return None
+    if rules.fl_repeat_limit_scope == "per_session":
+        return max(limit - 1 - stays, 0)
+    return max(limit - streak, 0)
+
+
 class LogEntry(NamedTuple):
     """One applied action; ``auto`` marks placements the engine made for a timed-out seat."""
 
@@ -116,6 +198,41 @@ class LogEntry(NamedTuple):
         if self.auto:
             data["auto"] = True
         return data
+
+
+@dataclass(frozen=True, slots=True)
+class HandState:
+    """The true state of one board in play, read-only (host use: views, histories).
+
+    ``lines`` are the cards placed on (top, middle, bottom), ``fantasyland_cards`` the
+    size of its Fantasyland deal (0: not in Fantasyland), ``fantasyland_streak`` and
+    ``fantasyland_stays_left`` the seat's standing against the repeat limit (see
+    :func:`fantasyland_stays_left`), ``decision`` what it must decide now;
+    ``surrender``, ``claim`` and ``natural`` the classic declarations (None: not asked).
+    """
+
+    seat: int
+    hand: int
+    top: tuple[Card, ...]
+    middle: tuple[Card, ...]
+    bottom: tuple[Card, ...]
+    discards: tuple[Card, ...]
+    dealt: tuple[Card, ...]
+    fantasyland_cards: int
+    fantasyland_streak: int
+    fantasyland_stays_left: int | None
+    decision: Decision | None
+    surrender: bool | None
+    claim: bool | None
+    natural: str | None
+
+    @property
+    def placed(self) -> int:
+        return len(self.top) + len(self.middle) + len(self.bottom)
+
+    @property
+    def board(self) -> Board:
+        return Board(self.top, self.middle, self.bottom)
 
 
 class _Box:
@@ -150,6 +267,10 @@ class _Box:
         t, m, b = self.lines
         return (3 - len(t), 5 - len(m), 5 - len(b))
 
+    def placed(self) -> int:
+        t, m, b = self.lines
+        return len(t) + len(m) + len(b)
+
     def board(self) -> Board:
         t, m, b = self.lines
         return Board(tuple(t), tuple(m), tuple(b))
@@ -169,6 +290,14 @@ class _Box:
         )
 
 
+class _Turn(NamedTuple):
+    """One open-face street turn: the street (0-based), the seat, the cards it is dealt."""
+
+    street: int
+    seat: int
+    cards: tuple[Card, ...]
+
+
 class Table:
     """One hand at one table. See the module docstring for the model.
 
@@ -177,7 +306,11 @@ class Table:
     ``secrets`` and kept in :attr:`seed`, so every hand can be replayed. ``deck`` stacks
     the deck (cards are taken from its start in the canonical order). ``fantasyland``
     maps a seat to the number of cards of its Fantasyland deal (§9.2: 13; Pineapple 14;
-    Progressive 14-17; a session computes it); ``auto_play``
+    Progressive 14-17; a session computes it). ``fantasyland_streak`` maps a
+    Fantasyland seat to how many Fantasyland hands it plays in a row with this one
+    (default 1, an entry) and ``fantasyland_stays`` to how many of its Fantasyland hands
+    in the session were stays, this one included (default: ``streak - 1``); a session
+    passes both, and the views show the stays the limit still allows. ``auto_play``
     lists seats that timed out earlier in the session and are played by the engine.
     """
 
@@ -190,6 +323,8 @@ class Table:
         seed: int | None = None,
         deck: Sequence[Card] | None = None,
         fantasyland: Mapping[int, int] | None = None,
+        fantasyland_streak: Mapping[int, int] | None = None,
+        fantasyland_stays: Mapping[int, int] | None = None,
         auto_play: Iterable[int] = (),
     ) -> None:
         if not isinstance(rules, Rules):
@@ -208,7 +343,18 @@ class Table:
         self.button = button
         self.play_order: tuple[int, ...] = tuple((button + 1 + i) % n for i in range(n))
         self.fantasyland: dict[int, int] = _fantasyland_deal(rules, n, fantasyland)
+        self.fantasyland_streak: dict[int, int] = _fantasyland_counts(
+            self.fantasyland, fantasyland_streak, "fantasyland_streak", {}, 1
+        )
+        self.fantasyland_stays: dict[int, int] = _fantasyland_counts(
+            self.fantasyland,
+            fantasyland_stays,
+            "fantasyland_stays",
+            {s: k - 1 for s, k in self.fantasyland_streak.items()},
+            0,
+        )
         self._open_face = rules.is_open_face
+        self._criss_cross = rules.variant == "criss_cross"
         self._streets = rules.streets
         self._timed_out: set[int] = set()
         for seat in auto_play:
@@ -230,11 +376,8 @@ class Table:
         self.phase: Phase = PLAY
         self._epoch = [0] * n
         self._log: list[LogEntry] = []
-        self._open = 0  # boxes with an open decision
-        self._queue: list[_Box] = []
-        self._qpos = 0
         self.settlement: Settlement | None = None
-        hands = 2 if rules.variant == "criss_cross" else 1
+        hands = 2 if self._criss_cross else 1
         self._boxes: list[_Box] = [
             _Box(seat, h, self.fantasyland.get(seat, 0)) for h in range(hands) for seat in range(n)
         ]
@@ -242,36 +385,28 @@ class Table:
         self._seat_boxes: list[list[_Box]] = [[] for _ in range(n)]
         for box in self._boxes:
             self._seat_boxes[box.seat].append(box)
-        self._schedule: list[tuple[int, int]] = []  # (street index, seat)
-        self._street_cards: list[tuple[Card, ...]] = []
-        self._pos = 0
-        self._deal()
+        # The cursors of the phases: decisions open now; the open-face street turns
+        # (dealt from the deck in the canonical order, played from _turn on); the
+        # declaration queue of the naturals or surrender phase.
+        self._open = 0
+        self._turns: list[_Turn] = []
+        self._turn = 0
+        self._queue: list[_Box] = []
+        self._qpos = 0
+        self._begin_play()
         self._advance()
 
-    # ------------------------------------------------------------------ dealing
+    # ------------------------------------------------------------------ phase: play
 
-    def _deal(self) -> None:
-        deck = self.deck
-        n = len(self.players)
+    def _begin_play(self) -> None:
+        """Deal, and open the first decisions: the sets (Fantasyland or classic) at once."""
         if not self._open_face:
-            need = 13 * len(self._boxes)
-            _need_cards(deck, need)
-            per_round = 13 * n
-            for h in range(len(self._boxes) // n):
-                chunk = deck[h * per_round : (h + 1) * per_round]
-                for i, card in enumerate(chunk):
-                    self._seat_boxes[self.play_order[i % n]][h].dealt.append(card)
-            for box in self._boxes:
-                cards = tuple(box.dealt)
-                self._open_decision(
-                    box,
-                    Decision(box.seat, "set", box.hand, cards, 13, 0, (3, 5, 5), 0, _mask(cards)),
-                )
+            self._deal_classic()
             return
+        deck = self.deck
         fl_boxes = [b for b in self._boxes if b.fl_cards]
-        streets = self._streets
         normal = [s for s in self.play_order if s not in self.fantasyland]
-        need = sum(b.fl_cards for b in fl_boxes) + len(normal) * sum(d for d, _ in streets)
+        need = sum(b.fl_cards for b in fl_boxes) + len(normal) * sum(d for d, _ in self._streets)
         _need_cards(deck, need)
         pos = 0
         for box in fl_boxes:
@@ -284,31 +419,123 @@ class Table:
                     box.seat, "set", 0, cards, 13, len(cards) - 13, (3, 5, 5), 0, _mask(cards)
                 ),
             )
-        for street, (dealt, _placed) in enumerate(streets):
+        for street, (dealt, _placed) in enumerate(self._streets):
             for seat in normal:
-                self._schedule.append((street, seat))
-                self._street_cards.append(tuple(deck[pos : pos + dealt]))
+                self._turns.append(_Turn(street, seat, tuple(deck[pos : pos + dealt])))
                 pos += dealt
-        self._start_turn()
+        if not fl_boxes:
+            self._begin_turn()
 
-    def _start_turn(self) -> None:
+    def _deal_classic(self) -> None:
+        deck = self.deck
+        n = len(self.players)
+        _need_cards(deck, 13 * len(self._boxes))
+        per_round = 13 * n
+        for h in range(len(self._boxes) // n):
+            chunk = deck[h * per_round : (h + 1) * per_round]
+            for i, card in enumerate(chunk):
+                self._seat_boxes[self.play_order[i % n]][h].dealt.append(card)
+        for box in self._boxes:
+            cards = tuple(box.dealt)
+            self._open_decision(
+                box, Decision(box.seat, "set", box.hand, cards, 13, 0, (3, 5, 5), 0, _mask(cards))
+            )
+
+    def _begin_turn(self) -> None:
         """Deal the current street's cards to the seat whose turn it is."""
-        if self._pos >= len(self._schedule):
+        if self._turn >= len(self._turns):
             return
-        street, seat = self._schedule[self._pos]
+        street, seat, cards = self._turns[self._turn]
         box = self._seat_boxes[seat][0]
-        cards = self._street_cards[self._pos]
         dealt, placed = self._streets[street]
         box.dealt.extend(cards)
-        mask = 0
-        for card in cards:
-            mask |= 1 << card
         self._open_decision(
             box,
             Decision(
-                seat, "street", 0, cards, placed, dealt - placed, box.free(), street + 1, mask
+                seat, "street", 0, cards, placed, dealt - placed, box.free(), street + 1,
+                _mask(cards),
             ),
-        )
+        )  # fmt: skip
+
+    def _on_play(self, box: _Box, dec: Decision, action: Place) -> None:
+        top, middle, bottom = box.lines
+        top.extend(action.top)
+        middle.extend(action.middle)
+        bottom.extend(action.bottom)
+        box.discards.extend(action.discard)
+        if not self._open_face:
+            return
+        if dec.kind == "street":
+            self._turn += 1
+            self._begin_turn()
+        elif self._open == 0:
+            # The last Fantasyland seat has set: the streets begin (§9.3).
+            self._begin_turn()
+
+    # ------------------------------------------------------------------ phases: declarations
+
+    def _begin_naturals(self) -> None:
+        """Classic: find each hand's natural; under optional claims ask its holder."""
+        self.phase = NATURALS
+        rules = self.rules
+        if self._open_face or not rules.naturals_enabled:
+            return
+        for box in self._boxes:
+            natural = natural_of(rules, box.board())
+            box.natural = natural.kind if natural is not None else None
+        if rules.natural_claim == "optional":
+            self._begin_queue([b for b in self._boxes if b.natural])
+
+    def _begin_surrender(self) -> None:
+        """Classic with surrender: each hand without a natural plays or surrenders."""
+        self.phase = SURRENDER
+        if not self._open_face and self.rules.surrender_allowed:
+            self._begin_queue([b for b in self._boxes if not b.natural])
+
+    def _on_declaration(self, box: _Box, action: Surrender | ClaimNatural) -> None:
+        if isinstance(action, Surrender):
+            box.surrender = action.surrender
+        else:
+            box.claim = action.claim
+            if not action.claim:
+                box.natural = None
+        self._qpos += 1
+        self._open_queue()
+
+    def _begin_queue(self, boxes: list[_Box]) -> None:
+        self._queue = boxes
+        self._qpos = 0
+        self._open_queue()
+
+    def _open_queue(self) -> None:
+        if self._qpos < len(self._queue):
+            box = self._queue[self._qpos]
+            kind: Literal["surrender", "natural"] = (
+                "surrender" if self.phase == SURRENDER else "natural"
+            )
+            self._open_decision(box, Decision(box.seat, kind, box.hand))
+
+    # ------------------------------------------------------------------ phase: showdown
+
+    def _begin_showdown(self) -> None:
+        classic = not self._open_face
+        hands = []
+        for box in sorted(self._boxes, key=lambda b: (b.seat, b.hand)):
+            hands.append(
+                Hand(
+                    name=self.hand_name(box.seat, box.hand),
+                    board=box.board(),
+                    player=self.players[box.seat],
+                    index=box.hand,
+                    surrender=bool(box.surrender),
+                    in_fantasyland=box.fl_cards > 0,
+                    dealt=tuple(box.dealt) if classic else None,
+                    declares_natural=box.claim is not False,
+                )
+            )
+        self.settlement = settle(self.rules, hands)
+        self.phase = SHOWDOWN
+        self._epoch = [self.version] * len(self.players)
 
     def _open_decision(self, box: _Box, decision: Decision) -> None:
         box.decision = decision
@@ -329,8 +556,6 @@ class Table:
     @property
     def to_act(self) -> tuple[int, ...]:
         """Seats that may act now, in play order (empty at showdown)."""
-        if self._open == 1 and self._open_face and self._pos < len(self._schedule):
-            return (self._schedule[self._pos][1],)
         seen: list[int] = []
         for box in self._boxes:
             if box.decision is not None and box.seat not in seen:
@@ -339,9 +564,12 @@ class Table:
 
     @property
     def street(self) -> int:
-        """The street being dealt to the non-Fantasyland seats (1-based); 0 when none is."""
-        if self._open_face and self._pos < len(self._schedule):
-            return self._schedule[self._pos][0] + 1
+        """The street being dealt to the non-Fantasyland seats (1-based); 0 when none is
+        (classic, and while the Fantasyland seats set before the first street)."""
+        if self._turn < len(self._turns):
+            street, seat, _cards = self._turns[self._turn]
+            if self._seat_boxes[seat][0].decision is not None:
+                return street + 1
         return 0
 
     def decisions(self, seat: int) -> tuple[Decision, ...]:
@@ -372,11 +600,47 @@ class Table:
         """All boards, one per seat (two per seat in Criss Cross: seat order, then hand)."""
         return tuple(b.board() for b in sorted(self._boxes, key=lambda b: (b.seat, b.hand)))
 
+    def hand_states(self) -> tuple[HandState, ...]:
+        """The true state of every board, seat order then hand (host use; read-only)."""
+        return tuple(self._state(b) for b in sorted(self._boxes, key=lambda b: (b.seat, b.hand)))
+
+    def hand_state(self, seat: int, hand: int = 0) -> HandState:
+        """The true state of one board (host use; read-only)."""
+        return self._state(self._box(seat, hand))
+
+    def _state(self, box: _Box) -> HandState:
+        t, m, b = box.lines
+        seat = box.seat
+        streak = self.fantasyland_streak.get(seat, 0)
+        return HandState(
+            seat=seat,
+            hand=box.hand,
+            top=tuple(t),
+            middle=tuple(m),
+            bottom=tuple(b),
+            discards=tuple(box.discards),
+            dealt=tuple(box.dealt),
+            fantasyland_cards=box.fl_cards,
+            fantasyland_streak=streak,
+            fantasyland_stays_left=self.fantasyland_stays_left(seat),
+            decision=box.decision,
+            surrender=box.surrender,
+            claim=box.claim,
+            natural=box.natural,
+        )
+
+    def fantasyland_stays_left(self, seat: int) -> int | None:
+        """How many more Fantasyland stays the limit allows ``seat`` (0 if it is not in
+        Fantasyland; None: unlimited). A stay earned now counts only if this is not 0."""
+        streak = self.fantasyland_streak.get(seat, 0)
+        if not streak:
+            return 0
+        return fantasyland_stays_left(self.rules, streak, self.fantasyland_stays[seat])
+
     def hand_name(self, seat: int, hand: int = 0) -> str:
         """The scorer's name of a seat's hand: the player, or ``"name/1"``, ``"name/2"``
-        for the two Criss Cross hands."""
-        name = self.players[seat]
-        return f"{name}/{hand + 1}" if self.rules.variant == "criss_cross" else name
+        for the two Criss Cross hands (see :func:`hand_name`)."""
+        return hand_name(self.players[seat], hand, self._criss_cross)
 
     def discards(self, seat: int, hand: int = 0) -> tuple[Card, ...]:
         return tuple(self._box(seat, hand).discards)
@@ -397,7 +661,8 @@ class Table:
         """Seats whose board qualifies for Fantasyland next hand -> cards they would get.
 
         This is the rule of §9.1-9.2 and §9.4 for this hand alone; the repeat limits
-        (``fl_max_consecutive``, ``fl_repeat_limit_scope``) are applied by the session.
+        (``fl_max_consecutive``, ``fl_repeat_limit_scope``) are applied by the session
+        from :meth:`fantasyland_stays_left`.
         """
         if self.settlement is None or not self._open_face:
             return {}
@@ -425,7 +690,7 @@ class Table:
             tuple(b.snapshot() for b in self._boxes),
             tuple((b.seat, b.hand) for b in self._queue),
             self._qpos,
-            self._pos,
+            self._turn,
             tuple(sorted(self._timed_out)),
             self.settlement is not None,
         )
@@ -456,29 +721,12 @@ class Table:
         """
         if not isinstance(action, _ACTION_CLASSES):
             return f"not an action: {action!r}"
-        if self.phase == SHOWDOWN:
-            return "the hand is over"
-        seat = action.seat
-        n = len(self.players)
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-            return f"there is no seat {seat!r}; seats are 0..{n - 1}"
-        version = action.version
-        if version is not None:
-            if version > self.version:
-                return f"version {version} is ahead of the table (version {self.version})"
-            if version < self._epoch[seat]:
-                return (
-                    f"stale action: made against version {version}, but seat {seat}'s"
-                    f" situation changed at version {self._epoch[seat]}"
-                    f" (the table is at version {self.version}); look at the table again"
-                )
+        reason = self._check_seat_and_version(action)
+        if reason is not None:
+            return reason
         if isinstance(action, Timeout):
-            if seat in self._timed_out:
-                return f"seat {seat} has already timed out; the engine plays for it"
-            if not self._has_work(seat):
-                return f"seat {seat} has nothing left to do in this hand"
-            return None
-        hand = action.hand
+            return self._check_timeout(action.seat)
+        seat, hand = action.seat, action.hand
         boxes = self._seat_boxes[seat]
         if isinstance(hand, bool) or not isinstance(hand, int) or not 0 <= hand < len(boxes):
             return f"seat {seat} has no hand {hand!r}"
@@ -487,28 +735,37 @@ class Table:
             if not any(b.decision for b in boxes):
                 return f"it is not seat {seat}'s turn (to act: {_seats(self.to_act)})"
             return f"seat {seat}'s hand {hand + 1} has nothing to decide now"
-        kind = dec.kind
         if isinstance(action, Place):
-            if not (
-                type(action.top) is tuple
-                and type(action.middle) is tuple
-                and type(action.bottom) is tuple
-                and type(action.discard) is tuple
-            ):
-                return "the lines and the discards of a Place must be tuples of cards"
-            if kind != "street" and kind != "set":
-                return f"seat {seat} must decide whether to {_ask(kind)}, not place cards"
-            return check_placement(dec, action)
+            return _check_place(dec, action)
         if isinstance(action, Surrender):
-            if kind != "surrender":
-                return f"seat {seat} cannot surrender now; it must {_ask(kind)}"
-            if not isinstance(action.surrender, bool):
-                return "surrender must be true or false"
+            return _check_flag(dec, "surrender", action.surrender)
+        return _check_flag(dec, "natural", action.claim)
+
+    def _check_seat_and_version(self, action: Action) -> str | None:
+        if self.phase == SHOWDOWN:
+            return "the hand is over"
+        seat = action.seat
+        n = len(self.players)
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+            return f"there is no seat {seat!r}; seats are 0..{n - 1}"
+        version = action.version
+        if version is None:
             return None
-        if kind != "natural":
-            return f"seat {seat} has no natural to declare now; it must {_ask(kind)}"
-        if not isinstance(action.claim, bool):
-            return "claim must be true or false"
+        if version > self.version:
+            return f"version {version} is ahead of the table (version {self.version})"
+        if version < self._epoch[seat]:
+            return (
+                f"stale action: made against version {version}, but seat {seat}'s"
+                f" situation changed at version {self._epoch[seat]}"
+                f" (the table is at version {self.version}); look at the table again"
+            )
+        return None
+
+    def _check_timeout(self, seat: int) -> str | None:
+        if seat in self._timed_out:
+            return f"seat {seat} has already timed out; the engine plays for it"
+        if not self._has_work(seat):
+            return f"seat {seat} has nothing left to do in this hand"
         return None
 
     def _has_work(self, seat: int) -> bool:
@@ -517,7 +774,7 @@ class Table:
         if any(b.decision is not None for b in boxes):
             return True
         if self._open_face:
-            return any(len(b.lines[0]) + len(b.lines[1]) + len(b.lines[2]) < 13 for b in boxes)
+            return any(b.placed() < 13 for b in boxes)
         rules = self.rules
         if self.phase == PLAY:
             optional = rules.naturals_enabled and rules.natural_claim == "optional"
@@ -570,6 +827,7 @@ class Table:
         self._advance()
 
     def _do(self, action: Action, auto: bool) -> None:
+        """Record ``action`` and hand it to the current phase's on-action step."""
         if action.version is None:
             action = dataclasses.replace(action, version=self.version)
         self._log.append(LogEntry(action, auto))
@@ -585,28 +843,12 @@ class Table:
         box.decision = None
         self._open -= 1
         if isinstance(action, Place):
-            top, middle, bottom = box.lines
-            top.extend(action.top)
-            middle.extend(action.middle)
-            bottom.extend(action.bottom)
-            box.discards.extend(action.discard)
-            if dec.kind == "street":
-                self._pos += 1
-                self._start_turn()
-            return
-        if isinstance(action, Surrender):
-            box.surrender = action.surrender
+            self._on_play(box, dec, action)
         else:
-            box.claim = action.claim
-            if not action.claim:
-                box.natural = None
-        self._qpos += 1
-        self._open_queue()
+            self._on_declaration(box, action)
 
     def _advance(self) -> None:
-        """Play for timed-out seats, then move to the next phase when nobody is to act."""
-        if self._open and not self._timed_out:
-            return
+        """Play for timed-out seats, then begin the next phase while nobody is to act."""
         while True:
             if self._timed_out:
                 auto = next(
@@ -621,63 +863,18 @@ class Table:
                     assert auto.decision is not None
                     self._do(timeout_action(auto.decision, self.version), True)
                     continue
-            if self._open:
-                return
-            if self.phase == SHOWDOWN:
+            if self._open or self.phase == SHOWDOWN:
                 return
             self._next_phase()
 
     def _next_phase(self) -> None:
-        rules = self.rules
-        if self.phase == PLAY and not self._open_face:
-            if rules.naturals_enabled:
-                for box in self._boxes:
-                    natural = natural_of(rules, box.board())
-                    box.natural = natural.kind if natural is not None else None
-                if rules.natural_claim == "optional":
-                    self._begin_queue(NATURALS, [b for b in self._boxes if b.natural])
-                    return
-            self.phase = NATURALS
-        if self.phase == NATURALS and rules.surrender_allowed:
-            self._begin_queue(SURRENDER, [b for b in self._boxes if not b.natural])
-            return
-        self._showdown()
-
-    def _begin_queue(self, phase: Phase, boxes: list[_Box]) -> None:
-        self.phase = phase
-        self._queue = boxes
-        self._qpos = 0
-        self._open_queue()
-
-    def _open_queue(self) -> None:
-        if self._qpos < len(self._queue):
-            box = self._queue[self._qpos]
-            kind: Literal["surrender", "natural"] = (
-                "surrender" if self.phase == SURRENDER else "natural"
-            )
-            self._open_decision(box, Decision(box.seat, kind, box.hand))
-
-    def _showdown(self) -> None:
-        rules = self.rules
-        classic = not self._open_face
-        hands = []
-        for box in sorted(self._boxes, key=lambda b: (b.seat, b.hand)):
-            name = self.players[box.seat]
-            hands.append(
-                Hand(
-                    name=self.hand_name(box.seat, box.hand),
-                    board=box.board(),
-                    player=name,
-                    index=box.hand,
-                    surrender=bool(box.surrender),
-                    in_fantasyland=box.fl_cards > 0,
-                    dealt=tuple(box.dealt) if classic else None,
-                    declares_natural=box.claim is not False,
-                )
-            )
-        self.settlement = settle(rules, hands)
-        self.phase = SHOWDOWN
-        self._epoch = [self.version] * len(self.players)
+        """Begin the phase after the current one (play, naturals, surrender, showdown)."""
+        if self.phase == PLAY:
+            self._begin_naturals()
+        elif self.phase == NATURALS:
+            self._begin_surrender()
+        else:
+            self._begin_showdown()
 
 
 class LegalActions:
@@ -741,6 +938,30 @@ def _count(dec: Decision) -> int:
     return 2
 
 
+def _check_place(dec: Decision, action: Place) -> str | None:
+    if not (
+        type(action.top) is tuple
+        and type(action.middle) is tuple
+        and type(action.bottom) is tuple
+        and type(action.discard) is tuple
+    ):
+        return "the lines and the discards of a Place must be tuples of cards"
+    if dec.kind != "street" and dec.kind != "set":
+        return f"seat {dec.seat} must decide whether to {_ask(dec.kind)}, not place cards"
+    return check_placement(dec, action)
+
+
+def _check_flag(dec: Decision, kind: Literal["surrender", "natural"], flag: object) -> str | None:
+    """A Surrender (``kind`` surrender) or a ClaimNatural (``kind`` natural) against ``dec``."""
+    if dec.kind != kind:
+        if kind == "surrender":
+            return f"seat {dec.seat} cannot surrender now; it must {_ask(dec.kind)}"
+        return f"seat {dec.seat} has no natural to declare now; it must {_ask(dec.kind)}"
+    if not isinstance(flag, bool):
+        return f"{'surrender' if kind == 'surrender' else 'claim'} must be true or false"
+    return None
+
+
 def _ask(kind: str) -> str:
     return {
         "street": "place this street's cards",
@@ -763,15 +984,18 @@ def _seat_names(players: int | Sequence[str]) -> tuple[str, ...]:
         return tuple(f"P{i + 1}" for i in range(players))
     if isinstance(players, str):
         raise TableError("players must be a list of names, not one string")
-    names = tuple(players)
-    for name in names:
-        if not isinstance(name, str) or not name.strip():
-            raise TableError(f"a player name must be a non-empty string, not {name!r}")
-        if "/" in name:
-            raise TableError(f"a player name cannot contain '/': {name!r}")
+    names = tuple(validate_player_name(name) for name in players)
     if len(set(names)) != len(names):
         raise TableError(f"player names must be different: {list(names)}")
     return names
+
+
+def check_player_names(names: Sequence[str]) -> tuple[str, ...]:
+    """The engine's rules for player names, for clients that must refuse a name before
+    they store it: the names as a tuple, or TableError naming what is wrong."""
+    if isinstance(names, str):
+        raise TableError("players must be a list of names, not one string")
+    return _seat_names(list(names))
 
 
 def _check_seed(seed: object) -> int:
@@ -825,3 +1049,32 @@ def _fantasyland_deal(rules: Rules, n: int, fl: Mapping[int, int] | None) -> dic
             )
         out[seat] = cards
     return dict(sorted(out.items()))
+
+
+def _fantasyland_counts(
+    fl: Mapping[int, int],
+    given: Mapping[int, int] | None,
+    what: str,
+    default: Mapping[int, int],
+    minimum: int,
+) -> dict[int, int]:
+    """Per Fantasyland seat, a count (``fantasyland_streak`` or ``fantasyland_stays``)."""
+    given = dict(given or {})
+    for seat in given:
+        if seat not in fl:
+            raise TableError(f"{what}: seat {seat!r} plays no Fantasyland deal in this hand")
+    out: dict[int, int] = {}
+    for seat in fl:
+        value = given.get(seat, default.get(seat, minimum))
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise TableError(
+                f"{what} of seat {seat} must be an integer >= {minimum}, not {value!r}"
+            )
+        out[seat] = value
+        floor = default.get(seat)
+        if floor is not None and value < floor:
+            raise TableError(
+                f"{what} of seat {seat}: its Fantasyland streak holds {floor} stay(s)"
+                f" already, not {value}"
+            )
+    return out

@@ -17,15 +17,17 @@ shown; discards stay private to their owner.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from chinese_poker.cards import Board, Card, card_name
+from chinese_poker.cards import Board, Card, card_name, parse_card
 from chinese_poker.engine.actions import Decision
 from chinese_poker.rules import Rules
 
 if TYPE_CHECKING:
-    from chinese_poker.engine.table import Table
+    from chinese_poker.engine.table import HandState, Table
 
 __all__ = ["BoardView", "View", "build_view"]
 
@@ -48,6 +50,10 @@ class BoardView:
     board or a classic set of another seat before the showdown). ``placed`` counts the
     cards on the board, ``dealt`` the cards dealt so far and ``discarded`` the discards
     (public counts); ``discards`` lists them for their owner only.
+    ``fantasyland_streak`` counts the Fantasyland hands the seat plays in a row with this
+    one (0: not in Fantasyland) and ``fantasyland_stays_left`` the stays the repeat limit
+    still allows it (§9.4; None: unlimited; 0: a stay would not count) -- both public,
+    since every player has seen the earlier hands of the session.
     """
 
     seat: int
@@ -67,10 +73,17 @@ class BoardView:
     surrendered: bool | None
     natural_claim: bool | None
     natural: str | None
+    fantasyland_streak: int = 0
+    fantasyland_stays_left: int | None = 0
 
     @property
     def board(self) -> Board:
         return Board(self.top, self.middle, self.bottom)
+
+    @property
+    def fantasyland_stay_allowed(self) -> bool:
+        """True if this board plays Fantasyland and a stay earned now would count."""
+        return self.in_fantasyland and self.fantasyland_stays_left != 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -91,7 +104,35 @@ class BoardView:
             "surrendered": self.surrendered,
             "natural_claim": self.natural_claim,
             "natural": self.natural,
+            "fantasyland_streak": self.fantasyland_streak,
+            "fantasyland_stays_left": self.fantasyland_stays_left,
         }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> BoardView:
+        """Rebuild a board from its :meth:`to_dict` form."""
+        stays = d.get("fantasyland_stays_left", 0)
+        return cls(
+            seat=int(d["seat"]),
+            player=str(d["player"]),
+            hand=int(d.get("hand", 0)),
+            top=_cards(d.get("top", [])),
+            middle=_cards(d.get("middle", [])),
+            bottom=_cards(d.get("bottom", [])),
+            hidden=bool(d.get("hidden", False)),
+            placed=int(d.get("placed", 0)),
+            dealt=int(d.get("dealt", 0)),
+            discarded=int(d.get("discarded", 0)),
+            discards=_cards(d.get("discards", [])),
+            in_fantasyland=bool(d.get("in_fantasyland", False)),
+            fantasyland_cards=int(d.get("fantasyland_cards", 0)),
+            is_set=bool(d.get("is_set", False)),
+            surrendered=d.get("surrendered"),
+            natural_claim=d.get("natural_claim"),
+            natural=d.get("natural"),
+            fantasyland_streak=int(d.get("fantasyland_streak", 0)),
+            fantasyland_stays_left=None if stays is None else int(stays),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +201,80 @@ class View:
             "totals": self.totals,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> View:
+        """Rebuild a view from its :meth:`to_dict` form (what bot ``act`` messages carry).
+
+        >>> from chinese_poker.engine.table import Table
+        >>> from chinese_poker.rules import rules_for
+        >>> table = Table(rules_for("pineapple"), 2, seed=3)
+        >>> view = table.view(1)
+        >>> View.from_dict(view.to_dict()) == view
+        True
+        """
+        seat = data.get("seat")
+        return cls(
+            seat=None if seat is None else int(seat),
+            player=data.get("player"),
+            players=tuple(str(p) for p in data["players"]),
+            rules=_rules_of(data["rules"]),
+            version=int(data["version"]),
+            phase=str(data["phase"]),
+            street=int(data.get("street", 0)),
+            button=int(data["button"]),
+            play_order=_ints(data.get("play_order", [])),
+            to_act=_ints(data.get("to_act", [])),
+            fantasyland=_ints(data.get("fantasyland", [])),
+            timed_out=_ints(data.get("timed_out", [])),
+            boards=tuple(BoardView.from_dict(b) for b in data.get("boards", [])),
+            hand=_cards(data.get("hand", [])),
+            decisions=tuple(_decision_from_dict(d) for d in data.get("decisions", [])),
+            settlement=data.get("settlement"),
+            totals=data.get("totals"),
+        )
+
+
+def _cards(value: object) -> tuple[Card, ...]:
+    if not isinstance(value, list):
+        raise ValueError(f"expected a list of cards, got {value!r}")
+    return tuple(parse_card(str(c)) for c in value)
+
+
+def _ints(value: object) -> tuple[int, ...]:
+    if not isinstance(value, list):
+        raise ValueError(f"expected a list of integers, got {value!r}")
+    return tuple(int(v) for v in value)
+
+
+_RULES_CACHE: dict[str, Rules] = {}
+
+
+def _rules_of(data: Mapping[str, Any]) -> Rules:
+    # Views of one table arrive many times with the same rules: parse them once.
+    key = json.dumps(data, sort_keys=True)
+    rules = _RULES_CACHE.get(key)
+    if rules is None:
+        if len(_RULES_CACHE) > 16:
+            _RULES_CACHE.clear()
+        rules = _RULES_CACHE[key] = Rules.from_dict(data)
+    return rules
+
+
+def _decision_from_dict(d: Mapping[str, Any]) -> Decision:
+    free = _ints(d.get("free", [0, 0, 0]))
+    if len(free) != 3:
+        raise ValueError(f"'free' must have 3 numbers, got {free}")
+    return Decision(
+        seat=int(d["seat"]),
+        kind=d["kind"],
+        hand=int(d.get("hand", 0)),
+        cards=_cards(d.get("cards", [])),
+        place=int(d.get("place", 0)),
+        discard=int(d.get("discard", 0)),
+        free=(free[0], free[1], free[2]),
+        street=int(d.get("street", 0)),
+    )
+
 
 def build_view(table: Table, seat: int | None) -> View:
     """The view of ``seat`` (None for a spectator) of ``table``."""
@@ -169,44 +284,15 @@ def build_view(table: Table, seat: int | None) -> View:
     ):
         raise ValueError(f"there is no seat {seat!r}; seats are 0..{n - 1} (or None)")
     over = table.over
-    open_face = table.rules.is_open_face
-    boards: list[BoardView] = []
+    states = table.hand_states()
+    boards = tuple(_board_view(table, state, seat) for state in states)
     hand: list[Card] = []
-    # Under automatic claims every natural is declared once all hands are set.
-    automatic_public = table.phase != "play" and table.rules.natural_claim == "automatic"
-    for box in sorted(table._boxes, key=lambda b: (b.seat, b.hand)):
-        mine = box.seat == seat
-        face_down = (box.fl_cards > 0) or not open_face
-        # A surrendered classic hand is mucked face down: nobody else ever sees it.
-        visible = mine or not face_down or (over and not box.surrender)
-        top, middle, bottom = box.lines
-        placed = len(top) + len(middle) + len(bottom)
-        if mine and box.decision is not None:
-            hand.extend(box.decision.cards)
-        boards.append(
-            BoardView(
-                seat=box.seat,
-                player=table.players[box.seat],
-                hand=box.hand,
-                top=tuple(top) if visible else (),
-                middle=tuple(middle) if visible else (),
-                bottom=tuple(bottom) if visible else (),
-                hidden=not visible,
-                placed=placed,
-                dealt=len(box.dealt),
-                discarded=len(box.discards),
-                discards=tuple(box.discards) if mine else (),
-                in_fantasyland=box.fl_cards > 0,
-                fantasyland_cards=box.fl_cards,
-                is_set=placed == 13,
-                surrendered=box.surrender,
-                natural_claim=box.claim,
-                natural=box.natural if (over or mine or box.claim or automatic_public) else None,
-            )
-        )
+    for state in states:
+        if state.seat == seat and state.decision is not None:
+            hand.extend(state.decision.cards)
     settlement = None
     if over and table.settlement is not None:
-        settlement = _public_settlement(table, seat, table.settlement.to_dict())
+        settlement = _public_settlement(table, states, seat, table.settlement.to_dict())
     return View(
         seat=seat,
         player=table.players[seat] if seat is not None else None,
@@ -220,7 +306,7 @@ def build_view(table: Table, seat: int | None) -> View:
         to_act=table.to_act,
         fantasyland=tuple(sorted(table.fantasyland)),
         timed_out=tuple(sorted(table.timed_out)),
-        boards=tuple(boards),
+        boards=boards,
         hand=tuple(hand),
         decisions=table.decisions(seat) if seat is not None else (),
         settlement=settlement,
@@ -228,12 +314,48 @@ def build_view(table: Table, seat: int | None) -> View:
     )
 
 
-def _public_settlement(table: Table, seat: int | None, data: dict[str, Any]) -> dict[str, Any]:
+def _board_view(table: Table, state: HandState, seat: int | None) -> BoardView:
+    """One board as ``seat`` sees it."""
+    over = table.over
+    mine = state.seat == seat
+    face_down = state.fantasyland_cards > 0 or not table.rules.is_open_face
+    # A surrendered classic hand is mucked face down: nobody else ever sees it.
+    visible = mine or not face_down or (over and not state.surrender)
+    # Under automatic claims every natural is declared once all hands are set.
+    automatic_public = table.phase != "play" and table.rules.natural_claim == "automatic"
+    public_natural = over or mine or state.claim or automatic_public
+    placed = state.placed
+    return BoardView(
+        seat=state.seat,
+        player=table.players[state.seat],
+        hand=state.hand,
+        top=state.top if visible else (),
+        middle=state.middle if visible else (),
+        bottom=state.bottom if visible else (),
+        hidden=not visible,
+        placed=placed,
+        dealt=len(state.dealt),
+        discarded=len(state.discards),
+        discards=state.discards if mine else (),
+        in_fantasyland=state.fantasyland_cards > 0,
+        fantasyland_cards=state.fantasyland_cards,
+        is_set=placed == 13,
+        surrendered=state.surrender,
+        natural_claim=state.claim,
+        natural=state.natural if public_natural else None,
+        fantasyland_streak=state.fantasyland_streak,
+        fantasyland_stays_left=state.fantasyland_stays_left,
+    )
+
+
+def _public_settlement(
+    table: Table, states: tuple[HandState, ...], seat: int | None, data: dict[str, Any]
+) -> dict[str, Any]:
     """The settlement as ``seat`` may see it: other players' surrendered hands stay hidden."""
     hidden = {
-        table.hand_name(box.seat, box.hand)
-        for box in table._boxes
-        if box.surrender and box.seat != seat
+        table.hand_name(state.seat, state.hand)
+        for state in states
+        if state.surrender and state.seat != seat
     }
     if not hidden:
         return data

@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, Literal
@@ -30,6 +30,8 @@ from chinese_poker import __version__
 from chinese_poker.rules import PRESETS, rules_for
 from chinese_poker.server import PROTOCOL_VERSION
 from chinese_poker.server.db import Store
+from chinese_poker.server.guard import BodyLimit, Limits, RateSpec, origin_allowed
+from chinese_poker.server.messages import AuthMsg
 from chinese_poker.server.tables import (
     Conn,
     CreateTable,
@@ -93,7 +95,9 @@ class TableInfo(BaseModel):
     variant: str
     options: dict[str, Any]
     rules: dict[str, Any]
-    status: Literal["waiting", "playing", "finished"]
+    status: Literal["waiting", "playing", "finished", "unavailable"] = Field(
+        description="unavailable: stored but cannot be rebuilt (quarantined)"
+    )
     mode: Literal["session", "tournament"]
     time_limit: float | None
     hints: bool
@@ -193,20 +197,40 @@ def _ws_base(request: Request, public_url: str | None) -> tuple[str, str]:
     return base, ws
 
 
+MAX_BODY = 64 * 1024
+"""The largest request body accepted (bytes); larger ones get 413 unread."""
+
+IDLE_SECONDS = 300.0
+"""A table nobody has used for this long leaves memory (it is rebuilt on demand)."""
+
+AUTH_SECONDS = 10.0
+"""How long a seat's socket may take to send its ``auth`` message."""
+
+
 def create_app(
     database_url: str | None = None,
     *,
     public_url: str | None = None,
     static_dir: str | Path | None = None,
+    allowed_origins: Sequence[str] = (),
+    rate_limits: RateSpec | None = None,
+    max_body: int = MAX_BODY,
+    idle_seconds: float = IDLE_SECONDS,
 ) -> FastAPI:
     """Build the application.
 
     ``database_url``: a SQLAlchemy URL (default: SQLite in the user's data directory,
     see :func:`chinese_poker.server.db.default_database_url`). ``public_url``: the base
     of invite links (default: the URL the request came to). ``static_dir``: the browser
-    UI's files (default: the package's ``static`` folder).
+    UI's files (default: the package's ``static`` folder). ``allowed_origins``: the
+    WebSocket origins accepted besides the server's own (``"*"``: any).
+    ``rate_limits``: per client address (:class:`~chinese_poker.server.guard.RateSpec`).
+    ``max_body``: the largest request body. ``idle_seconds``: when unused tables leave
+    memory.
     """
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
+    limits = Limits(rate_limits)
+    origins = tuple(allowed_origins)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -217,9 +241,19 @@ def create_app(
         app.state.manager = manager
         count = manager.recover()
         log.info("database %s ready; %d table(s) resumed", store.dialect, count)
+        if manager.quarantined:
+            log.error("%d table(s) unavailable (see above)", len(manager.quarantined))
+
+        async def evict() -> None:
+            while True:
+                await asyncio.sleep(min(30.0, max(idle_seconds / 4, 0.05)))
+                manager.evict(idle_seconds)
+
+        evictor = asyncio.create_task(evict())
         try:
             yield
         finally:
+            evictor.cancel()
             manager.close()
             await asyncio.sleep(0)
             store.close()
@@ -230,16 +264,29 @@ def create_app(
         summary="Chinese poker tables over REST and WebSockets (docs/server-protocol.md).",
         lifespan=lifespan,
     )
+    app.add_middleware(BodyLimit, limit=max_body)
 
     def manager_of(request: Request) -> TableManager:
         manager: TableManager = request.app.state.manager
         return manager
 
     def table_or_404(request: Request, table_id: str) -> LiveTable:
-        live = manager_of(request).get(table_id)
+        manager = manager_of(request)
+        live = manager.get(table_id)
         if live is None:
+            if table_id in manager.quarantined:
+                raise HTTPException(503, f"table {table_id!r} is unavailable")
             raise HTTPException(404, f"no table {table_id!r}")
         return live
+
+    def address(request: Request) -> str:
+        return request.client.host if request.client is not None else "?"
+
+    def throttle(request: Request, kind: str) -> None:
+        if not limits.hit(kind, address(request)):
+            raise HTTPException(
+                429, f"too many requests from your address (limit {limits.describe(kind)})"
+            )
 
     # ------------------------------------------------------------------ pages
 
@@ -301,23 +348,15 @@ def create_app(
         request: Request,
         status: Literal["waiting", "playing", "finished"] | None = None,
         limit: int = Query(100, ge=1, le=1000),
+        offset: int = Query(0, ge=0),
     ) -> list[dict[str, Any]]:
-        """The tables, newest first."""
-        manager = manager_of(request)
-        ids = manager.store.table_ids()
-        out: list[dict[str, Any]] = []
-        for table_id in reversed(ids):
-            live = manager.get(table_id)
-            if live is None or (status is not None and live.status != status):
-                continue
-            out.append(live.info())
-            if len(out) >= limit:
-                break
-        return out
+        """The tables, newest first, a page at a time (``limit``, ``offset``)."""
+        return manager_of(request).lobby(status=status, limit=limit, offset=offset)
 
     @app.post("/api/tables", response_model=Created, status_code=201, tags=["lobby"])
     async def create_table(request: Request, body: CreateTable) -> dict[str, Any]:
         """Open a table from a preset with option overrides, seats, timer and mode."""
+        throttle(request, "create")
         try:
             # Build each bot once in a worker thread: it validates the name and level,
             # and a bot that compiles kernels (mc) does so off the event loop.
@@ -325,7 +364,9 @@ def create_app(
                 if seat.kind == "bot":
                     if not seat.bot:
                         raise ValueError(f"seat {i}: a bot seat needs a bot name")
-                    await asyncio.to_thread(make_server_bot, seat.bot, seat.level, 0)
+                    await manager_of(request).workers.setup(
+                        make_server_bot, seat.bot, seat.level, 0
+                    )
             made = manager_of(request).create(body)
         except ValueError as exc:
             raise HTTPException(400, str(exc)) from None
@@ -337,7 +378,7 @@ def create_app(
             "invite_url": f"{base}/join/{table_id}?code={made.join_code}",
             "seat": made.seat,
             "token": made.token,
-            "ws_url": f"{ws}/ws/tables/{table_id}?token={made.token}" if made.token else None,
+            "ws_url": f"{ws}/ws/tables/{table_id}?role=seat" if made.token else None,
         }
 
     @app.get("/api/tables/{table_id}", response_model=TableInfo, tags=["lobby"])
@@ -348,20 +389,28 @@ def create_app(
     @app.post("/api/tables/{table_id}/join", response_model=Joined, tags=["lobby"])
     async def join_table(request: Request, table_id: str, body: JoinRequest) -> dict[str, Any]:
         """Take a free human seat with the join code of the invite link."""
+        throttle(request, "join")
+        if not limits.allowed("bad_code", address(request)):
+            raise HTTPException(
+                429, f"too many wrong join codes (limit {limits.describe('bad_code')})"
+            )
         live = table_or_404(request, table_id)
         if not live.check_code(body.code):
+            limits.hit("bad_code", address(request))
             raise HTTPException(403, "wrong join code")
         try:
             seat, player, token = live.claim(body.seat, body.name)
         except LookupError as exc:
             raise HTTPException(409, str(exc.args[0])) from None
+        except ValueError as exc:
+            raise HTTPException(400, str(exc)) from None
         _base, ws = _ws_base(request, public_url)
         return {
             "table_id": table_id,
             "seat": seat,
             "player": player,
             "token": token,
-            "ws_url": f"{ws}/ws/tables/{table_id}?token={token}",
+            "ws_url": f"{ws}/ws/tables/{table_id}?role=seat",
         }
 
     @app.get("/api/tables/{table_id}/ledger", response_model=LedgerInfo, tags=["results"])
@@ -402,20 +451,39 @@ def create_app(
     # ------------------------------------------------------------------ WebSocket
 
     @app.websocket("/ws/tables/{table_id}")
-    async def play(websocket: WebSocket, table_id: str, token: str | None = None) -> None:
-        """A seat (``?token=``) or a spectator (no token). See docs/server-protocol.md."""
+    async def play(websocket: WebSocket, table_id: str, role: str | None = None) -> None:
+        """A seat (``?role=seat``, then ``{"type": "auth", "token": ...}`` as the first
+        message) or a spectator. See docs/server-protocol.md."""
         manager: TableManager = websocket.app.state.manager
+        if not origin_allowed(
+            websocket.headers.get("origin"), websocket.headers.get("host"), origins
+        ):
+            await websocket.close(code=1008, reason="origin not allowed")
+            return
         await websocket.accept()
+        if "token" in websocket.query_params:
+            await websocket.close(
+                code=4400, reason="send the seat token in the first message, not in the URL"
+            )
+            return
         live = manager.get(table_id)
         if live is None:
             await websocket.close(code=4404, reason="no such table")
             return
         seat: int | None = None
-        if token is not None:
+        if role == "seat":
+            token = await _auth(websocket)
+            if token is None:
+                await websocket.close(code=4400, reason='first send {"type":"auth","token":...}')
+                return
+            live = manager.tables.get(table_id, live)
             seat = live.seat_for_token(token)
             if seat is None:
                 await websocket.close(code=4401, reason="bad seat token")
                 return
+        elif role is not None:
+            await websocket.close(code=4400, reason="role must be 'seat' or absent")
+            return
         elif not live.spec.spectators:
             await websocket.close(code=4403, reason="this table has no spectators")
             return
@@ -442,6 +510,21 @@ def create_app(
             writer.cancel()
 
     return app
+
+
+async def _auth(websocket: WebSocket) -> str | None:
+    """The token of a seat's first message (``auth``), or None if it is not one."""
+    try:
+        message = await asyncio.wait_for(websocket.receive(), AUTH_SECONDS)
+    except TimeoutError:
+        return None
+    text = message.get("text")
+    if not isinstance(text, str) or len(text) > 1000:
+        return None
+    try:
+        return AuthMsg.model_validate_json(text).token
+    except ValueError:
+        return None
 
 
 _SERVER_ERROR = json.dumps(

@@ -44,9 +44,11 @@ from sqlalchemy import (
     String,
     Text,
     bindparam,
+    case,
     create_engine,
     delete,
     event,
+    func,
     insert,
     select,
     update,
@@ -68,6 +70,7 @@ __all__ = [
     "StoredSeat",
     "StoredTable",
     "TableRow",
+    "TableSummary",
     "default_database_url",
 ]
 
@@ -206,6 +209,20 @@ class StoredTable:
     started_at: float | None
     seats: list[StoredSeat]
     hands: list[StoredHand]
+
+
+@dataclass
+class TableSummary:
+    """A table as the lobby lists it (read without rebuilding the table)."""
+
+    id: str
+    name: str
+    created_at: float
+    config: dict[str, Any]
+    status: str
+    seats: list[StoredSeat]
+    hands_played: int
+    hand: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -611,6 +628,65 @@ class Store:
             stmt = stmt.where(_TABLES.c.status != exclude_status)
         with self.engine.connect() as conn:
             return [row[0] for row in conn.execute(stmt)]
+
+    def table_summaries(
+        self, *, status: str | None = None, limit: int = 100, offset: int = 0
+    ) -> list[TableSummary]:
+        """One page of the lobby, newest first, straight from the tables (no replay)."""
+        stmt = select(
+            _TABLES.c.id,
+            _TABLES.c.name,
+            _TABLES.c.created_at,
+            _TABLES.c.config,
+            _TABLES.c.status,
+        ).order_by(_TABLES.c.created_at.desc(), _TABLES.c.id.desc())
+        if status is not None:
+            stmt = stmt.where(_TABLES.c.status == status)
+        stmt = stmt.limit(limit).offset(offset)
+        with self.engine.connect() as conn:
+            rows = list(conn.execute(stmt))
+            ids = [r[0] for r in rows]
+            if not ids:
+                return []
+            seats: dict[str, list[StoredSeat]] = {i: [] for i in ids}
+            for r in conn.execute(
+                select(_SEATS).where(_SEATS.c.table_id.in_(ids)).order_by(_SEATS.c.seat)
+            ).mappings():
+                seats[r["table_id"]].append(
+                    StoredSeat(
+                        r["seat"],
+                        r["kind"],
+                        r["name"],
+                        r["bot"],
+                        r["level"],
+                        r["token_hash"],
+                        r["joined_at"],
+                    )
+                )
+            played: dict[str, tuple[int, int]] = {}
+            for h in conn.execute(
+                select(
+                    _HANDS.c.table_id,
+                    func.count(_HANDS.c.record),
+                    func.max(case((_HANDS.c.started_at.is_not(None), _HANDS.c.number), else_=0)),
+                )
+                .where(_HANDS.c.table_id.in_(ids))
+                .group_by(_HANDS.c.table_id)
+            ):
+                played[h[0]] = (int(h[1] or 0), int(h[2] or 0))
+        return [
+            TableSummary(
+                id=r[0],
+                name=r[1],
+                created_at=r[2],
+                config=json.loads(r[3]),
+                status=r[4],
+                seats=seats[r[0]],
+                hands_played=played.get(r[0], (0, 0))[0],
+                hand=played.get(r[0], (0, 0))[1],
+            )
+            for r in rows
+        ]
 
     def load_table(self, table_id: str) -> StoredTable | None:
         """Everything stored about one table, or None."""

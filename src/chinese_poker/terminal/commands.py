@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from chinese_poker.cards import RANKS, Board, Card, CardError, card_name, cards_str, parse_card
+from chinese_poker.cli import plural
 from chinese_poker.engine import Decision, Place
 
 __all__ = [
@@ -376,7 +377,7 @@ class Staging:
         places, discards = self.placed_left, self.room(DISCARD)
         bits = []
         if places:
-            bits.append(f"place {places} more card(s)")
+            bits.append(f"place {plural(places, 'more card')}")
         if discards:
             bits.append(f"discard {discards} more")
         return f"{' and '.join(bits) or 'nothing'} -- unstaged: {cards_str(left)}"
@@ -438,7 +439,7 @@ class Staging:
             if len(cmd.positional) > len(rest):
                 raise CommandError(
                     f"'{cmd.positional}' has {len(cmd.positional)} letters but only "
-                    f"{len(rest)} card(s) are left to place ({cards_str(rest)})"
+                    f"{len(rest)} left to place ({cards_str(rest)})"
                 )
             for card, letter in zip(rest, cmd.positional, strict=False):
                 chosen.append((card, DEST_LETTERS.index(letter)))
@@ -455,22 +456,23 @@ class Staging:
                 if self.decision.discard == 0:
                     raise CommandError("nothing is discarded here: every card goes on the board")
                 raise CommandError(
-                    f"you discard {self.decision.discard} card(s) here; "
-                    f"{room} discard(s) left, not {want}"
+                    f"you discard {plural(self.decision.discard, 'card')} here; "
+                    f"{plural(room, 'discard')} left, not {want}"
                 )
             full = self.board.lines[dest] + self.staged_in(dest)
             have = f" (it holds {cards_str(full)})" if full else ""
             if room == 0:
                 raise CommandError(f"the {DEST_NAMES[dest]} line is full{have}")
             raise CommandError(
-                f"the {DEST_NAMES[dest]} line has room for {room} more card(s), not {want}{have}"
+                f"the {DEST_NAMES[dest]} line has room for {plural(room, 'more card')}, not {want}"
+                f"{have}"
             )
         placing = sum(1 for _, d in chosen if d != DISCARD)
         if placing > self.placed_left:
             extra = f", {self.decision.discard} discarded" if self.decision.discard else ""
             raise CommandError(
-                f"only {self.decision.place} card(s) go on the board here{extra}; "
-                f"{self.placed_left} placement(s) left, not {placing}"
+                f"only {plural(self.decision.place, 'card goes', 'cards go')} on the board here"
+                f"{extra}; {plural(self.placed_left, 'placement')} left, not {placing}"
             )
 
     def stage(self, assignments: Sequence[tuple[Card, int]]) -> None:

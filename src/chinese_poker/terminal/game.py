@@ -36,11 +36,12 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rich.console import Console, RenderableType
+from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from chinese_poker.ai import Bot, make_bot
 from chinese_poker.cards import Board, Card, cards_str, parse_cards
+from chinese_poker.cli import plural
 from chinese_poker.engine import (
     Action,
     ClaimNatural,
@@ -124,7 +125,7 @@ def _player_names(config: GameConfig) -> tuple[list[str], list[str]]:
         bots *= opponents
     if len(bots) != opponents:
         raise ValueError(
-            f"--bots names {len(bots)} bots for {opponents} opponent(s); give one name"
+            f"--bots names {len(bots)} bots for {plural(opponents, 'opponent')}; give one name"
             f" for all of them or exactly {opponents}"
         )
     name = config.name.strip()
@@ -282,6 +283,7 @@ class Game:
         self.events: list[str] = []
         self.extras: list[RenderableType] = []
         self.table: Table | None = None
+        self.last_breakdown: RenderableType | None = None  # the last showdown, in full
 
     # ------------------------------------------------------------------ running
 
@@ -294,7 +296,8 @@ class Game:
         try:
             while not self.session.over:
                 if self.config.hands is not None and played >= self.config.hands:
-                    self.console.print(f"Stopped after {played} hand(s) as asked (--hands).")
+                    stopped = f"Stopped after {plural(played, 'hand')} as asked (--hands)."
+                    self.console.print(stopped)
                     break
                 table = self._start_hand()
                 self._play_hand(table)
@@ -420,7 +423,7 @@ class Game:
                 text += (
                     f", discarded {cards_str(action.discard)}"
                     if mine
-                    else f", {len(action.discard)} card(s) face down"
+                    else f", {plural(len(action.discard), 'card')} face down"
                 )
             return text
         if isinstance(action, Surrender):
@@ -687,31 +690,55 @@ class Game:
         c.print(Text(hint if self.theme.unicode else hint.replace("·", "-"), style="dim"))
 
     def _show_showdown(self, table: Table, result: HandResult, more: bool) -> None:
+        """The showdown: the whole breakdown when it fits the screen, else a summary
+        that does (four players on 80x24); ``d`` between hands shows the whole one."""
         c = self.console
         c.clear()
         view = table.view(self.human)
-        c.print(render.header_text(view, self.title, result.number, self.theme))
-        if self.events:
-            c.print(render.events_text(self.events, limit=4))
         settlement = table.settlement
         assert settlement is not None
-        c.print(
-            render.settlement_view(
-                settlement.to_dict(), self.theme, money=self.money, focus=self.human_name
-            )
+        data = settlement.to_dict()
+        self.last_breakdown = render.settlement_view(
+            data, self.theme, money=self.money, focus=self.human_name
         )
+        fantasyland: list[RenderableType] = []
         if result.fantasyland_next:
             deals = ", ".join(f"{p} ({n} cards)" for p, n in result.fantasyland_next.items())
-            c.print(Text(f"Next hand in Fantasyland: {deals}", style="magenta"))
-        if more:  # otherwise run() prints the final ledger
-            c.print(self._ledger_renderable())
+            fantasyland.append(Text(f"Next hand in Fantasyland: {deals}", style="magenta"))
+        header = render.header_text(view, self.title, result.number, self.theme)
+        events = [render.events_text(self.events, limit=4)] if self.events else []
+        # What follows on the same screen: the prompt, or (last hand) a line saying why
+        # the game ends and the final ledger, which run() prints.
+        after = 1 if more else 1 + self._height(self._ledger_renderable(final=True))
+        ledger = [self._ledger_renderable()] if more else []
+        full = Group(header, *events, self.last_breakdown, *fantasyland, *ledger)
+        if self._height(full) + after <= c.size.height:
+            c.print(full)
+            return
+        session = [render.ledger_line(self.session.ledger.points)] if more else []
+        for hands in (True, False):  # without the names of the hands if need be
+            summary = Group(
+                header,
+                render.showdown_summary(
+                    data, self.theme, money=self.money, focus=self.human_name, hands=hands
+                ),
+                *fantasyland,
+                *session,
+            )
+            if self._height(summary) + after <= c.size.height:
+                break
+        c.print(summary)
+
+    def _height(self, renderable: RenderableType) -> int:
+        """Lines ``renderable`` takes on this console."""
+        return len(self.console.render_lines(renderable, self.console.options, pad=False))
 
     def _between_hands(self) -> None:
         while True:
             line = self._ask(
-                "Enter: next hand · q: quit › "
+                "Enter: next hand · d: details · q: quit › "
                 if self.theme.unicode
-                else "Enter: next hand, q: quit > "
+                else "Enter: next hand, d: details, q: quit > "
             )
             word = line.strip().lower()
             if word in ("", "c", "n", "next", "ok"):
@@ -720,6 +747,9 @@ class Game:
                 raise QuitGame
             if word in ("l", "ledger"):
                 self.console.print(self._ledger_renderable())
+                continue
+            if word in ("d", "details") and self.last_breakdown is not None:
+                self.console.print(self.last_breakdown)
                 continue
             self.console.print(
                 render.messages_text(
@@ -740,7 +770,7 @@ class Game:
         unfinished = self.table is not None and not self.table.over
         self.console.print(
             Text(
-                f"You quit after {self.session.hands_played} finished hand(s)"
+                f"You quit after {plural(self.session.hands_played, 'finished hand')}"
                 + ("; the unfinished hand does not count." if unfinished else "."),
                 style="bold",
             )

@@ -24,6 +24,7 @@ from rich.table import Table
 from rich.text import Text
 
 from chinese_poker.cards import RANKS, Card, card_name
+from chinese_poker.cli import plural
 from chinese_poker.engine import BoardView, Decision, View
 from chinese_poker.terminal.commands import DEST_NAMES, DISCARD, Staging
 
@@ -37,6 +38,7 @@ __all__ = [
     "ledger_table",
     "messages_text",
     "settlement_view",
+    "showdown_summary",
 ]
 
 _LINE_SIZES = (3, 5, 5)
@@ -393,6 +395,114 @@ def settlement_view(
         for i, item in enumerate(items):
             pairs.add_row(_signed(item["points"]), item["text"], end_section=i == len(items) - 1)
 
+    return Group(boards, pairs, _totals_text(data, money))
+
+
+_ITEM_LABELS = {"overall": "overall", "scoop": "scoop", "foul": "foul", "natural": "natural",
+                "surrender": "surrender"}  # fmt: skip
+
+
+_SHORT_LINES = {"top": "top", "middle": "mid", "bottom": "bot"}
+
+
+def _item_label(item: Mapping[str, Any]) -> str:
+    """A pair's item in a word or two, for the one-line pairs of the summary."""
+    line = _SHORT_LINES.get(str(item.get("line")), str(item.get("line")))
+    if item["kind"] == "line":
+        return line
+    if item["kind"] == "royalty":
+        return f"roy. {line}"
+    return _ITEM_LABELS.get(item["kind"], str(item["kind"]))
+
+
+def showdown_summary(
+    data: Mapping[str, Any],
+    theme: Theme,
+    *,
+    money: bool,
+    focus: str | None = None,
+    hands: bool = True,
+) -> RenderableType:
+    """The showdown in about one line per board and per pair, for small screens.
+
+    The same facts as :func:`settlement_view` in less room: every board on one row
+    (points, cards, royalties, a short note), the hands of ``focus`` and why a board
+    fouled, each pair on one line (``focus``'s pairs from ``focus``'s side, with its
+    items as words and points), and the hand's totals. Four players fit on 80x24;
+    ``hands=False`` leaves out the names of ``focus``'s hands to save two more lines.
+    """
+    boards = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
+    boards.add_column("Player", no_wrap=True)
+    boards.add_column("Pts", justify="right", no_wrap=True)
+    for name in ("Top", "Middle", "Bottom"):
+        boards.add_column(name, no_wrap=True)
+    boards.add_column("Roy.", justify="right", no_wrap=True)
+    boards.add_column("", overflow="fold")
+    details: list[Text] = []
+    for seat in data["players"]:
+        lines = seat.get("lines") or []
+        hidden = seat.get("surrendered") and focus is not None and seat.get("player") != focus
+        cells: list[RenderableType] = [Text("(not shown)", style="dim"), "", ""]
+        if lines and not hidden:
+            cells = [cards_text(_card_list(line["cards"]), theme) for line in lines]
+        roy = sum(line.get("royalty", 0) for line in lines) if not hidden else 0
+        notes: list[tuple[str, str]] = []
+        if seat.get("natural"):
+            notes.append((f"natural: {seat['natural']['kind'].replace('_', ' ')}", "bold yellow"))
+        if seat.get("surrendered"):
+            notes.append(("surrendered", "yellow"))
+        if seat.get("foul_reason"):
+            notes.append(("FOULED" if seat.get("fouled") else "mis-set", "bold red"))
+        if seat.get("fantasyland"):
+            verb = "stays in" if seat.get("in_fantasyland") else "earns"
+            notes.append((f"{verb} FL ({seat['fantasyland']})", "magenta"))
+        note = Text()
+        for i, (words, style) in enumerate(notes):
+            note.append(", " if i else "")
+            note.append(words, style=style)
+        pts = seat.get("points", 0)
+        boards.add_row(
+            Text(seat["name"], style="bold"),
+            Text(_signed(pts), style=_points_style(pts)),
+            *cells,
+            Text(f"+{roy}", style="green") if roy else "",
+            note,
+        )
+        if focus is not None and seat.get("player") == focus:
+            if lines and not hidden and hands:
+                details.append(
+                    Text(f"{seat['name']}: ", style="bold").append(
+                        " · ".join(f"{line['line']} {line.get('hand', '')}" for line in lines)
+                    )
+                )
+            if seat.get("foul_reason"):
+                label = "fouled" if seat.get("fouled") else "mis-set, not penalised"
+                details.append(Text(f"{seat['name']} {label}: {seat['foul_reason']}", "red"))
+    pairs = Text()
+    for pair in data["pairs"]:
+        pts, items = pair["points"], pair["items"]
+        first, second = pair["a"], pair["b"]
+        sign = 1
+        if focus is not None and pair["b_player"] == focus and pair["a_player"] != focus:
+            first, second, sign = second, first, -1
+        mine = focus is None or focus in (pair["a_player"], pair["b_player"])
+        if pairs:
+            pairs.append("\n")
+        pairs.append(f"{first} vs {second}: ", style="bold")
+        if not mine:  # as in the full breakdown: who gets how much
+            who = pair["a"] if pts > 0 else pair["b"]
+            pairs.append(f"{who} +{abs(pts)}" if pts else "even", style="bold")
+            continue
+        pairs.append(
+            _signed(sign * pts) if pts else "even", style="bold " + _points_style(sign * pts)
+        )
+        if items:
+            words = ", ".join(f"{_item_label(i)} {_signed(sign * i['points'])}" for i in items)
+            pairs.append(f"  ({words})", style="dim")
+    return Group(boards, *details, pairs, _totals_text(data, money))
+
+
+def _totals_text(data: Mapping[str, Any], money: bool) -> Text:
     totals = Text("Hand totals: ", style="bold")
     for i, (player, pts) in enumerate(data["totals"].items()):
         if i:
@@ -401,7 +511,7 @@ def settlement_view(
         totals.append(_signed(pts), style="bold " + _points_style(pts))
         if money:
             totals.append(f" ({_signed(data['money'][player])})")
-    return Group(boards, pairs, totals)
+    return totals
 
 
 def _points_style(points: float) -> str:
@@ -417,7 +527,7 @@ def ledger_table(
 ) -> Table:
     """Points (and money, when points are worth something else than 1) per player."""
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
-    table.add_column(f"{title} ({hands} hand(s))", no_wrap=True)
+    table.add_column(f"{title} ({plural(hands, 'hand')})", no_wrap=True)
     table.add_column("Points", justify="right", no_wrap=True)
     if money is not None:
         table.add_column("Money", justify="right", no_wrap=True)

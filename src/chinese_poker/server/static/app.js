@@ -601,7 +601,8 @@ function tableScreen(app, tableId, wanted) {
   // ------------------------------------------------------------------ socket
   function wsURL() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    const q = T.role === "seat" ? `?token=${encodeURIComponent(T.token)}` : "";
+    // The seat token goes in the first message, never in the URL (access logs).
+    const q = T.role === "seat" ? "?role=seat" : "";
     return `${proto}//${location.host}/ws/tables/${encodeURIComponent(tableId)}${q}`;
   }
 
@@ -610,7 +611,10 @@ function tableScreen(app, tableId, wanted) {
     connBadge("connecting…", false);
     const ws = new WebSocket(wsURL());
     T.ws = ws;
-    ws.onopen = () => { T.retry = 0; };
+    ws.onopen = () => {
+      T.retry = 0;
+      if (T.role === "seat") ws.send(JSON.stringify({ type: "auth", token: T.token }));
+    };
     ws.onmessage = (ev) => {
       let msg;
       try { msg = JSON.parse(ev.data); } catch { return; }
@@ -676,6 +680,8 @@ function tableScreen(app, tableId, wanted) {
       case "state": {
         if (msg.hand !== T.hand) T.log = [];
         T.view = msg.view;
+        // The engine seat of this hand (null: out of the tournament or sitting out).
+        if (T.role === "seat") T.seat = msg.view.seat;
         T.hand = msg.hand;
         T.clocks = msg.clocks || [];
         T.clocksAt = performance.now();

@@ -20,11 +20,14 @@ import json
 import math
 import re
 import tomllib
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Final, Literal, TypeVar
+from typing import Any, Final, TypeVar
+
+from chinese_poker.rules.spec import RulesSpec, compile_spec
 
 __all__ = [
     "ALIASES",
@@ -34,22 +37,179 @@ __all__ = [
     "PRESETS",
     "TOP_ROYALTY_KEYS",
     "VARIANTS",
+    "ClassicRoyalFlush",
+    "CrissCrossPairing",
+    "DeuceIfHolderFouled",
+    "FlRepeatLimitScope",
+    "FlRepeatMiddleMin",
+    "FoulPenalty",
     "FrozenMap",
+    "InsufficientChipsRule",
+    "LowMiddleQualifier",
+    "LowMiddleRoyalties",
+    "MiddleMode",
+    "MissetRule",
+    "NaturalClaim",
+    "NaturalKind",
+    "Option",
+    "OverallUnitRule",
+    "RoyaltyAward",
+    "RoyaltyTable",
     "Rules",
     "RulesError",
+    "RulesSpec",
+    "ScoringMethod",
+    "TimedOutPlayer",
     "Variant",
+    "WheelRank",
     "allowed_values",
     "describe_differences",
     "parse_assignment",
     "parse_option",
     "preset_names",
+    "require_supported",
     "resolve_preset",
     "rules_for",
 ]
 
-Variant = Literal["classic", "criss_cross", "ofc", "pineapple", "turbo"]
-VARIANTS: Final[tuple[Variant, ...]] = ("classic", "criss_cross", "ofc", "pineapple", "turbo")
-NATURALS: Final[tuple[str, ...]] = ("dragon", "six_pairs", "three_flushes", "three_straights")
+
+# --------------------------------------------------------------------------- closed options
+#
+# One StrEnum per closed option of RULES.md §13. A member equals its text ("net" ==
+# RoyaltyAward.NET), prints and reprs as that text, and is what the coercers store, so a
+# misspelt value fails when the Rules is built instead of comparing unequal forever after.
+
+
+class Option(StrEnum):
+    """Base of the option enums: the repr is the value's, so rulesets print as text."""
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+class Variant(Option):
+    """The game (RULES.md §5)."""
+
+    CLASSIC = "classic"
+    CRISS_CROSS = "criss_cross"
+    OFC = "ofc"
+    PINEAPPLE = "pineapple"
+    TURBO = "turbo"
+
+
+class ScoringMethod(Option):
+    ONE_PER_LINE = "one_per_line"
+    ONE_SIX = "one_six"
+    TWO_FOUR = "two_four"
+    ONE_FOUR = "one_four"
+    TWO_PER_LINE = "two_per_line"
+    CUSTOM = "custom"
+
+
+class OverallUnitRule(Option):
+    TWO_LINES_WON = "two_lines_won"
+    MORE_LINES_WON = "more_lines_won"
+
+
+class FoulPenalty(Option):
+    """The named value of ``foul_penalty`` (the other values are fixed numbers)."""
+
+    SCOOP_VALUE = "scoop_value"
+
+
+class MissetRule(Option):
+    PENALTY = "penalty"
+    IGNORE = "ignore"
+
+
+class RoyaltyTable(Option):
+    AMERICAN = "american"
+    WESTERN = "western"
+    CLASSIC_STANDARD = "classic_standard"
+    CLASSIC_FLAT = "classic_flat"
+    CUSTOM = "custom"
+    NONE = "none"
+
+
+class ClassicRoyalFlush(Option):
+    TWENTY_TEN = "20/10"
+    FOURTEEN_SEVEN = "14/7"
+
+
+class RoyaltyAward(Option):
+    NET = "net"
+    WINNER_ONLY = "winner_only"
+    BEST_AT_TABLE = "best_at_table"
+    CANCEL = "cancel"
+
+
+class DeuceIfHolderFouled(Option):
+    NO_EFFECT = "no_effect"
+    DOUBLES_OPPONENT_LINE = "doubles_opponent_line"
+
+
+class NaturalClaim(Option):
+    AUTOMATIC = "automatic"
+    OPTIONAL = "optional"
+
+
+class NaturalKind(Option):
+    """The classic naturals of §7.10, in the order NATURALS lists them."""
+
+    DRAGON = "dragon"
+    SIX_PAIRS = "six_pairs"
+    THREE_FLUSHES = "three_flushes"
+    THREE_STRAIGHTS = "three_straights"
+
+
+class CrissCrossPairing(Option):
+    CROSS = "cross"
+    PARALLEL = "parallel"
+
+
+class MiddleMode(Option):
+    HIGH = "high"
+    LOWBALL_2_7 = "lowball_2_7"
+
+
+class LowMiddleQualifier(Option):
+    NONE = "none"
+    TEN_HIGH_NO_PAIR = "ten_high_no_pair"
+
+
+class LowMiddleRoyalties(Option):
+    NONE = "none"
+    DP_TABLE = "dp_table"
+
+
+class WheelRank(Option):
+    LOWEST = "lowest"
+    SECOND_HIGHEST = "second_highest"
+
+
+class FlRepeatMiddleMin(Option):
+    FULL_HOUSE = "full_house"
+    FOUR_OF_A_KIND = "four_of_a_kind"
+    NONE = "none"
+
+
+class FlRepeatLimitScope(Option):
+    CONSECUTIVE = "consecutive"
+    PER_SESSION = "per_session"
+
+
+class InsufficientChipsRule(Option):
+    PROPORTIONAL = "proportional"
+    SEAT_ORDER = "seat_order"
+
+
+class TimedOutPlayer(Option):
+    AUTO_PLAY = "auto_play"
+    SIT_OUT = "sit_out"
+
+
+VARIANTS: Final[tuple[Variant, ...]] = tuple(Variant)
+NATURALS: Final[tuple[NaturalKind, ...]] = tuple(NaturalKind)
 
 
 class RulesError(ValueError):
@@ -174,13 +334,28 @@ def _is_none_word(value: object) -> bool:
     return value is None or (isinstance(value, str) and value.strip().lower() in _NONE_WORDS)
 
 
-def _choice(*choices: str) -> Callable[[object], str]:
-    def coerce(value: object) -> str:
-        if isinstance(value, str) and _word(value) in choices:
-            return _word(value)
+E = TypeVar("E", bound=Option)
+
+
+def _choice(kind: type[E]) -> Callable[[object], E]:
+    """The coercer of a closed option: its text in any case, ``-`` for ``_``, or a member."""
+    values = {member.value: member for member in kind}
+
+    def coerce(value: object) -> E:
+        if isinstance(value, str):
+            member = values.get(_word(value))
+            if member is not None:
+                return member
+            close = difflib.get_close_matches(_word(value), list(values), n=1)
+            if close:
+                raise ValueError(f"did you mean {close[0]!r}?")
         raise ValueError
 
     return coerce
+
+
+def _listed(kind: type[Option]) -> str:
+    return ", ".join(member.value for member in kind)
 
 
 def _int_at_least(low: int) -> Callable[[object], int]:
@@ -207,17 +382,17 @@ def _middle_trips_royalty(value: object) -> int:
     return number
 
 
-def _classic_royal_flush(value: object) -> str:
+def _classic_royal_flush(value: object) -> ClassicRoyalFlush:
     if isinstance(value, str):
         text = re.sub(r"[\s_\-:,]+", "/", value.strip()).strip("/")
-        if text in ("20/10", "14/7"):
-            return text
+        if text in tuple(ClassicRoyalFlush):
+            return ClassicRoyalFlush(text)
     raise ValueError
 
 
-def _foul_penalty(value: object) -> str | int:
+def _foul_penalty(value: object) -> FoulPenalty | int:
     if isinstance(value, str) and _word(value) in ("scoop_value", "scoop"):
-        return "scoop_value"
+        return FoulPenalty.SCOOP_VALUE
     number = _as_int(value)
     if number < 0:
         raise ValueError("must not be negative")
@@ -418,23 +593,14 @@ _BOOL = "true/false (also yes/no, on/off, 1/0)"
 
 # name -> (coercer, allowed values as shown in error messages)
 _OPTIONS: Final[dict[str, tuple[Callable[[object], Any], str]]] = {
-    "variant": (_choice(*VARIANTS), ", ".join(VARIANTS)),
-    "scoring_method": (
-        _choice(*_SCORING_METHODS, "custom"),
-        ", ".join([*_SCORING_METHODS, "custom"]),
-    ),
+    "variant": (_choice(Variant), _listed(Variant)),
+    "scoring_method": (_choice(ScoringMethod), _listed(ScoringMethod)),
     "scoring_custom": (_scoring_custom, "none, or three integers v,o,s with v >= 1"),
-    "overall_unit_rule": (
-        _choice("two_lines_won", "more_lines_won"),
-        "two_lines_won, more_lines_won",
-    ),
+    "overall_unit_rule": (_choice(OverallUnitRule), _listed(OverallUnitRule)),
     "foul_penalty": (_foul_penalty, "scoop_value, or an integer >= 0"),
     "foul_pays_opponent_royalties": (_as_bool, _BOOL),
-    "misset_rule": (_choice("penalty", "ignore"), "penalty, ignore"),
-    "royalty_table": (
-        _choice("american", "western", "classic_standard", "classic_flat", "custom", "none"),
-        "american, western, classic_standard, classic_flat, custom, none",
-    ),
+    "misset_rule": (_choice(MissetRule), _listed(MissetRule)),
+    "royalty_table": (_choice(RoyaltyTable), _listed(RoyaltyTable)),
     "custom_royalties": (
         _custom_royalties,
         "none, a table {top: {66: 1, ..., AAA: 22}, middle: {...}, bottom: {...}}"
@@ -442,19 +608,13 @@ _OPTIONS: Final[dict[str, tuple[Callable[[object], Any], str]]] = {
         " JSON text, or 'line.key=points,...'",
     ),
     "middle_trips_royalty": (_middle_trips_royalty, "2, 0"),
-    "classic_royal_flush": (_classic_royal_flush, "20/10, 14/7"),
-    "royalty_award": (
-        _choice("net", "winner_only", "best_at_table", "cancel"),
-        "net, winner_only, best_at_table, cancel",
-    ),
+    "classic_royal_flush": (_classic_royal_flush, _listed(ClassicRoyalFlush)),
+    "royalty_award": (_choice(RoyaltyAward), _listed(RoyaltyAward)),
     "max_royalties_per_hand": (_max_royalties, "unlimited, 1"),
     "royalty_for_dealt_combination": (_as_bool, _BOOL),
     "royalties_must_be_declared": (_as_bool, _BOOL),
     "finnish_deuce": (_as_bool, _BOOL),
-    "finnish_deuce_if_holder_fouled": (
-        _choice("no_effect", "doubles_opponent_line"),
-        "no_effect, doubles_opponent_line",
-    ),
+    "finnish_deuce_if_holder_fouled": (_choice(DeuceIfHolderFouled), _listed(DeuceIfHolderFouled)),
     "surrender_allowed": (_as_bool, _BOOL),
     "surrender_cost": (
         _int_at_least(0),
@@ -466,34 +626,31 @@ _OPTIONS: Final[dict[str, tuple[Callable[[object], Any], str]]] = {
         "integers >= 0 for dragon/six_pairs/three_flushes/three_straights,"
         " as a table, 'a/b/c/d' or 'dragon=13,six_pairs=3'",
     ),
-    "natural_claim": (_choice("automatic", "optional"), "automatic, optional"),
+    "natural_claim": (_choice(NaturalClaim), _listed(NaturalClaim)),
     "natural_cross_type": (
         _natural_cross_type,
         "tie, or all four naturals ordered high to low joined by '>'"
         " (e.g. dragon>three_straights>three_flushes>six_pairs)",
     ),
-    "criss_cross_pairing": (_choice("cross", "parallel"), "cross, parallel"),
-    "middle_mode": (_choice("high", "lowball_2_7"), "high, lowball_2_7"),
-    "low_middle_qualifier": (_choice("none", "ten_high_no_pair"), "none, ten_high_no_pair"),
-    "low_middle_royalties": (_choice("none", "dp_table"), "none, dp_table"),
-    "wheel_rank": (_choice("lowest", "second_highest"), "lowest, second_highest"),
+    "criss_cross_pairing": (_choice(CrissCrossPairing), _listed(CrissCrossPairing)),
+    "middle_mode": (_choice(MiddleMode), _listed(MiddleMode)),
+    "low_middle_qualifier": (_choice(LowMiddleQualifier), _listed(LowMiddleQualifier)),
+    "low_middle_royalties": (_choice(LowMiddleRoyalties), _listed(LowMiddleRoyalties)),
+    "wheel_rank": (_choice(WheelRank), _listed(WheelRank)),
     "fantasyland_enabled": (_as_bool, _BOOL),
     "fl_progressive": (_as_bool, _BOOL + "; true only for pineapple"),
-    "fl_repeat_middle_min": (
-        _choice("full_house", "four_of_a_kind", "none"),
-        "full_house, four_of_a_kind, none",
-    ),
+    "fl_repeat_middle_min": (_choice(FlRepeatMiddleMin), _listed(FlRepeatMiddleMin)),
     "fl_max_consecutive": (_fl_max_consecutive, "unlimited, or an integer >= 1"),
-    "fl_repeat_limit_scope": (_choice("consecutive", "per_session"), "consecutive, per_session"),
+    "fl_repeat_limit_scope": (_choice(FlRepeatLimitScope), _listed(FlRepeatLimitScope)),
     "button_moves_before_fl_hand": (_as_bool, _BOOL),
     "unit_value": (_positive_float, "a positive number"),
     "level_minutes": (_positive_float, "a positive number of minutes"),
     "level_values": (_level_values, "one or more positive integers, e.g. 10,20,30"),
     "starting_chips": (_int_at_least(1), "an integer >= 1"),
-    "insufficient_chips_rule": (_choice("proportional", "seat_order"), "proportional, seat_order"),
+    "insufficient_chips_rule": (_choice(InsufficientChipsRule), _listed(InsufficientChipsRule)),
     "time_limit": (_time_limit, "none, or a positive number of seconds"),
     "timeout_ends_session": (_as_bool, _BOOL),
-    "timed_out_player_in_remaining_hands": (_choice("auto_play", "sit_out"), "auto_play, sit_out"),
+    "timed_out_player_in_remaining_hands": (_choice(TimedOutPlayer), _listed(TimedOutPlayer)),
 }
 
 OPTION_NAMES: Final[tuple[str, ...]] = tuple(_OPTIONS)
@@ -527,6 +684,27 @@ def allowed_values(name: str) -> str:
     'net, winner_only, best_at_table, cancel'
     """
     return _OPTIONS[_option_name(name)][1]
+
+
+def require_supported(rules: Rules, consumer: str, **supported: Collection[Any]) -> None:
+    """Raise a RulesError unless every named option of ``rules`` has a value in ``supported``.
+
+    Each consumer of a ruleset (the scorer, the playout kernels, the solvers) declares the
+    option values it models, so that none of them plays another game without a word.
+
+    >>> require_supported(rules_for("ofc"), "bots", royalty_award=("net",))
+    >>> require_supported(rules_for("classic"), "bots", royalty_award=("net", "cancel"))
+    Traceback (most recent call last):
+    ...
+    chinese_poker.rules.RulesError: bots do not model royalty_award=...; supported: net, cancel
+    """
+    for name, allowed in supported.items():
+        value = getattr(rules, _option_name(name))
+        if value not in allowed:
+            shown = ", ".join(str(_dump(name, item)) for item in allowed)
+            raise RulesError(
+                f"{consumer} do not model {name}={_dump(name, value)!r}; supported: {shown}"
+            )
 
 
 def parse_option(name: str, text: str) -> Any:
@@ -641,47 +819,51 @@ class Rules:
     """
 
     variant: Variant
-    scoring_method: str = _AUTO
+    scoring_method: ScoringMethod = _AUTO
     scoring_custom: tuple[int, int, int] | None = None
-    overall_unit_rule: str = "two_lines_won"
-    foul_penalty: str | int = "scoop_value"
+    overall_unit_rule: OverallUnitRule = OverallUnitRule.TWO_LINES_WON
+    foul_penalty: FoulPenalty | int = FoulPenalty.SCOOP_VALUE
     foul_pays_opponent_royalties: bool = True
-    misset_rule: str = "penalty"
-    royalty_table: str = _AUTO
+    misset_rule: MissetRule = MissetRule.PENALTY
+    royalty_table: RoyaltyTable = _AUTO
     custom_royalties: Mapping[str, Mapping[str, int]] | None = None
     middle_trips_royalty: int = 2
-    classic_royal_flush: str = "20/10"
-    royalty_award: str = _AUTO
+    classic_royal_flush: ClassicRoyalFlush = ClassicRoyalFlush.TWENTY_TEN
+    royalty_award: RoyaltyAward = _AUTO
     max_royalties_per_hand: int | None = None
     royalty_for_dealt_combination: bool = False
     royalties_must_be_declared: bool = False
     finnish_deuce: bool = False
-    finnish_deuce_if_holder_fouled: str = "no_effect"
+    finnish_deuce_if_holder_fouled: DeuceIfHolderFouled = DeuceIfHolderFouled.NO_EFFECT
     surrender_allowed: bool = _AUTO
     surrender_cost: int = _AUTO
     naturals_enabled: bool = _AUTO
     natural_values: Mapping[str, int] = _DEFAULT_NATURAL_VALUES
-    natural_claim: str = "automatic"
+    natural_claim: NaturalClaim = NaturalClaim.AUTOMATIC
     natural_cross_type: str = "tie"
-    criss_cross_pairing: str = "cross"
-    middle_mode: str = "high"
-    low_middle_qualifier: str = "none"
-    low_middle_royalties: str = "none"
-    wheel_rank: str = "lowest"
+    criss_cross_pairing: CrissCrossPairing = CrissCrossPairing.CROSS
+    middle_mode: MiddleMode = MiddleMode.HIGH
+    low_middle_qualifier: LowMiddleQualifier = LowMiddleQualifier.NONE
+    low_middle_royalties: LowMiddleRoyalties = LowMiddleRoyalties.NONE
+    wheel_rank: WheelRank = WheelRank.LOWEST
     fantasyland_enabled: bool = _AUTO
     fl_progressive: bool = False
-    fl_repeat_middle_min: str = _AUTO
+    fl_repeat_middle_min: FlRepeatMiddleMin = _AUTO
     fl_max_consecutive: int | None = 2
-    fl_repeat_limit_scope: str = "consecutive"
+    fl_repeat_limit_scope: FlRepeatLimitScope = FlRepeatLimitScope.CONSECUTIVE
     button_moves_before_fl_hand: bool = False
     unit_value: float = 1.0
     level_minutes: float = 30.0
     level_values: tuple[int, ...] = (10, 20, 30, 50, 75, 100, 150, 200)
     starting_chips: int = 1000
-    insufficient_chips_rule: str = "proportional"
+    insufficient_chips_rule: InsufficientChipsRule = InsufficientChipsRule.PROPORTIONAL
     time_limit: float | None = None
     timeout_ends_session: bool = True
-    timed_out_player_in_remaining_hands: str = "auto_play"
+    timed_out_player_in_remaining_hands: TimedOutPlayer = TimedOutPlayer.AUTO_PLAY
+    # Computed once in __post_init__ / on first use: hashing walks every option, and the
+    # scorer and the kernels hash rulesets on every call.
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+    _spec: Any = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         variant = _coerce("variant", self.variant)
@@ -724,6 +906,44 @@ class Rules:
             )
         for name, value in values.items():
             object.__setattr__(self, name, value)
+        object.__setattr__(self, "_hash", hash(tuple(values[name] for name in OPTION_NAMES)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Rules):
+            return NotImplemented
+        if self._hash != other._hash:
+            return False
+        return all(getattr(self, name) == getattr(other, name) for name in OPTION_NAMES)
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        # The compiled spec is rebuilt on demand rather than pickled with every ruleset.
+        return tuple(getattr(self, name) for name in OPTION_NAMES)
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        values = dict(zip(OPTION_NAMES, state, strict=True))
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_hash", hash(state))
+        object.__setattr__(self, "_spec", None)
+
+    @property
+    def spec(self) -> RulesSpec:
+        """The compiled form every consumer reads (built once per ruleset, then cached).
+
+        >>> spec = rules_for("ofc").spec
+        >>> spec.scoring.line_values, spec.variant.streets[:2]
+        ((1, 0, 3), ((5, 5), (1, 1)))
+        """
+        compiled: RulesSpec | None = self._spec
+        if compiled is None:
+            compiled = compile_spec(self)
+            object.__setattr__(self, "_spec", compiled)
+        return compiled
 
     def __repr__(self) -> str:
         shown = [f"variant={self.variant!r}"]
@@ -983,6 +1203,8 @@ class Rules:
 
 def _dump(name: str, value: Any) -> Any:
     """The to_dict() form of one option value."""
+    if isinstance(value, Option):
+        return value.value
     if value is None:
         return "none" if name == "time_limit" else "unlimited"
     if isinstance(value, Mapping):

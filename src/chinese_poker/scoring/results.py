@@ -1,0 +1,229 @@
+"""What a settlement is made of: the hands put in, and the seats, pairs and items that come out."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from chinese_poker.cards import Board, Card
+from chinese_poker.rules import Rules
+
+__all__ = [
+    "DEUCE_OF_SPADES",
+    "Hand",
+    "Item",
+    "Natural",
+    "PairResult",
+    "ScoringError",
+    "SeatResult",
+    "Settlement",
+]
+
+#: The Finnish deuce (§7.6): card number 0 is the 2 of spades.
+DEUCE_OF_SPADES: Card = 0
+
+
+class ScoringError(ValueError):
+    """A table that cannot be settled: wrong seats, incomplete boards, repeated cards."""
+
+
+# ============================================================================ inputs
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hand:
+    """One seat's hand to settle.
+
+    ``player`` is the owner (defaults to ``name``): in Criss Cross one player owns two
+    hands, numbered by ``index`` 0 and 1; seats of one player never settle each other.
+    ``dealt`` is what the player was dealt (for ``royalty_for_dealt_combination``; by
+    default the board's cards). A surrendering hand may leave its board empty.
+
+    >>> from chinese_poker.cards import parse_board
+    >>> Hand(name="A", board=parse_board("Ah Ad 2c | Kh Kd Qs Jc Ts | 9s 9h 9d 5c 5d")).owner
+    'A'
+    """
+
+    name: str
+    board: Board
+    player: str | None = None
+    index: int = 0
+    surrender: bool = False
+    in_fantasyland: bool = False
+    dealt: tuple[Card, ...] | None = None
+    declares_natural: bool = True
+
+    @property
+    def owner(self) -> str:
+        """The player this hand belongs to."""
+        return self.name if self.player is None else self.player
+
+
+# ============================================================================ results
+
+
+@dataclass(frozen=True, slots=True)
+class Natural:
+    """A classic natural (§7.10): its kind, its value in points and a comparison key.
+
+    ``key`` compares two naturals of the same kind (higher wins): the pair ranks for six
+    pairs, (back, middle, front) strengths for three flushes and three straights, and
+    nothing for a dragon (two dragons tie).
+    """
+
+    kind: str
+    value: int
+    key: tuple[int, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """The players' name, e.g. ``'Three flushes'``."""
+        return self.kind.replace("_", " ").capitalize()
+
+
+class Item(NamedTuple):
+    """One entry of a pair's breakdown: what ``points`` (paid by B to A) are for.
+
+    ``kind`` is an :class:`~chinese_poker.scoring.notes.ItemKind` (equal to its text:
+    ``line``, ``overall``, ``scoop``, ``foul``, ``royalty``, ``natural``, ``surrender``).
+    For lines and royalties, ``line`` names the line and ``a``/``b`` the two hands on it;
+    ``a_amount``/``b_amount`` are the royalties (or the natural values) of A and B
+    and ``factor`` is 2 where the Finnish deuce doubled them.
+    ``note`` is a :class:`~chinese_poker.scoring.notes.Note` saying why (the overall unit's
+    is the score of lines, ``"2-1"``); :func:`~chinese_poker.scoring.item_text` words it.
+    """
+
+    kind: str
+    points: int
+    line: str = ""
+    a: str = ""
+    b: str = ""
+    a_amount: int = 0
+    b_amount: int = 0
+    factor: int = 1
+    note: str = ""
+
+
+class SeatResult(NamedTuple):
+    """One seat as settled: its lines, royalties, foul, natural and next-hand Fantasyland.
+
+    (A named tuple rather than a frozen dataclass: building one is six times cheaper, and
+    a table builds one per seat on every settlement.)
+
+    ``values`` are the line values used for comparisons (the middle is a deuce-to-seven
+    low value under ``middle_mode = lowball_2_7``), ``hands`` their names. ``royalties``
+    are the royalties this seat collects with (zero when fouled, surrendered or playing a
+    natural); ``foul_reason`` is set whenever the board breaks the line order, and
+    ``fouled`` when that is penalised (not under ``misset_rule = ignore``).
+    """
+
+    name: str
+    player: str
+    hand_index: int
+    board: Board
+    values: tuple[int, int, int]
+    hands: tuple[str, str, str]
+    royalties: tuple[int, int, int]
+    foul_reason: str | None
+    fouled: bool
+    natural: Natural | None
+    surrendered: bool
+    in_fantasyland: bool
+    fantasyland: int | None
+    deuce_line: int = -1
+    dealt_bonus: tuple[str, ...] = ()
+    royalty_strength: tuple[int, int, int] = (0, 0, 0)
+
+    @property
+    def royalty_total(self) -> int:
+        return self.royalties[0] + self.royalties[1] + self.royalties[2]
+
+    @property
+    def plays(self) -> bool:
+        """True if the board is shown down (no natural, no surrender, no penalised foul)."""
+        return not (self.fouled or self.surrendered or self.natural is not None)
+
+
+class PairResult(NamedTuple):
+    """The settlement of seat ``a`` against seat ``b``: ``points`` is what B pays A.
+
+    ``basis`` says which step of §7.3 decided it: ``natural``, ``surrender``,
+    ``both_fouled``, ``foul`` or ``showdown``. ``lines`` holds, for a showdown, +1/0/-1 per
+    line from A's side. ``unit`` is the money value of one point for this pair.
+    """
+
+    a: str
+    b: str
+    a_player: str
+    b_player: str
+    points: int
+    basis: str
+    items: tuple[Item, ...]
+    lines: tuple[int, int, int] | None
+    unit: float
+
+    @property
+    def money(self) -> float:
+        """What B pays A in money."""
+        return self.points * self.unit
+
+    def points_for(self, seat: str) -> int:
+        """The result from ``seat``'s side."""
+        return self.points if seat == self.a else -self.points
+
+
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    """A settled table.
+
+    ``totals`` and ``money`` are per player (they sum to zero), ``seat_totals`` per seat,
+    ``fouled`` names the seats that paid a foul, ``fantasyland`` gives each seat's next-hand
+    Fantasyland deal (None if it does not qualify). ``to_dict()`` is the JSON contract of
+    ``chinese-poker score --json``; ``render()`` the readable breakdown.
+    """
+
+    rules: Rules
+    seats: tuple[SeatResult, ...]
+    pairs: tuple[PairResult, ...]
+    totals: Mapping[str, int]
+    seat_totals: Mapping[str, int]
+    money: Mapping[str, float]
+    fouled: tuple[str, ...]
+    fantasyland: Mapping[str, int | None]
+
+    def seat(self, name: str) -> SeatResult:
+        """The seat called ``name``."""
+        for seat in self.seats:
+            if seat.name == name:
+                return seat
+        raise KeyError(name)
+
+    def pair(self, a: str, b: str) -> PairResult:
+        """The pair of seats ``a`` and ``b`` (either order; the result is still B pays A)."""
+        for pair in self.pairs:
+            if (pair.a, pair.b) == (a, b) or (pair.a, pair.b) == (b, a):
+                return pair
+        raise KeyError(f"{a}-{b}")
+
+    def points_between(self, a: str, b: str) -> int:
+        """What seat (or player) ``b`` pays ``a`` in total over their settlements."""
+        total = 0
+        for pair in self.pairs:
+            if (a, b) in ((pair.a, pair.b), (pair.a_player, pair.b_player)):
+                total += pair.points
+            elif (b, a) in ((pair.a, pair.b), (pair.a_player, pair.b_player)):
+                total -= pair.points
+        return total
+
+    def to_dict(self) -> dict[str, Any]:
+        """The public JSON form (documented in docs/formats.md)."""
+        from chinese_poker.scoring.render import settlement_dict
+
+        return settlement_dict(self)
+
+    def render(self) -> str:
+        """A plain-text breakdown: each board, each pair item by item, the totals."""
+        from chinese_poker.scoring.render import render
+
+        return render(self)

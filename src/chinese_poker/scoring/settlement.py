@@ -1,0 +1,702 @@
+"""Settling a table (RULES.md §7.1, §7.3): seats, then every pair, then totals and money.
+
+Everything about the rules comes from the compiled :class:`~chinese_poker.rules.spec.ScoringSpec`
+(``rules.spec.scoring``); nothing here compares option strings.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from chinese_poker.cards import LINE_NAMES, RANKS, Card, check_disjoint
+from chinese_poker.evaluate import (
+    describe,
+    evaluate,
+    evaluate3,
+    evaluate5,
+    evaluate_low27,
+    low27_high_card,
+)
+from chinese_poker.rules import Rules
+from chinese_poker.rules.spec import RulesSpec, ScoringSpec
+from chinese_poker.scoring.fantasyland import next_deal
+from chinese_poker.scoring.lines import board_foul_reason, cards_text
+from chinese_poker.scoring.naturals import find_natural, natural_pair
+from chinese_poker.scoring.notes import ItemKind, Note
+from chinese_poker.scoring.results import (
+    DEUCE_OF_SPADES,
+    Hand,
+    Item,
+    PairResult,
+    ScoringError,
+    SeatResult,
+    Settlement,
+)
+from chinese_poker.scoring.royalties import BOTTOM, MIDDLE, TOP, middle_royalty, royalty_parts
+
+__all__ = ["settle", "settle_totals"]
+
+_DESCRIPTIONS: dict[int, str] = {}
+_LOW_DESCRIPTIONS: dict[int, str] = {}
+
+
+def _describe(value: int) -> str:
+    text = _DESCRIPTIONS.get(value)
+    if text is None:
+        text = _DESCRIPTIONS[value] = describe(value)
+    return text
+
+
+def _describe_low(low: int, high: int) -> str:
+    text = _LOW_DESCRIPTIONS.get(low)
+    if text is None:
+        top = low27_high_card(low)
+        if top is None:
+            text = f"{describe(high)} (no low)"
+        else:
+            text = f"{RANKS[top]}-low: " + " ".join(
+                RANKS[((high >> shift) & 15) - 2] for shift in (16, 12, 8, 4, 0)
+            )
+        _LOW_DESCRIPTIONS[low] = text
+    return text
+
+
+_ZERO3 = (0, 0, 0)
+
+
+def _high_values(sc: ScoringSpec, hand: Hand) -> tuple[int, int, int]:
+    """(top, middle high, bottom) of a complete board."""
+    t, m, b = hand.board.top, hand.board.middle, hand.board.bottom
+    top = evaluate3(t[0], t[1], t[2])
+    if sc.wheel == "lowest":
+        return (
+            top,
+            evaluate5(m[0], m[1], m[2], m[3], m[4]),
+            evaluate5(b[0], b[1], b[2], b[3], b[4]),
+        )
+    return top, evaluate(m, wheel=sc.wheel), evaluate(b, wheel=sc.wheel)
+
+
+def _deuce_line(hand: Hand) -> int:
+    board = hand.board
+    if DEUCE_OF_SPADES in board.top:
+        return TOP
+    if DEUCE_OF_SPADES in board.middle:
+        return MIDDLE
+    if DEUCE_OF_SPADES in board.bottom:
+        return BOTTOM
+    return -1
+
+
+def _seat(sc: ScoringSpec, hand: Hand) -> SeatResult:
+    board = hand.board
+    name = hand.name
+    player = hand.name if hand.player is None else hand.player
+    if hand.surrender and not board.top and not board.middle and not board.bottom:
+        return SeatResult(
+            name, player, hand.index, board, _ZERO3, ("", "", ""), _ZERO3, None, False, None,
+            True, hand.in_fantasyland, None,
+        )  # fmt: skip
+    top, middle_high, bottom = _high_values(sc, hand)
+    if sc.lowball_middle:
+        middle = evaluate_low27(board.middle)
+        hands = (_describe(top), _describe_low(middle, middle_high), _describe(bottom))
+        reason = board_foul_reason(sc, board, top, middle_high, middle, bottom)
+    else:
+        middle = middle_high
+        known = _DESCRIPTIONS
+        hands = (
+            known.get(top) or _describe(top),
+            known.get(middle) or _describe(middle),
+            known.get(bottom) or _describe(bottom),
+        )
+        # The plain comparisons of §3.4 on the shared value scale.
+        reason = (
+            None
+            if top <= middle and middle <= bottom
+            else board_foul_reason(sc, board, top, middle, 0, bottom)
+        )
+    values = (top, middle, bottom)
+
+    natural = None
+    ns = sc.naturals
+    if ns is not None and (not ns.optional_claim or hand.declares_natural):
+        natural = find_natural(ns, board, middle_high, bottom)
+    surrendered = hand.surrender and natural is None
+    fouled = reason is not None and sc.misset_penalised and natural is None and not surrendered
+    deuce_line = _deuce_line(hand) if sc.finnish_deuce else -1
+    fantasyland = None
+    if reason is None and sc.fantasyland.enabled:
+        fantasyland = next_deal(sc.fantasyland, top, middle_high, bottom, hand.in_fantasyland)
+
+    if fouled or surrendered or natural is not None:
+        return SeatResult(
+            name, player, hand.index, board, values, hands, _ZERO3, reason, fouled, natural,
+            surrendered, hand.in_fantasyland, fantasyland, deuce_line,
+        )  # fmt: skip
+    ro = sc.royalties
+    if ro.dealt_combination or ro.max_per_hand == 1:
+        roy, bonus, dealt_strength = royalty_parts(sc, board, values, hand.dealt)
+        strength = (top, middle, max(bottom, dealt_strength))
+    else:
+        roy = (ro.top_of(top), middle_royalty(sc, middle), ro.bottom_of(bottom))
+        bonus = ()
+        strength = values
+    return SeatResult(
+        name, player, hand.index, board, values, hands, roy, reason, False, None, False,
+        hand.in_fantasyland, fantasyland, deuce_line, bonus, strength,
+    )  # fmt: skip
+
+
+# ============================================================================ pairs
+
+_NEW_ITEM = tuple.__new__  # building NamedTuples without the keyword machinery (hot path)
+_LINE, _OVERALL, _SCOOP, _FOUL = ItemKind.LINE, ItemKind.OVERALL, ItemKind.SCOOP, ItemKind.FOUL
+_ROYALTY, _NATURAL, _SURRENDER = ItemKind.ROYALTY, ItemKind.NATURAL, ItemKind.SURRENDER
+_TOP_NAME, _MIDDLE_NAME, _BOTTOM_NAME = LINE_NAMES
+
+
+def _item(
+    kind: str,
+    points: int,
+    line: str = "",
+    a: str = "",
+    b: str = "",
+    a_amount: int = 0,
+    b_amount: int = 0,
+    factor: int = 1,
+    note: str = "",
+) -> Item:
+    return _NEW_ITEM(Item, (kind, points, line, a, b, a_amount, b_amount, factor, note))
+
+
+def _doubled_line(sc: ScoringSpec, winner: SeatResult, loser: SeatResult) -> int:
+    """The line the Finnish deuce doubles when ``loser`` fouled (-1: none)."""
+    if not sc.finnish_deuce:
+        return -1
+    if winner.deuce_line >= 0:
+        return winner.deuce_line
+    if loser.deuce_line >= 0 and sc.deuce_doubles_when_holder_fouled:
+        return loser.deuce_line
+    return -1
+
+
+def _foul_items(sc: ScoringSpec, winner: SeatResult, loser: SeatResult, sign: int) -> list[Item]:
+    """Items of a valid ``winner`` against a fouled ``loser`` (sign +1 if winner is A)."""
+    note = Note.SCOOP_VALUE if sc.foul_is_scoop else Note.FIXED
+    items = [_item(_FOUL, sign * sc.foul_value, note=note)]
+    if not sc.foul_pays_royalties:
+        return items
+    doubled = _doubled_line(sc, winner, loser)
+    for line in range(3):
+        amount = winner.royalties[line]
+        if not amount:
+            continue
+        factor = 2 if line == doubled else 1
+        hand = winner.hands[line]
+        if sign > 0:
+            items.append(_item(_ROYALTY, factor * amount, LINE_NAMES[line], hand, "", amount, 0,
+                               factor, Note.FOUL))  # fmt: skip
+        else:
+            items.append(_item(_ROYALTY, -factor * amount, LINE_NAMES[line], "", hand, 0, amount,
+                               factor, Note.FOUL))  # fmt: skip
+    return items
+
+
+# "won-lost" notes of the overall unit, prebuilt: formatting them is slower than settling.
+_SCORES = tuple(tuple(f"{w}-{lost}" for lost in range(4)) for w in range(4))
+
+Best = tuple[frozenset[str], frozenset[str], frozenset[str]]
+
+
+def _royalty_award(
+    award: str, ra: int, rb: int, won: int, a_best: bool, b_best: bool
+) -> tuple[int, Note]:
+    """(what B pays A before the Finnish factor, note) for one line's royalties (§7.5)."""
+    if award == "net":
+        return ra - rb, Note.NET
+    if award == "best_at_table":
+        if a_best and not b_best:
+            return ra, Note.BEST
+        if b_best and not a_best:
+            return -rb, Note.BEST
+        return 0, (Note.BEST_TIE if a_best else Note.NOT_BEST)
+    if award == "cancel" and ra and rb:
+        return 0, Note.CANCEL
+    if won > 0:
+        return ra, (Note.WINNER if ra else Note.WINNER_NONE)
+    if won < 0:
+        return -rb, (Note.WINNER if rb else Note.WINNER_NONE)
+    return 0, Note.TIE
+
+
+def _royalty_items(
+    sc: ScoringSpec, a: SeatResult, b: SeatResult, outcome: tuple[int, int, int],
+    best: Best | None, items: list[Item],
+) -> int:  # fmt: skip
+    """Append the royalty items of a showdown; return their total."""
+    doubled = -1
+    if sc.finnish_deuce:
+        doubled = a.deuce_line if a.deuce_line >= 0 else b.deuce_line
+    award = sc.royalties.award
+    ar, br = a.royalties, b.royalties
+    total = 0
+    for line in range(3):
+        ra, rb = ar[line], br[line]
+        if not (ra or rb):
+            continue
+        factor = 2 if line == doubled else 1
+        a_best = best is not None and a.name in best[line]
+        b_best = best is not None and b.name in best[line]
+        points, note = _royalty_award(award, ra, rb, outcome[line], a_best, b_best)
+        points *= factor
+        total += points
+        items.append(
+            _NEW_ITEM(Item, (_ROYALTY, points, LINE_NAMES[line], a.hands[line], b.hands[line],
+                             ra, rb, factor, note))
+        )  # fmt: skip
+    return total
+
+
+def _showdown(
+    sc: ScoringSpec, a: SeatResult, b: SeatResult, best: Best | None
+) -> tuple[int, list[Item], tuple[int, int, int]]:
+    # Unrolled over the three lines: this is the innermost loop of every settlement.
+    v, o, s = sc.line_values
+    x0, x1, x2 = a.values
+    y0, y1, y2 = b.values
+    a0, a1, a2 = a.hands
+    b0, b1, b2 = b.hands
+    w0, w1, w2 = (x0 > y0) - (x0 < y0), (x1 > y1) - (x1 < y1), (x2 > y2) - (x2 < y2)
+    new = _NEW_ITEM
+    items = [
+        new(Item, (_LINE, v * w0, _TOP_NAME, a0, b0, 0, 0, 1, "")),
+        new(Item, (_LINE, v * w1, _MIDDLE_NAME, a1, b1, 0, 0, 1, "")),
+        new(Item, (_LINE, v * w2, _BOTTOM_NAME, a2, b2, 0, 0, 1, "")),
+    ]
+    wins = (w0 == 1) + (w1 == 1) + (w2 == 1)
+    losses = (w0 == -1) + (w1 == -1) + (w2 == -1)
+    total = v * (wins - losses)
+    outcome = (w0, w1, w2)
+    if o:
+        if sc.more_lines_won:
+            a_gets, b_gets = wins > losses, losses > wins
+        else:
+            a_gets, b_gets = wins >= 2, losses >= 2
+        if a_gets:
+            total += o
+            items.append(new(Item, (_OVERALL, o, "", "", "", 0, 0, 1, _SCORES[wins][losses])))
+        elif b_gets:
+            total -= o
+            items.append(new(Item, (_OVERALL, -o, "", "", "", 0, 0, 1, _SCORES[wins][losses])))
+    if s:
+        if wins == 3:
+            total += s
+            items.append(new(Item, (_SCOOP, s, "", "", "", 0, 0, 1, "")))
+        elif losses == 3:
+            total -= s
+            items.append(new(Item, (_SCOOP, -s, "", "", "", 0, 0, 1, "")))
+    ar, br = a.royalties, b.royalties
+    if ar[0] or ar[1] or ar[2] or br[0] or br[1] or br[2]:
+        total += _royalty_items(sc, a, b, outcome, best, items)
+    return total, items, outcome
+
+
+def _natural_result(sc: ScoringSpec, a: SeatResult, b: SeatResult, unit: float) -> PairResult:
+    na, nb = a.natural, b.natural
+    assert sc.naturals is not None
+    points, note = natural_pair(sc.naturals, na, nb)
+    item = _item(
+        _NATURAL, points, a=na.kind if na else "", b=nb.kind if nb else "",
+        a_amount=na.value if na else 0, b_amount=nb.value if nb else 0, note=note,
+    )  # fmt: skip
+    return PairResult(a.name, b.name, a.player, b.player, points, "natural", (item,), None, unit)
+
+
+def _surrender_result(sc: ScoringSpec, a: SeatResult, b: SeatResult, unit: float) -> PairResult:
+    cost = sc.surrender_cost or 0
+    if a.surrendered and b.surrendered:
+        points, note = 0, Note.BOTH
+    elif a.surrendered:
+        points, note = (0, Note.FOULED) if b.fouled else (-cost, Note.A)
+    else:
+        points, note = (0, Note.FOULED) if a.fouled else (cost, Note.B)
+    return PairResult(a.name, b.name, a.player, b.player, points, "surrender",
+                      (_item(_SURRENDER, points, note=note),), None, unit)  # fmt: skip
+
+
+def _settle_pair(
+    sc: ScoringSpec, a: SeatResult, b: SeatResult, unit: float, best: Best | None
+) -> PairResult:
+    # §7.3, step by step.
+    if a.natural is not None or b.natural is not None:
+        return _natural_result(sc, a, b, unit)
+    if a.surrendered or b.surrendered:
+        return _surrender_result(sc, a, b, unit)
+    if a.fouled or b.fouled:
+        if a.fouled and b.fouled:
+            return PairResult(a.name, b.name, a.player, b.player, 0, "both_fouled",
+                              (_item(_FOUL, 0, note=Note.BOTH),), None, unit)  # fmt: skip
+        items = _foul_items(sc, b, a, -1) if a.fouled else _foul_items(sc, a, b, 1)
+        points = sum(item.points for item in items)
+        return PairResult(a.name, b.name, a.player, b.player, points, "foul", tuple(items),
+                          None, unit)  # fmt: skip
+    points, items, outcome = _showdown(sc, a, b, best)
+    return PairResult(a.name, b.name, a.player, b.player, points, "showdown", tuple(items),
+                      outcome, unit)  # fmt: skip
+
+
+def _best_at_table(sc: ScoringSpec, seats: Sequence[SeatResult]) -> Best:
+    """Per line, the seats holding the best royalty hand among the boards that play.
+
+    Under Criss Cross parallel pairing each hand number is its own table.
+    """
+    best: list[set[str]] = [set(), set(), set()]
+    groups: dict[int, list[SeatResult]] = {}
+    for seat in seats:
+        if seat.plays:
+            groups.setdefault(seat.hand_index if sc.parallel_pairing else 0, []).append(seat)
+    for group in groups.values():
+        for line in range(3):
+            holders = [s for s in group if s.royalties[line]]
+            if holders:
+                top = max(s.royalty_strength[line] for s in holders)
+                best[line].update(s.name for s in holders if s.royalty_strength[line] == top)
+    return frozenset(best[0]), frozenset(best[1]), frozenset(best[2])
+
+
+# ============================================================================ the table
+
+
+_DECK = frozenset(range(52))
+
+
+def _check_hand(spec: RulesSpec, hand: Hand) -> list[Card]:
+    """The checks only some hands need; returns the dealt cards not on the board."""
+    board = hand.board
+    if hand.surrender:
+        if spec.variant.open_face:
+            raise ScoringError(f"{hand.name} surrenders, but only classic variants allow surrender")
+        if not spec.variant.has_surrender:
+            raise ScoringError(f"{hand.name} surrenders, but surrender_allowed is no")
+    if hand.in_fantasyland and not spec.variant.open_face:
+        raise ScoringError(
+            f"{hand.name} is in Fantasyland, but {spec.variant.name} has no Fantasyland"
+        )
+    if not (hand.surrender and len(board) == 0) and (
+        len(board.top) != 3 or len(board.middle) != 5 or len(board.bottom) != 5
+    ):
+        raise ScoringError(
+            f"{hand.name}'s board {board} is not complete: the lines need 3, 5 and 5 cards, "
+            f"not {len(board.top)}, {len(board.middle)} and {len(board.bottom)}"
+        )
+    if hand.dealt is None:
+        return []
+    on_board = set(board.cards)
+    if not on_board <= set(hand.dealt):
+        missing = cards_text(sorted(on_board - set(hand.dealt)))
+        raise ScoringError(f"{hand.name}'s board holds cards not dealt to him: {missing}")
+    return [c for c in hand.dealt if c not in on_board]
+
+
+def _check_table(spec: RulesSpec, hands: Sequence[Hand]) -> list[str]:
+    """Validate the seats; return the players in order of first appearance."""
+    cards: list[Card] = []
+    owners: list[str] = []
+    for hand in hands:
+        board = hand.board
+        top, middle, bottom = board.top, board.middle, board.bottom
+        if (
+            len(top) != 3
+            or len(middle) != 5
+            or len(bottom) != 5
+            or hand.surrender
+            or hand.in_fantasyland
+            or hand.dealt is not None
+        ):
+            cards += _check_hand(spec, hand)
+        cards += top
+        cards += middle
+        cards += bottom
+        owners.append(hand.name if hand.player is None else hand.player)
+    if len({hand.name for hand in hands}) != len(hands):
+        _duplicate_names(hands)
+    distinct = set(cards)
+    if len(distinct) != len(cards) or not distinct <= _DECK:
+        _explain_cards(hands, cards)
+    players = list(dict.fromkeys(owners))
+    _check_seats(spec, hands, players, owners)
+    return players
+
+
+def _duplicate_names(hands: Sequence[Hand]) -> None:
+    seen: set[str] = set()
+    for hand in hands:
+        if hand.name in seen:
+            raise ScoringError(f"two seats are called {hand.name!r}; names must be unique")
+        seen.add(hand.name)
+
+
+def _check_seats(
+    spec: RulesSpec, hands: Sequence[Hand], players: list[str], owners: list[str]
+) -> None:
+    count = len(players)
+    variant = spec.variant
+    if variant.hands_per_seat == 2:
+        if count != 2:
+            raise ScoringError(f"Criss Cross is for exactly 2 players, got {count}")
+        for player in players:
+            numbers = sorted(h.index for h in hands if h.owner == player)
+            if numbers != [0, 1]:
+                raise ScoringError(
+                    f"in Criss Cross each player plays two hands numbered 0 and 1; "
+                    f"{player} has {len(numbers)} numbered {numbers}"
+                )
+        return
+    low, high = variant.player_counts
+    if not low <= count <= high:
+        raise ScoringError(f"{variant.name} is for {low} to {high} players, got {count}")
+    if count != len(owners):
+        for player in players:
+            n = owners.count(player)
+            if n != 1:
+                raise ScoringError(
+                    f"{player} has {n} hands; only Criss Cross gives a player two hands"
+                )
+
+
+def _explain_cards(hands: Sequence[Hand], cards: Sequence[Card]) -> None:
+    """Raise the error for a card out of range or dealt twice."""
+    for c in cards:
+        if not (isinstance(c, int) and 0 <= c < 52):
+            raise ScoringError(f"card numbers must be 0..51, got {c!r}")
+    groups = []
+    for hand in hands:
+        on_board = hand.board.cards
+        if len(set(on_board)) != len(on_board):
+            twice = sorted(c for c in set(on_board) if on_board.count(c) > 1)
+            raise ScoringError(f"{hand.name}'s board holds {cards_text(twice)} twice")
+        groups.append((hand.name, set(on_board) | set(hand.dealt or ())))
+    try:
+        check_disjoint(groups)
+    except ValueError as exc:
+        raise ScoringError(str(exc)) from None
+    raise ScoringError("a card appears twice at the table")
+
+
+def _unit_table(
+    players: Sequence[str], units: Mapping[tuple[str, str], float]
+) -> dict[tuple[str, str], float]:
+    table: dict[tuple[str, str], float] = {}
+    known = set(players)
+    for key, value in units.items():
+        if not (isinstance(key, tuple) and len(key) == 2):
+            raise ScoringError(f"a unit is keyed by a pair of players, not {key!r}")
+        a, b = key
+        for name in (a, b):
+            if name not in known:
+                raise ScoringError(
+                    f"unit value for {a}-{b}: no player {name!r} at the table "
+                    f"(players: {', '.join(players)})"
+                )
+        if a == b:
+            raise ScoringError(f"unit value for {a}-{b}: a player does not play himself")
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ScoringError(f"unit value for {a}-{b} must be a number, not {value!r}")
+        if not math.isfinite(value) or value < 0:
+            raise ScoringError(f"unit value for {a}-{b} must be a number >= 0, not {value!r}")
+        for k in ((a, b), (b, a)):
+            if k in table and table[k] != value:
+                raise ScoringError(f"two different unit values for {a}-{b}")
+            table[k] = float(value)
+    return table
+
+
+def _money(
+    players: list[str], totals: dict[str, int], pairs: list[PairResult],
+    unit_table: dict[tuple[str, str], float] | None, default_unit: float,
+) -> dict[str, float]:  # fmt: skip
+    if unit_table is None:
+        return {p: t * default_unit + 0.0 for p, t in totals.items()}
+    money = dict.fromkeys(players, 0.0)
+    for pair in pairs:
+        amount = pair.points * pair.unit
+        money[pair.a_player] += amount
+        money[pair.b_player] -= amount
+    # Sums of products of points and units: rounding removes the float dust.
+    return {p: round(m, 9) + 0.0 for p, m in money.items()}
+
+
+def settle(
+    rules: Rules,
+    hands: Sequence[Hand],
+    *,
+    units: Mapping[tuple[str, str], float] | None = None,
+) -> Settlement:
+    """Settle a table: every pair of seats of different players, in the order of §7.3.
+
+    ``units`` gives the money value of a point for some pairs of players (either order);
+    the others play at ``rules.unit_value``. Raises :class:`ScoringError` for a table that
+    cannot be settled (seat counts, incomplete boards, a card twice).
+
+    >>> from chinese_poker.cards import parse_board
+    >>> from chinese_poker.rules import rules_for
+    >>> a = Hand(name="A", board=parse_board("Ah Qd 4c | Jh Js 9c 9d 2h | 7c 7d 7h 7s Kc"))
+    >>> b = Hand(name="B", board=parse_board("Kd Jc 3h | Th Ts 8c 8d 5s | Qs 9s 6s 4s 3s"))
+    >>> result = settle(rules_for("ofc"), [a, b])
+    >>> result.totals["A"], [(i.kind, i.points) for i in result.pairs[0].items]
+    (12, [('line', 1), ('line', 1), ('line', 1), ('scoop', 3), ('royalty', 6)])
+    """
+    spec = rules.spec
+    sc = spec.scoring
+    hands = tuple(hands)
+    players = _check_table(spec, hands)
+    seats = [_seat(sc, hand) for hand in hands]
+    best = _best_at_table(sc, seats) if sc.royalties.award == "best_at_table" else None
+    unit_table = _unit_table(players, units) if units else None
+    default_unit = sc.unit_value
+    parallel = sc.parallel_pairing
+
+    pairs: list[PairResult] = []
+    seat_totals = {s.name: 0 for s in seats}
+    n = len(seats)
+    for i in range(n):
+        a = seats[i]
+        for j in range(i + 1, n):
+            b = seats[j]
+            if a.player == b.player or (parallel and a.hand_index != b.hand_index):
+                continue
+            unit = default_unit
+            if unit_table is not None:
+                unit = unit_table.get((a.player, b.player), default_unit)
+            pair = _settle_pair(sc, a, b, unit, best)
+            pairs.append(pair)
+            points = pair.points
+            if points:
+                seat_totals[a.name] += points
+                seat_totals[b.name] -= points
+    totals = dict.fromkeys(players, 0)
+    for seat in seats:
+        totals[seat.player] += seat_totals[seat.name]
+    money = _money(players, totals, pairs, unit_table, default_unit)
+    fouled = tuple([s.name for s in seats if s.fouled])
+    fantasyland = {s.name: s.fantasyland for s in seats}
+    return Settlement(
+        rules, tuple(seats), tuple(pairs), totals, seat_totals, money, fouled, fantasyland
+    )
+
+
+# ============================================================================ totals only
+
+
+def _fast_path(sc: ScoringSpec) -> bool:
+    """True if the totals-only path models these rules (otherwise it settles in full)."""
+    ro = sc.royalties
+    return (
+        sc.naturals is None
+        and not sc.lowball_middle
+        and not ro.dealt_combination
+        and ro.max_per_hand is None
+        and ro.award in ("net", "winner_only", "cancel")
+    )
+
+
+def _pair_total(sc: ScoringSpec, a: tuple[int, ...], b: tuple[int, ...]) -> int:
+    """What B pays A: seats as (top, middle, bottom, r_top, r_middle, r_bottom, fouled,
+    deuce line), the same arithmetic as :func:`_settle_pair` without the items."""
+    if a[6] or b[6]:
+        if a[6] and b[6]:
+            return 0
+        w, lo, sign = (b, a, -1) if a[6] else (a, b, 1)
+        total = sc.foul_value
+        if sc.foul_pays_royalties:
+            doubled = -1
+            if sc.finnish_deuce and w[7] >= 0:
+                doubled = w[7]
+            elif sc.finnish_deuce and sc.deuce_doubles_when_holder_fouled:
+                doubled = lo[7]
+            total += w[3] + w[4] + w[5] + (w[3 + doubled] if doubled >= 0 else 0)
+        return sign * total
+    v, o, s = sc.line_values
+    w0 = (a[0] > b[0]) - (a[0] < b[0])
+    w1 = (a[1] > b[1]) - (a[1] < b[1])
+    w2 = (a[2] > b[2]) - (a[2] < b[2])
+    wins = (w0 == 1) + (w1 == 1) + (w2 == 1)
+    losses = (w0 == -1) + (w1 == -1) + (w2 == -1)
+    total = v * (wins - losses)
+    if o:
+        if sc.more_lines_won:
+            total += o if wins > losses else -o if losses > wins else 0
+        else:
+            total += o if wins >= 2 else -o if losses >= 2 else 0
+    if s:
+        total += s if wins == 3 else -s if losses == 3 else 0
+    if not (a[3] or a[4] or a[5] or b[3] or b[4] or b[5]):
+        return total
+    doubled = -1
+    if sc.finnish_deuce:
+        doubled = a[7] if a[7] >= 0 else b[7]
+    award = sc.royalties.award
+    for line, won in ((0, w0), (1, w1), (2, w2)):
+        ra, rb = a[3 + line], b[3 + line]
+        if not (ra or rb):
+            continue
+        if award == "net":
+            points = ra - rb
+        elif award == "cancel" and ra and rb:
+            continue
+        else:
+            points = ra if won > 0 else -rb if won < 0 else 0
+        total += 2 * points if line == doubled else points
+    return total
+
+
+def settle_totals(rules: Rules, hands: Sequence[Hand]) -> dict[str, int]:
+    """Each player's points, as ``settle(rules, hands).totals``, without the breakdown.
+
+    For solvers and simulations that need only the result: the same checks and the same
+    arithmetic, no items, names or reasons built. Rules it does not model in this form
+    (naturals, a low middle, per-hand royalty limits, dealt combinations, the best at the
+    table) are settled in full.
+
+    >>> from chinese_poker.cards import parse_board
+    >>> from chinese_poker.rules import rules_for
+    >>> a = Hand(name="A", board=parse_board("Ah Qd 4c | Jh Js 9c 9d 2h | 7c 7d 7h 7s Kc"))
+    >>> b = Hand(name="B", board=parse_board("Kd Jc 3h | Th Ts 8c 8d 5s | Qs 9s 6s 4s 3s"))
+    >>> settle_totals(rules_for("ofc"), [a, b])
+    {'A': 12, 'B': -12}
+    """
+    spec = rules.spec
+    sc = spec.scoring
+    if not _fast_path(sc) or any(hand.surrender for hand in hands):
+        return dict(settle(rules, hands).totals)
+    players = _check_table(spec, hands)
+    ro = sc.royalties
+    penalised = sc.misset_penalised
+    seats = []
+    for hand in hands:
+        top, middle, bottom = _high_values(sc, hand)
+        deuce = _deuce_line(hand) if sc.finnish_deuce else -1
+        if penalised and (top > middle or middle > bottom):
+            seats.append((top, middle, bottom, 0, 0, 0, True, deuce))
+            continue
+        seats.append((
+            top, middle, bottom, ro.top_of(top), ro.middle_of(middle), ro.bottom_of(bottom),
+            False, deuce,
+        ))  # fmt: skip
+    totals = dict.fromkeys(players, 0)
+    parallel = sc.parallel_pairing
+    n = len(hands)
+    for i in range(n):
+        ha = hands[i]
+        pa = ha.owner
+        for j in range(i + 1, n):
+            hb = hands[j]
+            pb = hb.owner
+            if pa == pb or (parallel and ha.index != hb.index):
+                continue
+            points = _pair_total(sc, seats[i], seats[j])
+            totals[pa] += points
+            totals[pb] -= points
+    return totals

@@ -1,0 +1,123 @@
+"""The unit of work: every table's writes of one event-loop tick in one transaction.
+
+A table that changed queues a :class:`Step` (its rows, hand end or deal, the messages
+that show the change, and what to do next) and marks itself dirty. The commit runs as
+a ``call_soon`` callback, after every message the loop handed over in the same tick, so
+under load hundreds of actions share one transaction; alone, an action waits for
+nothing. Only once the transaction has committed are the messages sent: nobody is ever
+shown a state that is not stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+from chinese_poker.server.db import HandEnd, Store
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
+
+    from chinese_poker.server.connections import Conn
+
+__all__ = ["GroupCommit", "Step", "Writer"]
+
+log = logging.getLogger("chinese_poker.server")
+
+
+@dataclass
+class Step:
+    """One write of a table waiting for the group commit, and what follows it.
+
+    ``rows`` (action rows), ``end`` (a hand's end) and ``start`` (a deal) are written in
+    the batch's transaction; once it has committed, ``messages`` are sent and ``then``
+    runs. A step with nothing to write only keeps a reply (an error, a pong) in order
+    behind the writes before it. ``sender`` is told ``server_error`` if the write fails.
+    """
+
+    rows: list[tuple[str, int, int, str, float]] = field(default_factory=list)
+    end: HandEnd | None = None
+    start: tuple[str, int, float] | None = None
+    messages: list[tuple[Conn, str]] = field(default_factory=list)
+    then: Callable[[], None] | None = None
+    sender: tuple[Conn, object] | None = None
+
+    @property
+    def writes(self) -> bool:
+        return bool(self.rows) or self.end is not None or self.start is not None
+
+
+class Writer(Protocol):
+    """A table as the group commit sees it."""
+
+    id: str
+
+    def take_steps(self) -> list[Step]: ...
+
+    def committed(self, steps: list[Step]) -> None: ...
+
+    def write_failed(self, steps: list[Step]) -> None: ...
+
+
+def _write(store: Store, conn: Connection, steps: list[Step]) -> None:
+    store.write_batch(
+        conn,
+        [row for st in steps for row in st.rows],
+        [st.end for st in steps if st.end is not None],
+        [st.start for st in steps if st.start is not None],
+    )
+
+
+class GroupCommit:
+    """The dirty tables of one server and their next transaction."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._dirty: list[Writer] = []
+        self._handle: asyncio.Handle | None = None
+
+    @property
+    def pending(self) -> bool:
+        return bool(self._dirty)
+
+    def dirty(self, table: Writer) -> None:
+        """``table`` has writes waiting: commit them (with every other table's) soon."""
+        self._dirty.append(table)
+        if self._handle is None:
+            self._handle = asyncio.get_running_loop().call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Commit every waiting write in one transaction, then let each table broadcast
+        what they carried. If the transaction fails, each table's writes are retried on
+        their own; a table whose writes still fail is told (``write_failed``)."""
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+        dirty, self._dirty = self._dirty, []
+        if not dirty:
+            return
+        batches = [(table, table.take_steps()) for table in dirty]
+        store = self.store
+        ok: list[tuple[Writer, list[Step]]] = []
+        bad: list[tuple[Writer, list[Step]]] = []
+        try:
+            with store.transaction() as conn:
+                _write(store, conn, [st for _t, steps in batches for st in steps])
+            ok = batches
+        except Exception:
+            log.exception("group commit of %d table(s) failed; retrying each", len(batches))
+            for table, steps in batches:
+                try:
+                    with store.transaction() as conn:
+                        _write(store, conn, steps)
+                    ok.append((table, steps))
+                except Exception:
+                    log.exception("table %s: cannot store its writes", table.id)
+                    bad.append((table, steps))
+        for table, steps in ok:
+            table.committed(steps)
+        for table, steps in bad:
+            table.write_failed(steps)

@@ -1,0 +1,206 @@
+"""Connections and what each is shown: sockets' send queues and the per-seat view cache.
+
+A :class:`Conn` is one WebSocket of a chair (``chair`` set) or of a spectator. What it
+is sent is built by :class:`ViewCache`: the ``state`` message of the engine seat the
+chair holds in the current hand (``view(seat)``; a chair not dealt in sees
+``view(None)``, like a spectator), serialised once per seat and version.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import secrets
+from dataclasses import dataclass
+from typing import Any, cast
+
+from chinese_poker.cards import card_name
+from chinese_poker.engine import LogEntry, Table, View
+from chinese_poker.rules import Rules, rules_for
+from chinese_poker.server.db import compact_json
+
+__all__ = ["SEND_QUEUE_LIMIT", "Conn", "ViewCache", "public_entry"]
+
+SEND_QUEUE_LIMIT = 2000
+"""A client this many messages behind is disconnected."""
+
+
+class Conn:
+    """One WebSocket: a chair's (``chair`` set) or a spectator's (``chair`` None).
+
+    Messages are queued (``send``) and written by the connection's writer task, so that
+    broadcasting never waits for a slow client, and never fails: a closed connection
+    drops what it is sent.
+    """
+
+    __slots__ = ("chair", "closed", "queue")
+
+    def __init__(self, chair: int | None) -> None:
+        self.chair = chair
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.closed = False
+
+    @property
+    def seat(self) -> int | None:
+        """The chair (the lobby's seat number); kept for older callers."""
+        return self.chair
+
+    def send(self, text: str) -> None:
+        if self.closed:
+            return
+        if self.queue.qsize() > SEND_QUEUE_LIMIT:
+            self.close()
+            return
+        self.queue.put_nowait(text)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.queue.put_nowait(None)
+
+
+_RULES_MARK = "\x00rules:" + secrets.token_hex(16)
+_RULES_MARK_JSON = compact_json(_RULES_MARK)
+
+
+class _RulesOnce:
+    """Stands for the table's rules in a view: ``to_dict()`` gives a marker string that
+    is replaced by the rules' JSON, serialised once per table."""
+
+    __slots__ = ("variant",)
+
+    def __init__(self, variant: str) -> None:
+        self.variant = variant
+
+    def to_dict(self) -> str:
+        return _RULES_MARK
+
+
+_CARD_NAMES = [card_name(c) for c in range(52)]
+
+
+def _view_dict(v: View) -> dict[str, Any]:
+    """``View.to_dict()`` with the rules replaced by the marker (see :class:`_RulesOnce`).
+
+    The same keys and values as the engine's ``to_dict`` (a test compares them on random
+    states of every variant; at import, a sample view's keys are compared and any
+    difference switches back to the engine's own ``to_dict``).
+    """
+    return {
+        "seat": v.seat,
+        "player": v.player,
+        "players": list(v.players),
+        "rules": _RULES_MARK,
+        "variant": v.rules.variant,
+        "version": v.version,
+        "phase": v.phase,
+        "street": v.street,
+        "button": v.button,
+        "play_order": list(v.play_order),
+        "to_act": list(v.to_act),
+        "fantasyland": list(v.fantasyland),
+        "timed_out": list(v.timed_out),
+        "boards": [b.to_dict() for b in v.boards],
+        "hand": [_CARD_NAMES[c] for c in v.hand],
+        "decisions": [d.to_dict() for d in v.decisions],
+        "settlement": v.settlement,
+        "totals": v.totals,
+    }
+
+
+def _fast_views_match() -> bool:
+    table = Table(rules_for("pineapple"), 2, seed=0)
+    view = table.view(1)
+    return list(_view_dict(view)) == list(view.to_dict()) and (
+        _view_dict(view) | {"rules": view.rules.to_dict()} == view.to_dict()
+    )
+
+
+_FAST_VIEWS = _fast_views_match()
+
+
+def public_entry(entry: LogEntry, viewer: int | None, view: View) -> dict[str, Any]:
+    """An applied action as engine seat ``viewer`` may see it (docs/server-protocol.md)."""
+    data = entry.action.to_dict()
+    data["auto"] = entry.auto
+    data.setdefault("hand", 0)
+    if data["seat"] == viewer or data["type"] != "place":
+        return data
+    data.pop("discard", None)
+    if view.board_of(data["seat"], data["hand"]).hidden:
+        for line in ("top", "middle", "bottom"):
+            data.pop(line, None)
+    return data
+
+
+@dataclass
+class _Cached:
+    key: tuple[int, int]
+    view: View
+    text: str
+
+
+class ViewCache:
+    """Each engine seat's view of one table and its JSON, cached per hand and version.
+
+    The rules part is the same in every view of the table: it is serialised once
+    (``_RulesOnce``) and spliced in, so the text equals ``dumps(view.to_dict())``.
+    """
+
+    def __init__(self, rules: Rules) -> None:
+        self._rules_once = _RulesOnce(rules.variant)
+        self._rules_json = compact_json(rules.to_dict())
+        self._cache: dict[int | None, _Cached] = {}
+
+    def clear(self) -> None:
+        self._cache.clear()
+
+    def get(self, table: Table, hand: int, seat: int | None) -> _Cached:
+        key = (hand, table.version)
+        cached = self._cache.get(seat)
+        if cached is None or cached.key != key:
+            view = table.view(seat)
+            if _FAST_VIEWS:
+                data = _view_dict(view)
+            else:  # the engine's View grew fields this module does not know: its to_dict()
+                data = dataclasses.replace(view, rules=cast(Rules, self._rules_once)).to_dict()
+            text = compact_json(data).replace(_RULES_MARK_JSON, self._rules_json, 1)
+            cached = _Cached(key, view, text)
+            self._cache[seat] = cached
+        return cached
+
+    def state_message(
+        self,
+        table: Table,
+        *,
+        table_id: str,
+        hand: int,
+        seat: int | None,
+        last: LogEntry | None,
+        ack: object,
+        clocks: list[dict[str, Any]],
+        commitment: str | None,
+        with_log: bool = False,
+    ) -> str:
+        """The ``state`` message for engine seat ``seat`` (None: a spectator)."""
+        cached = self.get(table, hand, seat)
+        entries: str = "null"
+        if with_log:
+            entries = compact_json([public_entry(e, seat, cached.view) for e in table.log])
+        head = {"type": "state", "table_id": table_id, "hand": hand, "version": table.version}
+        tail = {
+            "last": public_entry(last, seat, cached.view) if last is not None else None,
+            "ack": ack,
+            "clocks": clocks,
+            "commitment": commitment,
+        }
+        return (
+            compact_json(head)[:-1]
+            + ',"view":'
+            + cached.text
+            + ","
+            + compact_json(tail)[1:-1]
+            + ',"log":'
+            + entries
+            + "}"
+        )

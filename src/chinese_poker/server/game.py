@@ -1,0 +1,610 @@
+"""The live table as a pure object: the engine session, its chairs and the seat map.
+
+:class:`TableGame` does no I/O (no database, no sockets, no event loop): it is rebuilt
+from a :class:`~chinese_poker.server.db.StoredTable`, and :meth:`TableGame.submit` turns
+one action into either a :class:`Refusal` (nothing changed) or an :class:`Applied` (the
+engine's new state and the rows to store). The caller stores those rows before anything
+is shown to anybody (``server/commit.py``), so the pure object can be tested alone.
+
+**Chairs and engine seats.** A person (or bot) sits in a *chair* for the whole session
+(the lobby's seat number, the seat token's seat). The engine deals each hand only to
+``session.next_participants()`` and numbers them 0..n-1, so after a tournament
+elimination, or when a timed-out player sits out, chair numbers and engine seats differ.
+The one mapping between them, :attr:`TableGame.in_hand`, is rebuilt from
+``table.players`` every time a hand is dealt; everything that talks to the engine goes
+through it, and a chair that is not dealt in is a spectator of that hand.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from chinese_poker.engine import (
+    Action,
+    LogEntry,
+    Session,
+    SessionError,
+    Table,
+    TableError,
+    Tournament,
+    action_from_dict,
+)
+from chinese_poker.engine.table import check_player_names
+from chinese_poker.rules import Rules, rules_for
+from chinese_poker.server.db import HandEnd, NewHand, Store, StoredSeat, StoredTable
+from chinese_poker.server.fairness import SCHEME, Commitment, deck_for, new_commitment
+from chinese_poker.server.messages import CreateTable, ErrorCode, TournamentSpec
+
+__all__ = [
+    "Applied",
+    "Chair",
+    "Clock",
+    "HandState",
+    "Plan",
+    "Refusal",
+    "TableGame",
+    "check_name",
+    "plan_table",
+    "shared_rules",
+]
+
+
+class Clock:
+    """Wall-clock seconds for tournament levels, pinned to stored times during rebuilds."""
+
+    def __init__(self) -> None:
+        self.fixed: float | None = None
+
+    def __call__(self) -> float:
+        return self.fixed if self.fixed is not None else time.time()
+
+
+_RULES: dict[str, Rules] = {}
+
+
+def shared_rules(data: Mapping[str, Any]) -> Rules:
+    """``Rules.from_dict(data)``, one object per distinct ruleset (Rules are immutable).
+
+    Tables with the same rules share one object, so the engine's per-rules caches
+    (scoring plans, the settlement's rules description; keyed on the object) stay warm
+    with hundreds of tables instead of being rebuilt hand after hand.
+    """
+    key = json.dumps(data, sort_keys=True)
+    rules = _RULES.get(key)
+    if rules is None:
+        if len(_RULES) >= 1024:
+            _RULES.clear()
+        rules = _RULES[key] = Rules.from_dict(data)
+    return rules
+
+
+@dataclass
+class Chair:
+    """One chair of the table: who sits in it for the whole session."""
+
+    seat: int
+    kind: str
+    name: str | None
+    bot: str | None
+    level: int | None
+    token_hash: str | None
+    connected: int = 0
+
+    @property
+    def taken(self) -> bool:
+        return self.kind == "bot" or self.token_hash is not None
+
+    @property
+    def player(self) -> str:
+        """The name the engine knows him by."""
+        return self.name or f"Seat {self.seat + 1}"
+
+
+@dataclass
+class HandState:
+    commit: Commitment
+    started_at: float | None = None
+    finished_at: float | None = None
+    record: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """An action that was not applied (nothing changed): the error code and why."""
+
+    code: ErrorCode
+    message: str
+
+
+@dataclass(frozen=True)
+class Applied:
+    """An action the engine accepted: what to store, and what it did.
+
+    ``rows`` are the stored forms (``to_dict()``) of the non-automatic log entries,
+    numbered from ``first_seq``; ``end`` is the hand's end (history line, the next
+    hand's commitment, the status) when the action finished the hand."""
+
+    hand: int
+    entries: tuple[LogEntry, ...]
+    rows: tuple[dict[str, Any], ...]
+    first_seq: int
+    end: HandEnd | None
+
+    @property
+    def finished(self) -> bool:
+        return self.end is not None
+
+
+def check_name(name: str) -> str:
+    """A player name the engine accepts, or ValueError saying why (the engine's rule)."""
+    try:
+        return check_player_names([name])[0]
+    except TableError as exc:
+        raise ValueError(str(exc)) from None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A validated create request: its rules and chairs (nothing stored yet)."""
+
+    rules: Rules
+    seats: tuple[StoredSeat, ...]
+
+
+def _new_session(
+    spec: CreateTable, rules: Rules, names: Sequence[str], seed: int, button: int, clock: Clock
+) -> Session:
+    if spec.mode == "tournament":
+        t = spec.tournament or TournamentSpec()
+        return Tournament(
+            rules,
+            names,
+            seed=seed,
+            button=button,
+            stacks=t.stacks,
+            level_hands=t.level_hands,
+            clock=clock,
+        )
+    return Session(rules, names, seed=seed, button=button, clock=clock)
+
+
+def plan_table(spec: CreateTable, check_bot: Any) -> Plan:
+    """Validate a create request with the engine's own rules; ValueError naming the fault.
+
+    The names, the seat count, the button and the tournament stacks are checked by
+    building the very session the table will play (with the unnamed human chairs under
+    the names they get if their player gives none), so nothing is stored that the
+    engine would refuse on the first deal or on recovery. ``check_bot(name, level)``
+    raises ValueError for an unknown bot or level.
+    """
+    options = dict(spec.options)
+    if spec.time_limit is not None:
+        options["time_limit"] = spec.time_limit
+    rules = rules_for(spec.preset, **options)
+    n = len(spec.seats)
+    if n not in rules.player_counts:
+        counts = rules.player_counts
+        raise ValueError(
+            f"{rules.variant} is played by {counts.start} to {counts.stop - 1} players, not {n}"
+        )
+    if spec.button >= n:
+        raise ValueError(f"button must be a seat 0..{n - 1}")
+    if spec.mode != "tournament" and spec.tournament is not None:
+        raise ValueError("tournament settings need mode 'tournament'")
+    seats: list[StoredSeat] = []
+    used: set[str] = set()
+    for i, s in enumerate(spec.seats):
+        if s.kind == "bot":
+            if not s.bot:
+                raise ValueError(f"seat {i}: a bot seat needs a bot name")
+            check_bot(s.bot, s.level)
+            name = s.name if s.name is not None else f"{s.bot}-{i}"
+        else:
+            if s.bot is not None or s.level is not None:
+                raise ValueError(f"seat {i}: bot and level are for bot seats")
+            name = s.name or ""
+        if name:
+            try:
+                name = check_name(name)
+            except ValueError as exc:
+                raise ValueError(f"seat {i}: {exc}") from None
+            base, k = name, 2
+            while name in used:
+                name = f"{base} ({k})"
+                k += 1
+            used.add(name)
+        seats.append(StoredSeat(i, s.kind, name or None, s.bot, s.level, None, None))
+    if spec.mode == "tournament" and spec.tournament and spec.tournament.stacks:
+        unknown = sorted(set(spec.tournament.stacks) - used)
+        if unknown:
+            raise ValueError(f"stacks name unknown players {unknown}; name the seats to set stacks")
+    names = []
+    for chair in seats:
+        if chair.name is not None:
+            names.append(chair.name)
+            continue
+        name = f"Player {chair.seat + 1}"  # an unnamed human chair, as his join would name it
+        while name in used:
+            name += "'"
+        used.add(name)
+        names.append(name)
+    try:
+        _new_session(spec, rules, names, 0, spec.button, Clock())
+    except (SessionError, TableError) as exc:
+        raise ValueError(str(exc)) from None
+    return Plan(rules, tuple(seats))
+
+
+class TableGame:
+    """One table's game state: chairs, the session, the hands' commitments, the seat map.
+
+    Pure: every method either reads, or changes memory only. Writes to store are handed
+    back (:class:`Applied`, :meth:`hand_one`, :meth:`next_commitment_due`) for the
+    caller to store before it shows anything.
+    """
+
+    def __init__(self, stored: StoredTable) -> None:
+        self.id = stored.id
+        self.name = stored.name
+        self.created_at = stored.created_at
+        self.spec = CreateTable.model_validate(stored.config["request"])
+        self.preset: str = stored.config["preset"]
+        self.rules = shared_rules(stored.config["rules"])
+        self.join_code_hash = stored.join_code_hash
+        self.session_seed = int(stored.session_seed)
+        self.start_button = stored.start_button
+        self.started_at = stored.started_at
+        self.status = stored.status
+        self.chairs = [
+            Chair(s.seat, s.kind, s.name, s.bot, s.level, s.token_hash) for s in stored.seats
+        ]
+        self.clock = Clock()
+        self.session: Session | None = None
+        self.hands: dict[int, HandState] = {}
+        self.hand_no = 0
+        self.stored_seq = 0
+        self.in_hand: tuple[int, ...] = ()
+        """The chair of each engine seat of the current hand."""
+        self._engine_of: dict[int, int] = {}
+        self._rebuild(stored)
+
+    # ------------------------------------------------------------------ rebuilding
+
+    def _session(self, at: float) -> Session:
+        self.clock.fixed = at
+        try:
+            return _new_session(
+                self.spec,
+                self.rules,
+                [c.player for c in self.chairs],
+                self.session_seed,
+                self.start_button,
+                self.clock,
+            )
+        finally:
+            self.clock.fixed = None
+
+    def _rebuild(self, stored: StoredTable) -> None:
+        """Replay the stored setup and actions through the engine (startup, recovery).
+
+        Raises whatever the engine raises for a stored table it refuses; the manager
+        quarantines such a table."""
+        for h in stored.hands:
+            self.hands[h.number] = HandState(
+                Commitment(self.id, h.number, h.seed, h.salt, h.commitment),
+                h.started_at,
+                h.finished_at,
+                h.record,
+            )
+        if self.started_at is None:
+            return
+        session = self.session = self._session(self.started_at)
+        for h in stored.hands:
+            if h.started_at is None:
+                break
+            table = session.start_hand(deck=deck_for(h.seed))
+            self.hand_no = h.number
+            self.stored_seq = 0
+            self._map_seats()
+            for data in h.actions:
+                table.apply(action_from_dict(data))
+                self.stored_seq += 1
+            if table.over:
+                self.clock.fixed = h.finished_at if h.finished_at is not None else time.time()
+                try:
+                    result = session.finish_hand()
+                finally:
+                    self.clock.fixed = None
+                hand = self.hands[h.number]
+                if hand.record is None:  # finished in memory but not stored: store it now
+                    hand.record = self._record(result.record, h.number)
+        self.status = "finished" if session.over else "playing"
+
+    # ------------------------------------------------------------------ the seat map
+
+    def _map_seats(self) -> None:
+        """Rebuild chair <-> engine seat from the engine's players of this hand."""
+        table = self.table
+        if table is None:
+            self.in_hand, self._engine_of = (), {}
+            return
+        chair_of = {c.player: c.seat for c in self.chairs}
+        self.in_hand = tuple(chair_of[name] for name in table.players)
+        self._engine_of = {chair: seat for seat, chair in enumerate(self.in_hand)}
+
+    def engine_seat(self, chair: int | None) -> int | None:
+        """The engine seat of ``chair`` in the current hand (None: not dealt in)."""
+        if chair is None:
+            return None
+        return self._engine_of.get(chair)
+
+    def absence(self, chair: int) -> str:
+        """Why ``chair`` has no seat in the current hand (for its error messages)."""
+        session = self.session
+        if session is None or self.table is None:
+            return "no hand has been dealt yet"
+        name = self.chairs[chair].player
+        if name in session.ledger.out:
+            return f"{name} is out of the tournament and watches the table"
+        if name in session.timed_out:
+            return f"{name} timed out and sits out the remaining hands"
+        return f"{name} is not dealt in this hand"
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def table(self) -> Table | None:
+        return self.session.table if self.session is not None else None
+
+    @property
+    def playing(self) -> bool:
+        """A hand is running and accepts actions."""
+        table = self.table
+        return table is not None and not table.over and self.status == "playing"
+
+    def commitment(self, number: int) -> str | None:
+        h = self.hands.get(number)
+        return h.commit.commitment if h is not None else None
+
+    def _record(self, record: Mapping[str, Any], number: int) -> dict[str, Any]:
+        data = dict(record)
+        data["fairness"] = self.hands[number].commit.reveal()
+        return data
+
+    # ------------------------------------------------------------------ seating
+
+    def free_human_seats(self) -> list[int]:
+        return [c.seat for c in self.chairs if c.kind == "human" and c.token_hash is None]
+
+    def seat_name(self, seat: int | None, wanted: str) -> tuple[int, str]:
+        """The chair and the (engine-valid, unique) name a join would get; LookupError
+        when no such free seat, ValueError when the engine refuses the name."""
+        free = self.free_human_seats()
+        if seat is None:
+            if not free:
+                raise LookupError("no free seat at this table")
+            seat = free[0]
+        elif seat not in free:
+            raise LookupError(f"seat {seat} is not a free human seat")
+        wanted = wanted.strip()
+        base = check_name(wanted) if wanted else f"Player {seat + 1}"
+        taken = {c.player for c in self.chairs if c.seat != seat and (c.taken or c.name)}
+        name, k = base, 2
+        while name in taken:
+            name = f"{base} ({k})"
+            k += 1
+        return seat, check_name(name)
+
+    def seated(self, seat: int, name: str, token_hash: str) -> None:
+        """Record a stored claim."""
+        chair = self.chairs[seat]
+        chair.name, chair.token_hash = name, token_hash
+
+    # ------------------------------------------------------------------ dealing
+
+    def begin_session(self, now: float, first: Commitment) -> None:
+        """Every chair is taken and hand 1's commitment is stored: the session begins."""
+        self.session = self._session(now)
+        self.started_at = now
+        self.status = "playing"
+        self.hands[1] = HandState(first, started_at=now)
+
+    def deal(self, number: int, now: float | None = None) -> Table:
+        """Deal hand ``number`` (its commitment is stored) and rebuild the seat map."""
+        assert self.session is not None
+        if now is not None:
+            self.hands[number].started_at = now
+        table = self.session.start_hand(deck=deck_for(self.hands[number].commit.seed))
+        self.hand_no = number
+        self.stored_seq = 0
+        self._map_seats()
+        return table
+
+    def next_commitment_due(self) -> tuple[Commitment, HandEnd | None] | None:
+        """After a rebuild between hands: the next hand's commitment if it is not stored
+        yet, with the last hand's end (its history line, if that was not stored either).
+        Store them, then :meth:`committed`."""
+        session = self.session
+        if session is None or session.over:
+            return None
+        table = self.table
+        if table is not None and not table.over:
+            return None
+        number = session.hands_played + 1
+        if number in self.hands:
+            return None
+        last = self.hands.get(number - 1)
+        end = (
+            HandEnd(self.id, number - 1, (last.finished_at or time.time(), last.record), None, None)
+            if last is not None and last.record is not None
+            else None
+        )
+        return new_commitment(self.id, number), end
+
+    def committed(self, commit: Commitment) -> None:
+        """A hand's commitment is stored."""
+        self.hands[commit.hand] = HandState(commit)
+
+    # ------------------------------------------------------------------ acting
+
+    def submit(self, chair: int, action: Action) -> Refusal | Applied:
+        """Check and apply one action of the person in ``chair``.
+
+        The action's seat is an engine seat (what the person's view calls his seat). A
+        refusal changes nothing; an accepted action changes the session in memory and
+        returns the rows its caller must store before showing anything."""
+        table = self.table
+        if table is None or table.over or self.status != "playing":
+            return Refusal(ErrorCode.NO_HAND, "no hand is being played now")
+        seat = self.engine_seat(chair)
+        if seat is None:
+            return Refusal(ErrorCode.NOT_PLAYING, self.absence(chair))
+        if action.seat != seat:
+            return Refusal(ErrorCode.NOT_YOUR_SEAT, f"you hold seat {seat}, not {action.seat}")
+        reason = table.check(action)
+        if reason is not None:
+            code = ErrorCode.STALE if reason.startswith("stale") else ErrorCode.ILLEGAL
+            return Refusal(code, reason)
+        n_log = len(table.log)
+        table.apply(action)
+        entries = tuple(table.log[n_log:])
+        rows = tuple(e.to_dict() for e in entries if not e.auto)
+        number = self.hand_no
+        first_seq = self.stored_seq
+        self.stored_seq += len(rows)
+        end: HandEnd | None = None
+        if table.over:
+            session = self.session
+            assert session is not None
+            now = time.time()
+            self.clock.fixed = now
+            try:
+                result = session.finish_hand()
+            finally:
+                self.clock.fixed = None
+            finished = (now, self._record(result.record, number))
+            hand = self.hands[number]
+            hand.finished_at, hand.record = finished
+            new: NewHand | None = None
+            status: str | None = None
+            if session.over:
+                status = self.status = "finished"
+            else:
+                nxt = new_commitment(self.id, number + 1)
+                self.hands[number + 1] = HandState(nxt)
+                new = NewHand(nxt.hand, nxt.seed, nxt.salt, nxt.commitment)
+            end = HandEnd(self.id, number, finished, new, status)
+        return Applied(number, entries, rows, first_seq, end)
+
+    def store_rows(self, applied: Applied) -> list[tuple[str, int, int, str, float]]:
+        """The ``actions`` rows of an applied action."""
+        return Store.action_rows(self.id, applied.hand, applied.first_seq, list(applied.rows))
+
+    # ------------------------------------------------------------------ public records
+
+    def seats_info(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "seat": c.seat,
+                "kind": c.kind,
+                "name": c.name,
+                "bot": c.bot,
+                "level": c.level,
+                "taken": c.taken,
+                "connected": c.kind == "bot" or c.connected > 0,
+            }
+            for c in self.chairs
+        ]
+
+    def info(self, spectators_connected: int) -> dict[str, Any]:
+        """The ``TableInfo`` of the protocol."""
+        table = self.table
+        spec = self.spec
+        return {
+            "id": self.id,
+            "name": self.name,
+            "preset": self.preset,
+            "variant": self.rules.variant,
+            "options": dict(spec.options),
+            "rules": self.rules.to_dict(),
+            "status": self.status,
+            "mode": spec.mode,
+            "time_limit": self.rules.time_limit,
+            "hints": spec.hints,
+            "spectators": spec.spectators,
+            "bot_delay": spec.bot_delay,
+            "next_hand_delay": spec.next_hand_delay,
+            "seats": self.seats_info(),
+            "hand": self.hand_no,
+            "version": table.version if table is not None else 0,
+            "hands_played": self.session.hands_played if self.session is not None else 0,
+            "session_over": self.session.over if self.session is not None else False,
+            "commitment": self.commitment(self.hand_no),
+            "next_commitment": self.commitment(self.hand_no + 1),
+            "created_at": iso(self.created_at),
+            "spectators_connected": spectators_connected,
+        }
+
+    def ledger_info(self) -> dict[str, Any]:
+        """The ``LedgerInfo`` of the protocol."""
+        session = self.session
+        names = [c.player for c in self.chairs]
+        kind = "tournament" if self.spec.mode == "tournament" else "cash"
+        if session is None:
+            return {
+                "table_id": self.id,
+                "kind": kind,
+                "players": names,
+                "hands_played": 0,
+                "over": False,
+                "points": dict.fromkeys(names, 0),
+                "pairs": {},
+                "money": dict.fromkeys(names, 0.0),
+                "stacks": None,
+                "out": [],
+                "hands": [],
+            }
+        ledger = session.ledger.to_dict()
+        return {
+            "table_id": self.id,
+            "kind": kind,
+            "players": list(session.players),
+            "hands_played": session.hands_played,
+            "over": session.over,
+            "points": ledger["points"],
+            "pairs": ledger["pairs"],
+            "money": ledger["money"],
+            "stacks": ledger.get("stacks"),
+            "out": ledger.get("out", []),
+            "hands": [
+                {"hand": r.number, "button": r.button, "totals": dict(r.totals)}
+                for r in session.results
+            ],
+        }
+
+    def hands_info(self) -> list[dict[str, Any]]:
+        """The ``HandInfo`` list: commitments, and reveals of finished hands."""
+        out = []
+        for number in sorted(self.hands):
+            h = self.hands[number]
+            done = h.record is not None
+            out.append(
+                {
+                    "hand": number,
+                    "commitment": h.commit.commitment,
+                    "started": h.started_at is not None,
+                    "finished": done,
+                    "seed": h.commit.seed if done else None,
+                    "salt": h.commit.salt if done else None,
+                    "scheme": SCHEME,
+                }
+            )
+        return out
+
+
+def iso(ts: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))

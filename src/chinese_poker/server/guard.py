@@ -1,0 +1,151 @@
+"""What keeps strangers from hurting the server: rate limits, body limits, origins.
+
+* :class:`Limits` -- per client address, moving-window rate limits (the ``limits``
+  library) for opening tables, joining, and wrong join codes;
+* :class:`BodyLimit` -- an ASGI middleware that refuses a request body larger than the
+  limit before reading it whole (``413``, from ``Content-Length`` or while streaming);
+* :func:`origin_allowed` -- the WebSocket ``Origin`` allow-list (same origin by default).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from limits import RateLimitItem, parse
+from limits.storage import MemoryStorage
+from limits.strategies import MovingWindowRateLimiter
+
+__all__ = ["BodyLimit", "Limits", "RateSpec", "origin_allowed"]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class RateSpec:
+    """The rate limits of one server, in the ``limits`` notation ("20/minute")."""
+
+    create: str = "30/minute"
+    join: str = "60/minute"
+    bad_code: str = "10/minute"
+
+
+class Limits:
+    """Moving-window limits per client address (in memory: one server process)."""
+
+    def __init__(self, spec: RateSpec | None = None) -> None:
+        spec = spec or RateSpec()
+        self._limiter = MovingWindowRateLimiter(MemoryStorage())
+        self._items: dict[str, RateLimitItem] = {
+            "create": parse(spec.create),
+            "join": parse(spec.join),
+            "bad_code": parse(spec.bad_code),
+        }
+
+    def hit(self, kind: str, address: str) -> bool:
+        """Count one ``kind`` request of ``address``; False: over the limit."""
+        return self._limiter.hit(self._items[kind], kind, address)
+
+    def allowed(self, kind: str, address: str) -> bool:
+        """Whether ``address`` is under the ``kind`` limit (counts nothing)."""
+        return self._limiter.test(self._items[kind], kind, address)
+
+    def describe(self, kind: str) -> str:
+        item = self._items[kind]
+        return f"{item.amount} per {item.multiples} {item.GRANULARITY.name}"
+
+
+class BodyLimit:
+    """Refuse request bodies over ``limit`` bytes with 413, without reading them whole."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", ()):
+            if name == b"content-length":
+                try:
+                    size = int(value)
+                except ValueError:
+                    size = 0
+                if size > self.limit:
+                    await self._refuse(send)
+                    return
+        seen = 0
+        started = False
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise _TooLarge
+            return message
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, counted, watched)
+        except _TooLarge:
+            if not started:
+                await self._refuse(send)
+
+    async def _refuse(self, send: Send) -> None:
+        body = json.dumps({"detail": f"the request body is larger than {self.limit} bytes"})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"connection", b"close"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body.encode()})
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def origin_allowed(origin: str | None, host: str | None, allowed: Iterable[str]) -> bool:
+    """Whether a WebSocket from ``origin`` may connect to ``host``.
+
+    No ``Origin`` header (programs, not browsers): allowed. Otherwise the origin must be
+    in ``allowed`` (``"*"`` allows any), or, by default, have the same host and port as
+    the request's ``Host``.
+    """
+    if origin is None:
+        return True
+    wanted = {o.rstrip("/").lower() for o in allowed}
+    if "*" in wanted or origin.rstrip("/").lower() in wanted:
+        return True
+    if host is None:
+        return False
+    parts = urlsplit(origin)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return False
+    default = "443" if parts.scheme == "https" else "80"
+    netloc = parts.netloc.lower()
+    have = netloc if ":" in netloc.rsplit("]", 1)[-1] else f"{netloc}:{default}"
+    want = host.lower()
+    want = want if ":" in want.rsplit("]", 1)[-1] else f"{want}:{default}"
+    return have == want

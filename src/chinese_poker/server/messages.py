@@ -1,0 +1,206 @@
+"""What crosses the wire: the lobby's requests, the client's messages and the error codes.
+
+Everything here is data and validation (pydantic); nothing touches a table. The protocol
+is ``docs/server-protocol.md``.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    TypeAdapter,
+    ValidationError,
+)
+
+from chinese_poker.server.db import compact_json
+
+__all__ = [
+    "MAX_MESSAGE",
+    "ActionBody",
+    "ActionMsg",
+    "AuthMsg",
+    "ClientMessage",
+    "CreateTable",
+    "ErrorCode",
+    "HintMsg",
+    "LegalMsg",
+    "PingMsg",
+    "SeatSpec",
+    "SyncMsg",
+    "TournamentSpec",
+    "error_text",
+    "parse_client_message",
+    "validation_message",
+]
+
+MAX_MESSAGE = 64 * 1024
+"""The largest client message accepted (characters of a text frame)."""
+
+
+class ErrorCode(enum.StrEnum):
+    """The ``code`` of an ``error`` message (docs/server-protocol.md)."""
+
+    BAD_JSON = "bad_json"
+    BAD_MESSAGE = "bad_message"
+    TOO_LARGE = "too_large"
+    UNKNOWN_TYPE = "unknown_type"
+    READ_ONLY = "read_only"
+    NOT_YOUR_SEAT = "not_your_seat"
+    NOT_PLAYING = "not_playing"
+    NO_HAND = "no_hand"
+    STALE = "stale"
+    ILLEGAL = "illegal"
+    BUSY = "busy"
+    HINTS_DISABLED = "hints_disabled"
+    HINTS_UNAVAILABLE = "hints_unavailable"
+    SERVER_ERROR = "server_error"
+
+
+def error_text(ref: object, code: ErrorCode, message: str, version: int | None) -> str:
+    """The JSON text of an ``error`` message."""
+    return compact_json(
+        {"type": "error", "ref": ref, "code": str(code), "message": message, "version": version}
+    )
+
+
+# --------------------------------------------------------------------------- requests
+
+
+class SeatSpec(BaseModel):
+    """One seat of a new table: a human (named when he joins) or a bot."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["human", "bot"] = "human"
+    name: str | None = Field(default=None, min_length=1, max_length=40)
+    bot: str | None = Field(default=None, description="bot name (GET /api/bots); bots only")
+    level: int | None = Field(default=None, ge=0, le=100, description="bot level, if it has")
+
+
+class TournamentSpec(BaseModel):
+    """Tournament settings (``mode = "tournament"``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    stacks: dict[str, int] | None = Field(
+        default=None, description="starting chips per player name (default starting_chips)"
+    )
+    level_hands: int | None = Field(
+        default=None, ge=1, description="levels rise every N hands (null: by level_minutes)"
+    )
+
+
+class CreateTable(BaseModel):
+    """The lobby's request to open a table."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(default=None, max_length=200)
+    preset: str = Field(default="pineapple", description="a RULES §14 preset name")
+    options: dict[str, Any] = Field(default_factory=dict, description="§13 option overrides")
+    seats: list[SeatSpec] = Field(
+        default_factory=lambda: [SeatSpec(kind="human"), SeatSpec(kind="bot", bot="rules")],
+        min_length=2,
+        max_length=4,
+    )
+    time_limit: float | None = Field(
+        default=None, gt=0, le=3600, description="seconds per decision; null: no limit"
+    )
+    mode: Literal["session", "tournament"] = "session"
+    tournament: TournamentSpec | None = None
+    button: int = Field(default=0, ge=0, description="the first hand's button seat")
+    hints: bool = True
+    spectators: bool = True
+    bot_delay: float = Field(default=0.5, ge=0, le=10)
+    next_hand_delay: float = Field(default=3.0, ge=0, le=60)
+    join: bool = Field(default=True, description="the creator takes the first human seat")
+
+
+# --------------------------------------------------------------------------- client messages
+
+
+class _Msg(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: StrictInt | str | None = Field(default=None, description="echoed as 'ref'")
+
+
+class ActionBody(BaseModel):
+    """An action as a client sends it (the engine's ``to_dict()`` form, version required)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["place", "surrender", "claim_natural"]
+    version: StrictInt = Field(ge=0)
+    seat: StrictInt | None = None
+    hand: StrictInt = Field(default=0, ge=0, le=1)
+    top: list[str] = Field(default_factory=list, max_length=17)
+    middle: list[str] = Field(default_factory=list, max_length=17)
+    bottom: list[str] = Field(default_factory=list, max_length=17)
+    discard: list[str] = Field(default_factory=list, max_length=17)
+    surrender: StrictBool | None = None
+    claim: StrictBool | None = None
+
+
+class ActionMsg(_Msg):
+    type: Literal["action"]
+    action: ActionBody
+
+
+class SyncMsg(_Msg):
+    type: Literal["sync"]
+
+
+class HintMsg(_Msg):
+    type: Literal["hint"]
+    limit: StrictInt = Field(default=20, ge=1, le=500)
+
+
+class LegalMsg(_Msg):
+    type: Literal["legal"]
+    limit: StrictInt = Field(default=300, ge=1, le=1000)
+
+
+class PingMsg(_Msg):
+    type: Literal["ping"]
+
+
+class AuthMsg(BaseModel):
+    """The first message of a seat's socket: its token (never in the URL)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["auth"]
+    token: str = Field(min_length=1, max_length=200)
+
+
+ClientMessage = Annotated[
+    ActionMsg | SyncMsg | HintMsg | LegalMsg | PingMsg, Field(discriminator="type")
+]
+_CLIENT: TypeAdapter[ActionMsg | SyncMsg | HintMsg | LegalMsg | PingMsg] = TypeAdapter(
+    ClientMessage
+)
+TYPES = ("action", "sync", "hint", "legal", "ping")
+
+
+def validation_message(exc: ValidationError) -> str:
+    """pydantic's complaint in one line, naming the fields."""
+    parts = []
+    for err in exc.errors()[:3]:
+        where = ".".join(str(p) for p in err["loc"] if not str(p).endswith("Msg"))
+        parts.append(f"{where}: {err['msg']}" if where else str(err["msg"]))
+    return "; ".join(parts)
+
+
+def parse_client_message(
+    data: dict[str, Any],
+) -> ActionMsg | SyncMsg | HintMsg | LegalMsg | PingMsg:
+    """The typed message; pydantic's ValidationError if it is malformed."""
+    return _CLIENT.validate_python(data)

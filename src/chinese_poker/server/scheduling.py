@@ -1,0 +1,158 @@
+"""Timers, bots and the worker pools that keep heavy work off the event loop.
+
+Heavy work (bots' decisions, hints, building a bot at table creation) runs in bounded
+thread pools, never on the event loop. Bots and hints have **separate pools**, so no
+number of hints can hold up a bot's move: a hint flood only queues behind other hints,
+and it cannot grow without bound either: a seat has at most one pending hint (a second
+is answered ``busy``) and the server at most :data:`HINT_QUEUE` (more are ``busy``).
+Each hint runs with a time budget (:data:`HINT_SECONDS`).
+
+Decision timers are ``loop.call_later`` handles per engine seat that submit the engine's
+``Timeout`` when they run out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from chinese_poker.engine import Table
+
+__all__ = ["HINT_QUEUE", "HINT_SECONDS", "Timers", "Workers"]
+
+HINT_SECONDS = 3.0
+"""The time budget of one hint (its Monte Carlo sampling stops early)."""
+
+HINT_QUEUE = 32
+"""At most this many hints wait or run at once on one server; more are ``busy``."""
+
+T = TypeVar("T")
+
+
+class Workers:
+    """The server's bounded thread pools: bots, hints and setup work, each its own."""
+
+    def __init__(self, bot_threads: int | None = None, hint_threads: int = 1) -> None:
+        cpus = os.cpu_count() or 2
+        self._bots = ThreadPoolExecutor(bot_threads or min(4, cpus), "cp-bot")
+        self._hints = ThreadPoolExecutor(hint_threads, "cp-hint")
+        self._setup = ThreadPoolExecutor(1, "cp-setup")
+        self.hints_pending = 0
+        self._hint_seats: set[tuple[str, int]] = set()
+
+    async def bot(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._bots, fn, *args)
+
+    async def setup(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._setup, fn, *args)
+
+    def hint_slot(self, key: tuple[str, int]) -> bool:
+        """Reserve the one pending hint of a (table, chair); False: busy."""
+        if key in self._hint_seats or self.hints_pending >= HINT_QUEUE:
+            return False
+        self._hint_seats.add(key)
+        self.hints_pending += 1
+        return True
+
+    def hint_done(self, key: tuple[str, int]) -> None:
+        self._hint_seats.discard(key)
+        self.hints_pending -= 1
+
+    async def hint(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._hints, lambda: fn(*args, **kwargs))
+
+    def close(self) -> None:
+        for pool in (self._bots, self._hints, self._setup):
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+@dataclass
+class _Timer:
+    key: tuple[Any, ...]
+    deadline: float
+    limit: float
+    handle: asyncio.TimerHandle
+
+
+class Timers:
+    """One table's decision clocks, per engine seat of the current hand."""
+
+    def __init__(self) -> None:
+        self._timers: dict[int, _Timer] = {}
+
+    def sync(
+        self,
+        table: Table,
+        hand: int,
+        humans: list[int],
+        limit: float | None,
+        expire: Callable[[int, tuple[Any, ...]], None],
+    ) -> None:
+        """Run a clock for every human engine seat to act (restarted when its decision
+        changes), and none for anybody else."""
+        to_act = table.to_act
+        wanted = set()
+        for seat in humans:
+            if limit is None or seat not in to_act or seat in table.timed_out:
+                continue
+            wanted.add(seat)
+            key = (hand, table.decisions(seat))
+            timer = self._timers.get(seat)
+            if timer is not None and timer.key == key:
+                continue
+            self.cancel(seat)
+            loop = asyncio.get_running_loop()
+            self._timers[seat] = _Timer(
+                key, loop.time() + limit, limit, loop.call_later(limit, expire, seat, key)
+            )
+        for seat in list(self._timers):
+            if seat not in wanted:
+                self.cancel(seat)
+
+    @property
+    def running(self) -> bool:
+        return bool(self._timers)
+
+    def due(self, seat: int, key: tuple[Any, ...]) -> bool:
+        """The clock of ``seat`` with ``key`` has run out (and is removed)."""
+        timer = self._timers.get(seat)
+        if timer is None or timer.key != key:
+            return False
+        del self._timers[seat]
+        return True
+
+    def cancel(self, seat: int) -> None:
+        timer = self._timers.pop(seat, None)
+        if timer is not None:
+            timer.handle.cancel()
+
+    def cancel_all(self) -> None:
+        for seat in list(self._timers):
+            self.cancel(seat)
+
+    def clocks(
+        self, table: Table, hand: int, humans: list[int], limit: float | None
+    ) -> list[dict[str, Any]]:
+        """The decision clocks of the state as it is now.
+
+        Worked out from the table rather than read from the running timers: a message
+        is built before the timers restart, and must already show the clock of a seat
+        that has just come to act (at its full limit) and not the old one.
+        """
+        if limit is None:
+            return []
+        now = asyncio.get_running_loop().time()
+        out = []
+        for seat in humans:
+            if seat not in table.to_act or seat in table.timed_out:
+                continue
+            timer = self._timers.get(seat)
+            running = timer is not None and timer.key == (hand, table.decisions(seat))
+            remaining = max(timer.deadline - now, 0.0) if running and timer else limit
+            out.append({"seat": seat, "remaining": round(remaining, 3), "limit": limit})
+        return out

@@ -281,7 +281,7 @@ def test_make_job_errors(kwargs: dict[str, Any], message: str) -> None:
 
 def test_ray_missing_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)
-    with pytest.raises(ValueError, match=r'pip install "chinese-poker\[ray\]"'):
+    with pytest.raises(ValueError, match=r'pip install "\.\[ray\]"'):
         simulate(make_job("ofc", "random", hands=1, seed=1), engine="ray")
 
 

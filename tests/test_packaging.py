@@ -93,7 +93,7 @@ def test_version_has_one_source() -> None:
     assert 'dynamic = ["version"]' in pyproject
     assert 'version = {attr = "chinese_poker.__version__"}' in pyproject
     done = subprocess.run(
-        [sys.executable, "-m", "chinese_poker.cli", "--version"],
+        [str(Path(sys.executable).parent / "chinese-poker"), "--version"],
         capture_output=True,
         text=True,
         timeout=60,

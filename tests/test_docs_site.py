@@ -82,10 +82,10 @@ def test_strict_build_renders_the_api_reference(site: Path) -> None:
         ("evaluate", "chinese_poker.evaluate"),
         ("rules", "chinese_poker.rules.rules_for"),
         ("scoring", "chinese_poker.scoring.settle"),
-        ("engine", "chinese_poker.engine.table.Table"),
+        ("engine", "chinese_poker.engine.Table"),
         ("ai", "chinese_poker.ai.make_bot"),
         ("ai", "chinese_poker.ai.fantasyland.solve_fantasyland"),
-        ("env", "chinese_poker.env.aec.aec_env"),
+        ("env", "chinese_poker.env.aec_env"),
     ]:
         html = (site / "api" / page / "index.html").read_text(encoding="utf-8")
         assert f'id="{name}"' in html, f"{name} is not documented on api/{page}"

@@ -1,4 +1,5 @@
-"""MkDocs hook: ``>>>`` examples outside code fences become ```` ```pycon ```` blocks.
+"""MkDocs hook: ``>>>`` examples outside code fences become ```` ```pycon ```` blocks,
+and Sphinx roles such as ``:func:`name``` become code.
 
 The package's docstrings carry doctests (they run in tests/test_doctests.py) as plain
 reST-style text; in Markdown their ``>>>`` lines would render as nested quotes and their
@@ -15,6 +16,8 @@ from markdown.preprocessors import Preprocessor
 from mkdocs.plugins import event_priority
 
 FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+# Sphinx roles in docstrings (:func:`aec_env`, :class:`~x.Y`) are shown as code.
+ROLE = re.compile(r":(?:func|class|meth|mod|attr|data|exc|obj):`~?([^`]+)`")
 
 
 class DoctestFences(Preprocessor):
@@ -37,7 +40,7 @@ class DoctestFences(Preprocessor):
                     i += 1
                 out += [indent + "```", ""]
                 continue
-            out.append(line)
+            out.append(ROLE.sub(r"`\1`", line))
             i += 1
         return out
 

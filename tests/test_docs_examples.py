@@ -14,6 +14,7 @@ What cannot run here is in ``SKIP`` below with the reason; every other example r
 from __future__ import annotations
 
 import doctest
+import json
 import os
 import re
 import subprocess
@@ -211,3 +212,13 @@ def test_skip_list_names_existing_examples() -> None:
     keys = {example.key for example in EXAMPLES}
     stale = [key for key in [*SKIP, *EXCERPTS] if key not in keys]
     assert not stale, f"SKIP/EXCERPTS entries that match no example: {stale}"
+
+
+def test_scorekeeper_page_shows_the_example_file_as_it_is() -> None:
+    page = ROOT / "docs" / "getting-started" / "scorekeeper.md"
+    fences = [
+        t for t in MarkdownIt("commonmark").parse(page.read_text(encoding="utf-8"))
+        if t.type == "fence" and t.info.strip() == "json"
+    ]  # fmt: skip
+    shown = json.loads(fences[0].content)
+    assert shown == json.loads((ROOT / "examples" / "pineapple-heads-up.json").read_text())

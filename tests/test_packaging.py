@@ -5,6 +5,7 @@ the version has one source."""
 from __future__ import annotations
 
 import email.parser
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -33,11 +34,22 @@ def needed_files() -> set[str]:
     return data | static | migrations | {"py.typed"}
 
 
+# What a fresh clone would not have (and what other tests may be writing meanwhile).
+NOT_IN_A_CLONE = shutil.ignore_patterns(
+    ".git", ".venv", "site", "build", "dist", "*.egg-info", "__pycache__", ".*_cache",
+    ".hypothesis", "results",
+)  # fmt: skip
+
+
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # Built from a copy: building writes *.egg-info into the source tree, which the
+    # README test's editable install may be doing in the checkout at the same time.
+    tree = tmp_path_factory.mktemp("tree") / "chinese-poker"
+    shutil.copytree(ROOT, tree, ignore=NOT_IN_A_CLONE)
     out = tmp_path_factory.mktemp("dist")
     done = subprocess.run(
-        [sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)],
+        [sys.executable, "-m", "build", "--outdir", str(out), str(tree)],
         capture_output=True,
         text=True,
         timeout=600,

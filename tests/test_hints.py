@@ -55,7 +55,7 @@ def test_first_street_hints_and_json_form() -> None:
     entries = hint(view, level=1, seed=3)
     assert len(entries) == 232
     data = entries[0].to_dict()
-    assert set(data) == {"action", "text", "value", "foul_probability", "explanation"}
+    assert set(data) == {"action", "text", "value", "foul_probability", "explanation", "stderr"}
     assert Place.from_dict(data["action"]) == entries[0].action
     assert hint_from_dict(view.to_dict(), level=1, seed=3)[0].action == entries[0].action
 

@@ -65,12 +65,17 @@ _PLURAL = ("deuces", "threes", "fours", "fives", "sixes", "sevens", "eights", "n
 
 @dataclass(frozen=True, slots=True)
 class HintEntry:
-    """One option: ``value`` in expected points, ``foul_probability`` in [0, 1]."""
+    """One option: ``value`` in expected points, ``foul_probability`` in [0, 1].
+
+    ``stderr`` is the standard error of ``value`` (Monte Carlo playouts of a street;
+    0 where the value is exact or a model's, as for a classic setting).
+    """
 
     action: Action
     value: float
     foul_probability: float
     explanation: str
+    stderr: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -79,6 +84,7 @@ class HintEntry:
             "value": round(self.value, 3),
             "foul_probability": round(self.foul_probability, 4),
             "explanation": self.explanation,
+            "stderr": round(self.stderr, 3),
         }
 
 
@@ -162,7 +168,7 @@ def _street_hints(
     for o in options:
         text = _explain_street(view.rules, mine, o.action, unseen, o.foul_probability,
                                o.fantasyland_probability)  # fmt: skip
-        out.append(HintEntry(o.action, o.value, _clip(o.foul_probability), text))
+        out.append(HintEntry(o.action, o.value, _clip(o.foul_probability), text, o.stderr))
     return out
 
 

@@ -765,6 +765,9 @@ class LiveTable:
                 kwargs["time_budget"] = scheduling.HINT_SECONDS
         try:
             ranked = await self.manager.workers.hint(fn, view, **kwargs)
+        except TimeoutError:
+            self._error(conn, ref, ErrorCode.HINTS_UNAVAILABLE, "the hint took too long")
+            return
         except Exception as exc:
             log.exception("table %s: hint failed", self.id)
             self._error(conn, ref, ErrorCode.HINTS_UNAVAILABLE, f"the hint failed: {exc}")

@@ -33,11 +33,10 @@ import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from chinese_poker import ai
 from chinese_poker.engine import Action, LogEntry, Table, Timeout, View, action_from_dict
 from chinese_poker.server import PROTOCOL_VERSION, scheduling
 from chinese_poker.server.commit import GroupCommit, Step
@@ -73,7 +72,16 @@ __all__ = [
     "TournamentSpec",
 ]
 
+if TYPE_CHECKING:
+    from chinese_poker import ai
+
 log = logging.getLogger("chinese_poker.server")
+
+
+def _ai() -> Any:
+    """The bots, imported when first needed: they load numba kernels, which the server
+    does not need to start serving (a restart answers sooner)."""
+    return importlib.import_module("chinese_poker.ai")
 
 
 def _hash(secret: str) -> str:
@@ -86,7 +94,7 @@ def _hash(secret: str) -> str:
 def bot_catalogue() -> list[dict[str, Any]]:
     """The server-side bots: name and whether it takes a ``level``."""
     out = []
-    for name, cls in sorted(ai.BOTS.items()):
+    for name, cls in sorted(_ai().BOTS.items()):
         try:
             params = inspect.signature(cls).parameters
         except (TypeError, ValueError):
@@ -101,16 +109,18 @@ def make_server_bot(name: str, level: int | None, seed: int) -> ai.Bot:
     if level is not None:
         kwargs["level"] = level
     try:
-        return ai.make_bot(name, **kwargs)
+        bot: ai.Bot = _ai().make_bot(name, **kwargs)
+        return bot
     except TypeError:
         raise ValueError(f"bot {name!r} does not take a level") from None
 
 
 def check_bot(name: str, level: int | None) -> None:
     """ValueError for an unknown bot or a level it does not take (cheap: no build)."""
-    cls = ai.BOTS.get(name)
+    bots = _ai().BOTS
+    cls = bots.get(name)
     if cls is None:
-        raise ValueError(f"unknown bot {name!r}; bots: {', '.join(sorted(ai.BOTS))}")
+        raise ValueError(f"unknown bot {name!r}; bots: {', '.join(sorted(bots))}")
     if level is not None:
         try:
             params = inspect.signature(cls).parameters

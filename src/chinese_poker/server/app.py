@@ -480,7 +480,12 @@ def create_app(
             if token is None:
                 await websocket.close(code=4400, reason='first send {"type":"auth","token":...}')
                 return
-            live = manager.tables.get(table_id, live)
+            # The table may have left memory while the token was awaited: fetch it anew.
+            fresh = manager.get(table_id)
+            if fresh is None:
+                await websocket.close(code=4404, reason="no such table")
+                return
+            live = fresh
             seat = live.seat_for_token(token)
             if seat is None:
                 await websocket.close(code=4401, reason="bad seat token")

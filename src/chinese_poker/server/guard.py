@@ -1,7 +1,7 @@
 """What keeps strangers from hurting the server: rate limits, body limits, origins.
 
 * :class:`Limits` -- per client address, moving-window rate limits (the ``limits``
-  library) for opening tables, joining, and wrong join codes;
+  library) for opening tables, joining, wrong join codes and the study desk;
 * :class:`BodyLimit` -- an ASGI middleware that refuses a request body larger than the
   limit before reading it whole (``413``, from ``Content-Length`` or while streaming);
 * :func:`origin_allowed` -- the WebSocket ``Origin`` allow-list (same origin by default).
@@ -35,6 +35,7 @@ class RateSpec:
     create: str = "30/minute"
     join: str = "60/minute"
     bad_code: str = "10/minute"
+    study: str = "120/minute"
 
 
 class Limits:
@@ -47,6 +48,7 @@ class Limits:
             "create": parse(spec.create),
             "join": parse(spec.join),
             "bad_code": parse(spec.bad_code),
+            "study": parse(spec.study),
         }
 
     def hit(self, kind: str, address: str) -> bool:

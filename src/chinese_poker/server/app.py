@@ -247,7 +247,8 @@ def create_app(
         manager = TableManager(store, Workers(hint_processes=hint_processes))
         app.state.store = store
         app.state.manager = manager
-        manager.workers.warm()
+        # The hint worker starts a little later, so that a restart answers first.
+        warming = asyncio.get_running_loop().call_later(5.0, manager.workers.warm)
         count = manager.recover()
         log.info("database %s ready; %d table(s) resumed", store.dialect, count)
         if manager.quarantined:
@@ -262,6 +263,7 @@ def create_app(
         try:
             yield
         finally:
+            warming.cancel()
             evictor.cancel()
             manager.close()
             await asyncio.sleep(0)

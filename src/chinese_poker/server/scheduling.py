@@ -80,7 +80,8 @@ class Workers:
     def warm(self) -> None:
         """Start the hint worker now rather than at the first hint."""
         if self._hint_processes:
-            self._hints.submit(_ready)
+            with contextlib.suppress(RuntimeError):  # already shut down
+                self._hints.submit(_ready)
 
     def _hint_pool(self) -> Executor:
         if self._hint_processes:
@@ -97,12 +98,17 @@ class Workers:
         :data:`HINT_DEADLINE`."""
         loop = asyncio.get_running_loop()
         call = functools.partial(fn, *args, **kwargs)
-        try:
-            return await asyncio.wait_for(loop.run_in_executor(self._hints, call), HINT_DEADLINE)
-        except BrokenProcessPool:  # a worker died: a fresh pool for the next hints
-            self._hints.shutdown(wait=False, cancel_futures=True)
-            self._hints = self._hint_pool()
-            raise
+        for attempt in range(2):
+            try:
+                return await asyncio.wait_for(
+                    loop.run_in_executor(self._hints, call), HINT_DEADLINE
+                )
+            except BrokenProcessPool:  # a worker died: a fresh pool, and one more try
+                self._hints.shutdown(wait=False, cancel_futures=True)
+                self._hints = self._hint_pool()
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
 
     def close(self) -> None:
         """Stop every pool; a hint worker still thinking is terminated (shutdown must

@@ -319,6 +319,14 @@ def start_server(db: Path, log: Path, ws: str = "auto") -> tuple[subprocess.Pope
         time.sleep(0.05)
 
 
+def stop_server(proc: subprocess.Popen[str]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
 def process_cpu(pid: int | None) -> float:
     """CPU seconds (user + system) used so far by process ``pid`` (Linux /proc)."""
     if pid is None:
@@ -649,11 +657,7 @@ def main() -> None:
             try:
                 flood = _run_loop(hint_flood(url, args.flood_seconds))
             finally:
-                proc.terminate()
-                try:
-                    proc.wait(10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+                stop_server(proc)
         flood["load_average"] = round(os.getloadavg()[0], 2)
         print(json.dumps(flood, indent=2))
         if args.json:
@@ -678,11 +682,7 @@ def main() -> None:
                     print(f"run {i + 1}: p99 {results[-1]['rtt_ms_p99']} ms,"
                           f" RSS {results[-1]['server_rss_mib']} MiB", file=sys.stderr)
             finally:
-                proc.terminate()
-                try:
-                    proc.wait(10)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+                stop_server(proc)
     print_table(results)
     for r in results:
         ok = (r["rtt_ms_p99"] < TARGET_P99_MS and r["tables"] >= TARGET_TABLES

@@ -38,7 +38,12 @@ def _contribute(
     ws: Any, hand: int, value: str, ref: str = "c", seen: list[Msg] | None = None
 ) -> Msg:
     ws.send_json({"type": "contribute", "id": ref, "hand": hand, "value": value})
-    return recv_until(ws, lambda m: m.get("ref") == ref, seen)
+    while True:  # states of other seats' moves may come first
+        m = recv(ws)
+        if seen is not None:
+            seen.append(m)
+        if m.get("ref") == ref:
+            return m
 
 
 def _play_out(
@@ -163,3 +168,40 @@ def test_the_values_survive_a_restart(tmp_path: Path) -> None:
         given = {c["player"]: c["value"] for c in end["reveal"]["contributions"]}
         assert given["Ann"] == values["Ann"] and given["Bob"] == values["Bob"]
         assert all(c.ok for c in verify_records(_history(client, tid)))
+
+
+def test_after_an_elimination_only_the_players_dealt_in_contribute(tmp_path: Path) -> None:
+    """Finding 1 meets the shuffle: values follow the engine's players, not the chairs."""
+    app = create_app(f"sqlite:///{tmp_path / 'server.db'}")
+    rng = random.Random(9)
+    with TestClient(app) as client:
+        made = create(client, preset="pineapple", mode="tournament", next_hand_delay=0.05,
+                      options={"level_values": "50"},
+                      tournament={"stacks": {"Ann": 1, "B": 2000, "C": 2000}, "level_hands": 1},
+                      seats=[{"kind": "human", "name": "Ann"},
+                             {"kind": "bot", "bot": "random", "name": "B"},
+                             {"kind": "bot", "bot": "random", "name": "C"}])
+        tid = made["table"]["id"]
+        with connect(client, tid, made["token"]) as ann:
+            recv_until(ann, lambda m: m["type"] == "welcome")
+            hand = 1
+            while True:
+                reply = _contribute(ann, hand, secrets.token_hex(32), ref=f"h{hand}")
+                assert reply["type"] == "contributed" or reply["code"] == "too_late", reply
+                end = _play_out({0: ann}, rng)
+                if "Ann" in end["ledger"]["out"]:
+                    break
+                hand += 1
+            if not end["session_over"]:
+                refused = _contribute(ann, hand + 1, secrets.token_hex(32), ref="out")
+                assert refused["code"] == "not_playing", refused
+            while recv(ann)["type"] != "session_end":  # the bots play on: many messages
+                pass
+        records = _history(client, tid)
+        checks = verify_records(records)
+        assert all(c.ok for c in checks), [c.problem for c in checks]
+        for rec in records:
+            f = rec["fairness"]
+            assert [c["player"] for c in f["contributions"]] == rec["players"]
+            assert outside_verify(rec) is None
+        assert records[-1]["players"] == ["B", "C"]

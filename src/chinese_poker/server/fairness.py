@@ -263,10 +263,10 @@ class HandRandomness:
     def offer(self, player: str, value: str, players: Collection[str]) -> None:
         """Take ``player``'s value; :class:`ContributionRefused` says why not."""
         hand = self.commit.hand
-        if self.closed:
-            raise ContributionRefused("too_late", f"hand {hand} is already dealt")
         if player not in players:
             raise ContributionRefused("not_playing", f"{player} is not dealt in hand {hand}")
+        if self.closed:
+            raise ContributionRefused("too_late", f"hand {hand} is already dealt")
         if player in self.received:
             raise ContributionRefused(
                 "duplicate", f"{player} has already sent a value for hand {hand}"

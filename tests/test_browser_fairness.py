@@ -179,6 +179,9 @@ def test_the_page_shows_the_commitment_before_the_deal_and_verifies_after(
         f"() => (JSON.parse(localStorage.getItem('cp.fair.{tid}') || '{{}}').sent || {{}})[1]"
     )
     assert server.get(f"/api/tables/{tid}")["hand"] == 0  # not dealt yet
+    watcher = browser_test.new_page(browser)  # a spectator checks the deal too
+    watcher.goto(f"{server.base}/table/{tid}")
+    browser_test.expect(_panel_row(watcher, 1)).to_contain_text("committed before the deal")
 
     joined = server.post(f"/api/tables/{tid}/join", {"code": created["join_code"], "name": "Bob"})
     bob = browser_test.new_page(browser)
@@ -190,6 +193,8 @@ def test_the_page_shows_the_commitment_before_the_deal_and_verifies_after(
 
     # after the hand: ✓ on Ann's page, and what she sent is in the reveal
     browser_test.expect(row.locator(".fair-ok")).to_be_visible(timeout=20000)
+    browser_test.expect(_panel_row(watcher, 1).locator(".fair-ok")).to_be_visible()
+    browser_test.expect(_panel_row(bob, 1).locator(".fair-ok")).to_be_visible()
     saved = json.loads(ann.evaluate(f"() => localStorage.getItem('cp.fair.{tid}')"))
     assert saved["commitments"]["1"] == {"commitment": first, "before": True}
     assert saved["verdicts"]["1"]["ok"] is True
@@ -224,8 +229,9 @@ def test_the_page_shows_the_commitment_before_the_deal_and_verifies_after(
     assert "deal seed" in reasons["a different deal seed"]
     browser_test.no_page_errors(ann)
     browser_test.no_page_errors(bob)
-    ann.context.close()
-    bob.context.close()
+    browser_test.no_page_errors(watcher)
+    for page in (ann, bob, watcher):
+        page.context.close()
 
 
 def urllib_get(server: Any, path: str) -> list[str]:

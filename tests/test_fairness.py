@@ -525,3 +525,16 @@ def test_verify_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
 
     assert main(["verify", str(tmp_path / "missing.jsonl")]) == 2
     assert "verify: error" in capsys.readouterr().err
+
+
+def test_replay_command_reads_a_server_history_as_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = history()
+    path = _write(tmp_path / "server.jsonl", records)
+    assert main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"{len(records)} hands replayed: boards, scores and ledger match" in out
+    forged = _write(tmp_path / "forged.jsonl", [forge(records[0], "edited totals")])
+    assert main(["replay", str(forged)]) == 2
+    assert "totals.Ann differs" in capsys.readouterr().err

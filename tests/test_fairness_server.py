@@ -16,6 +16,9 @@ from chinese_poker.server.app import create_app
 from chinese_poker.server.fairness import verify_records
 from test_fairness import outside_verify
 from test_server import connect, create, random_action, recv, recv_until
+from test_server_restart import database_url
+
+__all__ = ["database_url"]  # the fixture: SQLite, and PostgreSQL when configured
 
 Msg = dict[str, Any]
 
@@ -140,8 +143,8 @@ def test_a_silent_player_is_absent_and_the_deal_does_not_wait(tmp_path: Path) ->
         assert all(c.ok and c.contributed == () for c in verify_records(records))
 
 
-def test_the_values_survive_a_restart(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'server.db'}"
+def test_the_values_survive_a_restart(database_url: str) -> None:
+    url = database_url  # SQLite, and PostgreSQL when CHINESE_POKER_TEST_POSTGRES_URL is set
     values = {"Ann": "a5" * 32, "Bob": "5a" * 32}
     with TestClient(create_app(url)) as client:
         made = _open(client, delay=5)

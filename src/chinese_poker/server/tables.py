@@ -44,7 +44,7 @@ from chinese_poker.server.commit import GroupCommit, Step
 from chinese_poker.server.connections import Conn, ViewCache
 from chinese_poker.server.db import NewHand, Store, StoredTable, TableSummary, compact_json
 from chinese_poker.server.fairness import Commitment, new_commitment
-from chinese_poker.server.game import Applied, Chair, TableGame, iso, plan_table
+from chinese_poker.server.game import Applied, Chair, TableGame, iso, plan_table, shared_rules
 from chinese_poker.server.messages import (
     MAX_MESSAGE,
     TYPES,
@@ -860,16 +860,22 @@ def _summary_info(summary: TableSummary, unavailable: bool) -> dict[str, Any]:
     config = summary.config
     request = config.get("request", {})
     rules = config.get("rules", {})
+    try:
+        parsed = shared_rules(rules)
+        variant: str = parsed.variant
+        time_limit = parsed.time_limit
+    except Exception:  # a quarantined table's rules may be what is wrong with it
+        variant, time_limit = str(rules.get("variant", "")), None
     return {
         "id": summary.id,
         "name": summary.name,
         "preset": config.get("preset", ""),
-        "variant": rules.get("variant", ""),
+        "variant": variant,
         "options": dict(request.get("options", {})),
         "rules": rules,
         "status": "unavailable" if unavailable else summary.status,
         "mode": request.get("mode", "session"),
-        "time_limit": rules.get("time_limit"),
+        "time_limit": time_limit,
         "hints": request.get("hints", True),
         "spectators": request.get("spectators", True),
         "bot_delay": request.get("bot_delay", 0.5),

@@ -139,7 +139,7 @@ def new_game(
     for chair in game.chairs:
         if chair.kind == "human":
             game.seated(chair.seat, chair.name or f"Player {chair.seat + 1}", "h")
-    game.begin_session(1000.0, new_commitment("t-test", 1))
+    game.begin_session(1000.0, new_commitment("t-test", 1, plan.rules))
     return game
 
 
@@ -199,7 +199,7 @@ def test_elimination_renumbers_seats_and_nobody_plays_another_hand(
     dealt as engine seats 0 and 1, whichever chair the loser sat in."""
     winner = (loser + 1) % 3
     deck = stacked_deck(3, 0, {loser: FOUL_STREETS, winner: FL_STREETS})
-    monkeypatch.setattr(game_mod, "deck_for", lambda seed: deck)
+    monkeypatch.setattr(game_mod, "deck_for", lambda *_: deck)
     names = ["Ann", "Bob", "Cat"]
     seats = [{"kind": "human", "name": n} if i == loser else
              {"kind": "bot", "bot": "random", "name": n} for i, n in enumerate(names)]
@@ -232,7 +232,7 @@ def test_a_timed_out_player_sits_out_the_fantasyland_hand(
     """With ``sit_out``, a player who timed out is not dealt the pending Fantasyland
     hand: his chair has no engine seat and his actions get ``not_playing``."""
     deck = stacked_deck(3, 0, {fl: FL_STREETS})
-    monkeypatch.setattr(game_mod, "deck_for", lambda seed: deck)
+    monkeypatch.setattr(game_mod, "deck_for", lambda *_: deck)
     seats = [{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random", "name": "Bob"},
              {"kind": "human", "name": "Cat"}]
     game = new_game(seats, time_limit=30, timed_out_player_in_remaining_hands="sit_out")

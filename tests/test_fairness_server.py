@@ -110,10 +110,10 @@ def test_values_are_taken_before_the_deal_and_mixed_into_it(tmp_path: Path) -> N
                 assert _contribute(bob, 1, values["Bob"])["type"] == "contributed"
                 start = recv_until(bob, lambda m: m["type"] == "hand_start")
                 assert start["hand"] == 1 and start["commitment"] == first
-                seen: list[Msg] = []
-                late = _contribute(bob, 1, secrets.token_hex(32), "late", seen)
-                assert late["code"] == "too_late" and "already dealt" in late["message"]
-                dealt = next(m for m in seen if m["type"] == "state")
+                seen: list[Msg] = []  # a resend after the deal (a reconnect): it is in
+                again = _contribute(bob, 1, values["Bob"], "again", seen)
+                assert again["code"] == "duplicate" and "already sent" in again["message"]
+                dealt = [m for m in seen if m["type"] == "state"][-1]
                 end = _play_out({0: ann, 1: bob}, random.Random(5), {1: dealt})
         reveal = end["reveal"]
         assert reveal["commitment"] == first and end["next_commitment"]
@@ -137,7 +137,11 @@ def test_a_silent_player_is_absent_and_the_deal_does_not_wait(tmp_path: Path) ->
         with connect(client, tid, made["token"]) as ann, \
                 connect(client, tid, joined["token"]) as bob:
             recv_until(ann, lambda m: m["type"] == "hand_start")
-            end = _play_out({0: ann, 1: bob}, random.Random(1))
+            seen: list[Msg] = []
+            late = _contribute(ann, 1, secrets.token_hex(32), "late", seen)
+            assert late["code"] == "too_late" and "already dealt" in late["message"]
+            dealt = [m for m in seen if m["type"] == "state"][-1]
+            end = _play_out({0: ann, 1: bob}, random.Random(1), {0: dealt})
         assert [c["source"] for c in end["reveal"]["contributions"]] == ["absent", "absent", "bot"]
         records = _history(client, tid)
         assert all(c.ok and c.contributed == () for c in verify_records(records))

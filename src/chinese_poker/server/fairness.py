@@ -266,12 +266,12 @@ class HandRandomness:
         hand = self.commit.hand
         if player not in players:
             raise ContributionRefused("not_playing", f"{player} is not dealt in hand {hand}")
-        if self.closed:
-            raise ContributionRefused("too_late", f"hand {hand} is already dealt")
-        if player in self.received:
+        if player in self.received:  # before too_late: a reconnect's resend was taken
             raise ContributionRefused(
                 "duplicate", f"{player} has already sent a value for hand {hand}"
             )
+        if self.closed:
+            raise ContributionRefused("too_late", f"hand {hand} is already dealt")
         try:
             self.received[player] = check_contribution(value)
         except ValueError as exc:

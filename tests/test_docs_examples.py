@@ -72,21 +72,6 @@ SKIP: dict[tuple[str, str], str] = {
     ("docs/terminal.md", "chinese-poker play --rules criss-cross --set unit_value=10"): (
         "interactive: tests/test_terminal.py plays it"
     ),
-    ("docs/simulate.md", 'pip install "chinese-poker[ray]"'): "installs from the network",
-    (
-        "docs/simulate.md",
-        "chinese-poker simulate --bots random,rules --hands 100000 --engine ray --workers 8",
-    ): "starts Ray: tests/test_ray.py runs the Ray engine",
-    (
-        "docs/simulate.md",
-        "chinese-poker simulate --bots random,rules --hands 1000000 --engine ray"
-        " --address ray-head:6379",
-    ): "needs a Ray cluster at ray-head",
-    # TODO(h-cli is fixing docs/simulate.md): pasted into a script it dies with
-    # BrokenProcessPool (spawned workers need `if __name__ == "__main__":`).
-    ("docs/simulate.md", "from chinese_poker.ai.simulate import make_job, simulate"): (
-        "TODO: fails as a script today (BrokenProcessPool); docs/simulate.md is being fixed"
-    ),
     (
         "docs/engine.md",
         "Table(rules, players=2, *, button=0, seed=None, deck=None, fantasyland="

@@ -30,6 +30,7 @@ from chinese_poker import __version__
 from chinese_poker.rules import PRESETS, rules_for
 from chinese_poker.server import PROTOCOL_VERSION
 from chinese_poker.server.db import Store
+from chinese_poker.server.desk import desk_router
 from chinese_poker.server.guard import BodyLimit, Limits, RateSpec, origin_allowed
 from chinese_poker.server.messages import AuthMsg
 from chinese_poker.server.tables import (
@@ -111,6 +112,10 @@ class TableInfo(BaseModel):
     session_over: bool
     commitment: str | None = Field(description="the current hand's fairness commitment")
     next_commitment: str | None = Field(description="the next hand's commitment, once fixed")
+    streets: list[list[int]] = Field(
+        default_factory=list,
+        description="per street (cards dealt, cards placed): the deal order a page checks",
+    )
     created_at: str
     spectators_connected: int
 
@@ -311,6 +316,29 @@ def create_app(
     @app.get("/watch/{table_id}", include_in_schema=False)
     async def watch_page(table_id: str) -> Response:
         return index()
+
+    def desk_page(name: str) -> Response:
+        page = static / name
+        if page.is_file():
+            return FileResponse(page, media_type="text/html")
+        return HTMLResponse(_PLACEHOLDER)
+
+    @app.get("/score", include_in_schema=False)
+    async def score_page() -> Response:
+        return desk_page("score.html")
+
+    @app.get("/study", include_in_schema=False)
+    async def study_page() -> Response:
+        return desk_page("study.html")
+
+    @app.get("/sw.js", include_in_schema=False)
+    async def service_worker() -> Response:
+        # Served from the root so that its scope covers /score and /study.
+        return FileResponse(static / "desk" / "sw.js", media_type="text/javascript")
+
+    # The desk's routes join the app's own list (include_router would add one nested
+    # entry without a path, which code reading ``app.routes`` does not expect).
+    app.router.routes.extend(desk_router(limits).routes)
 
     app.mount("/static", StaticFiles(directory=static, check_dir=False), name="static")
 

@@ -252,6 +252,13 @@ def check_board(req: BoardRequest) -> dict[str, Any]:
             "total": 0 if foul else top + middle + bottom,
         },
         "fantasyland_next": nxt,
+        # What card entry needs to know of the rules (one source: the Rules object).
+        "rules": {
+            "variant": rules.variant,
+            "players": list(rules.player_counts),
+            "streets": [list(street) for street in rules.streets],
+            "fantasyland_sizes": list(fantasyland_sizes(rules)) if rules.is_open_face else [],
+        },
     }
 
 
@@ -559,7 +566,8 @@ def desk_router(limits: Limits, pool: StudyPool | None = None) -> APIRouter:
     }))  # fmt: skip
     async def board(request: Request) -> dict[str, Any]:
         """Check one board as it is entered: each full line described, a foul and why, a
-        natural, royalties, and the Fantasyland cards it earns."""
+        natural, royalties, and the Fantasyland cards it earns; ``rules`` tells card
+        entry the player counts, the streets and the Fantasyland deal sizes."""
         throttle(request)
         req = await _read(request, BoardRequest)
         return await run(lambda: check_board(req))

@@ -10,7 +10,6 @@ import doctest
 import random
 import time
 
-import numpy as np
 import pytest
 
 from chinese_poker.ai import BOTS, make_bot, mc, rollout
@@ -20,7 +19,7 @@ from chinese_poker.ai.simple import RandomBot, RuleBot
 from chinese_poker.cards import Board
 from chinese_poker.engine import Place, Session, Table, Timeout, play_hand, play_session
 from chinese_poker.engine.actions import iter_placements
-from chinese_poker.evaluate import evaluate, evaluate3
+from chinese_poker.evaluate import evaluate3
 from chinese_poker.rules import Rules, preset_names, rules_for
 from chinese_poker.scoring import Hand, settle
 
@@ -169,7 +168,6 @@ def _fl_bonus(rules: Rules, board: Board, fouled: tuple[str, ...]) -> float:
 )  # fmt: skip
 def test_pair_kernel_matches_the_scorer(preset: str, options: dict[str, object]) -> None:
     rules = rules_for(preset, **options)
-    t = rollout.tables_for(rules)
     rng = random.Random(hash(preset) & 0xFFFF)
     deuce_bias = rules.finnish_deuce
     for _ in range(300):
@@ -186,15 +184,7 @@ def test_pair_kernel_matches_the_scorer(preset: str, options: dict[str, object])
                 cards.sort(key=lambda c: (c >> 2, c & 3))
             boards.append(Board(tuple(cards[:3]), tuple(cards[3:8]), tuple(cards[8:])))
         res = settle(rules, [Hand(name="a", board=boards[0]), Hand(name="b", board=boards[1])])
-        vals, dls, fouls = [], [], []
-        for b in boards:
-            v = np.array([evaluate3(*b.top), evaluate(b.middle), evaluate(b.bottom)])
-            vals.append(v)
-            dls.append(next((i for i, ln in enumerate((b.top, b.middle, b.bottom)) if 0 in ln),
-                            -1))  # fmt: skip
-            fouls.append(bool(v[0] > v[1] or v[1] > v[2]))
-        got = rollout._pair_points(vals[0], dls[0], fouls[0], vals[1], dls[1], fouls[1], t.roy,
-                                   t.sp)  # fmt: skip
+        got = rollout.kernel_totals(rules, [boards[0].lines, boards[1].lines])[0]
         assert got == res.totals["a"], (str(boards[0]), str(boards[1]))
 
 

@@ -32,15 +32,8 @@ import numpy as np
 import numpy.typing as npt
 
 from chinese_poker.cards import Board, Card, CardError, cards_str, parse_card
-from chinese_poker.evaluate import (
-    FOUR_OF_A_KIND,
-    FULL_HOUSE,
-    THREE_OF_A_KIND,
-    WheelRank,
-    evaluate_batch,
-)
-from chinese_poker.rules import Rules
-from chinese_poker.scoring import royalty_lookup
+from chinese_poker.evaluate import THREE_OF_A_KIND, evaluate_batch
+from chinese_poker.rules import Rules, require_supported
 
 __all__ = [
     "DEFAULT_STAY_VALUE",
@@ -103,14 +96,22 @@ def _combos(n: int, k: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64
     return rows, masks
 
 
-def _middle_stays(rules: Rules, values: npt.NDArray[np.int32]) -> npt.NDArray[np.bool_]:
-    need = rules.fl_repeat_middle_min
-    cats = values >> 20
-    if need == "full_house":
-        return cats >= FULL_HOUSE
-    if need == "four_of_a_kind":
-        return cats >= FOUR_OF_A_KIND
-    return np.zeros(values.shape, dtype=np.bool_)
+#: The option values the solver models; it refuses the rest with a RulesError. (Its
+#: objective is the player's own royalties and the stay, whatever the award mode.)
+SUPPORTED: dict[str, tuple[object, ...]] = {
+    "variant": ("ofc", "pineapple", "turbo"),
+    "middle_mode": ("high",),
+    "misset_rule": ("penalty",),
+    "max_royalties_per_hand": (None,),
+    "royalty_for_dealt_combination": (False,),
+}
+
+
+def _middle_stays(rules: Rules, values: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+    need = rules.spec.scoring.fantasyland.stay_middle_min
+    if need is None:
+        return np.zeros(values.shape, dtype=np.bool_)
+    return (values >> 20) >= need
 
 
 def solve_fantasyland(
@@ -130,27 +131,30 @@ def solve_fantasyland(
         raise CardError("a Fantasyland deal cannot hold the same card twice")
     if min(cards) < 0 or max(cards) > 51:
         raise CardError("a card number is outside 0..51")
+    require_supported(rules, "the Fantasyland solver", **SUPPORTED)
+    sc = rules.spec.scoring
     stay = DEFAULT_STAY_VALUE if stay_value is None else float(stay_value)
     deck = np.asarray(cards, dtype=np.int64)
-    roy = np.asarray(royalty_lookup(rules), dtype=np.int64)
+    roy = np.asarray(sc.royalties.lookup, dtype=np.int64)
 
     rows5, masks5 = _combos(n, 5)
     rows3, masks3 = _combos(n, 3)
-    wheel = cast(WheelRank, rules.wheel_rank)
+    wheel = sc.wheel
     v5 = evaluate_batch(deck[rows5], wheel=wheel, check=False).astype(np.int64)
     v3 = evaluate_batch(deck[rows3], check=False).astype(np.int64)
     rb = roy[2, v5 >> 16]
     rm = roy[1, v5 >> 16]
     rt = roy[0, v3 >> 16]
-    if rules.finnish_deuce and _DEUCE_OF_SPADES in cards:
+    if sc.finnish_deuce and _DEUCE_OF_SPADES in cards:
         # The deuce doubles its line's royalty against every opponent (RULES §7.6).
         pos = 1 << cards.index(_DEUCE_OF_SPADES)
         rb = np.where(masks5 & pos, 2 * rb, rb)
         rm = np.where(masks5 & pos, 2 * rm, rm)
         rt = np.where(masks3 & pos, 2 * rt, rt)
-    fl_on = rules.fantasyland_enabled
-    stay_b = (v5 >> 20 >= FOUR_OF_A_KIND) & fl_on
-    stay_m = _middle_stays(rules, v5.astype(np.int32)) & fl_on
+    fl = sc.fantasyland
+    fl_on = fl.enabled
+    stay_b = (v5 >> 20 >= fl.stay_bottom_min) & fl_on
+    stay_m = _middle_stays(rules, v5) & fl_on
     stay_t = (v3 >> 20 == THREE_OF_A_KIND) & fl_on
 
     # Five-card subsets strongest first; tops in two orders (with and without the

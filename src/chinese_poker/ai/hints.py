@@ -282,7 +282,7 @@ def _fantasyland_hints(
     from chinese_poker.ai.fantasyland import solve_fantasyland
 
     rules = view.rules
-    stay = mc.fantasyland_stay_value(rules)
+    stay = _stay_value(view, dec)
     best = solve_fantasyland(dec.cards, rules, stay_value=stay)
     boards: list[tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]] = []
     notes: list[str] = []
@@ -316,13 +316,27 @@ def _fantasyland_hints(
         action = Place(dec.seat, top, middle, bottom, thrown, dec.hand, view.version)
         roy = royalties(rules, _board(top, middle, bottom))
         text = f"{notes[i]}: royalties {sum(roy)}"
-        if stays[i] > 0:
+        if stays[i] > 0 and stay > 0:
             text += ", stays in Fantasyland"
         if i == 0:
             text += f" (of {_count_text(dec)} arrangements; a handful of alternatives shown)"
         out.append(HintEntry(action, float(mean[i]), _clip(fouls[i]), text))
     out.sort(key=lambda e: -e.value)
     return out
+
+
+def _stay_value(view: View, dec: Decision) -> float:
+    """What staying in Fantasyland is worth to the viewer, by the stays the view says
+    the repeat limit still allows (0 when a stay would not count)."""
+    left = view.board_of(dec.seat, dec.hand).fantasyland_stays_left
+    limit = view.rules.fl_max_consecutive
+    if left == 0:
+        return 0.0
+    # mc values a stay by the streak under the consecutive limit; the streak that leaves
+    # the same number of stays gives the same value under either scope.
+    return mc.fantasyland_stay_value(
+        view.rules, None if limit is None or left is None else limit - left
+    )
 
 
 def _count_text(dec: Decision) -> str:
@@ -444,8 +458,11 @@ def _declaration_hints(view: View, dec: Decision) -> list[HintEntry]:
         play = max(candidates) if candidates else 0.0
         note = " at best"
     if dec.kind == "surrender":
-        give = sol.surrender_expected if sol.surrender_expected is not None else -float(
-            rules.surrender_cost * n)
+        give = (
+            sol.surrender_expected
+            if sol.surrender_expected is not None
+            else -float(rules.surrender_cost * n)
+        )
         entries = [
             HintEntry(Surrender(dec.seat, False, dec.hand, view.version), play, 0.0,
                       f"play the board ({play:+.2f} expected{note})"),

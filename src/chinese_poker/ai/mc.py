@@ -290,8 +290,8 @@ class MonteCarloBot:
         sol = self._settings.get(key)
         if sol is None:
             rules = view.rules
-            if rules.variant == "criss_cross":
-                opponents = 1 if rules.criss_cross_pairing == "parallel" else 2
+            if rules.spec.variant.hands_per_seat == 2:  # Criss Cross: both opponent hands
+                opponents = 1 if rules.spec.scoring.parallel_pairing else 2
             else:
                 opponents = min(3, max(1, len(view.players) - 1))
             sol = solve_setting(cards, rules, opponents=opponents)

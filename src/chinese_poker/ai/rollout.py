@@ -44,6 +44,7 @@ are completed once per deck, so differences between candidates are measured prec
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import random
@@ -60,9 +61,8 @@ from chinese_poker import evaluate as _ev
 from chinese_poker.cards import Card, parse_card
 from chinese_poker.engine.actions import Decision, Place
 from chinese_poker.engine.views import View
-from chinese_poker.evaluate import FOUR_OF_A_KIND, FULL_HOUSE, evaluate, evaluate3
-from chinese_poker.rules import Rules
-from chinese_poker.scoring import royalty_lookup
+from chinese_poker.evaluate import evaluate, evaluate3
+from chinese_poker.rules import Rules, require_supported
 
 __all__ = [
     "FL_VALUES",
@@ -132,6 +132,29 @@ def _scale(rules: Rules) -> float:
 # =========================================================================== tables
 
 
+# Named indices of the two parameter arrays the kernels read. ``Tables.policy`` (floats)
+# steers the fast policy; ``Tables.scoring`` (integers) is the settlement of the compiled
+# ScoringSpec, which the kernels reproduce exactly (tests/test_kernel_property.py).
+POL_W, POL_FOUL_PENALTY, POL_STAY_VALUE, POL_STAY_MIDDLE_MIN, POL_FL_ENABLED, POL_THROWN = range(6)
+(
+    SC_V, SC_O, SC_S, SC_MORE_LINES, SC_FOUL_VALUE, SC_FOUL_PAYS, SC_AWARD, SC_FINNISH,
+    SC_DEUCE_FOULED, SC_PENALISED, SC_MAX_ONE,
+) = range(11)  # fmt: skip
+#: The royalty award modes by their kernel number (the order of the SC_AWARD values).
+AWARDS: tuple[str, ...] = ("net", "winner_only", "cancel", "best_at_table")
+AWARD_NET, AWARD_WINNER_ONLY, AWARD_CANCEL, AWARD_BEST = range(4)
+
+#: The option values the kernels model; tables_for refuses the rest with a RulesError.
+SUPPORTED: dict[str, tuple[object, ...]] = {
+    "variant": ("ofc", "pineapple", "turbo"),
+    "middle_mode": ("high",),
+    "royalty_award": AWARDS,
+    "misset_rule": ("penalty", "ignore"),
+    "max_royalties_per_hand": (None, 1),
+    "royalty_for_dealt_combination": (False,),
+}
+
+
 @dataclass(frozen=True)
 class Tables:
     """Everything the kernels need about the rules, as arrays (built once per rules)."""
@@ -144,71 +167,83 @@ class Tables:
     roy: F64  # royalty by (line, value >> 16)
     flv: F64  # Fantasyland entry value by (top value >> 16); 0 when it does not qualify
     strength: F64  # line strength in [-1, 1] by (line, value >> 16)
-    prm: F64  # [w, foul_penalty, stay_value, middle_min_category, fl_enabled, thrown]
-    sp: I64  # [v, o, s, more_lines, foul_value, foul_pays, award, finnish, deuce_fouled]
+    policy: F64  # by the POL_* indices
+    scoring: I64  # by the SC_* indices
+
+    @property
+    def ev(self) -> tuple[I64, I64, I64, I64]:
+        """The evaluation look-ups as the kernels take them: (codes, t3, t5, fo)."""
+        return (self.codes, self.t3, self.t5, self.fo)
 
     def with_stay(self, stay_value: float) -> Tables:
-        prm = self.prm.copy()
-        prm[2] = stay_value
-        return Tables(self.rules, self.codes, self.t3, self.t5, self.fo, self.roy, self.flv,
-                      self.strength, prm, self.sp)  # fmt: skip
+        """These tables with another value for staying in Fantasyland."""
+        policy = self.policy.copy()
+        policy[POL_STAY_VALUE] = stay_value
+        return dataclasses.replace(self, policy=policy)
 
 
-_AWARDS = {"net": 0, "winner_only": 1, "cancel": 2, "best_at_table": 3}
+def _scoring_array(rules: Rules) -> I64:
+    sc = rules.spec.scoring
+    v, o, s = sc.line_values
+    row = [0] * 11
+    row[SC_V], row[SC_O], row[SC_S] = v, o, s
+    row[SC_MORE_LINES] = int(sc.more_lines_won)
+    row[SC_FOUL_VALUE] = sc.foul_value
+    row[SC_FOUL_PAYS] = int(sc.foul_pays_royalties)
+    row[SC_AWARD] = AWARDS.index(sc.royalties.award)
+    row[SC_FINNISH] = int(sc.finnish_deuce)
+    row[SC_DEUCE_FOULED] = int(sc.deuce_doubles_when_holder_fouled)
+    row[SC_PENALISED] = int(sc.misset_penalised)
+    row[SC_MAX_ONE] = int(sc.royalties.max_per_hand == 1)
+    return np.array(row, dtype=np.int64)
 
 
 @lru_cache(maxsize=32)
 def tables_for(rules: Rules) -> Tables:
-    """The kernel tables of ``rules`` (open-face rules with a high middle)."""
-    if rules.middle_mode != "high":
-        raise ValueError("the playout kernels support a high middle only")
-    roy = np.asarray(royalty_lookup(rules), dtype=np.float64)
+    """The kernel tables of ``rules``; a RulesError names any option they do not model.
+
+    >>> from chinese_poker.rules import rules_for
+    >>> tables_for(rules_for("ofc", royalty_for_dealt_combination=True))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    chinese_poker.rules.RulesError: royalty_for_dealt_combination=True is not modelled by the...
+    """
+    require_supported(rules, "the playout kernels", **SUPPORTED)
+    spec = rules.spec
+    fl = spec.scoring.fantasyland
+    roy = np.asarray(spec.scoring.royalties.lookup, dtype=np.float64)
     flv = np.zeros(256, dtype=np.float64)
     for hi in range(256):
-        cat, rank = hi >> 4, hi & 15
-        if cat > 8 or not 2 <= rank <= 14:
-            continue
-        if rules.fantasyland_enabled and rules.is_open_face:
-            if cat == 3:
-                flv[hi] = fantasyland_value(rules, rules.fantasyland_cards("trips", False))
-            elif cat == 1 and rank >= 12:
-                name = "QKA"[rank - 12] * 2
-                flv[hi] = fantasyland_value(rules, rules.fantasyland_cards(name, False))
-    v, o, s = rules.line_values
-    middle_min = {"full_house": FULL_HOUSE, "four_of_a_kind": FOUR_OF_A_KIND}.get(
-        rules.fl_repeat_middle_min, 99
-    )
-    stay = 0.0
-    if rules.is_open_face and rules.fantasyland_enabled:
-        stay = FL_VALUES[rules.fantasyland_cards(None, repeat=True)] * _scale(rules)
+        if hi >> 4 <= 8 and 2 <= hi & 15 <= 14:
+            cards = fl.entry_cards(hi << 16)
+            if cards is not None:
+                flv[hi] = fantasyland_value(rules, cards)
+    v, o, s = spec.scoring.line_values
+    stay = FL_VALUES[fl.repeat] * _scale(rules) if fl.enabled else 0.0
     # The policy's weights: a line is worth about v, plus a share of the overall unit and
     # the scoop; a foul costs the foul payment plus the opponent's typical royalties
     # (about 3 points) and whatever our own board would have earned.
     w = v + (o + s) / 3.0
-    foul_penalty = rules.foul_value + 3.0 * _scale(rules)
+    foul_penalty = spec.scoring.foul_value + 3.0 * _scale(rules)
     # Cards a player will see but throw, per card still to place (Pineapple: 1 per 2).
-    thrown = sum(d - p for d, p in rules.streets[1:]) / max(1, sum(p for _, p in rules.streets[1:]))
-    prm = np.array(
-        [w, foul_penalty, stay, middle_min, float(rules.fantasyland_enabled), thrown]
-    )
-    sp = np.array(
-        [v, o, s, int(rules.overall_unit_rule == "more_lines_won"), rules.foul_value,
-         int(rules.foul_pays_opponent_royalties), _AWARDS.get(rules.royalty_award, 0),
-         int(rules.finnish_deuce),
-         int(rules.finnish_deuce_if_holder_fouled == "doubles_opponent_line")],
-        dtype=np.int64,
-    )  # fmt: skip
+    later = spec.variant.streets[1:]
+    thrown = sum(d - p for d, p in later) / max(1, sum(p for _, p in later))
+    policy = [0.0] * 6
+    policy[POL_W], policy[POL_FOUL_PENALTY], policy[POL_STAY_VALUE] = w, foul_penalty, stay
+    policy[POL_STAY_MIDDLE_MIN] = 99 if fl.stay_middle_min is None else fl.stay_middle_min
+    policy[POL_FL_ENABLED] = float(fl.enabled)
+    policy[POL_THROWN] = thrown
     return Tables(
         rules=rules,
         codes=_ev._CODES_NP.astype(np.int64),
         t3=_ev._T3_NP.astype(np.int64),
-        t5=_ev._t5_np(rules.wheel_rank).astype(np.int64),
+        t5=_ev._t5_np(spec.scoring.wheel).astype(np.int64),
         fo=_ev._FO_NP.astype(np.int64),
         roy=roy,
         flv=flv,
         strength=strength_table(),
-        prm=prm,
-        sp=sp,
+        policy=np.array(policy, dtype=np.float64),
+        scoring=_scoring_array(rules),
     )
 
 
@@ -419,7 +454,7 @@ def _draw_fills(
 def _policy_street(
     code: Any, cnt: Any, dz: Any, deck: Any, start: int, n_cards: int, n_place: int,
     n_disc: int, end: int, n_fills: int, choice: int, kind: int,
-    codes: Any, t3: Any, t5: Any, fo: Any, roy: Any, flv: Any, st: Any, prm: Any,
+    ev: Any, roy: Any, flv: Any, st: Any, pol: Any,
     scratch: Any, pref: Any,
 ) -> None:  # fmt: skip
     """Place the street ``deck[start:start + n_cards]`` on the board (code sums ``code``,
@@ -429,6 +464,7 @@ def _policy_street(
     the cards not dealt yet); 1 is the timeout rule of RULES §10 (bottom, middle, top in
     the order dealt; the last card of a Pineapple street discarded).
     """
+    codes, t3, t5, fo = ev
     cap0, cap1, cap2 = 3, 5, 5
     if kind == 1:
         for i in range(n_place):
@@ -444,12 +480,12 @@ def _policy_street(
     fills = n_fills if need > 0 else 1
     picks = choice if need > 0 else 1
     if need > 0:
-        extra = int(need * prm[5])
+        extra = int(need * pol[POL_THROWN])
         _draw_fills(deck, start + n_cards, end, need, extra, fills, picks, codes, scratch, pref)
     else:
         pref[0, 0] = 0
-    w = prm[0]
-    foul_penalty = prm[1]
+    w = pol[POL_W]
+    foul_penalty = pol[POL_FOUL_PENALTY]
     n_patterns = 3**n_place
     best = -1e300
     best_d = -1
@@ -533,48 +569,65 @@ def _line_values(code: Any, t3: Any, t5: Any, fo: Any, out: Any) -> None:
 
 
 @_jit
-def _royalty_points(vals: Any, doubled: int, roy: Any) -> float:
-    total = 0.0
+def _seat_royalties(vals: Any, fouled: bool, roy: Any, sc: Any, out: Any) -> None:
+    """A seat's royalties per line as the scorer pays them: none when fouled, and under
+    ``max_royalties_per_hand = 1`` only the biggest (equal amounts: the lowest line's)."""
     for line in range(3):
-        r = roy[line, vals[line] >> 16]
-        total += 2.0 * r if line == doubled else r
+        out[line] = 0.0 if fouled else roy[line, vals[line] >> 16]
+    if sc[SC_MAX_ONE] != 0:
+        keep = 2
+        for line in (1, 0):
+            if out[line] > out[keep]:
+                keep = line
+        for line in range(3):
+            if line != keep:
+                out[line] = 0.0
+
+
+@_jit
+def _best_lines(vals: Any, roys: Any, n: int, out: Any) -> None:
+    """Per line, the strongest value among the first ``n`` seats holding a royalty there
+    (-1 if none): the best at the table (fouled seats hold no royalties)."""
+    for line in range(3):
+        out[line] = -1
+        for j in range(n):
+            if roys[j, line] != 0.0 and vals[j, line] > out[line]:
+                out[line] = vals[j, line]
+
+
+@_jit
+def _foul_points(wr: Any, wdl: int, ldl: int, sc: Any) -> float:
+    """What a fouled board pays the valid board ``wr`` (its royalties, by line)."""
+    total = float(sc[SC_FOUL_VALUE])
+    if sc[SC_FOUL_PAYS] != 0:
+        doubled = -1
+        if sc[SC_FINNISH] != 0:
+            if wdl >= 0:
+                doubled = wdl
+            elif sc[SC_DEUCE_FOULED] != 0:
+                doubled = ldl
+        for line in range(3):
+            total += 2.0 * wr[line] if line == doubled else wr[line]
     return total
 
 
 @_jit
 def _pair_points(
-    av: Any, adl: int, afoul: bool, bv: Any, bdl: int, bfoul: bool, roy: Any, sp: Any
-) -> float:
-    """What B pays A (RULES §7.3 for two open-face boards; ``adl``/``bdl`` is the line
-    holding the Finnish deuce or -1). ``best_at_table`` is settled as ``winner_only``."""
-    v = sp[0]
-    o = sp[1]
-    s = sp[2]
-    finnish = sp[7] != 0
+    av: Any, ar: Any, adl: int, afoul: bool, bv: Any, br: Any, bdl: int, bfoul: bool,
+    best: Any, sc: Any,
+) -> float:  # fmt: skip
+    """What B pays A (RULES §7.3 for two open-face boards): ``av``/``bv`` line values,
+    ``ar``/``br`` royalties (:func:`_seat_royalties`), ``adl``/``bdl`` the line holding
+    the Finnish deuce or -1, ``best`` the best royalty value per line at the table."""
     if afoul and bfoul:
         return 0.0
-    if afoul or bfoul:
-        # The valid board collects the foul payment and, by default, its royalties.
-        if bfoul:
-            sign = 1.0
-            wv = av
-            wdl = adl
-            ldl = bdl
-        else:
-            sign = -1.0
-            wv = bv
-            wdl = bdl
-            ldl = adl
-        total = float(sp[4])
-        if sp[5] != 0:
-            doubled = -1
-            if finnish:
-                if wdl >= 0:
-                    doubled = wdl
-                elif sp[8] != 0:
-                    doubled = ldl
-            total += _royalty_points(wv, doubled, roy)
-        return sign * total
+    if bfoul:
+        return _foul_points(ar, adl, bdl, sc)
+    if afoul:
+        return -_foul_points(br, bdl, adl, sc)
+    v = sc[SC_V]
+    o = sc[SC_O]
+    s = sc[SC_S]
     wins = 0
     losses = 0
     for line in range(3):
@@ -584,7 +637,7 @@ def _pair_points(
             losses += 1
     total = float(v * (wins - losses))
     if o != 0:
-        if sp[3] != 0:
+        if sc[SC_MORE_LINES] != 0:
             if wins > losses:
                 total += o
             elif losses > wins:
@@ -599,24 +652,76 @@ def _pair_points(
         elif losses == 3:
             total -= s
     doubled = -1
-    if finnish:
+    if sc[SC_FINNISH] != 0:
         doubled = adl if adl >= 0 else bdl
-    award = sp[6]
+    award = sc[SC_AWARD]
     for line in range(3):
-        ra = roy[line, av[line] >> 16]
-        rb = roy[line, bv[line] >> 16]
+        ra = ar[line]
+        rb = br[line]
         if ra == 0.0 and rb == 0.0:
             continue
         f = 2.0 if line == doubled else 1.0
-        if award == 0:
+        if award == AWARD_NET:
             total += f * (ra - rb)
-        elif award == 2 and ra != 0.0 and rb != 0.0:
+        elif award == AWARD_BEST:
+            a_best = ra != 0.0 and av[line] == best[line]
+            b_best = rb != 0.0 and bv[line] == best[line]
+            if a_best and not b_best:
+                total += f * ra
+            elif b_best and not a_best:
+                total -= f * rb
+        elif award == AWARD_CANCEL and ra != 0.0 and rb != 0.0:
             continue
         elif av[line] > bv[line]:
             total += f * ra
         elif av[line] < bv[line]:
             total -= f * rb
     return total
+
+
+@_jit
+def _table_points(vals: Any, dls: Any, roy: Any, sc: Any, out: Any) -> None:
+    """Each seat's points against all the others (complete boards: ``vals`` line values,
+    ``dls`` Finnish-deuce lines), settled with the same kernels as the rollouts."""
+    n = vals.shape[0]
+    roys = np.zeros((n, 3), dtype=np.float64)
+    fouled = np.zeros(n, dtype=np.bool_)
+    best = np.full(3, -1, dtype=np.int64)
+    for j in range(n):
+        fouled[j] = sc[SC_PENALISED] != 0 and (vals[j, 0] > vals[j, 1] or vals[j, 1] > vals[j, 2])
+        _seat_royalties(vals[j], fouled[j], roy, sc, roys[j])
+    if sc[SC_AWARD] == AWARD_BEST:
+        _best_lines(vals, roys, n, best)
+    for i in range(n):
+        out[i] = 0.0
+        for j in range(n):
+            if j != i:
+                out[i] += _pair_points(vals[i], roys[i], dls[i], fouled[i], vals[j], roys[j],
+                                       dls[j], fouled[j], best, sc)  # fmt: skip
+
+
+def kernel_totals(rules: Rules, boards: Sequence[tuple[Sequence[Card], ...]]) -> list[float]:
+    """Each complete board's points against the others as the playout kernels settle
+    them, from the kernels' own line look-ups: they must equal ``settle``'s totals.
+
+    >>> from chinese_poker.cards import parse_board
+    >>> from chinese_poker.rules import rules_for
+    >>> a = parse_board("Ah Qd 4c | Jh Js 9c 9d 2h | 7c 7d 7h 7s Kc")
+    >>> b = parse_board("Kd Jc 3h | Th Ts 8c 8d 5s | Qs 9s 6s 4s 3s")
+    >>> kernel_totals(rules_for("ofc"), [a.lines, b.lines])
+    [12.0, -12.0]
+    """
+    t = tables_for(rules)
+    n = len(boards)
+    vals = np.zeros((n, 3), dtype=np.int64)
+    dls = np.zeros(n, dtype=np.int64)
+    for j, lines in enumerate(boards):
+        code, _, dz = _line_state(lines, t.codes)
+        _line_values(code, t.t3, t.t5, t.fo, vals[j])
+        dls[j] = _deuce_line(dz)
+    out = np.zeros(n, dtype=np.float64)
+    _table_points(vals, dls, t.roy, t.scoring, out)
+    return [float(x) for x in out]
 
 
 @_jit
@@ -645,7 +750,7 @@ def _rollouts(
     ev_who: Any, ev_cards: Any, ev_place: Any, ev_disc: Any,
     cand_code: Any, cand_cnt: Any, cand_dz: Any, active: Any,
     in_fl: bool, n_fills: int, choice: int,
-    codes: Any, t3: Any, t5: Any, fo: Any, roy: Any, flv: Any, st: Any, prm: Any, sp: Any,
+    ev: Any, roy: Any, flv: Any, st: Any, pol: Any, sc: Any,
     out_n: Any, out_sum: Any, out_sq: Any, out_foul: Any, out_fl: Any,
 ) -> None:  # fmt: skip
     """Rollouts ``r0 .. r1 - 1`` for every active candidate; adds to the ``out_*`` sums.
@@ -654,6 +759,7 @@ def _rollouts(
     anything else, hidden from us), then the rest of the pool shuffled; the street
     events take their cards from it in the order they are dealt.
     """
+    _, t3, t5, fo = ev
     np.random.seed(seed)
     n_pool = pool.shape[0]
     m_fl = fl_cards.shape[0]
@@ -675,12 +781,19 @@ def _rollouts(
     wcode = np.empty(3, dtype=np.int64)
     wcnt = np.empty(3, dtype=np.int64)
     wdz = np.empty(3, dtype=np.int64)
-    ovals = np.empty((n_opp, 3), dtype=np.int64)
+    # Every seat's line values and royalties; row n_opp is ours (per candidate).
+    vals = np.empty((n_opp + 1, 3), dtype=np.int64)
+    roys = np.zeros((n_opp + 1, 3), dtype=np.float64)
+    ovals = vals[:n_opp]
     odl = np.empty(n_opp, dtype=np.int64)
     ofoul = np.empty(n_opp, dtype=np.bool_)
-    mine = np.empty(3, dtype=np.int64)
-    stay_value = prm[2]
-    middle_min = prm[3]
+    mine = vals[n_opp]
+    myroy = roys[n_opp]
+    best = np.full(3, -1, dtype=np.int64)
+    penalised = sc[SC_PENALISED] != 0
+    by_best = sc[SC_AWARD] == AWARD_BEST
+    stay_value = pol[POL_STAY_VALUE]
+    middle_min = pol[POL_STAY_MIDDLE_MIN]
     for r in range(r0, r1):
         # --- the deck
         if m_fl > 0:
@@ -711,16 +824,18 @@ def _rollouts(
                     _policy_street(wcode, wcnt, wdz, deck, ev_start[e], ev_cards[e],
                                    ev_place[e], ev_disc[e], n_pool, n_fills, choice,
                                    opp_kind[j],
-                                   codes, t3, t5, fo, roy, flv, st, prm, scratch, pref)
+                                   ev, roy, flv, st, pol, scratch, pref)
             _line_values(wcode, t3, t5, fo, ovals[j])
             odl[j] = _deuce_line(wdz)
-            ofoul[j] = ovals[j, 0] > ovals[j, 1] or ovals[j, 1] > ovals[j, 2]
+            ofoul[j] = penalised and (ovals[j, 0] > ovals[j, 1] or ovals[j, 1] > ovals[j, 2])
+            _seat_royalties(ovals[j], ofoul[j], roy, sc, roys[j])
         for j in range(n_fl_opp):
             m = r % m_fl
             for line in range(3):
                 ovals[q + j, line] = fl_vals[m, j, line]
             odl[q + j] = fl_dl[m, j]
             ofoul[q + j] = False
+            _seat_royalties(ovals[q + j], False, roy, sc, roys[q + j])
         # --- our board, for every candidate
         for c in range(n_cand):
             if not active[c]:
@@ -733,16 +848,21 @@ def _rollouts(
                 if ev_who[e] < 0:
                     _policy_street(wcode, wcnt, wdz, deck, ev_start[e], ev_cards[e],
                                    ev_place[e], ev_disc[e], n_pool, n_fills, choice, 0,
-                                   codes, t3, t5, fo, roy, flv, st, prm, scratch, pref)
+                                   ev, roy, flv, st, pol, scratch, pref)
             _line_values(wcode, t3, t5, fo, mine)
             dl = _deuce_line(wdz)
-            fouled = mine[0] > mine[1] or mine[1] > mine[2]
+            misset = mine[0] > mine[1] or mine[1] > mine[2]
+            fouled = penalised and misset
+            _seat_royalties(mine, fouled, roy, sc, myroy)
+            if by_best:
+                _best_lines(vals, roys, n_opp + 1, best)
             total = 0.0
             for j in range(n_opp):
-                total += _pair_points(mine, dl, fouled, ovals[j], odl[j], ofoul[j], roy, sp)
-            if not fouled:
+                total += _pair_points(mine, myroy, dl, fouled, ovals[j], roys[j], odl[j],
+                                      ofoul[j], best, sc)  # fmt: skip
+            if not misset:
                 if in_fl:
-                    if prm[4] != 0.0 and (
+                    if pol[POL_FL_ENABLED] != 0.0 and (
                         (mine[0] >> 20) == 3 or (mine[2] >> 20) >= 7
                         or (mine[1] >> 20) >= middle_min
                     ):  # fmt: skip
@@ -753,7 +873,7 @@ def _rollouts(
                     if bonus > 0.0:
                         total += bonus
                         out_fl[c] += 1
-            else:
+            if fouled:
                 out_foul[c] += 1
             out_n[c] += 1
             out_sum[c] += total
@@ -763,11 +883,12 @@ def _rollouts(
 @_jit
 def _static(
     pool: Any, seed: int, n_fills: int, choice: int, cand_code: Any, cand_cnt: Any,
-    codes: Any, t3: Any, t5: Any, fo: Any, roy: Any, flv: Any, st: Any, prm: Any,
+    ev: Any, roy: Any, flv: Any, st: Any, pol: Any,
     out: Any, out_foul: Any,
 ) -> None:  # fmt: skip
     """The policy's value of each candidate: random completions from the whole pool
     (the same completions for every candidate)."""
+    codes, t3, t5, fo = ev
     np.random.seed(seed)
     n_pool = pool.shape[0]
     scratch = np.empty(52, dtype=np.int64)
@@ -777,10 +898,10 @@ def _static(
     picks = choice if need > 0 else 1
     pref = np.zeros((fills * picks, 14), dtype=np.int64)
     if need > 0:
-        extra = int(need * prm[5])
+        extra = int(need * pol[POL_THROWN])
         _draw_fills(pool, 0, n_pool, need, extra, fills, picks, codes, scratch, pref)
-    w = prm[0]
-    foul_penalty = prm[1]
+    w = pol[POL_W]
+    foul_penalty = pol[POL_FOUL_PENALTY]
     for c in range(n_cand):
         f0 = 3 - cand_cnt[c, 0]
         f01 = f0 + 5 - cand_cnt[c, 1]
@@ -809,9 +930,10 @@ def _static(
 def _solitaire(
     n_boards: int, seed: int, st_cards: Any, st_place: Any, st_disc: Any, n_fills: int,
     choice: int,
-    codes: Any, t3: Any, t5: Any, fo: Any, roy: Any, flv: Any, st: Any, prm: Any, out: Any,
+    ev: Any, roy: Any, flv: Any, st: Any, pol: Any, out: Any,
 ) -> None:  # fmt: skip
     """Complete ``n_boards`` boards from scratch with the policy (for the strength table)."""
+    _, t3, t5, fo = ev
     np.random.seed(seed)
     deck = np.arange(52, dtype=np.int64)
     scratch = np.empty(52, dtype=np.int64)
@@ -827,7 +949,7 @@ def _solitaire(
         pos = 0
         for k in range(st_cards.shape[0]):
             _policy_street(code, cnt, dz, deck, pos, st_cards[k], st_place[k], st_disc[k],
-                           52, n_fills, choice, 0, codes, t3, t5, fo, roy, flv, st, prm,
+                           52, n_fills, choice, 0, ev, roy, flv, st, pol,
                            scratch, pref)
             pos += st_cards[k]
         _line_values(code, t3, t5, fo, out[b])
@@ -1096,7 +1218,7 @@ def run_rollouts(
                 sit.opp_code, sit.opp_cnt, sit.opp_dz, sit.opp_kind,
                 sit.events_who, sit.events_cards, sit.events_place, sit.events_disc,
                 code, cnt, dz, active, sit.in_fl, fills, choice,
-                t.codes, t.t3, t.t5, t.fo, t.roy, t.flv, t.strength, t.prm, t.sp,
+                t.ev, t.roy, t.flv, t.strength, t.policy, t.scoring,
                 stats.n, stats.total, stats.squares, stats.fouls, stats.fantasyland,
             )  # fmt: skip
             done = stop
@@ -1121,8 +1243,8 @@ def static_scores(
     out = np.zeros(len(cands))
     fouls = np.zeros(len(cands))
     if len(cands):
-        _static(sit.pool, seed % (2**32 - 1), fills, choice, code, cnt, t.codes, t.t3, t.t5, t.fo,
-                t.roy, t.flv, t.strength, t.prm, out, fouls)  # fmt: skip
+        _static(sit.pool, seed % (2**32 - 1), fills, choice, code, cnt, t.ev, t.roy, t.flv,
+                t.strength, t.policy, out, fouls)  # fmt: skip
     return out, fouls
 
 
@@ -1153,7 +1275,7 @@ def policy_place(
     _seed_kernel(seed)
     n = len(street)
     _policy_street(code, cnt, dz, deck, 0, n, place, n - place, len(deck), fills, choice, 0,
-                   t.codes, t.t3, t.t5, t.fo, t.roy, t.flv, t.strength, t.prm, scratch, pref)
+                   t.ev, t.roy, t.flv, t.strength, t.policy, scratch, pref)
     # Recover which card went where: try the assignments of the counts the kernel added
     # until the lines' code sums match.
     added = [int(cnt[i] - before[i]) for i in range(3)]
@@ -1192,5 +1314,5 @@ def solitaire_values(
                np.array([d for d, _ in streets], dtype=np.int64),
                np.array([p for _, p in streets], dtype=np.int64),
                np.array([d - p for d, p in streets], dtype=np.int64), fills, choice,
-               t.codes, t.t3, t.t5, t.fo, t.roy, t.flv, t.strength, t.prm, out)  # fmt: skip
+               t.ev, t.roy, t.flv, t.strength, t.policy, out)  # fmt: skip
     return out

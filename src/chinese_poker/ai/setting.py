@@ -47,11 +47,10 @@ from chinese_poker.evaluate import (
     FLUSH,
     STRAIGHT,
     STRAIGHT_FLUSH,
-    WheelRank,
     evaluate_batch,
     evaluate_low27_batch,
 )
-from chinese_poker.rules import NATURALS, Rules, RulesError
+from chinese_poker.rules import NATURALS, RoyaltyAward, Rules, RulesError, require_supported
 from chinese_poker.scoring import DEUCE_OF_SPADES, line_royalty, natural_of, royalties
 
 __all__ = [
@@ -183,14 +182,19 @@ class _Hand(NamedTuple):
     lowball: bool
 
 
+#: The option values the solver models; it refuses the rest with a RulesError. (Under
+#: ``misset_rule = ignore`` it still sets valid boards only, its opponents' mis-sets
+#: cost nothing.)
+SUPPORTED: dict[str, tuple[object, ...]] = {
+    "variant": ("classic", "criss_cross"),
+    "royalty_for_dealt_combination": (False,),
+}
+
+
 def _check(cards: Sequence[Card], rules: Rules) -> tuple[Card, ...]:
     if not isinstance(rules, Rules):
         raise RulesError(f"expected a Rules object, got {type(rules).__name__}")
-    if not rules.is_classic:
-        raise RulesError(
-            f"the setting solver is for classic variants (classic, criss_cross), "
-            f"not {rules.variant!r}"
-        )
+    require_supported(rules, "the setting solver", **SUPPORTED)
     try:
         hand = tuple(int(c) for c in cards)
     except (TypeError, ValueError):
@@ -209,13 +213,13 @@ def _evaluate(cards: tuple[Card, ...], rules: Rules) -> _Hand:
     st = _settings()
     deck = np.asarray(cards, dtype=np.int64)
     lines5 = deck[st.rows5]
-    wheel: WheelRank = "second_highest" if rules.wheel_rank == "second_highest" else "lowest"
-    high5 = evaluate_batch(lines5, wheel=wheel, check=False)
+    sc = rules.spec.scoring
+    high5 = evaluate_batch(lines5, wheel=sc.wheel, check=False)
     top3 = evaluate_batch(deck[st.rows3], check=False)
-    lowball = rules.middle_mode == "lowball_2_7"
+    lowball = sc.lowball_middle
     if lowball:
         mid = evaluate_low27_batch(lines5)
-        if rules.low_middle_qualifier == "ten_high_no_pair":
+        if sc.low_qualifier:
             high = _LOW_CEILING - mid.astype(np.int64)
             mid_ok = (high >> 20 == 0) & (((high >> 16) & 15) - 2 <= _TEN)
         else:
@@ -340,15 +344,16 @@ class _Terms:
 @lru_cache(maxsize=64)
 def _terms(rules: Rules, opponents: int, table: OpponentTable) -> _Terms:
     mode = table.mode
-    v, o, s = rules.line_values
-    surrender_on = rules.surrender_allowed
+    sc = rules.spec.scoring
+    v, o, s = sc.line_values
+    surrender_on = sc.surrender_cost is not None
     total = float(table.hands)
     nat_count = float(sum(table.naturals))
-    if not rules.naturals_enabled:
+    if sc.naturals is None:
         total -= nat_count
         nat_count = 0.0
     fouls = float(table.fouls)
-    if rules.misset_rule == "ignore":
+    if not sc.misset_penalised:
         total -= fouls
         fouls = 0.0
     played = [c[0] + c[1] if not surrender_on else c[0] for c in table.counts]
@@ -361,14 +366,13 @@ def _terms(rules: Rules, opponents: int, table: OpponentTable) -> _Terms:
     p_nat = nat_count / total
     # What the opponents' naturals are expected to collect from us, per opponent.
     nat_pay = 0.0
-    if nat_count:
-        nat_pay = sum(
-            table.naturals[i] * rules.natural_values[k] for i, k in enumerate(NATURALS)
-        ) / total  # fmt: skip
-    fpr = 1.0 if rules.foul_pays_opponent_royalties else 0.0
-    max_one = rules.max_royalties_per_hand == 1
+    if sc.naturals is not None and nat_count:
+        values = sc.naturals.values
+        nat_pay = sum(table.naturals[i] * values[k] for i, k in enumerate(NATURALS)) / total
+    fpr = 1.0 if sc.foul_pays_royalties else 0.0
+    max_one = sc.royalties.max_per_hand == 1
     amounts = _royalty_amounts(rules, mode)
-    award = rules.royalty_award
+    award = sc.royalties.award
     n_other = opponents - 1
 
     base: list[F64] = []
@@ -394,13 +398,13 @@ def _terms(rules: Rules, opponents: int, table: OpponentTable) -> _Terms:
         rp = r * p
         opp_royalty += float(rp.sum())
         tail = rp.sum() - np.cumsum(rp)  # sum over opponent values strictly above
-        if award == "net":
+        if award == RoyaltyAward.NET:
             collect = r.copy()
             pay = np.full_like(r, -float(rp.sum()))
-        elif award == "cancel":
+        elif award == RoyaltyAward.CANCEL:
             collect = r * (np.cumsum(p * (r == 0)) - p * (r == 0))
             pay = -np.where(r == 0, tail, 0.0)
-        elif award == "best_at_table":
+        elif award == RoyaltyAward.BEST_AT_TABLE:
             collect = r * lt * le**n_other
             weighted = rp * le**n_other
             pay = -(weighted.sum() - np.cumsum(weighted))
@@ -414,8 +418,8 @@ def _terms(rules: Rules, opponents: int, table: OpponentTable) -> _Terms:
         else:
             roy.append(c_play * (collect + pay) + p_foul * fpr * r)
             coll.append(np.zeros_like(r))
-    const = p_foul * rules.foul_value - nat_pay
-    cost = float(rules.surrender_cost)
+    const = p_foul * sc.foul_value - nat_pay
+    cost = float(sc.surrender_cost or rules.surrender_cost)
     if surrender_on:
         const += p_surr * cost
     return _Terms(
@@ -428,12 +432,12 @@ def _terms(rules: Rules, opponents: int, table: OpponentTable) -> _Terms:
         weights=np.ascontiguousarray(weights * c_play),
         o=float(o),
         s=float(s),
-        more=rules.overall_unit_rule == "more_lines_won",
+        more=sc.more_lines_won,
         max_one=max_one,
         const=const,
         p_natural=p_nat,
         surrender_ev=-cost * c_play - nat_pay,
-        fouled_ev=-c_play * (rules.foul_value + fpr * opp_royalty) - nat_pay,
+        fouled_ev=-c_play * (sc.foul_value + fpr * opp_royalty) - nat_pay,
     )
 
 
@@ -548,7 +552,7 @@ def _expected(hand: _Hand, rules: Rules, terms: _Terms, table: OpponentTable, *,
     i3 = np.searchsorted(value_scale(0, mode), hand.top3)
     d5 = np.ones(len(i5))
     d3 = np.ones(len(i3))
-    if rules.finnish_deuce and DEUCE_OF_SPADES in hand.cards:
+    if rules.spec.scoring.finnish_deuce and DEUCE_OF_SPADES in hand.cards:
         pos = hand.cards.index(DEUCE_OF_SPADES)
         d5 = np.where((st.rows5 == pos).any(axis=1), 2.0, 1.0)
         d3 = np.where((st.rows3 == pos).any(axis=1), 2.0, 1.0)
@@ -652,12 +656,13 @@ def solve_with_table(
         play_total = n * (best_per + terms.const)
         alternatives = _alternatives(hand, ev, best, top_n, terms.const, n)
     board = _board(hand, best)
-    surrender_total = n * terms.surrender_ev if rules.surrender_allowed else None
+    sc = rules.spec.scoring
+    surrender_total = n * terms.surrender_ev if sc.surrender_cost is not None else None
 
-    natural = natural_of(rules, board) if rules.naturals_enabled else None
-    if natural is not None:
+    natural = natural_of(rules, board) if sc.naturals is not None else None
+    if natural is not None and sc.naturals is not None:
         claim_total = n * (1.0 - terms.p_natural) * natural.value
-        if rules.natural_claim == "automatic" or claim_total >= max(
+        if not sc.naturals.optional_claim or claim_total >= max(
             play_total, surrender_total if surrender_total is not None else -np.inf
         ):
             shown = _natural_board(hand, natural.kind)

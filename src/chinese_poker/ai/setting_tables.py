@@ -100,8 +100,9 @@ F64 = npt.NDArray[np.float64]
 
 def mode_of(rules: Rules) -> Mode:
     """The table mode of ``rules``: how the middle is ranked and where the wheel sits."""
-    low = rules.middle_mode == "lowball_2_7"
-    wheel = rules.wheel_rank == "second_highest"
+    sc = rules.spec.scoring
+    low = sc.lowball_middle
+    wheel = sc.wheel == "second_highest"
     if low:
         return "lowball_wheel" if wheel else "lowball"
     return "wheel" if wheel else "high"

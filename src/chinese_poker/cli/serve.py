@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check_database(url: str) -> None:
-    """Open and migrate the database once, turning what a user can get wrong (the URL,
+    """Connect to the database once, turning what a user can get wrong (the URL,
     a missing driver, an unreachable server, an unwritable file) into one line."""
     from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
 
@@ -130,7 +130,8 @@ def _check_database(url: str) -> None:
             ' (for PostgreSQL: pip install "psycopg[binary]")'
         ) from None
     try:
-        store.migrate()
+        with store.engine.connect():
+            pass
     except SQLAlchemyError as exc:
         cause = getattr(exc, "orig", None) or exc
         raise UsageError(f"cannot open the database {shown}: {_first_line(cause)}") from None

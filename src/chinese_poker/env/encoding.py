@@ -324,8 +324,9 @@ def _line_desc(value: int) -> tuple[float, float]:
 
 def set_opponents(rules: Rules, n_seats: int) -> int:
     """How many opponent hands one set is settled against (1 to 3)."""
-    if rules.variant == "criss_cross":
-        return 2 if rules.criss_cross_pairing == "cross" else 1
+    spec = rules.spec
+    if spec.variant.hands_per_seat == 2:  # Criss Cross: one or both opponent hands
+        return 1 if spec.scoring.parallel_pairing else 2
     return max(1, min(3, n_seats - 1))
 
 
@@ -375,12 +376,13 @@ def static_row(rules: Rules, n_seats: int, layout: ObsLayout, session: bool) -> 
     row = np.zeros(layout.size, dtype=np.float32)
     row[OFF_VARIANT + VARIANTS.index(rules.variant)] = 1.0
     row[OFF_PLAYERS + min(n_seats, 4) - 2] = 1.0
+    sc = rules.spec.scoring
     flags = (
         rules.fantasyland_enabled,
         rules.fl_progressive,
-        rules.finnish_deuce,
-        rules.middle_mode == "lowball_2_7",
-        rules.wheel_rank == "second_highest",
+        sc.finnish_deuce,
+        sc.lowball_middle,
+        sc.wheel == "second_highest",
         rules.surrender_allowed,
         rules.naturals_enabled,
     )
@@ -410,7 +412,7 @@ def encode_view(
     assert seat is not None
     row[:] = template
     n = len(view.players)
-    hands = 2 if view.rules.variant == "criss_cross" else 1
+    hands = view.rules.spec.variant.hands_per_seat
     row[OFF_POSITION + view.play_order.index(seat)] = 1.0
     row[OFF_SESSION + 1] = min(hands_played, 8) / 8.0
     row[OFF_PHASE + PHASES.index(view.phase)] = 1.0

@@ -22,11 +22,33 @@ import re
 import tomllib
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final, TypeVar
 
+from chinese_poker.rules.options import (
+    ClassicRoyalFlush,
+    CrissCrossPairing,
+    DeuceIfHolderFouled,
+    FlRepeatLimitScope,
+    FlRepeatMiddleMin,
+    FoulPenalty,
+    InsufficientChipsRule,
+    LowMiddleQualifier,
+    LowMiddleRoyalties,
+    MiddleMode,
+    MissetRule,
+    NaturalClaim,
+    NaturalKind,
+    Option,
+    OverallUnitRule,
+    RoyaltyAward,
+    RoyaltyTable,
+    ScoringMethod,
+    TimedOutPlayer,
+    Variant,
+    WheelRank,
+)
 from chinese_poker.rules.spec import RulesSpec, compile_spec
 
 __all__ = [
@@ -71,141 +93,6 @@ __all__ = [
     "resolve_preset",
     "rules_for",
 ]
-
-
-# --------------------------------------------------------------------------- closed options
-#
-# One StrEnum per closed option of RULES.md §13. A member equals its text ("net" ==
-# RoyaltyAward.NET), prints and reprs as that text, and is what the coercers store, so a
-# misspelt value fails when the Rules is built instead of comparing unequal forever after.
-
-
-class Option(StrEnum):
-    """Base of the option enums: the repr is the value's, so rulesets print as text."""
-
-    def __repr__(self) -> str:
-        return repr(self.value)
-
-
-class Variant(Option):
-    """The game (RULES.md §5)."""
-
-    CLASSIC = "classic"
-    CRISS_CROSS = "criss_cross"
-    OFC = "ofc"
-    PINEAPPLE = "pineapple"
-    TURBO = "turbo"
-
-
-class ScoringMethod(Option):
-    ONE_PER_LINE = "one_per_line"
-    ONE_SIX = "one_six"
-    TWO_FOUR = "two_four"
-    ONE_FOUR = "one_four"
-    TWO_PER_LINE = "two_per_line"
-    CUSTOM = "custom"
-
-
-class OverallUnitRule(Option):
-    TWO_LINES_WON = "two_lines_won"
-    MORE_LINES_WON = "more_lines_won"
-
-
-class FoulPenalty(Option):
-    """The named value of ``foul_penalty`` (the other values are fixed numbers)."""
-
-    SCOOP_VALUE = "scoop_value"
-
-
-class MissetRule(Option):
-    PENALTY = "penalty"
-    IGNORE = "ignore"
-
-
-class RoyaltyTable(Option):
-    AMERICAN = "american"
-    WESTERN = "western"
-    CLASSIC_STANDARD = "classic_standard"
-    CLASSIC_FLAT = "classic_flat"
-    CUSTOM = "custom"
-    NONE = "none"
-
-
-class ClassicRoyalFlush(Option):
-    TWENTY_TEN = "20/10"
-    FOURTEEN_SEVEN = "14/7"
-
-
-class RoyaltyAward(Option):
-    NET = "net"
-    WINNER_ONLY = "winner_only"
-    BEST_AT_TABLE = "best_at_table"
-    CANCEL = "cancel"
-
-
-class DeuceIfHolderFouled(Option):
-    NO_EFFECT = "no_effect"
-    DOUBLES_OPPONENT_LINE = "doubles_opponent_line"
-
-
-class NaturalClaim(Option):
-    AUTOMATIC = "automatic"
-    OPTIONAL = "optional"
-
-
-class NaturalKind(Option):
-    """The classic naturals of §7.10, in the order NATURALS lists them."""
-
-    DRAGON = "dragon"
-    SIX_PAIRS = "six_pairs"
-    THREE_FLUSHES = "three_flushes"
-    THREE_STRAIGHTS = "three_straights"
-
-
-class CrissCrossPairing(Option):
-    CROSS = "cross"
-    PARALLEL = "parallel"
-
-
-class MiddleMode(Option):
-    HIGH = "high"
-    LOWBALL_2_7 = "lowball_2_7"
-
-
-class LowMiddleQualifier(Option):
-    NONE = "none"
-    TEN_HIGH_NO_PAIR = "ten_high_no_pair"
-
-
-class LowMiddleRoyalties(Option):
-    NONE = "none"
-    DP_TABLE = "dp_table"
-
-
-class WheelRank(Option):
-    LOWEST = "lowest"
-    SECOND_HIGHEST = "second_highest"
-
-
-class FlRepeatMiddleMin(Option):
-    FULL_HOUSE = "full_house"
-    FOUR_OF_A_KIND = "four_of_a_kind"
-    NONE = "none"
-
-
-class FlRepeatLimitScope(Option):
-    CONSECUTIVE = "consecutive"
-    PER_SESSION = "per_session"
-
-
-class InsufficientChipsRule(Option):
-    PROPORTIONAL = "proportional"
-    SEAT_ORDER = "seat_order"
-
-
-class TimedOutPlayer(Option):
-    AUTO_PLAY = "auto_play"
-    SIT_OUT = "sit_out"
 
 
 VARIANTS: Final[tuple[Variant, ...]] = tuple(Variant)
@@ -696,14 +583,14 @@ def require_supported(rules: Rules, consumer: str, **supported: Collection[Any])
     >>> require_supported(rules_for("classic"), "bots", royalty_award=("net", "cancel"))
     Traceback (most recent call last):
     ...
-    chinese_poker.rules.RulesError: bots do not model royalty_award=...; supported: net, cancel
+    chinese_poker.rules.RulesError: royalty_award='winner_only' is not modelled by bots; ...
     """
     for name, allowed in supported.items():
         value = getattr(rules, _option_name(name))
         if value not in allowed:
             shown = ", ".join(str(_dump(name, item)) for item in allowed)
             raise RulesError(
-                f"{consumer} do not model {name}={_dump(name, value)!r}; supported: {shown}"
+                f"{name}={_dump(name, value)!r} is not modelled by {consumer}; supported: {shown}"
             )
 
 

@@ -18,6 +18,7 @@ serialises to JSON for the browser (:meth:`RulesSpec.to_json`).
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -33,6 +34,7 @@ from chinese_poker.evaluate import (
     STRAIGHT_FLUSH,
     THREE_OF_A_KIND,
 )
+from chinese_poker.rules.options import FlRepeatLimitScope, RoyaltyAward, RoyaltyTable, Variant
 
 if TYPE_CHECKING:
     from chinese_poker.rules import Rules
@@ -76,7 +78,7 @@ class RoyaltySpec:
     high line value, the form the solvers and the kernels index.
     """
 
-    table: str
+    table: RoyaltyTable
     top_pair: tuple[int, ...]
     top_trips: tuple[int, ...]
     middle: tuple[int, ...]
@@ -84,7 +86,7 @@ class RoyaltySpec:
     bottom: tuple[int, ...]
     bottom_royal: int
     low_middle_dp: bool
-    award: str
+    award: RoyaltyAward
     max_per_hand: int | None
     dealt_combination: bool
     lookup: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
@@ -133,8 +135,17 @@ class FantasylandSpec:
     stay_middle_min: int | None  # weakest middle category that stays; None: the middle never does
     stay_bottom_min: int  # weakest bottom category that stays
     max_consecutive: int | None
-    limit_scope: str
+    limit_scope: FlRepeatLimitScope
     button_moves: bool
+    entry_by_top: tuple[int, ...] = ()  # entry_cards by ``top >> 16``, 0 for none
+
+    def __post_init__(self) -> None:
+        if not self.entry_by_top:
+            by_top = [0] * 64  # a top's category is at most trips (3)
+            for hi in range(64):
+                if 2 <= hi & 15 <= _ACE:
+                    by_top[hi] = self.entry_cards(hi << 16) or 0
+            object.__setattr__(self, "entry_by_top", tuple(by_top))
 
     def entry_cards(self, top: int) -> int | None:
         """Cards for the next hand earned by a valid board's top of value ``top``, if any."""
@@ -165,6 +176,9 @@ class ScoringSpec:
     line_values: tuple[int, int, int]  # (v, o, s) of §7.2
     scoop_value: int
     more_lines_won: bool  # overall unit for winning more lines, else for winning two
+    #: Line points, overall unit and scoop of a showdown by its outcome: index
+    #: 13 + 9 x top + 3 x middle + bottom, each +1 won, 0 tied, -1 lost (from A's side).
+    showdown_points: tuple[int, ...]
     foul_value: int
     foul_is_scoop: bool
     foul_pays_royalties: bool
@@ -186,7 +200,7 @@ class ScoringSpec:
 class VariantSpec:
     """The shape of a hand (§5, §6): streets, seats, what the others see."""
 
-    name: str
+    name: Variant
     open_face: bool
     streets: tuple[tuple[int, int], ...]  # per street: (cards dealt, cards placed)
     hands_per_seat: int
@@ -285,7 +299,7 @@ def _royalties(rules: Rules) -> RoyaltySpec:
     middle, middle_royal = _by_category(mid_row)
     bottom, bottom_royal = _by_category(bot_row)
     partial = RoyaltySpec(
-        table=str(rules.royalty_table),
+        table=rules.royalty_table,
         top_pair=tuple(top_pair),
         top_trips=tuple(top_trips),
         middle=middle,
@@ -294,7 +308,7 @@ def _royalties(rules: Rules) -> RoyaltySpec:
         bottom_royal=bottom_royal,
         low_middle_dp=rules.middle_mode == "lowball_2_7"
         and rules.low_middle_royalties == "dp_table",
-        award=str(rules.royalty_award),
+        award=rules.royalty_award,
         max_per_hand=rules.max_royalties_per_hand,
         dealt_combination=rules.royalty_for_dealt_combination,
         lookup=((), (), ()),
@@ -328,7 +342,7 @@ def _fantasyland(rules: Rules) -> FantasylandSpec:
         stay_middle_min=middle_min,
         stay_bottom_min=FOUR_OF_A_KIND,
         max_consecutive=rules.fl_max_consecutive,
-        limit_scope=str(rules.fl_repeat_limit_scope),
+        limit_scope=rules.fl_repeat_limit_scope,
         button_moves=rules.button_moves_before_fl_hand,
     )
 
@@ -343,10 +357,12 @@ def _scoring(rules: Rules) -> ScoringSpec:
             cross_order=None if cross == "tie" else tuple(cross.split(">")),
         )
     lowball = rules.middle_mode == "lowball_2_7"
+    more_lines = rules.overall_unit_rule == "more_lines_won"
     return ScoringSpec(
         line_values=rules.line_values,
         scoop_value=rules.scoop_value,
-        more_lines_won=rules.overall_unit_rule == "more_lines_won",
+        more_lines_won=more_lines,
+        showdown_points=_showdown_points(rules.line_values, more_lines),
         foul_value=rules.foul_value,
         foul_is_scoop=rules.foul_penalty == "scoop_value",
         foul_pays_royalties=rules.foul_pays_opponent_royalties,
@@ -369,12 +385,24 @@ def _scoring(rules: Rules) -> ScoringSpec:
     )
 
 
+def _showdown_points(line_values: tuple[int, int, int], more_lines: bool) -> tuple[int, ...]:
+    v, o, s = line_values
+    out = []
+    for outcome in itertools.product((-1, 0, 1), repeat=3):
+        wins, losses = outcome.count(1), outcome.count(-1)
+        points = v * (wins - losses)
+        a_gets, b_gets = (wins > losses, losses > wins) if more_lines else (wins >= 2, losses >= 2)
+        points += o * (a_gets - b_gets) + s * ((wins == 3) - (losses == 3))
+        out.append(points)
+    return tuple(out)
+
+
 def _variant(rules: Rules, scoring: ScoringSpec) -> VariantSpec:
     counts = rules.player_counts
     fl = scoring.fantasyland
     sizes = tuple(sorted({*fl.entry.values(), fl.repeat})) if fl.enabled else ()
     return VariantSpec(
-        name=str(rules.variant),
+        name=rules.variant,
         open_face=rules.is_open_face,
         streets=rules.streets,
         hands_per_seat=2 if rules.variant == "criss_cross" else 1,

@@ -173,14 +173,16 @@ class PairResult(NamedTuple):
         return self.points if seat == self.a else -self.points
 
 
-@dataclass(frozen=True, slots=True)
-class Settlement:
+class Settlement(NamedTuple):
     """A settled table.
 
     ``totals`` and ``money`` are per player (they sum to zero), ``seat_totals`` per seat,
     ``fouled`` names the seats that paid a foul, ``fantasyland`` gives each seat's next-hand
     Fantasyland deal (None if it does not qualify). ``to_dict()`` is the JSON contract of
     ``chinese-poker score --json``; ``render()`` the readable breakdown.
+
+    (A named tuple like the seats and pairs: a frozen dataclass took a fifth of a
+    heads-up settlement just to build.)
     """
 
     rules: Rules

@@ -9,16 +9,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+from chinese_poker import evaluate as _ev
 from chinese_poker.cards import LINE_NAMES, RANKS, Card, check_disjoint
-from chinese_poker.evaluate import (
-    describe,
-    evaluate,
-    evaluate3,
-    evaluate5,
-    evaluate_low27,
-    low27_high_card,
-)
-from chinese_poker.rules import Rules
+from chinese_poker.evaluate import CARD_CODES, describe, evaluate_low27, low27_high_card
+from chinese_poker.rules import RoyaltyAward, Rules
 from chinese_poker.rules.spec import RulesSpec, ScoringSpec
 from chinese_poker.scoring.fantasyland import next_deal
 from chinese_poker.scoring.lines import board_foul_reason, cards_text
@@ -63,19 +57,17 @@ def _describe_low(low: int, high: int) -> str:
 
 
 _ZERO3 = (0, 0, 0)
+_NO_HANDS = ("", "", "")
+
+# The evaluator's look-ups, read directly: a line's value is one index of the sum of its
+# cards' codes (chinese_poker.evaluate), and settling calls it six times a pair.
+_CC = CARD_CODES
+_T3 = _ev._TABLE3
+_FO = _ev._FO
 
 
-def _high_values(sc: ScoringSpec, hand: Hand) -> tuple[int, int, int]:
-    """(top, middle high, bottom) of a complete board."""
-    t, m, b = hand.board.top, hand.board.middle, hand.board.bottom
-    top = evaluate3(t[0], t[1], t[2])
-    if sc.wheel == "lowest":
-        return (
-            top,
-            evaluate5(m[0], m[1], m[2], m[3], m[4]),
-            evaluate5(b[0], b[1], b[2], b[3], b[4]),
-        )
-    return top, evaluate(m, wheel=sc.wheel), evaluate(b, wheel=sc.wheel)
+def _five_table(sc: ScoringSpec) -> list[int]:
+    return _ev._table5(sc.wheel)
 
 
 def _deuce_line(hand: Hand) -> int:
@@ -89,16 +81,25 @@ def _deuce_line(hand: Hand) -> int:
     return -1
 
 
-def _seat(sc: ScoringSpec, hand: Hand) -> SeatResult:
+_NEW = tuple.__new__  # building NamedTuples without the keyword machinery (hot path)
+
+
+def _seat(sc: ScoringSpec, hand: Hand, t5: list[int]) -> SeatResult:
     board = hand.board
     name = hand.name
-    player = hand.name if hand.player is None else hand.player
+    player = name if hand.player is None else hand.player
     if hand.surrender and not board.top and not board.middle and not board.bottom:
-        return SeatResult(
-            name, player, hand.index, board, _ZERO3, ("", "", ""), _ZERO3, None, False, None,
-            True, hand.in_fantasyland, None,
-        )  # fmt: skip
-    top, middle_high, bottom = _high_values(sc, hand)
+        return _NEW(SeatResult, (
+            name, player, hand.index, board, _ZERO3, _NO_HANDS, _ZERO3, None, False, None,
+            True, hand.in_fantasyland, None, -1, (), _ZERO3,
+        ))  # fmt: skip
+    t, m, b = board.top, board.middle, board.bottom
+    cc, fo = _CC, _FO
+    k = cc[m[0]] + cc[m[1]] + cc[m[2]] + cc[m[3]] + cc[m[4]]
+    j = cc[b[0]] + cc[b[1]] + cc[b[2]] + cc[b[3]] + cc[b[4]]
+    top = _T3[(cc[t[0]] + cc[t[1]] + cc[t[2]]) >> 12]
+    middle_high = t5[(k >> 12) + fo[k & 4095]]
+    bottom = t5[(j >> 12) + fo[j & 4095]]
     if sc.lowball_middle:
         middle = evaluate_low27(board.middle)
         hands = (_describe(top), _describe_low(middle, middle_high), _describe(bottom))
@@ -127,31 +128,38 @@ def _seat(sc: ScoringSpec, hand: Hand) -> SeatResult:
     fouled = reason is not None and sc.misset_penalised and natural is None and not surrendered
     deuce_line = _deuce_line(hand) if sc.finnish_deuce else -1
     fantasyland = None
-    if reason is None and sc.fantasyland.enabled:
-        fantasyland = next_deal(sc.fantasyland, top, middle_high, bottom, hand.in_fantasyland)
+    fl = sc.fantasyland
+    if reason is None and fl.enabled:
+        if hand.in_fantasyland:
+            fantasyland = next_deal(fl, top, middle_high, bottom, True)
+        else:
+            fantasyland = fl.entry_by_top[top >> 16] or None
 
     if fouled or surrendered or natural is not None:
-        return SeatResult(
+        return _NEW(SeatResult, (
             name, player, hand.index, board, values, hands, _ZERO3, reason, fouled, natural,
-            surrendered, hand.in_fantasyland, fantasyland, deuce_line,
-        )  # fmt: skip
+            surrendered, hand.in_fantasyland, fantasyland, deuce_line, (), _ZERO3,
+        ))  # fmt: skip
     ro = sc.royalties
+    bonus: tuple[str, ...] = ()
+    strength = values
     if ro.dealt_combination or ro.max_per_hand == 1:
         roy, bonus, dealt_strength = royalty_parts(sc, board, values, hand.dealt)
         strength = (top, middle, max(bottom, dealt_strength))
-    else:
+    elif sc.lowball_middle:
         roy = (ro.top_of(top), middle_royalty(sc, middle), ro.bottom_of(bottom))
-        bonus = ()
-        strength = values
-    return SeatResult(
+    else:
+        lt, lm, lb = ro.lookup
+        roy = (lt[top >> 16], lm[middle >> 16], lb[bottom >> 16])
+    return _NEW(SeatResult, (
         name, player, hand.index, board, values, hands, roy, reason, False, None, False,
         hand.in_fantasyland, fantasyland, deuce_line, bonus, strength,
-    )  # fmt: skip
+    ))  # fmt: skip
 
 
 # ============================================================================ pairs
 
-_NEW_ITEM = tuple.__new__  # building NamedTuples without the keyword machinery (hot path)
+_NEW_ITEM = _NEW
 _LINE, _OVERALL, _SCOOP, _FOUL = ItemKind.LINE, ItemKind.OVERALL, ItemKind.SCOOP, ItemKind.FOUL
 _ROYALTY, _NATURAL, _SURRENDER = ItemKind.ROYALTY, ItemKind.NATURAL, ItemKind.SURRENDER
 _TOP_NAME, _MIDDLE_NAME, _BOTTOM_NAME = LINE_NAMES
@@ -214,15 +222,15 @@ def _royalty_award(
     award: str, ra: int, rb: int, won: int, a_best: bool, b_best: bool
 ) -> tuple[int, Note]:
     """(what B pays A before the Finnish factor, note) for one line's royalties (§7.5)."""
-    if award == "net":
+    if award == RoyaltyAward.NET:
         return ra - rb, Note.NET
-    if award == "best_at_table":
+    if award == RoyaltyAward.BEST_AT_TABLE:
         if a_best and not b_best:
             return ra, Note.BEST
         if b_best and not a_best:
             return -rb, Note.BEST
         return 0, (Note.BEST_TIE if a_best else Note.NOT_BEST)
-    if award == "cancel" and ra and rb:
+    if award == RoyaltyAward.CANCEL and ra and rb:
         return 0, Note.CANCEL
     if won > 0:
         return ra, (Note.WINNER if ra else Note.WINNER_NONE)
@@ -240,6 +248,7 @@ def _royalty_items(
     if sc.finnish_deuce:
         doubled = a.deuce_line if a.deuce_line >= 0 else b.deuce_line
     award = sc.royalties.award
+    net = award == RoyaltyAward.NET
     ar, br = a.royalties, b.royalties
     total = 0
     for line in range(3):
@@ -247,9 +256,12 @@ def _royalty_items(
         if not (ra or rb):
             continue
         factor = 2 if line == doubled else 1
-        a_best = best is not None and a.name in best[line]
-        b_best = best is not None and b.name in best[line]
-        points, note = _royalty_award(award, ra, rb, outcome[line], a_best, b_best)
+        if net:  # the OFC default, settled inline
+            points, note = ra - rb, Note.NET
+        else:
+            a_best = best is not None and a.name in best[line]
+            b_best = best is not None and b.name in best[line]
+            points, note = _royalty_award(award, ra, rb, outcome[line], a_best, b_best)
         points *= factor
         total += points
         items.append(
@@ -343,8 +355,8 @@ def _settle_pair(
         return PairResult(a.name, b.name, a.player, b.player, points, "foul", tuple(items),
                           None, unit)  # fmt: skip
     points, items, outcome = _showdown(sc, a, b, best)
-    return PairResult(a.name, b.name, a.player, b.player, points, "showdown", tuple(items),
-                      outcome, unit)  # fmt: skip
+    return _NEW(PairResult, (a.name, b.name, a.player, b.player, points, "showdown",
+                             tuple(items), outcome, unit))  # fmt: skip
 
 
 def _best_at_table(sc: ScoringSpec, seats: Sequence[SeatResult]) -> Best:
@@ -404,6 +416,7 @@ def _check_table(spec: RulesSpec, hands: Sequence[Hand]) -> list[str]:
     """Validate the seats; return the players in order of first appearance."""
     cards: list[Card] = []
     owners: list[str] = []
+    names = set()
     for hand in hands:
         board = hand.board
         top, middle, bottom = board.top, board.middle, board.bottom
@@ -419,8 +432,10 @@ def _check_table(spec: RulesSpec, hands: Sequence[Hand]) -> list[str]:
         cards += top
         cards += middle
         cards += bottom
-        owners.append(hand.name if hand.player is None else hand.player)
-    if len({hand.name for hand in hands}) != len(hands):
+        name = hand.name
+        names.add(name)
+        owners.append(name if hand.player is None else hand.player)
+    if len(names) != len(hands):
         _duplicate_names(hands)
     distinct = set(cards)
     if len(distinct) != len(cards) or not distinct <= _DECK:
@@ -443,6 +458,9 @@ def _check_seats(
 ) -> None:
     count = len(players)
     variant = spec.variant
+    low, high = variant.player_counts
+    if variant.hands_per_seat == 1 and count == len(owners) and low <= count <= high:
+        return  # the usual table: one hand a player, a player count the variant allows
     if variant.hands_per_seat == 2:
         if count != 2:
             raise ScoringError(f"Criss Cross is for exactly 2 players, got {count}")
@@ -454,7 +472,6 @@ def _check_seats(
                     f"{player} has {len(numbers)} numbered {numbers}"
                 )
         return
-    low, high = variant.player_counts
     if not low <= count <= high:
         raise ScoringError(f"{variant.name} is for {low} to {high} players, got {count}")
     if count != len(owners):
@@ -514,11 +531,8 @@ def _unit_table(
 
 
 def _money(
-    players: list[str], totals: dict[str, int], pairs: list[PairResult],
-    unit_table: dict[tuple[str, str], float] | None, default_unit: float,
-) -> dict[str, float]:  # fmt: skip
-    if unit_table is None:
-        return {p: t * default_unit + 0.0 for p, t in totals.items()}
+    players: list[str], pairs: list[PairResult], unit_table: dict[tuple[str, str], float]
+) -> dict[str, float]:
     money = dict.fromkeys(players, 0.0)
     for pair in pairs:
         amount = pair.points * pair.unit
@@ -550,16 +564,19 @@ def settle(
     """
     spec = rules.spec
     sc = spec.scoring
-    hands = tuple(hands)
+    if type(hands) is not tuple:
+        hands = tuple(hands)
     players = _check_table(spec, hands)
-    seats = [_seat(sc, hand) for hand in hands]
-    best = _best_at_table(sc, seats) if sc.royalties.award == "best_at_table" else None
+    t5 = _compiled(sc)[2]
+    seats = [_seat(sc, hand, t5) for hand in hands]
+    best = _best_at_table(sc, seats) if sc.royalties.award == RoyaltyAward.BEST_AT_TABLE else None
     unit_table = _unit_table(players, units) if units else None
     default_unit = sc.unit_value
     parallel = sc.parallel_pairing
 
     pairs: list[PairResult] = []
-    seat_totals = {s.name: 0 for s in seats}
+    names = [s.name for s in seats]
+    seat_totals = dict.fromkeys(names, 0)
     n = len(seats)
     for i in range(n):
         a = seats[i]
@@ -576,18 +593,38 @@ def settle(
             if points:
                 seat_totals[a.name] += points
                 seat_totals[b.name] -= points
-    totals = dict.fromkeys(players, 0)
-    for seat in seats:
-        totals[seat.player] += seat_totals[seat.name]
-    money = _money(players, totals, pairs, unit_table, default_unit)
+    if players == names:  # one seat a player, named after him
+        totals = dict(seat_totals)
+    else:
+        totals = dict.fromkeys(players, 0)
+        for seat in seats:
+            totals[seat.player] += seat_totals[seat.name]
+    if unit_table is None:
+        money = {p: t * default_unit + 0.0 for p, t in totals.items()}
+    else:
+        money = _money(players, pairs, unit_table)
     fouled = tuple([s.name for s in seats if s.fouled])
     fantasyland = {s.name: s.fantasyland for s in seats}
-    return Settlement(
+    return _NEW(Settlement, (
         rules, tuple(seats), tuple(pairs), totals, seat_totals, money, fouled, fantasyland
-    )
+    ))  # fmt: skip
 
 
 # ============================================================================ totals only
+
+
+# Per compiled spec (kept alive by the entry, so its id is not reused while cached):
+# whether the totals-only path models it, and its five-card look-up.
+_FAST: dict[int, tuple[ScoringSpec, bool, list[int]]] = {}
+
+
+def _compiled(sc: ScoringSpec) -> tuple[ScoringSpec, bool, list[int]]:
+    known = _FAST.get(id(sc))
+    if known is None or known[0] is not sc:
+        if len(_FAST) > 256:
+            _FAST.clear()
+        known = _FAST[id(sc)] = (sc, _fast_path(sc), _five_table(sc))
+    return known
 
 
 def _fast_path(sc: ScoringSpec) -> bool:
@@ -598,7 +635,7 @@ def _fast_path(sc: ScoringSpec) -> bool:
         and not sc.lowball_middle
         and not ro.dealt_combination
         and ro.max_per_hand is None
-        and ro.award in ("net", "winner_only", "cancel")
+        and ro.award != RoyaltyAward.BEST_AT_TABLE
     )
 
 
@@ -618,33 +655,24 @@ def _pair_total(sc: ScoringSpec, a: tuple[int, ...], b: tuple[int, ...]) -> int:
                 doubled = lo[7]
             total += w[3] + w[4] + w[5] + (w[3 + doubled] if doubled >= 0 else 0)
         return sign * total
-    v, o, s = sc.line_values
-    w0 = (a[0] > b[0]) - (a[0] < b[0])
-    w1 = (a[1] > b[1]) - (a[1] < b[1])
-    w2 = (a[2] > b[2]) - (a[2] < b[2])
-    wins = (w0 == 1) + (w1 == 1) + (w2 == 1)
-    losses = (w0 == -1) + (w1 == -1) + (w2 == -1)
-    total = v * (wins - losses)
-    if o:
-        if sc.more_lines_won:
-            total += o if wins > losses else -o if losses > wins else 0
-        else:
-            total += o if wins >= 2 else -o if losses >= 2 else 0
-    if s:
-        total += s if wins == 3 else -s if losses == 3 else 0
-    if not (a[3] or a[4] or a[5] or b[3] or b[4] or b[5]):
+    a0, a1, a2, ra0, ra1, ra2 = a[0], a[1], a[2], a[3], a[4], a[5]
+    b0, b1, b2, rb0, rb1, rb2 = b[0], b[1], b[2], b[3], b[4], b[5]
+    w0, w1, w2 = (a0 > b0) - (a0 < b0), (a1 > b1) - (a1 < b1), (a2 > b2) - (a2 < b2)
+    total = sc.showdown_points[13 + 9 * w0 + 3 * w1 + w2]
+    if not (ra0 or ra1 or ra2 or rb0 or rb1 or rb2):
         return total
+    award = sc.royalties.award
     doubled = -1
     if sc.finnish_deuce:
         doubled = a[7] if a[7] >= 0 else b[7]
-    award = sc.royalties.award
-    for line, won in ((0, w0), (1, w1), (2, w2)):
-        ra, rb = a[3 + line], b[3 + line]
+    if award == RoyaltyAward.NET and doubled < 0:
+        return total + ra0 + ra1 + ra2 - rb0 - rb1 - rb2
+    for line, won, ra, rb in ((0, w0, ra0, rb0), (1, w1, ra1, rb1), (2, w2, ra2, rb2)):
         if not (ra or rb):
             continue
-        if award == "net":
+        if award == RoyaltyAward.NET:
             points = ra - rb
-        elif award == "cancel" and ra and rb:
+        elif award == RoyaltyAward.CANCEL and ra and rb:
             continue
         else:
             points = ra if won > 0 else -rb if won < 0 else 0
@@ -658,7 +686,7 @@ def settle_totals(rules: Rules, hands: Sequence[Hand]) -> dict[str, int]:
     For solvers and simulations that need only the result: the same checks and the same
     arithmetic, no items, names or reasons built. Rules it does not model in this form
     (naturals, a low middle, per-hand royalty limits, dealt combinations, the best at the
-    table) are settled in full.
+    table) and surrendering or Fantasyland seats are settled in full.
 
     >>> from chinese_poker.cards import parse_board
     >>> from chinese_poker.rules import rules_for
@@ -669,33 +697,65 @@ def settle_totals(rules: Rules, hands: Sequence[Hand]) -> dict[str, int]:
     """
     spec = rules.spec
     sc = spec.scoring
-    if not _fast_path(sc) or any(hand.surrender for hand in hands):
+    known = _compiled(sc)
+    if not known[1]:
         return dict(settle(rules, hands).totals)
-    players = _check_table(spec, hands)
-    ro = sc.royalties
+    t5 = known[2]
+    lt, lm, lb = sc.royalties.lookup
     penalised = sc.misset_penalised
+    finnish = sc.finnish_deuce
     seats = []
+    cards: list[Card] = []
+    owners = []
+    cc, fo, t3 = _CC, _FO, _T3
     for hand in hands:
-        top, middle, bottom = _high_values(sc, hand)
-        deuce = _deuce_line(hand) if sc.finnish_deuce else -1
+        board = hand.board
+        t, m, b = board.top, board.middle, board.bottom
+        if hand.surrender or hand.in_fantasyland or hand.dealt is not None:
+            return dict(settle(rules, hands).totals)  # the full checks and rules
+        cards += t
+        cards += m
+        cards += b
+        owners.append(hand.name if hand.player is None else hand.player)
+        # The line values, inlined: this loop is the whole cost of a totals-only settle. A
+        # short line raises IndexError here, a long one shows in the card count below.
+        try:
+            k = cc[m[0]] + cc[m[1]] + cc[m[2]] + cc[m[3]] + cc[m[4]]
+            j = cc[b[0]] + cc[b[1]] + cc[b[2]] + cc[b[3]] + cc[b[4]]
+            top = t3[(cc[t[0]] + cc[t[1]] + cc[t[2]]) >> 12]
+        except (IndexError, TypeError):
+            return dict(settle(rules, hands).totals)  # not a card: settle says which
+        middle = t5[(k >> 12) + fo[k & 4095]]
+        bottom = t5[(j >> 12) + fo[j & 4095]]
+        deuce = _deuce_line(hand) if finnish else -1
         if penalised and (top > middle or middle > bottom):
             seats.append((top, middle, bottom, 0, 0, 0, True, deuce))
-            continue
-        seats.append((
-            top, middle, bottom, ro.top_of(top), ro.middle_of(middle), ro.bottom_of(bottom),
-            False, deuce,
-        ))  # fmt: skip
-    totals = dict.fromkeys(players, 0)
-    parallel = sc.parallel_pairing
-    n = len(hands)
+        else:
+            seats.append((top, middle, bottom, lt[top >> 16], lm[middle >> 16],
+                          lb[bottom >> 16], False, deuce))  # fmt: skip
+    n = len(owners)
+    low, high = spec.variant.player_counts
+    # The look-ups above raised for numbers past 51 and for non-numbers.
+    if (
+        not low <= n <= high
+        or len(cards) != 13 * n
+        or len(set(cards)) != 13 * n
+        or min(cards) < 0
+        or spec.variant.hands_per_seat != 1
+    ):
+        return dict(settle(rules, hands).totals)  # settle checks (and names the fault)
+    if n == 2:  # heads-up, what solvers and simulations settle most
+        if hands[0].name == hands[1].name or owners[0] == owners[1]:
+            return dict(settle(rules, hands).totals)
+        points = _pair_total(sc, seats[0], seats[1])
+        return {owners[0]: points, owners[1]: -points}
+    totals = dict.fromkeys(owners, 0)
+    if len(totals) != n or len({hand.name for hand in hands}) != n:
+        return dict(settle(rules, hands).totals)
     for i in range(n):
-        ha = hands[i]
-        pa = ha.owner
+        pa = owners[i]
         for j in range(i + 1, n):
-            hb = hands[j]
-            pb = hb.owner
-            if pa == pb or (parallel and ha.index != hb.index):
-                continue
+            pb = owners[j]
             points = _pair_total(sc, seats[i], seats[j])
             totals[pa] += points
             totals[pb] -= points

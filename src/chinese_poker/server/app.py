@@ -112,6 +112,10 @@ class TableInfo(BaseModel):
     session_over: bool
     commitment: str | None = Field(description="the current hand's fairness commitment")
     next_commitment: str | None = Field(description="the next hand's commitment, once fixed")
+    streets: list[list[int]] = Field(
+        default_factory=list,
+        description="per street (cards dealt, cards placed): the deal order a page checks",
+    )
     created_at: str
     spectators_connected: int
 

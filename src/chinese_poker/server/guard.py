@@ -86,27 +86,37 @@ class BodyLimit:
                     return
         seen = 0
         started = False
+        too_large = False
 
         async def counted() -> Message:
-            nonlocal seen
+            # Past the limit the app is told the client left, and whatever it answers
+            # is replaced by the 413 below.
+            nonlocal seen, too_large
+            if too_large:
+                return {"type": "http.disconnect"}
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.limit:
-                    raise _TooLarge
+                    too_large = True
+                    return {"type": "http.disconnect"}
             return message
 
         async def watched(message: Message) -> None:
             nonlocal started
+            if too_large and not started:
+                return
             if message["type"] == "http.response.start":
                 started = True
             await send(message)
 
         try:
             await self.app(scope, counted, watched)
-        except _TooLarge:
-            if not started:
-                await self._refuse(send)
+        except Exception:
+            if not too_large:
+                raise
+        if too_large and not started:
+            await self._refuse(send)
 
     async def _refuse(self, send: Send) -> None:
         body = json.dumps({"detail": f"the request body is larger than {self.limit} bytes"})
@@ -122,10 +132,6 @@ class BodyLimit:
             }
         )
         await send({"type": "http.response.body", "body": body.encode()})
-
-
-class _TooLarge(Exception):
-    pass
 
 
 def origin_allowed(origin: str | None, host: str | None, allowed: Iterable[str]) -> bool:

@@ -43,12 +43,13 @@ from chinese_poker.server import PROTOCOL_VERSION, scheduling
 from chinese_poker.server.commit import GroupCommit, Step
 from chinese_poker.server.connections import Conn, ViewCache
 from chinese_poker.server.db import NewHand, Store, StoredTable, TableSummary, compact_json
-from chinese_poker.server.fairness import SCHEME, Commitment, new_commitment
-from chinese_poker.server.game import Applied, Chair, TableGame, iso, plan_table
+from chinese_poker.server.fairness import Commitment, new_commitment
+from chinese_poker.server.game import Applied, Chair, TableGame, iso, plan_table, shared_rules
 from chinese_poker.server.messages import (
     MAX_MESSAGE,
     TYPES,
     ActionMsg,
+    ContributeMsg,
     CreateTable,
     ErrorCode,
     HintMsg,
@@ -74,6 +75,10 @@ __all__ = [
 ]
 
 log = logging.getLogger("chinese_poker.server")
+
+FIRST_DEAL_WAIT = 2.0
+"""Seconds hand 1 waits, once every seat is taken, for the players' fair-shuffle values
+(never longer than ``next_hand_delay``; not at all once everybody has sent his)."""
 
 
 def _hash(secret: str) -> str:
@@ -292,17 +297,27 @@ class LiveTable:
     # ------------------------------------------------------------------ dealing
 
     def start_session(self) -> None:
-        """All seats are taken: commit to hand 1's seed (stored), then deal it."""
+        """All seats are taken: the session begins. Hand 1 (committed when the table
+        opened) is dealt now if every person has sent his value for it, or the table
+        deals without delay; else once they have, :data:`FIRST_DEAL_WAIT` at most."""
         now = time.time()
-        first = new_commitment(self.id, 1)
-        self.store.start_session(self.id, now, new_hand(first))
-        self.game.begin_session(now, first)
-        self._deal(1)
+        game = self.game
+        first = None if 1 in game.hands else new_commitment(self.id, 1, game.rules)
+        game.begin_session(now, first)
+        wait = min(self.spec.next_hand_delay, FIRST_DEAL_WAIT)
+        deal_now = wait == 0 or game.all_contributed(1)
+        dealt = game.received(1) if deal_now else None
+        self.store.start_session(self.id, now, new_hand(first) if first else None, dealt)
+        if deal_now:
+            self._deal(1, now)
+        else:
+            self._schedule_next_hand(wait)
 
-    def _schedule_next_hand(self) -> None:
+    def _schedule_next_hand(self, delay: float | None = None) -> None:
         if self._next_hand is not None:
             self._next_hand.cancel()
-        self._next_hand = self.loop.call_later(self.spec.next_hand_delay, self._start_next_hand)
+        wait = self.spec.next_hand_delay if delay is None else delay
+        self._next_hand = self.loop.call_later(wait, self._start_next_hand)
 
     def _start_next_hand(self) -> None:
         self._next_hand = None
@@ -314,8 +329,10 @@ class LiveTable:
             return
         number = session.hands_played + 1
         now = time.time()
+        self.game.close(number)  # no value is taken for it from now on
+        start = (self.id, number, now, self.game.received(number))
         # Stored with the tick's other writes; dealt (and broadcast) once committed.
-        self._enqueue(Step(start=(self.id, number, now), then=lambda: self._deal(number, now)))
+        self._enqueue(Step(start=start, then=lambda: self._deal(number, now)))
 
     def _deal(self, number: int, now: float | None = None) -> None:
         table = self.game.deal(number, now)
@@ -329,7 +346,7 @@ class LiveTable:
                 "button": table.button,
                 "players": list(table.players),
                 "commitment": self.game.commitment(number),
-                "scheme": SCHEME,
+                "scheme": self.game.hands[number].commit.scheme,
             }
         )
         for conn in list(self.conns):
@@ -405,7 +422,7 @@ class LiveTable:
                 "hand": number,
                 "totals": dict(last.totals),
                 "ledger": last.ledger.to_dict(),
-                "reveal": self.game.hands[number].commit.reveal(),
+                "reveal": self.game.hands[number].fair.reveal(),
                 "session_over": over,
                 "next_hand_in": None if over else self.spec.next_hand_delay,
                 "next_commitment": self.game.commitment(number + 1),
@@ -665,6 +682,9 @@ class LiveTable:
         if isinstance(msg, ActionMsg):
             self._action(conn, conn.chair, msg)
             return
+        if isinstance(msg, ContributeMsg):
+            self._contribute(conn, conn.chair, msg)
+            return
         if self.game.playing and self.game.engine_seat(conn.chair) is None:
             self._error(conn, msg.id, ErrorCode.NOT_PLAYING, self.game.absence(conn.chair))
         elif isinstance(msg, LegalMsg):
@@ -672,6 +692,25 @@ class LiveTable:
         else:
             assert isinstance(msg, HintMsg)
             self._start_hint(conn, conn.chair, msg)
+
+    def _contribute(self, conn: Conn, chair: int, msg: ContributeMsg) -> None:
+        """A seat's value for a hand's shuffle (docs/fairness.md)."""
+        refusal = self.game.contribute(chair, msg.hand, msg.value)
+        if refusal is not None:
+            self._error(conn, msg.id, refusal.code, refusal.message)
+            return
+        reply = {"type": "contributed", "ref": msg.id, "hand": msg.hand}
+        self._send(conn, compact_json(reply))
+        session = self.game.session
+        if (
+            msg.hand == 1
+            and session is not None
+            and session.table is None
+            and self._next_hand is not None
+            and self.game.all_contributed(1)
+        ):  # everybody has sent his value: hand 1 need not wait any longer
+            self._next_hand.cancel()
+            self._start_next_hand()
 
     def _error(self, conn: Conn, ref: object, code: ErrorCode, message: str) -> None:
         self._send(conn, self._error_text(ref, code, message))
@@ -821,16 +860,22 @@ def _summary_info(summary: TableSummary, unavailable: bool) -> dict[str, Any]:
     config = summary.config
     request = config.get("request", {})
     rules = config.get("rules", {})
+    try:
+        parsed = shared_rules(rules)
+        variant: str = parsed.variant
+        time_limit = parsed.time_limit
+    except Exception:  # a quarantined table's rules may be what is wrong with it
+        variant, time_limit = str(rules.get("variant", "")), None
     return {
         "id": summary.id,
         "name": summary.name,
         "preset": config.get("preset", ""),
-        "variant": rules.get("variant", ""),
+        "variant": variant,
         "options": dict(request.get("options", {})),
         "rules": rules,
         "status": "unavailable" if unavailable else summary.status,
         "mode": request.get("mode", "session"),
-        "time_limit": rules.get("time_limit"),
+        "time_limit": time_limit,
         "hints": request.get("hints", True),
         "spectators": request.get("spectators", True),
         "bot_delay": request.get("bot_delay", 0.5),
@@ -1024,6 +1069,7 @@ class TableManager:
             start_button=spec.button,
             seats=plan.seats,
             status="waiting",
+            first=new_hand(new_commitment(table_id, 1, plan.rules)),  # published as it opens
         )
         loaded = self.store.load_table(table_id)
         assert loaded is not None

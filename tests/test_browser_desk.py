@@ -21,7 +21,12 @@ from typing import Any
 
 import pytest
 
-from test_browser import CHROMIUM, CHROMIUM_ARGS, Server, start_server
+import test_browser
+from test_browser import CHROMIUM, Server, start_server
+
+# Launching Debian's Chromium and the screenshot folder: test_browser's own fixtures.
+browser = test_browser.browser
+shots = test_browser.shots
 
 pytestmark = [
     pytest.mark.skipif(
@@ -62,22 +67,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     s = start_server(tmp_path_factory.mktemp("desk"))
     yield s
     s.stop()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def shots(tmp_path: Path) -> Path:
-    d = os.environ.get("CP_SCREENSHOT_DIR")
-    path = (ROOT / d) if d and not os.path.isabs(d) else Path(d) if d else tmp_path
-    path.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 @pytest.fixture

@@ -154,14 +154,25 @@ export class Picker {
 
 // --------------------------------------------------------------------------- board entry
 
+/** What both entry boxes share: an entry refused on the spot, its reason shown under it. */
+class Entry {
+  refuse(reason) {
+    this.reason = reason;
+    const el = this.root.querySelector(".reason");
+    if (el) { el.textContent = reason; el.hidden = false; }
+    return false;
+  }
+}
+
 /**
  * Board entry: three lines to fill by tapping a line then cards in the picker, or by
  * typing "Ah Kd 7c | ... | ...". `onChange(board)` is called after every change;
  * `others()` maps the cards held elsewhere (other boards, dead cards) to their holder.
  * Impossible entries are refused on the spot with the reason in `.reason`.
  */
-export class BoardEditor {
+export class BoardEditor extends Entry {
   constructor(root, { label, board, onChange, others, onFocus }) {
+    super();
     this.root = root;
     this.label = label;
     this.board = board || emptyBoard();
@@ -191,14 +202,6 @@ export class BoardEditor {
 
   nextLine() {
     return LINES.find((l) => this.board[l].length < SIZES[l]) || null;
-  }
-
-  /** Refuse with a reason shown under the board; false. */
-  refuse(reason) {
-    this.reason = reason;
-    const el = this.root.querySelector(".reason");
-    if (el) { el.textContent = reason; el.hidden = false; }
-    return false;
   }
 
   /** Put a card on the selected line (or the next line with room). */
@@ -259,8 +262,9 @@ export class BoardEditor {
  * A list of cards (a hand to solve, my street cards, dead cards): tap in the picker or type.
  * `max` cards at most (a 14th card is refused with the reason).
  */
-export class CardsEditor {
+export class CardsEditor extends Entry {
   constructor(root, { label, max, cards, onChange, others, onFocus, maxText }) {
+    super();
     this.root = root;
     this.label = label;
     this.max = max;
@@ -280,13 +284,6 @@ export class CardsEditor {
       this.typed(root.querySelector("input.typed").value);
     });
     this.render();
-  }
-
-  refuse(reason) {
-    this.reason = reason;
-    const el = this.root.querySelector(".reason");
-    if (el) { el.textContent = reason; el.hidden = false; }
-    return false;
   }
 
   add(card) {

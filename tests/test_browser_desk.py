@@ -378,3 +378,29 @@ def test_a_trainer_round_with_feedback(server: Server, phone: Page, shots: Path)
     page.locator("#tr-answer").tap()
     expect(page.locator("#tr-feedback")).to_contain_text("Right")
     expect(page.locator("#tr-streak")).to_have_text("1")
+
+
+def test_a_street_trainer_round(server: Server, phone: Page) -> None:
+    page = phone
+    open_page(page, server, "/study")
+    page.locator("[data-tab='trainer']").tap()
+    page.select_option("#tr-kind", "street")
+    page.locator("#tr-next").tap()
+    expect(page.locator("#tr-place .place-row").first).to_be_visible()
+    board = page.locator("#tr-task b").first.inner_text()
+    room = {line: size - len(part.split())
+            for line, size, part in zip(("top", "middle", "bottom"), (3, 5, 5),
+                                        board.split("|"), strict=True)}  # fmt: skip
+    rows = page.locator("#tr-place .place-row")
+    assert rows.count() == 3  # Pineapple: three cards, two placed and one thrown
+    # An unfinished answer is refused with what is missing.
+    page.locator("#tr-answer").tap()
+    expect(page.locator("#tr-reason")).to_contain_text("say where")
+    rows.nth(0).locator("[data-to='discard']").tap()
+    for i in (1, 2):
+        line = next(name for name in ("bottom", "middle", "top") if room[name] > 0)
+        room[line] -= 1
+        rows.nth(i).locator(f"[data-to='{line}']").tap()
+    page.locator("#tr-answer").tap()
+    expect(page.locator("#tr-feedback")).to_be_visible()
+    expect(page.locator("#tr-best")).not_to_be_empty()

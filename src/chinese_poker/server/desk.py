@@ -296,13 +296,16 @@ def solve_fantasyland_deal(req: FantasylandRequest) -> dict[str, Any]:
     stay = DEFAULT_STAY_VALUE if req.stay_value is None else req.stay_value
     plain = solver("fantasyland", rules, stay_value=0.0)(cards).board
     b = best.board
-    seen = {_key(b)}
+    # Runner-ups differ from the best (and from each other) in what the lines are and
+    # pay, not only in which kicker is thrown away.
+    seen = {_worth(rules, b)}
     runners = []
-    candidates = [plain] + [Board(*x) for x in _neighbours(rules, cards, b.lines, stay, 8)]
+    swaps = _neighbours(rules, cards, b.lines, stay, 40)
+    candidates = [plain] + [Board(*(_strongest_first(line) for line in x)) for x in swaps]
     for board in candidates:
-        if _key(board) in seen:
+        if _worth(rules, board) in seen:
             continue
-        seen.add(_key(board))
+        seen.add(_worth(rules, board))
         runners.append(_fantasyland_value(rules, board, stay))
     runners.sort(key=lambda r: -float(r["value"]))
     out["value"] = _fantasyland_value(rules, b, stay)["value"]
@@ -312,8 +315,15 @@ def solve_fantasyland_deal(req: FantasylandRequest) -> dict[str, Any]:
     return out
 
 
-def _key(board: Board) -> tuple[tuple[int, ...], ...]:
-    return tuple(tuple(sorted(line)) for line in board.lines)
+def _strongest_first(line: tuple[Card, ...]) -> tuple[Card, ...]:
+    return tuple(sorted(line, key=lambda c: (-(c >> 2), c & 3)))
+
+
+def _worth(rules: Rules, board: Board) -> tuple[tuple[int, ...], tuple[int, int, int]]:
+    """What a board's lines are (pair, flush, ...) and pay: kickers aside."""
+    from chinese_poker.scoring import line_values, royalties
+
+    return tuple(v >> 20 for v in line_values(rules, board)), royalties(rules, board)
 
 
 def solve_setting_hand(req: SettingRequest, top_n: int = 5) -> dict[str, Any]:

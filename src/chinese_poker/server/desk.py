@@ -628,10 +628,13 @@ def desk_router(limits: Limits, pool: StudyPool | None = None) -> APIRouter:
     async def trainer_next(
         request: Request,
         kind: Literal["setting", "fantasyland", "street"] = Query(
-            "setting", description="set 13 cards, set a Fantasyland hand, place a street"
+            "setting", description="set 13 cards, set a Fantasyland hand, place a street",
+            examples=["street"],
         ),
-        preset: str = Query("", description="default: classic, pineapple-progressive, pineapple"),
-        seed: int | None = Query(None, ge=0, description="the same seed, the same position"),
+        preset: str = Query("", description="default: classic, pineapple-progressive, pineapple",
+                            examples=["pineapple"]),
+        seed: int | None = Query(None, ge=0, description="the same seed, the same position",
+                                 examples=[7]),
     ) -> dict[str, Any]:
         """A trainer position from simulated hands where the choice matters (best and
         second-best differ by at least the kind's threshold). ``street`` positions come

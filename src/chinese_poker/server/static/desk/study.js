@@ -81,7 +81,8 @@ function save() {
     st: { preset: $("st-preset").value, cards: stCards.cards, opponents: $("st-opponents").value },
     ps: {
       preset: $("ps-preset").value, street: $("ps-street").value, me: psMe.board,
-      cards: psCards.cards, dead: psDead.cards, opponents: psOpp.map((e) => e.board),
+      cards: psCards.cards, dead: psDead.cards,
+      opponents: psOpp.map((e) => (e.flBox.querySelector("input").checked ? "fantasyland" : e.board)),
     },
   };
   localStorage.setItem("desk.study", JSON.stringify(state));
@@ -170,9 +171,14 @@ function addOpponent(board) {
   const max = psFacts ? psFacts.players[psFacts.players.length - 1] - 1 : 3;
   if (psOpp.length >= max) return refuse("ps-reason", `${$("ps-preset").value} is played by at most ${max + 1} players`);
   const div = document.createElement("div");
-  $("ps-opponents").append(div);
+  const fl = document.createElement("label");
+  fl.innerHTML = `<input type="checkbox" class="opp-fl"> plays Fantasyland (board face down)`;
+  $("ps-opponents").append(div, fl);
   const ed = makeBoard(div, `opponent ${psOpp.length + 1}`);
-  if (board) ed.set(board);
+  ed.flBox = fl;
+  fl.addEventListener("change", save);
+  if (board === "fantasyland") fl.querySelector("input").checked = true;
+  else if (board) ed.set(board);
   psOpp.push(ed);
   editors.position.push(ed);
   refuse("ps-reason", "");
@@ -183,6 +189,7 @@ function dropOpponent() {
   const ed = psOpp.pop();
   if (!ed) return;
   ed.root.remove();
+  ed.flBox.remove();
   editors.position = editors.position.filter((e) => e !== ed);
   save();
 }
@@ -194,7 +201,7 @@ function positionObject() {
     me: boardText(psMe.board),
     cards: psCards.cards.join(" "),
     dead: psDead.cards.join(" "),
-    opponents: psOpp.map((e) => boardText(e.board)),
+    opponents: psOpp.map((e) => (e.flBox.querySelector("input").checked ? "fantasyland" : boardText(e.board))),
   };
 }
 
@@ -218,7 +225,7 @@ async function loadPositionText(text) {
     psCards.set(pos.cards ? pos.cards.split(/\s+/).filter(Boolean) : []);
     psDead.set(pos.dead ? pos.dead.split(/\s+/).filter(Boolean) : []);
     while (psOpp.length) dropOpponent();
-    for (const o of pos.opponents) addOpponent(parseBoard(o));
+    for (const o of pos.opponents) addOpponent(o.toLowerCase() === "fantasyland" ? "fantasyland" : parseBoard(o));
   } catch (e) { return refuse("ps-reason", e.message); }
   refuse("ps-reason", "");
   save();

@@ -14,6 +14,7 @@ What cannot run here is in ``SKIP`` below with the reason; every other example r
 from __future__ import annotations
 
 import doctest
+import json
 import os
 import re
 import subprocess
@@ -25,15 +26,31 @@ import pytest
 from markdown_it import MarkdownIt
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 SHELL = ("bash", "sh", "shell", "console")
 # Languages of blocks that are shown, never run (data formats, screens, protocol sketches).
 SHOWN = ("json", "toml", "text", "")
 
-# (page, the example's first line) -> why it is not run here.
+# (page, the start of the example's first line) -> why it is not run here.
 SKIP: dict[tuple[str, str], str] = {
     ("README.md", "bash scripts/serve"): "runs until stopped: tests/test_readme.py follows it",
     ("README.md", "bash scripts/test"): "this is the test run itself",
+    ("docs/index.md", "bash scripts/serve"): "runs until stopped: tests/test_readme.py follows it",
+    ("docs/getting-started/player.md", "bash scripts/serve"): (
+        "runs until stopped: tests/test_readme.py follows it"
+    ),
+    ("docs/getting-started/player.md", "bash scripts/serve --port 8080"): "a server",
+    ("docs/getting-started/player.md", "bash scripts/serve --host 0.0.0.0"): "a server",
+    (
+        "docs/getting-started/player.md",
+        ".venv/bin/chinese-poker play --rules pineapple --players 3 --bots random,rules --seed 7",
+    ): "interactive: tests/test_terminal.py plays it",
+    ("docs/getting-started/researcher.md", "python3 -m venv .venv && . .venv/bin/activate"): (
+        "makes a venv: tests/test_readme.py installs into a fresh one"
+    ),
+    ("docs/getting-started/researcher.md", "pip install ."): "installs from the network",
+    ("docs/getting-started/researcher.md", 'pip install ".[env]"'): "installs from the network",
+    ("docs/getting-started/researcher.md", 'pip install ".[ray]"'): "installs from the network",
     ("docs/benchmarks.md", "bash scripts/bench"): "about 13 minutes of benchmarks, run by hand",
     ("docs/benchmarks.md", ".venv/bin/python bench/bench_evaluate.py --quick"): "a benchmark",
     ("docs/server.md", ".venv/bin/python bench/bench_server_load.py --think 0 1"): "a benchmark",
@@ -45,29 +62,18 @@ SKIP: dict[tuple[str, str], str] = {
         "a server, and no host named db here"
     ),
     ("docs/server.md", "chinese-poker serve --port 0"): "a server that runs until stopped",
-    ("docs/terminal.md", "chinese-poker play --rules pineapple --players 3 --bots random,rules"
-     " --seed 7"): "interactive: tests/test_terminal.py plays it",
+    (
+        "docs/terminal.md",
+        "chinese-poker play --rules pineapple --players 3 --bots random,rules --seed 7",
+    ): "interactive: tests/test_terminal.py plays it",
     ("docs/terminal.md", "chinese-poker play --rules classic --players 4 --four-color"): (
         "interactive: tests/test_terminal.py plays it"
     ),
     ("docs/terminal.md", "chinese-poker play --rules criss-cross --set unit_value=10"): (
         "interactive: tests/test_terminal.py plays it"
     ),
-    ("docs/simulate.md", 'pip install "chinese-poker[ray]"'): "installs from the network",
-    ("docs/simulate.md", "chinese-poker simulate --bots random,rules --hands 100000 --engine ray"
-     " --workers 8"): "starts Ray: tests/test_ray.py runs the Ray engine",
-    ("docs/simulate.md", "chinese-poker simulate --bots random,rules --hands 1000000 --engine ray"
-     " --address ray-head:6379"): "needs a Ray cluster at ray-head",
-    # TODO(h-cli is fixing docs/simulate.md): pasted into a script it dies with
-    # BrokenProcessPool (spawned workers need `if __name__ == "__main__":`).
-    ("docs/simulate.md", "from chinese_poker.ai.simulate import make_job, simulate"): (
-        "TODO: fails as a script today (BrokenProcessPool); docs/simulate.md is being fixed"
-    ),
-    ("docs/engine.md", "Table(rules, players=2, *, button=0, seed=None, deck=None, fantasyland="
-     "None, auto_play=())"): "a signature, not an example",
-    ("docs/engine.md", "Session(rules, players, *, seed=None, button=0, units=None,"): (
-        "a signature, not an example"
-    ),
+    ("docs/engine.md", "Table(rules, players=2, *,"): "a signature, not an example",
+    ("docs/engine.md", "Session(rules, players, *,"): "a signature, not an example",
     ("docs/engine.md", 'session = Session(rules, ["Ann", "Bob", "Cy"], seed=7)'): (
         "an outline with `...` for the actions (the quick start above runs a whole table)"
     ),
@@ -138,9 +144,7 @@ def environment() -> dict[str, str]:
     """The commands of this checkout first on PATH (`chinese-poker`, `python`)."""
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])]
-    )
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), *filter(None, [env.get("PYTHONPATH")])])
     env["COLUMNS"] = "100"
     return env
 
@@ -156,10 +160,17 @@ def test_page_doctests(page: str) -> None:
     assert result.failed == 0, f"{result.failed} failing >>> example(s) in {page}"
 
 
+def skipped(example: Example) -> str | None:
+    page, first = example.key
+    return next(
+        (why for (p, start), why in SKIP.items() if p == page and first.startswith(start)), None
+    )
+
+
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.id for e in EXAMPLES])
 def test_example_runs(example: Example, tmp_path: Path) -> None:
-    if example.key in SKIP:
-        pytest.skip(SKIP[example.key])
+    if why := skipped(example):
+        pytest.skip(why)
     if example.key in EXCERPTS:
         quoted = (ROOT / EXCERPTS[example.key]).read_text(encoding="utf-8")
         assert example.code in quoted, f"{example.id} is not word for word in the file it quotes"
@@ -185,5 +196,19 @@ def test_example_runs(example: Example, tmp_path: Path) -> None:
 
 def test_skip_list_names_existing_examples() -> None:
     keys = {example.key for example in EXAMPLES}
-    stale = [key for key in [*SKIP, *EXCERPTS] if key not in keys]
+    stale = [key for key in EXCERPTS if key not in keys] + [
+        (page, start)
+        for page, start in SKIP
+        if not any(p == page and first.startswith(start) for p, first in keys)
+    ]
     assert not stale, f"SKIP/EXCERPTS entries that match no example: {stale}"
+
+
+def test_scorekeeper_page_shows_the_example_file_as_it_is() -> None:
+    page = ROOT / "docs" / "getting-started" / "scorekeeper.md"
+    fences = [
+        t for t in MarkdownIt("commonmark").parse(page.read_text(encoding="utf-8"))
+        if t.type == "fence" and t.info.strip() == "json"
+    ]  # fmt: skip
+    shown = json.loads(fences[0].content)
+    assert shown == json.loads((ROOT / "examples" / "pineapple-heads-up.json").read_text())

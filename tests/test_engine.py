@@ -7,6 +7,7 @@ import doctest
 import json
 import random
 import re
+from pathlib import Path
 
 import pytest
 
@@ -610,3 +611,42 @@ def test_engine_docs_examples() -> None:
     doc = Path(__file__).resolve().parents[1] / "docs" / "engine.md"
     result = doctest.testfile(str(doc), module_relative=False, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 5
+
+
+def test_simulate_plays_fantasyland_first_whatever_the_seat(tmp_path: Path) -> None:
+    """[001] §9.3: "Igrač koji igra fantasy ima pravo na prvi potez, bez obzira na njegovu
+    poziciju za stolom." Through the standard driver (``simulate``), every hand played
+    with Fantasyland seats starts with their sets, the button's included."""
+    from chinese_poker.ai.simulate import make_job, simulate
+    from chinese_poker.engine import read_history
+
+    path = tmp_path / "hands.jsonl"
+    simulate(make_job("pineapple", "rules", players=3, hands=60, seed=5), history=path)
+    seen_button = 0
+    fl_hands = 0
+    for rec in read_history(path):
+        fl = rec["fantasyland"]
+        if not fl:
+            continue
+        fl_hands += 1
+        seats = {rec["players"].index(name) for name in fl}
+        first = [a["seat"] for a in rec["actions"][: len(seats)]]
+        assert set(first) == seats, rec["actions"][:3]
+        seen_button += rec["button"] in seats
+    assert fl_hands and seen_button  # the case of the issue: Fantasyland on the button
+
+
+def test_fantasyland_standing_is_checked() -> None:
+    ofc = rules_for("ofc")
+    with pytest.raises(TableError, match="seat 1 plays no Fantasyland deal"):
+        Table(ofc, 2, fantasyland={0: 13}, fantasyland_streak={1: 2})
+    with pytest.raises(TableError, match="must be an integer >= 1, not 0"):
+        Table(ofc, 2, fantasyland={0: 13}, fantasyland_streak={0: 0})
+    with pytest.raises(TableError, match="holds 2 stay"):
+        Table(ofc, 2, fantasyland={0: 13}, fantasyland_streak={0: 3}, fantasyland_stays={0: 1})
+    t = Table(ofc, 2, fantasyland={0: 13}, fantasyland_streak={0: 2})
+    assert t.fantasyland_stays == {0: 1} and t.fantasyland_stays_left(0) == 0
+    assert t.fantasyland_stays_left(1) == 0  # not in Fantasyland: no stay to earn
+    state = t.hand_state(0)
+    assert (state.fantasyland_cards, state.fantasyland_streak, state.placed) == (13, 2, 0)
+    assert state.decision is not None and state.decision.kind == "set"

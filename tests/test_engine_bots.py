@@ -76,3 +76,34 @@ def test_bots_are_deterministic_and_named() -> None:
     t = Table(rules_for("ofc"), 2, seed=1)
     with pytest.raises(ValueError, match="nothing to decide"):
         RandomBot().act(t.view(0))
+
+
+# A Pineapple Fantasyland deal where staying (trips on top, 16 royalties) competes with
+# the most royalties (20): the stay is worth it only while the repeat limit allows one.
+CAPPED_DEAL = "2h 2d 2c 6h 6c 8h 8c 9c Tc Js Jd Jc Qs Ac"
+
+
+def capped_table(streak: int) -> Table:
+    from chinese_poker.cards import parse_cards
+
+    deal = parse_cards(CAPPED_DEAL)
+    deck = [*deal, *(c for c in range(52) if c not in deal)]
+    return Table(
+        rules_for("pineapple"), 2, deck=deck, fantasyland={0: 14}, fantasyland_streak={0: streak}
+    )
+
+
+def test_rule_bot_takes_the_royalties_when_no_stay_is_left() -> None:
+    """[000]: "не се допуска повече от едно повторение на „Фантазия“ подред" (no more
+    than one repetition of Fantasyland in a row): in his second Fantasyland hand in a
+    row a stay no longer counts, so the bot sets 20 royalties instead of staying on 16."""
+    from chinese_poker.scoring import royalties
+
+    for streak, stays_left, want in ((1, 1, 16), (2, 0, 20)):
+        t = capped_table(streak)
+        view = t.view(0)
+        assert view.board_of(0).fantasyland_stays_left == stays_left
+        assert view.board_of(0).fantasyland_stay_allowed == (stays_left > 0)
+        place = RuleBot(seed=1).act(view)
+        t.apply(place)
+        assert sum(royalties(t.rules, t.board(0))) == want

@@ -55,7 +55,7 @@ def test_first_street_hints_and_json_form() -> None:
     entries = hint(view, level=1, seed=3)
     assert len(entries) == 232
     data = entries[0].to_dict()
-    assert set(data) == {"action", "text", "value", "foul_probability", "explanation"}
+    assert set(data) == {"action", "text", "value", "foul_probability", "explanation", "stderr"}
     assert Place.from_dict(data["action"]) == entries[0].action
     assert hint_from_dict(view.to_dict(), level=1, seed=3)[0].action == entries[0].action
 
@@ -187,3 +187,22 @@ def test_cli_rejects_a_view_that_is_not_to_act(
     assert "not seat" in err and len(err.strip().splitlines()) == 1
     assert main(["hint", str(tmp_path / "missing.json")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_fantasyland_hint_ranks_no_forbidden_stay_first() -> None:
+    """[000]: "не се допуска повече от едно повторение на „Фантазия“ подред" (no more
+    than one repetition in a row). In a second Fantasyland hand in a row the stay is
+    worth nothing: the hint puts the 20-royalty board first, not the 16-royalty stay."""
+    from chinese_poker.cards import Board
+    from chinese_poker.scoring import royalties
+    from test_engine_bots import capped_table
+
+    for streak, want in ((1, 16), (2, 20)):
+        table = capped_table(streak)
+        entries = hint(table.view(0), level=1, seed=1)
+        best = entries[0].action
+        assert isinstance(best, Place)
+        got = sum(royalties(table.rules, Board(best.top, best.middle, best.bottom)))
+        assert got == want, [(e.value, e.explanation) for e in entries]
+        if streak == 2:
+            assert not any("stays in Fantasyland" in e.explanation for e in entries)

@@ -250,3 +250,73 @@ def test_every_preset_session_replays(options: dict[str, Any]) -> None:
             assert sum(s.ledger.points.values()) == 0
     replayed = replay_history(json.loads(json.dumps(records)))
     assert [r.totals for r in replayed] == [r["totals"] for r in records]
+
+
+# --------------------------------------------------------------------------- the one replay
+
+
+def test_replay_hand_rebuilds_a_session_hand_by_hand() -> None:
+    """What the server does after a restart: deal each stored hand from its deck and
+    apply its stored actions; the last hand may still be in progress."""
+    from chinese_poker.cards import parse_card
+    from chinese_poker.engine.history import HandToReplay, ReplayClock, replay_hand
+
+    records = session_records(tournament=True)
+    rules = rules_for("pineapple-progressive", level_values="1,2,3", level_minutes=1)
+    clock = ReplayClock(lambda: 0.0)
+    with clock.pinned(0.0):
+        session = Tournament(rules, ["A", "B", "C"], seed=5, clock=clock)
+    for i, rec in enumerate(records):
+        last = i == len(records) - 1
+        actions = [a for a in rec["actions"] if not a.get("auto")]
+        if last:
+            actions = actions[: len(actions) // 2]
+        deck = [parse_card(c) for c in rec["deck"]]
+        table, result = replay_hand(
+            session, HandToReplay(actions, deck, rec["session"]["elapsed"], f"hand {i + 1}"), clock
+        )
+        if last:
+            assert result is None and not table.over and session.table is table
+        else:
+            assert result is not None and result.record["session"] == rec["session"]
+            assert result.totals == rec["totals"]
+    # the clock is live again after each pinned settlement
+    assert clock() == 0.0 and clock.fixed is None
+
+
+def test_replay_hand_names_the_hand_and_the_action() -> None:
+    from chinese_poker.engine.history import HandToReplay, replay_hand
+
+    rec = session_records()[0]
+    session = Session(rules_for("pineapple-progressive", level_values="1,2,3",
+                                level_minutes=1), ["A", "B", "C"], seed=5,
+                      units={("A", "B"): 2.5})
+    actions = copy.deepcopy(rec["actions"])
+    act = next(a for a in actions if a["type"] == "place" and not a.get("auto"))
+    act["top"], act["bottom"] = act["bottom"], act["top"]
+    with pytest.raises(ReplayMismatch, match=r"^table t-1 hand 1, action \d+ .*illegal on replay"):
+        replay_hand(session, HandToReplay(actions, None, None, "table t-1 hand 1"))
+    with pytest.raises(HistoryError, match="'actions' must be a list"):
+        replay_hand(Session(rules_for("ofc"), 2, seed=1), HandToReplay("x", None))  # type: ignore[arg-type]
+
+
+def test_host_fields_are_ignored_and_errors_carry_the_record_index() -> None:
+    records = [dict(r, fairness={"anything": 1}) for r in session_records()]
+    assert len(replay_history(records)) == len(records)
+    records[2] = copy.deepcopy(records[2])
+    records[2]["totals"] = {k: v + 1 for k, v in records[2]["totals"].items()}
+    with pytest.raises(ReplayMismatch) as err:
+        replay_history(records)
+    assert err.value.index == 3 and str(err.value).startswith("hand 3: totals.")
+
+
+def test_partial_sessions_replay_each_hand_on_its_own() -> None:
+    records = session_records()
+    with pytest.raises(HistoryError, match="replays from its hand 1"):
+        replay_history(records[1:])
+    replayed = replay_history(records[1:], partial_sessions=True)
+    assert [h.totals for h in replayed] == [r["totals"] for r in records[1:]]
+    forged = copy.deepcopy(records[-1])
+    forged["settlement"]["money"]["A"] += 1.0
+    with pytest.raises(ReplayMismatch, match=r"hand 1: settlement\.money\.A differs"):
+        replay_history([forged], partial_sessions=True)

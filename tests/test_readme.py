@@ -36,6 +36,19 @@ def base_python() -> str:
     return getattr(sys, "_base_executable", sys.executable)
 
 
+def externally_managed_python() -> str | None:
+    """Debian/Ubuntu's own python3 (PEP 668: it refuses `pip install`), if this machine has
+    one new enough: the newcomer's case the README's first command must survive."""
+    probe = (
+        "import os, sys, sysconfig; sys.exit(not (sys.version_info >= (3, 11) and os.path.exists("
+        "os.path.join(sysconfig.get_path('stdlib'), 'EXTERNALLY-MANAGED'))))"
+    )
+    for candidate in ("/usr/bin/python3",):
+        if Path(candidate).exists() and subprocess.run([candidate, "-c", probe]).returncode == 0:
+            return candidate
+    return None
+
+
 def clean_env(tmp: Path, **extra: str) -> dict[str, str]:
     env = {
         k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")
@@ -128,7 +141,17 @@ def test_first_command_installs_into_a_fresh_venv_and_serves_the_lobby(
 ) -> None:
     command = readme_commands()[0]
     venv = tmp_path / "venv"
-    env = clean_env(tmp_path, CHINESE_POKER_VENV=str(venv), PYTHON=base_python())
+    python = externally_managed_python()
+    if python is not None:  # what the old `pip install .` met on this machine
+        refused = subprocess.run(
+            [python, "-m", "pip", "install", "--dry-run", "--no-deps", "."],
+            cwd=ROOT, env=clean_env(tmp_path), capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert refused.returncode != 0
+        assert "externally-managed-environment" in refused.stderr or "No module named pip" in (
+            refused.stderr
+        )
+    env = clean_env(tmp_path, CHINESE_POKER_VENV=str(venv), PYTHON=python or base_python())
     server = Server(f"{command} --port 0", env)
     started.append(server)
     url = server.wait_for_address(INSTALL_TIMEOUT)
@@ -181,8 +204,7 @@ def test_missing_venv_module_is_one_clear_line(tmp_path: Path) -> None:
 def test_too_old_python_is_one_clear_line(tmp_path: Path) -> None:
     python = tmp_path / "python3"
     python.write_text(
-        "#!/bin/sh\n"
-        'case "$*" in *version_info*) exit 1;; *python_version*) echo 3.9.2;; esac\n'
+        '#!/bin/sh\ncase "$*" in *version_info*) exit 1;; *python_version*) echo 3.9.2;; esac\n'
     )
     python.chmod(0o755)
     env = clean_env(tmp_path, CHINESE_POKER_VENV=str(tmp_path / "venv"), PYTHON=str(python))
@@ -193,3 +215,75 @@ def test_too_old_python_is_one_clear_line(tmp_path: Path) -> None:
     assert done.stderr.strip() == (
         f"scripts/serve: chinese-poker needs Python 3.11 or newer, {python} is 3.9.2"
     )
+
+
+# The README's command table: each command runs as written, with its placeholders filled
+# in by files of examples/ and its [optional] parts left out.
+PLACEHOLDERS = {
+    "TABLE.json": "examples/pineapple-heads-up.json",
+    "VIEW.json": "examples/pineapple-view.json",
+    "HISTORY.jsonl": "{history}",
+}
+CARDS = {
+    "fantasyland": "Ah Ad Kc Ks Qs Js Ts 9d 8d 7c 6c 5h 4h 2d",
+    "setting": "As Ah Ad Kc Kd 9h 8h 7h 5h 3c Js Ts 2d",
+}
+TABLE_SKIP = {
+    "serve": "runs until stopped: the test above serves the lobby",
+    "play": "interactive: tests/test_terminal.py plays it",
+    "verify": "needs a history written by the server: tests/test_fairness.py verifies one",
+}
+
+
+def table_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return re.findall(r"^\| `(chinese-poker [^`]+)` \|", text, re.M)
+
+
+def filled(command: str, history: Path) -> str:
+    command = re.sub(r"\s*\[[^\]]*\]", "", command)
+    for name, value in PLACEHOLDERS.items():
+        command = command.replace(name, value.format(history=history))
+    words = command.split()
+    if "CARDS" in words:
+        command = command.replace("CARDS", CARDS[words[2]])
+    assert not re.search(r"\b[A-Z]{3,}\b", command), f"unfilled placeholder in {command!r}"
+    return command
+
+
+def test_command_table_covers_every_subcommand() -> None:
+    from chinese_poker.cli import build_parser
+
+    parser = build_parser()
+    choices = next(a for a in parser._actions if a.dest == "command").choices
+    listed = {command.split()[1] for command in table_commands()}
+    assert listed == set(choices)
+
+
+@pytest.mark.parametrize("command", table_commands())
+def test_command_table_runs(command: str, tmp_path: Path) -> None:
+    name = command.split()[1]
+    if name in TABLE_SKIP:
+        pytest.skip(TABLE_SKIP[name])
+    history = tmp_path / "history.jsonl"
+    exe = Path(sys.executable).parent / "chinese-poker"
+    env = {**os.environ, "PATH": os.pathsep.join([str(exe.parent), os.environ.get("PATH", "")])}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])
+    if name == "replay":  # a history to replay, written by a short simulation
+        subprocess.run(
+            ["chinese-poker", "simulate", "--hands", "4", "--seed", "3", "--quiet",
+             "--history", str(history)],
+            cwd=ROOT, env=env, check=True, capture_output=True, timeout=120,
+        )  # fmt: skip
+    done = subprocess.run(
+        filled(command, history),
+        shell=True,
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,  # `bot` serves stdin: at its end it stops
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, f"{command}: {done.stderr[-2000:]}"
+    assert done.stdout.strip() or name == "bot"

@@ -24,7 +24,7 @@ from chinese_poker.engine import Table, action_from_dict, read_history, replay_h
 from chinese_poker.rules import Rules
 from chinese_poker.server import connections, scheduling
 from chinese_poker.server.app import create_app
-from chinese_poker.server.fairness import deck_for, verify_record
+from chinese_poker.server.fairness import verify_record
 
 CARD_TEXT = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][shdc])(?![A-Za-z0-9])")
 
@@ -238,7 +238,7 @@ def check_no_leaks(record: Msg, received: dict[int | None, list[Msg]]) -> int:
     """Replay the hand; every message of every socket names only cards it may know."""
     rules = Rules.from_dict(record["rules"])
     table = Table(rules, record["players"], button=record["button"],
-                  deck=deck_for(record["fairness"]["seed"]))
+                  deck=[parse_card(c) for c in record["deck"]])
     allowed_at: dict[int | None, dict[int, set[Card]]] = {s: {} for s in received}
     for s in received:
         allowed_at[s][0] = allowed_cards(table, s)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -9,8 +10,10 @@ import pytest
 from chinese_poker.engine import (
     Session,
     SessionError,
+    Table,
     Timeout,
     Tournament,
+    View,
     pay_chips,
     play_session,
 )
@@ -184,12 +187,24 @@ def test_views_carry_the_fantasyland_standing() -> None:
         fl = {i: c for i, n in enumerate(names) if (c := session.fantasyland_pending.get(n))}
         deck, queues = stack_hand(session.rules, 3, session.button, {2: script}, fl)
         table = session.start_hand(deck=deck)
-        board = table.view(0).board_of(2)
+        view = table.view(0)
+        board = view.board_of(2)
         standing.append((board.fantasyland_streak, board.fantasyland_stays_left))
+        assert View.from_dict(json.loads(json.dumps(view.to_dict()))) == view
         assert table.view(None).board_of(2).fantasyland_stays_left == board.fantasyland_stays_left
         drive(table, queues)
         session.finish_hand()
     assert standing == [(0, 0), (1, 1), (2, 0), (0, 0), (1, 0)]
+    unlimited = Table(
+        rules_for("ofc", fl_max_consecutive="unlimited"), 2, seed=1, fantasyland={1: 13},
+        fantasyland_streak={1: 5},
+    )  # fmt: skip
+    view = unlimited.view(0)
+    assert (
+        view.board_of(1).fantasyland_stays_left is None
+        and view.board_of(1).fantasyland_stay_allowed
+    )
+    assert View.from_dict(view.to_dict()) == view
 
 
 def test_unlimited_repeats() -> None:

@@ -526,3 +526,53 @@ def test_python_dash_m_runs_the_game() -> None:
     assert proc.returncode == 0, proc.stderr
     assert "You quit after 0 finished hands" in proc.stdout
     assert "Traceback" not in proc.stderr
+
+
+# --------------------------------------------------------------------------- screen size
+
+
+def _screens(preset: str, players: int, lines: Sequence[str], *, height: int, seed: int,
+             hands: int) -> tuple[list[str], Game]:  # fmt: skip
+    """Play on a console of 80 columns and ``height`` rows; the screens it drew."""
+    buf = io.StringIO()
+    console = Console(file=buf, width=80, height=height, force_terminal=True,
+                      color_system=None, legacy_windows=False)  # fmt: skip
+    script = Script(lines, console)
+    config = GameConfig(rules_for(preset), title=preset, players=players, seed=seed,
+                        hands=hands, delay=0)  # fmt: skip
+    game = Game(config, console=console, input_fn=script)
+    script.game = game
+    assert game.run() == 0
+    # Console.clear() writes "clear screen" and "cursor home": each screen starts there.
+    screens = buf.getvalue().replace("\x1b[H", "").split("\x1b[2J")
+    return [s.rstrip("\n") for s in screens if s.strip()], game
+
+
+@pytest.mark.parametrize(
+    ("preset", "players", "seed"), [("classic", 4, 1), ("ofc", 4, 5), ("turbo", 4, 2)]
+)
+def test_four_player_showdown_fits_80_by_24(preset: str, players: int, seed: int) -> None:
+    moves = ["tttmmmmmbbbbb", ""] if preset == "classic" else ["s", "auto", ""] * 13
+    # Two hands: the first showdown ends with the prompt, the last with the final ledger.
+    lines = [*moves, "", *moves]
+    screens, game = _screens(preset, players, lines, height=24, seed=seed, hands=2)
+    showdowns = [s for s in screens if "Hand totals:" in s]
+    assert len(showdowns) == 2 and game.session.hands_played == 2
+    for screen in showdowns:
+        rows = screen.split("\n")
+        assert len(rows) <= 24, screen
+        assert max(len(row) for row in rows) <= 80, screen
+        for player, points in game.session.results[showdowns.index(screen)].totals.items():
+            assert f"{player} {_signed(points)}" in screen
+    assert "Enter: next hand" in showdowns[0] and "Final ledger" in showdowns[1]
+
+
+def test_details_show_the_whole_breakdown_and_a_tall_screen_shows_it_at_once() -> None:
+    lines = ["tttmmmmmbbbbb", "", "d", "", "tttmmmmmbbbbb", ""]
+    screens, _ = _screens("classic", 4, lines, height=24, seed=1, hands=2)
+    first = next(s for s in screens if "Hand totals:" in s)
+    shown, after = first.split("d: details", 1)  # the screen, then what d printed
+    assert "Pair by pair" not in shown
+    assert "Pair by pair" in after and "fouled: pays the scoop value" in after
+    tall, _ = _screens("classic", 4, lines[:2], height=80, seed=1, hands=1)
+    assert "Pair by pair" in next(s for s in tall if "Hand totals:" in s)

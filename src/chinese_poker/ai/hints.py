@@ -62,12 +62,17 @@ _PLURAL = ("deuces", "threes", "fours", "fives", "sixes", "sevens", "eights", "n
 
 @dataclass(frozen=True, slots=True)
 class HintEntry:
-    """One option: ``value`` in expected points, ``foul_probability`` in [0, 1]."""
+    """One option: ``value`` in expected points, ``foul_probability`` in [0, 1].
+
+    ``stderr`` is the standard error of ``value`` (Monte Carlo playouts of a street;
+    0 where the value is exact or a model's, as for a classic setting).
+    """
 
     action: Action
     value: float
     foul_probability: float
     explanation: str
+    stderr: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -76,6 +81,7 @@ class HintEntry:
             "value": round(self.value, 3),
             "foul_probability": round(self.foul_probability, 4),
             "explanation": self.explanation,
+            "stderr": round(self.stderr, 3),
         }
 
 
@@ -159,7 +165,7 @@ def _street_hints(
     for o in options:
         text = _explain_street(view.rules, mine, o.action, unseen, o.foul_probability,
                                o.fantasyland_probability)  # fmt: skip
-        out.append(HintEntry(o.action, o.value, _clip(o.foul_probability), text))
+        out.append(HintEntry(o.action, o.value, _clip(o.foul_probability), text, o.stderr))
     return out
 
 
@@ -273,7 +279,7 @@ def _fantasyland_hints(
     from chinese_poker.ai.fantasyland import solve_fantasyland
 
     rules = view.rules
-    stay = mc.fantasyland_stay_value(rules)
+    stay = _stay_value(view, dec)
     best = solve_fantasyland(dec.cards, rules, stay_value=stay)
     boards: list[tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]] = []
     notes: list[str] = []
@@ -307,13 +313,27 @@ def _fantasyland_hints(
         action = Place(dec.seat, top, middle, bottom, thrown, dec.hand, view.version)
         roy = royalties(rules, _board(top, middle, bottom))
         text = f"{notes[i]}: royalties {sum(roy)}"
-        if stays[i] > 0:
+        if stays[i] > 0 and stay > 0:
             text += ", stays in Fantasyland"
         if i == 0:
             text += f" (of {_count_text(dec)} arrangements; a handful of alternatives shown)"
         out.append(HintEntry(action, float(mean[i]), _clip(fouls[i]), text))
     out.sort(key=lambda e: -e.value)
     return out
+
+
+def _stay_value(view: View, dec: Decision) -> float:
+    """What staying in Fantasyland is worth to the viewer, by the stays the view says
+    the repeat limit still allows (0 when a stay would not count)."""
+    left = view.board_of(dec.seat, dec.hand).fantasyland_stays_left
+    limit = view.rules.fl_max_consecutive
+    if left == 0:
+        return 0.0
+    # mc values a stay by the streak under the consecutive limit; the streak that leaves
+    # the same number of stays gives the same value under either scope.
+    return mc.fantasyland_stay_value(
+        view.rules, None if limit is None or left is None else limit - left
+    )
 
 
 def _count_text(dec: Decision) -> str:
@@ -429,8 +449,11 @@ def _declaration_hints(view: View, dec: Decision) -> list[HintEntry]:
         play = max(candidates) if candidates else 0.0
         note = " at best"
     if dec.kind == "surrender":
-        give = sol.surrender_expected if sol.surrender_expected is not None else -float(
-            rules.surrender_cost * n)
+        give = (
+            sol.surrender_expected
+            if sol.surrender_expected is not None
+            else -float(rules.surrender_cost * n)
+        )
         entries = [
             HintEntry(Surrender(dec.seat, False, dec.hand, view.version), play, 0.0,
                       f"play the board ({play:+.2f} expected{note})"),

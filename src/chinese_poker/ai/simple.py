@@ -8,7 +8,8 @@ Both act from a seat's :class:`~chinese_poker.engine.views.View` only.
   (the same fills for every candidate) and each completed board is worth its royalties,
   a Fantasyland bonus and a little for strong lines, or a heavy loss when it fouls; so it
   keeps its board unfouled with high probability and chases Fantasyland only when it is
-  safe. A Fantasyland deal is set by the exact solver (:mod:`chinese_poker.ai.fantasyland`).
+  safe. A Fantasyland deal is set by the exact solver (:mod:`chinese_poker.ai.fantasyland`),
+  which values staying only while the view says the repeat limit still allows a stay.
   Royalties come from the rules' own tables (:func:`chinese_poker.scoring.royalty_lookup`).
   A classic hand is set by the fast heuristic (strongest bottom, then the
   strongest middle, the rest on top) and surrendered only when the whole set is very weak.
@@ -97,6 +98,7 @@ class RandomBot:
 # The bot's own quick royalty estimate (the scorer is exact; the bot only needs to rank
 # its options): top pairs 66+ and trips as in every OFC table, middle and bottom per
 # category from the american or western table.
+
 
 def _fl_bonus(rules: Rules, top_value: int) -> float:
     """What earning Fantasyland with this top is worth to the bot, in points."""
@@ -201,7 +203,9 @@ class RuleBot:
 
     def _set_fantasyland(self, view: View, dec: Decision) -> Place:
         # The exact solver takes about a millisecond: no reason for a weaker search.
-        sol = solve_fantasyland(dec.cards, view.rules)
+        # A stay the repeat limit will not grant is worth nothing: take the royalties.
+        allowed = view.board_of(dec.seat, dec.hand).fantasyland_stay_allowed
+        sol = solve_fantasyland(dec.cards, view.rules, stay_value=None if allowed else 0.0)
         b = sol.board
         return Place(dec.seat, b.top, b.middle, b.bottom, sol.discards, dec.hand, view.version)
 

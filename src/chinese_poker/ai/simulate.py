@@ -1080,5 +1080,6 @@ def simulate(
         finally:
             backend.close()
         nodes = backend.nodes
+        workers = backend.slots  # Ray with an address: the cluster's CPUs
     elapsed = time.perf_counter() - started
     return tally.result(elapsed, workers, engine, nodes if engine == "ray" else None)

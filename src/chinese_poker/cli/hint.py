@@ -1,7 +1,8 @@
 """``chinese-poker hint [FILE|-]``: rank a seat's options from its view.
 
 The input is a seat's view as JSON (the ``View.to_dict()`` form, e.g. the ``view`` of a
-bot-protocol ``act`` message), from FILE or standard input. The command prints every
+bot-protocol ``act`` message), or an open-face position as a person types it
+(docs/formats.md, "Positions"), from FILE or standard input. The command prints every
 legal action of an open-face street (or, for a Fantasyland deal or a classic set, the
 solver's best arrangement and a handful of alternatives) with its expected points, its
 foul risk and a short explanation, best first; ``--json`` prints the same as JSON.
@@ -72,6 +73,10 @@ def parse_view(text: str, source: str = "the view") -> View:
 
     if not text.strip():
         raise HintInputError(f"{source} is empty: expected a view as JSON")
+    if not text.lstrip().startswith(("{", "[")):  # a position as a person types it
+        from chinese_poker.engine.position import parse_position
+
+        return parse_position(text, source).view()
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -80,6 +85,10 @@ def parse_view(text: str, source: str = "the view") -> View:
         ) from None
     if not isinstance(data, dict):
         raise HintInputError("the view must be a JSON object (View.to_dict() form)")
+    if "me" in data and "players" not in data:  # a position in its JSON form
+        from chinese_poker.engine.position import position_from_dict
+
+        return position_from_dict(data).view()
     if isinstance(data.get("view"), dict) and "players" not in data:
         data = data["view"]  # a whole bot-protocol "act" message
     try:

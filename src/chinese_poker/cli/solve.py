@@ -58,16 +58,26 @@ def _common(p: argparse.ArgumentParser, *, default_rules: str) -> None:
 
 def _solver(args: argparse.Namespace, rules: Rules) -> Callable[[tuple[Card, ...]], Any]:
     if args.kind == "fantasyland":
+        return solver("fantasyland", rules, stay_value=args.stay_value)
+    return solver("setting", rules, opponents=args.opponents)
+
+
+def solver(
+    kind: str, rules: Rules, *, stay_value: float | None = None, opponents: int = 3
+) -> Callable[[tuple[Card, ...]], Any]:
+    """The solver of ``kind`` (fantasyland, setting) for ``rules``, as ``solve`` runs it
+    (the study desk's HTTP API too: the same checks, the same one-line errors)."""
+    if kind == "fantasyland":
         from chinese_poker.ai.fantasyland import solve_fantasyland
 
         if not rules.is_open_face:
             raise ValueError(f"Fantasyland needs open-face rules, not {rules.variant!r}")
-        return lambda cards: solve_fantasyland(cards, rules, stay_value=args.stay_value)
+        return lambda cards: solve_fantasyland(cards, rules, stay_value=stay_value)
     from chinese_poker.ai.setting import solve_setting
 
     if not rules.is_classic:
         raise ValueError(f"a 13-card setting needs classic rules, not {rules.variant!r}")
-    return lambda cards: solve_setting(cards, rules, opponents=args.opponents)
+    return lambda cards: solve_setting(cards, rules, opponents=opponents)
 
 
 def run(args: argparse.Namespace) -> int:

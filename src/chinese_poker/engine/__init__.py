@@ -57,23 +57,30 @@ from chinese_poker.engine.session import (
     play_session,
 )
 from chinese_poker.engine.table import (
+    HAND_SEPARATOR,
+    HandState,
     LegalActions,
     LogEntry,
     Phase,
     Table,
     TableError,
+    fantasyland_stays_left,
+    hand_name,
     shuffled_deck,
+    validate_player_name,
 )
 from chinese_poker.engine.views import BoardView, View
 
 __all__ = [
     "FORMAT_VERSION",
+    "HAND_SEPARATOR",
     "Action",
     "Agent",
     "BoardView",
     "ClaimNatural",
     "Decision",
     "HandResult",
+    "HandState",
     "HistoryError",
     "IllegalActionError",
     "Ledger",
@@ -92,6 +99,8 @@ __all__ = [
     "Tournament",
     "View",
     "action_from_dict",
+    "fantasyland_stays_left",
+    "hand_name",
     "hand_record",
     "hand_seed",
     "pay_chips",
@@ -101,5 +110,6 @@ __all__ = [
     "replay_history",
     "shuffled_deck",
     "timeout_action",
+    "validate_player_name",
     "write_history",
 ]

@@ -21,12 +21,14 @@ compare everything. The format is documented in ``docs/hand-history.md``.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chinese_poker.cards import CardError, cards_str, parse_card
+from chinese_poker.cards import Card, CardError, cards_str, parse_card
 from chinese_poker.engine.actions import Action, IllegalActionError, action_from_dict
 from chinese_poker.engine.table import Table, TableError, shuffled_deck
 from chinese_poker.rules import Rules, RulesError
@@ -37,12 +39,16 @@ if TYPE_CHECKING:
 __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
+    "HandToReplay",
     "HistoryError",
+    "ReplayClock",
     "ReplayMismatch",
     "ReplayedHand",
+    "apply_actions",
     "hand_record",
     "parse_history",
     "read_history",
+    "replay_hand",
     "replay_history",
     "write_history",
 ]
@@ -52,7 +58,9 @@ FORMAT_VERSION = 1
 
 
 class HistoryError(ValueError):
-    """A history file or record that cannot be read."""
+    """A history file or record that cannot be read (``index``: which record, from 1)."""
+
+    index: int | None = None
 
 
 class ReplayMismatch(HistoryError):
@@ -184,159 +192,80 @@ def _check_record(data: object, where: str) -> None:
 # --------------------------------------------------------------------------- replaying
 
 
-def replay_history(records: Sequence[Mapping[str, Any]]) -> list[ReplayedHand]:
-    """Replay every record and check it; raise :class:`ReplayMismatch` on a difference.
+class ReplayClock:
+    """A session clock that can be pinned to recorded times.
 
-    Records of a session (``session`` set) are replayed through a rebuilt
-    :class:`~chinese_poker.engine.session.Session`, so buttons, Fantasyland deals,
-    timeouts and the ledger are checked too; a session must start at its hand 1.
+    Reads ``fixed`` while it is set, the ``live`` source (default ``time.time``)
+    otherwise. A replay pins it to each hand's recorded finish time, so that a
+    tournament's levels by time come out as they did.
     """
-    out: list[ReplayedHand] = []
-    session: Session | None = None
-    clock = _ReplayClock()
-    for index, rec in enumerate(records, 1):
-        where = f"hand {index}"
-        _check_record(rec, where)
-        block = rec.get("session")
-        if block is None:
-            session = None
-            table = _replay_table(rec, where, None)
-            out.append(_replayed(index, rec, table, None))
-            continue
-        if not isinstance(block, Mapping):
-            raise HistoryError(f"{where}: 'session' must be an object or null")
-        number = block.get("hand")
-        if number == 1 or session is None or _header(session) != _header_of(block):
-            if number != 1:
-                raise HistoryError(
-                    f"{where}: session hand {number!r} without the session's earlier hands"
-                    " (a session replays from its hand 1)"
-                )
-            session = _new_session(rec, block, where, clock)
-        elif number != session.hands_played + 1:
-            raise HistoryError(
-                f"{where}: session hand {number!r} follows hand {session.hands_played}"
-            )
-        elapsed = block.get("elapsed")
-        clock.now = float(elapsed) if isinstance(elapsed, int | float) else 0.0
-        table = _replay_table(rec, where, session)
-        result = session.finish_hand()
-        _compare(where, _jsonable(result.record), rec)
-        out.append(_replayed(index, rec, table, result.ledger.to_dict()))
-    return out
 
-
-class _ReplayClock:
-    def __init__(self) -> None:
-        self.now = 0.0
+    def __init__(self, live: Callable[[], float] = time.time) -> None:
+        self.fixed: float | None = None
+        self._live = live
 
     def __call__(self) -> float:
-        return self.now
+        return self.fixed if self.fixed is not None else self._live()
+
+    @contextmanager
+    def pinned(self, when: float | None) -> Iterator[None]:
+        """Read ``when`` (if not None) until the block ends."""
+        before = self.fixed
+        if when is not None:
+            self.fixed = when
+        try:
+            yield
+        finally:
+            self.fixed = before
 
 
-def _header(session: Session) -> dict[str, Any]:
-    return _jsonable(session.header())
+@dataclass(frozen=True, slots=True)
+class HandToReplay:
+    """What replaying one hand of a session needs.
+
+    ``actions``: the applied actions (``to_dict()`` forms; ``auto`` ones are skipped and
+    made again by the engine). ``deck``: the stacked deck, or None for the session's own
+    shuffle. ``finished_at``: the clock reading when the hand was settled (None: the
+    clock as it is). ``where`` names the hand in error messages.
+    """
+
+    actions: Sequence[Mapping[str, Any]]
+    deck: Sequence[Card] | None = None
+    finished_at: float | None = None
+    where: str = "hand"
 
 
-def _header_of(block: Mapping[str, Any]) -> dict[str, Any]:
-    keys = ("kind", "seed", "players", "start_button", "units", "starting_stacks", "level_hands")
-    return {k: block[k] for k in keys if k in block}
+def replay_hand(
+    session: Session, hand: HandToReplay, clock: ReplayClock | None = None
+) -> tuple[Table, HandResult | None]:
+    """Deal ``session``'s next hand and apply ``hand``'s actions: the one replay.
 
+    The server's rebuild after a restart, :func:`replay_history` (``chinese-poker
+    replay``) and the fair-shuffle verifier (``chinese-poker verify``) all replay hands
+    through this function. A hand whose actions reach the showdown is settled into the
+    session (at ``hand.finished_at`` on ``clock``) and its :class:`HandResult` returned;
+    otherwise the result is None and the hand stays open (a hand in progress).
+    Raises :class:`HistoryError` if the hand cannot be dealt and :class:`ReplayMismatch`
+    for an action the engine refuses; the session is then unusable.
+    """
+    from chinese_poker.engine.session import SessionError
 
-def _new_session(
-    rec: Mapping[str, Any], block: Mapping[str, Any], where: str, clock: _ReplayClock
-) -> Session:
-    from chinese_poker.engine.session import Session, SessionError
-
-    rules = _rules(rec, where)
     try:
-        units = {(a, b): float(u) for a, b, u in block.get("units", [])}
-        tournament = block.get("kind") == "tournament"
-        clock.now = 0.0
-        session = Session(
-            rules,
-            list(block["players"]),
-            seed=block["seed"],
-            button=block["start_button"],
-            units=units or None,
-            tournament=tournament,
-            stacks=block.get("starting_stacks") if tournament else None,
-            level_hands=block.get("level_hands"),
-            clock=clock,
-        )
-    except (KeyError, TypeError, ValueError, SessionError) as exc:
-        raise HistoryError(f"{where}: bad session block ({exc})") from None
-    return session
+        table = session.start_hand(deck=hand.deck)
+    except (SessionError, TableError) as exc:
+        raise HistoryError(f"{hand.where}: cannot deal the hand: {exc}") from None
+    apply_actions(table, hand.actions, hand.where)
+    if not table.over:
+        return table, None
+    if clock is None:
+        return table, session.finish_hand()
+    with clock.pinned(hand.finished_at):
+        return table, session.finish_hand()
 
 
-def _rules(rec: Mapping[str, Any], where: str) -> Rules:
-    try:
-        return Rules.from_dict(rec["rules"])
-    except RulesError as exc:
-        raise HistoryError(f"{where}: bad rules: {exc}") from None
-
-
-def _deck(rec: Mapping[str, Any], where: str) -> tuple[int, ...]:
-    deck = rec["deck"]
-    if not isinstance(deck, list):
-        raise HistoryError(f"{where}: 'deck' must be a list of cards")
-    try:
-        return tuple(parse_card(str(c)) for c in deck)
-    except CardError as exc:
-        raise HistoryError(f"{where}: bad deck: {exc}") from None
-
-
-def _replay_table(rec: Mapping[str, Any], where: str, session: Session | None) -> Table:
-    rules = _rules(rec, where)
-    deck = _deck(rec, where)
-    seed = rec.get("seed")
-    players = rec["players"]
-    if not isinstance(players, list):
-        raise HistoryError(f"{where}: 'players' must be a list of names")
-    fl = rec.get("fantasyland") or {}
-    auto = rec.get("auto_play") or []
-    try:
-        if session is not None:
-            if session.rules != rules:
-                raise ReplayMismatch(f"{where}: the rules differ from the session's first hand")
-            table = session.start_hand(deck=None if seed is not None else deck)
-            if seed is not None and table.seed != seed:
-                raise ReplayMismatch(
-                    f"{where}: the session's seed gives hand seed {table.seed}, the history"
-                    f" says {seed}"
-                )
-        else:
-            fl_seats = {players.index(name): cards for name, cards in fl.items()}
-            auto_seats = [players.index(name) for name in auto]
-            table = Table(
-                rules,
-                players,
-                button=rec["button"],
-                seed=seed,
-                deck=None if seed is not None else deck,
-                fantasyland=fl_seats,
-                auto_play=auto_seats,
-            )
-    except (TableError, ValueError, TypeError) as exc:
-        if isinstance(exc, ReplayMismatch):
-            raise
-        raise HistoryError(f"{where}: cannot set up the table: {exc}") from None
-    if seed is not None and shuffled_deck(seed)[: len(deck)] != deck:
-        raise ReplayMismatch(f"{where}: seed {seed} does not produce the recorded deck")
-    got = {
-        "players": list(table.players),
-        "button": table.button,
-        "fantasyland": {table.players[s]: c for s, c in table.fantasyland.items()},
-        "auto_play": [table.players[s] for s in sorted(table.auto_play)],
-    }
-    for key, value in got.items():
-        recorded = rec.get(key, {} if key == "fantasyland" else [])
-        if value != recorded:
-            raise ReplayMismatch(
-                f"{where}: {key} differ: the history has {recorded!r}, the replay {value!r}"
-            )
-    actions = rec["actions"]
-    if not isinstance(actions, list):
+def apply_actions(table: Table, actions: object, where: str) -> None:
+    """Apply recorded actions to ``table`` in order (``auto`` ones are the engine's)."""
+    if not isinstance(actions, list | tuple):
         raise HistoryError(f"{where}: 'actions' must be a list")
     for i, data in enumerate(actions, 1):
         if not isinstance(data, Mapping):
@@ -353,14 +282,192 @@ def _replay_table(rec: Mapping[str, Any], where: str, session: Session | None) -
             raise ReplayMismatch(
                 f"{where}, action {i} ({action}): illegal on replay: {exc}"
             ) from None
-    if not table.over:
+
+
+def replay_history(
+    records: Sequence[Mapping[str, Any]], *, partial_sessions: bool = False
+) -> list[ReplayedHand]:
+    """Replay every record and check it; raise :class:`ReplayMismatch` on a difference.
+
+    Records of a session (``session`` set) are replayed through a rebuilt
+    :class:`~chinese_poker.engine.session.Session`, so buttons, Fantasyland deals,
+    timeouts and the ledger are checked too; a session must start at its hand 1,
+    unless ``partial_sessions``: then a session's hand whose earlier hands are not in
+    ``records`` is replayed on its own (its recorded players, button, Fantasyland deals
+    and auto-played seats), and everything but its session block is checked.
+    The error's :attr:`HistoryError.index` is the 1-based record it is about.
+    """
+    out: list[ReplayedHand] = []
+    session: Session | None = None
+    clock = ReplayClock(lambda: 0.0)
+    for index, rec in enumerate(records, 1):
+        try:
+            session, replayed = _replay_record(rec, index, session, clock, partial_sessions)
+        except HistoryError as exc:
+            exc.index = index
+            raise
+        out.append(replayed)
+    return out
+
+
+def _replay_record(
+    rec: Mapping[str, Any],
+    index: int,
+    session: Session | None,
+    clock: ReplayClock,
+    partial_sessions: bool,
+) -> tuple[Session | None, ReplayedHand]:
+    where = f"hand {index}"
+    _check_record(rec, where)
+    block = rec.get("session")
+    if block is None:
+        table = _replay_lone(rec, where, compare=True)
+        return None, _replayed(index, rec, table, None)
+    if not isinstance(block, Mapping):
+        raise HistoryError(f"{where}: 'session' must be an object or null")
+    number = block.get("hand")
+    if number == 1 or session is None or _header(session) != _header_of(block):
+        if number != 1:
+            if partial_sessions:
+                return None, _replayed(index, rec, _replay_lone(rec, where, compare=True), None)
+            raise HistoryError(
+                f"{where}: session hand {number!r} without the session's earlier hands"
+                " (a session replays from its hand 1)"
+            )
+        session = _new_session(rec, block, where, clock)
+    elif number != session.hands_played + 1:
+        raise HistoryError(f"{where}: session hand {number!r} follows hand {session.hands_played}")
+    if session.rules != _rules(rec, where):
+        raise ReplayMismatch(f"{where}: the rules differ from the session's first hand")
+    seed = rec.get("seed")
+    deck = None if seed is not None else _deck(rec, where)
+    elapsed = block.get("elapsed")
+    finished_at = float(elapsed) if isinstance(elapsed, int | float) else 0.0
+    table, result = replay_hand(
+        session, HandToReplay(rec["actions"], deck, finished_at, where), clock
+    )
+    if seed is not None and table.seed != seed:
         raise ReplayMismatch(
-            f"{where}: the recorded actions end before the showdown"
-            f" (still to act: {', '.join(map(str, table.to_act))})"
+            f"{where}: the session's seed gives hand seed {table.seed}, the history says {seed}"
         )
-    if session is None:
-        _compare(where, _jsonable(hand_record(table)), rec)
+    _check_setup(rec, where, table)
+    if result is None:
+        raise _unfinished(where, table)
+    _compare(where, _jsonable(result.record), rec)
+    return session, _replayed(index, rec, table, result.ledger.to_dict())
+
+
+def _header(session: Session) -> dict[str, Any]:
+    return _jsonable(session.header())
+
+
+def _header_of(block: Mapping[str, Any]) -> dict[str, Any]:
+    keys = ("kind", "seed", "players", "start_button", "units", "starting_stacks", "level_hands")
+    return {k: block[k] for k in keys if k in block}
+
+
+def _new_session(
+    rec: Mapping[str, Any], block: Mapping[str, Any], where: str, clock: ReplayClock
+) -> Session:
+    from chinese_poker.engine.session import Session, SessionError
+
+    rules = _rules(rec, where)
+    try:
+        units = {(a, b): float(u) for a, b, u in block.get("units", [])}
+        tournament = block.get("kind") == "tournament"
+        with clock.pinned(0.0):
+            session = Session(
+                rules,
+                list(block["players"]),
+                seed=block["seed"],
+                button=block["start_button"],
+                units=units or None,
+                tournament=tournament,
+                stacks=block.get("starting_stacks") if tournament else None,
+                level_hands=block.get("level_hands"),
+                clock=clock,
+            )
+    except (KeyError, TypeError, ValueError, SessionError) as exc:
+        raise HistoryError(f"{where}: bad session block ({exc})") from None
+    return session
+
+
+def _rules(rec: Mapping[str, Any], where: str) -> Rules:
+    try:
+        return Rules.from_dict(rec["rules"])
+    except (RulesError, TypeError, ValueError) as exc:
+        raise HistoryError(f"{where}: bad rules: {exc}") from None
+
+
+def _deck(rec: Mapping[str, Any], where: str) -> tuple[int, ...]:
+    deck = rec["deck"]
+    if not isinstance(deck, list):
+        raise HistoryError(f"{where}: 'deck' must be a list of cards")
+    try:
+        return tuple(parse_card(str(c)) for c in deck)
+    except CardError as exc:
+        raise HistoryError(f"{where}: bad deck: {exc}") from None
+
+
+def _replay_lone(rec: Mapping[str, Any], where: str, *, compare: bool) -> Table:
+    """A record replayed on a fresh table set up from its own fields."""
+    rules = _rules(rec, where)
+    deck = _deck(rec, where)
+    seed = rec.get("seed")
+    players = rec["players"]
+    if not isinstance(players, list):
+        raise HistoryError(f"{where}: 'players' must be a list of names")
+    fl = rec.get("fantasyland") or {}
+    auto = rec.get("auto_play") or []
+    try:
+        fl_seats = {players.index(name): cards for name, cards in fl.items()}
+        auto_seats = [players.index(name) for name in auto]
+        table = Table(
+            rules,
+            players,
+            button=rec["button"],
+            seed=seed,
+            deck=None if seed is not None else deck,
+            fantasyland=fl_seats,
+            auto_play=auto_seats,
+        )
+    except (TableError, ValueError, TypeError, AttributeError) as exc:
+        raise HistoryError(f"{where}: cannot set up the table: {exc}") from None
+    _check_setup(rec, where, table)
+    apply_actions(table, rec["actions"], where)
+    if not table.over:
+        raise _unfinished(where, table)
+    if compare:
+        replayed = _jsonable(hand_record(table))
+        if rec.get("session") is not None:  # a session's hand replayed on its own
+            replayed["session"] = rec.get("session")
+        _compare(where, replayed, rec)
     return table
+
+
+def _check_setup(rec: Mapping[str, Any], where: str, table: Table) -> None:
+    seed = rec.get("seed")
+    if seed is not None and shuffled_deck(seed)[: len(rec["deck"])] != _deck(rec, where):
+        raise ReplayMismatch(f"{where}: seed {seed} does not produce the recorded deck")
+    got = {
+        "players": list(table.players),
+        "button": table.button,
+        "fantasyland": {table.players[s]: c for s, c in table.fantasyland.items()},
+        "auto_play": [table.players[s] for s in sorted(table.auto_play)],
+    }
+    for key, value in got.items():
+        recorded = rec.get(key, {} if key == "fantasyland" else [])
+        if value != recorded:
+            raise ReplayMismatch(
+                f"{where}: {key} differ: the history has {recorded!r}, the replay {value!r}"
+            )
+
+
+def _unfinished(where: str, table: Table) -> ReplayMismatch:
+    return ReplayMismatch(
+        f"{where}: the recorded actions end before the showdown"
+        f" (still to act: {', '.join(map(str, table.to_act))})"
+    )
 
 
 def _replayed(
@@ -384,7 +491,15 @@ def _jsonable(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 # Checked first, so that the message names the most telling difference.
-_ORDER = ("actions", "boards", "discards", "totals", "fantasyland_qualified", "session")
+_ORDER = (
+    "actions",
+    "boards",
+    "discards",
+    "totals",
+    "fantasyland_qualified",
+    "settlement",
+    "session",
+)
 
 
 def _compare(where: str, replayed: Mapping[str, Any], recorded: Mapping[str, Any]) -> None:

@@ -45,7 +45,7 @@ from chinese_poker.engine.actions import Action
 from chinese_poker.engine.history import hand_record
 from chinese_poker.engine.table import Table, TableError, _seat_names, new_seed
 from chinese_poker.engine.views import View
-from chinese_poker.rules import Rules
+from chinese_poker.rules import InsufficientChipsRule, Rules, TimedOutPlayer
 from chinese_poker.scoring import Settlement
 
 __all__ = [
@@ -198,7 +198,7 @@ def pay_chips(
     ...           {("P3", "P1"): 400, ("P3", "P2"): 260, ("P2", "P1"): 160})
     {'P1': 361, 'P2': -30, 'P3': -331}
     """
-    if rule not in ("proportional", "seat_order"):
+    if rule not in tuple(InsufficientChipsRule):
         raise ValueError(f"unknown insufficient_chips_rule {rule!r}")
     players = list(stacks)
     seat_rank = {p: i for i, p in enumerate(order if order is not None else players)}
@@ -221,7 +221,7 @@ def pay_chips(
             can_pay = stacks[debtor] + received[debtor]
             if can_pay >= total_owed[debtor]:
                 shares = [a for _c, a in debts]
-            elif rule == "proportional":
+            elif rule == InsufficientChipsRule.PROPORTIONAL:
                 shares = _proportional_shares([a for _c, a in debts], can_pay)
             else:
                 shares = _seat_order_shares([a for _c, a in debts], can_pay)
@@ -398,7 +398,7 @@ class Session:
         return tuple(p for p in self.active_players if p not in sit_out)
 
     def _sit_out(self) -> bool:
-        return self.rules.timed_out_player_in_remaining_hands == "sit_out"
+        return self.rules.timed_out_player_in_remaining_hands == TimedOutPlayer.SIT_OUT
 
     # ------------------------------------------------------------------ hands
 

@@ -70,7 +70,7 @@ from chinese_poker.engine.actions import (
     sample_placement,
 )
 from chinese_poker.engine.autoplay import timeout_action
-from chinese_poker.rules import Rules
+from chinese_poker.rules import FlRepeatLimitScope, Rules
 from chinese_poker.scoring import Hand, Settlement, natural_of, settle
 
 if TYPE_CHECKING:
@@ -179,10 +179,10 @@ def fantasyland_stays_left(rules: Rules, streak: int, stays: int) -> int | None:
     >>> fantasyland_stays_left(once, 1, 1)  # a new entry after his one stay
     0
     """
-    limit = rules.fl_max_consecutive
+    limit = rules.spec.scoring.fantasyland.max_consecutive
     if limit is None:
         return None
-    if rules.fl_repeat_limit_scope == "per_session":
+    if rules.spec.scoring.fantasyland.limit_scope == FlRepeatLimitScope.PER_SESSION:
         return max(limit - 1 - stays, 0)
     return max(limit - streak, 0)
 
@@ -204,7 +204,7 @@ class LogEntry(NamedTuple):
 class HandState:
     """The true state of one board in play, read-only (host use: views, histories).
 
-    ``lines`` are the cards placed on (top, middle, bottom), ``fantasyland_cards`` the
+    ``top``, ``middle``, ``bottom`` are the cards placed, ``fantasyland_cards`` the
     size of its Fantasyland deal (0: not in Fantasyland), ``fantasyland_streak`` and
     ``fantasyland_stays_left`` the seat's standing against the repeat limit (see
     :func:`fantasyland_stays_left`), ``decision`` what it must decide now;
@@ -290,12 +290,9 @@ class _Box:
         )
 
 
-class _Turn(NamedTuple):
-    """One open-face street turn: the street (0-based), the seat, the cards it is dealt."""
-
-    street: int
-    seat: int
-    cards: tuple[Card, ...]
+# One open-face street turn: (street 0-based, seat, the cards it is dealt). A plain
+# tuple: a table builds up to 36 of them per hand.
+_Turn = tuple[int, int, tuple[Card, ...]]
 
 
 class Table:
@@ -353,31 +350,24 @@ class Table:
             {s: k - 1 for s, k in self.fantasyland_streak.items()},
             0,
         )
-        self._open_face = rules.is_open_face
-        self._criss_cross = rules.variant == "criss_cross"
-        self._streets = rules.streets
-        self._timed_out: set[int] = set()
-        for seat in auto_play:
-            if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-                raise TableError(f"auto_play seat {seat!r} is not a seat 0..{n - 1}")
-            self._timed_out.add(seat)
+        # What the variant deals and asks, compiled once per ruleset (rules.spec).
+        self._variant = rules.spec.variant
+        self._naturals = rules.spec.scoring.naturals  # None: no naturals in this game
+        self._open_face = self._variant.open_face
+        self._criss_cross = self._variant.hands_per_seat == 2
+        self._streets = self._variant.streets
+        self._timed_out: set[int] = set(_check_auto_play(auto_play, n))
         self.auto_play: frozenset[int] = frozenset(self._timed_out)
-
-        if deck is not None and seed is not None:
-            raise TableError("give a seed or a stacked deck, not both")
-        if deck is None:
-            self.seed: int | None = new_seed() if seed is None else _check_seed(seed)
-            self.deck: tuple[Card, ...] = shuffled_deck(self.seed)
-        else:
-            self.seed = None
-            self.deck = _check_deck(deck)
+        self.seed: int | None
+        self.deck: tuple[Card, ...]
+        self.seed, self.deck = _seed_and_deck(seed, deck)
 
         self.version = 0
         self.phase: Phase = PLAY
         self._epoch = [0] * n
         self._log: list[LogEntry] = []
         self.settlement: Settlement | None = None
-        hands = 2 if self._criss_cross else 1
+        hands = self._variant.hands_per_seat
         self._boxes: list[_Box] = [
             _Box(seat, h, self.fantasyland.get(seat, 0)) for h in range(hands) for seat in range(n)
         ]
@@ -421,7 +411,7 @@ class Table:
             )
         for street, (dealt, _placed) in enumerate(self._streets):
             for seat in normal:
-                self._turns.append(_Turn(street, seat, tuple(deck[pos : pos + dealt])))
+                self._turns.append((street, seat, tuple(deck[pos : pos + dealt])))
                 pos += dealt
         if not fl_boxes:
             self._begin_turn()
@@ -477,19 +467,18 @@ class Table:
     def _begin_naturals(self) -> None:
         """Classic: find each hand's natural; under optional claims ask its holder."""
         self.phase = NATURALS
-        rules = self.rules
-        if self._open_face or not rules.naturals_enabled:
+        if self._naturals is None:
             return
         for box in self._boxes:
-            natural = natural_of(rules, box.board())
+            natural = natural_of(self.rules, box.board())
             box.natural = natural.kind if natural is not None else None
-        if rules.natural_claim == "optional":
+        if self._naturals.optional_claim:
             self._begin_queue([b for b in self._boxes if b.natural])
 
     def _begin_surrender(self) -> None:
         """Classic with surrender: each hand without a natural plays or surrenders."""
         self.phase = SURRENDER
-        if not self._open_face and self.rules.surrender_allowed:
+        if self._variant.has_surrender:
             self._begin_queue([b for b in self._boxes if not b.natural])
 
     def _on_declaration(self, box: _Box, action: Surrender | ClaimNatural) -> None:
@@ -556,6 +545,10 @@ class Table:
     @property
     def to_act(self) -> tuple[int, ...]:
         """Seats that may act now, in play order (empty at showdown)."""
+        if self._open == 1 and self._turn < len(self._turns):
+            seat = self._turns[self._turn][1]  # the street turn: the common case
+            if self._seat_boxes[seat][0].decision is not None:
+                return (seat,)
         seen: list[int] = []
         for box in self._boxes:
             if box.decision is not None and box.seat not in seen:
@@ -775,11 +768,11 @@ class Table:
             return True
         if self._open_face:
             return any(b.placed() < 13 for b in boxes)
-        rules = self.rules
+        surrender = self._variant.has_surrender
         if self.phase == PLAY:
-            optional = rules.naturals_enabled and rules.natural_claim == "optional"
-            return rules.surrender_allowed or optional
-        if self.phase == NATURALS and rules.surrender_allowed:
+            optional = self._naturals is not None and self._naturals.optional_claim
+            return surrender or optional
+        if self.phase == NATURALS and surrender:
             return True
         return any(b in boxes for b in self._queue[self._qpos :])
 
@@ -990,6 +983,26 @@ def _seat_names(players: int | Sequence[str]) -> tuple[str, ...]:
     return names
 
 
+def _check_auto_play(seats: Iterable[int], n: int) -> list[int]:
+    out = list(seats)
+    for seat in out:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+            raise TableError(f"auto_play seat {seat!r} is not a seat 0..{n - 1}")
+    return out
+
+
+def _seed_and_deck(
+    seed: int | None, deck: Sequence[Card] | None
+) -> tuple[int | None, tuple[Card, ...]]:
+    """The hand's seed (None for a stacked deck) and its deck order."""
+    if deck is not None and seed is not None:
+        raise TableError("give a seed or a stacked deck, not both")
+    if deck is not None:
+        return None, _check_deck(deck)
+    checked = new_seed() if seed is None else _check_seed(seed)
+    return checked, shuffled_deck(checked)
+
+
 def check_player_names(names: Sequence[str]) -> tuple[str, ...]:
     """The engine's rules for player names, for clients that must refuse a name before
     they store it: the names as a tuple, or TableError naming what is wrong."""
@@ -1023,25 +1036,18 @@ def _need_cards(deck: Sequence[Card], need: int) -> None:
         raise TableError(f"the stacked deck has {len(deck)} cards; this deal needs {need}")
 
 
-def _fantasyland_sizes(rules: Rules) -> tuple[int, ...]:
-    """The Fantasyland deal sizes of §9.2: 13; Pineapple 14; Progressive 14 to 17."""
-    if rules.variant != "pineapple":
-        return (13,)
-    return (14, 15, 16, 17) if rules.fl_progressive else (14,)
-
-
 def _fantasyland_deal(rules: Rules, n: int, fl: Mapping[int, int] | None) -> dict[int, int]:
     if not fl:
         return {}
-    if not rules.is_open_face:
+    if not rules.spec.variant.open_face:
         raise TableError(f"{rules.variant} has no Fantasyland")
-    if not rules.fantasyland_enabled:
+    if not rules.spec.scoring.fantasyland.enabled:
         raise TableError("Fantasyland is disabled by the rules (fantasyland_enabled = no)")
+    allowed = rules.spec.variant.fantasyland_sizes  # §9.2: 13; Pineapple 14; Progressive 14-17
     out: dict[int, int] = {}
     for seat, cards in fl.items():
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
             raise TableError(f"Fantasyland seat {seat!r} is not a seat 0..{n - 1}")
-        allowed = _fantasyland_sizes(rules)
         if isinstance(cards, bool) or not isinstance(cards, int) or cards not in allowed:
             sizes = " or ".join(str(c) for c in allowed)
             raise TableError(

@@ -318,11 +318,17 @@ def _board_view(table: Table, state: HandState, seat: int | None) -> BoardView:
     """One board as ``seat`` sees it."""
     over = table.over
     mine = state.seat == seat
-    face_down = state.fantasyland_cards > 0 or not table.rules.is_open_face
+    variant = table.rules.spec.variant
+    face_down = variant.boards_face_down or (
+        state.fantasyland_cards > 0 and variant.fantasyland_face_down
+    )
     # A surrendered classic hand is mucked face down: nobody else ever sees it.
     visible = mine or not face_down or (over and not state.surrender)
     # Under automatic claims every natural is declared once all hands are set.
-    automatic_public = table.phase != "play" and table.rules.natural_claim == "automatic"
+    naturals = table.rules.spec.scoring.naturals
+    automatic_public = (
+        table.phase != "play" and naturals is not None and not naturals.optional_claim
+    )
     public_natural = over or mine or state.claim or automatic_public
     placed = state.placed
     return BoardView(

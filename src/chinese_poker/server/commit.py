@@ -40,7 +40,7 @@ class Step:
 
     rows: list[tuple[str, int, int, str, float]] = field(default_factory=list)
     end: HandEnd | None = None
-    start: tuple[str, int, float] | None = None
+    start: tuple[str, int, float, dict[str, str] | None] | None = None
     messages: list[tuple[Conn, str]] = field(default_factory=list)
     then: Callable[[], None] | None = None
     sender: tuple[Conn, object] | None = None

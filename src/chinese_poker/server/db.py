@@ -141,6 +141,9 @@ class HandRow(Base):
     started_at: Mapped[float | None] = mapped_column(Double, nullable=True)
     finished_at: Mapped[float | None] = mapped_column(Double, nullable=True)
     record: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # The players' fair-shuffle values the deal used (JSON: player -> hex), set with
+    # started_at; null for a hand not dealt yet or dealt before players contributed.
+    contributions: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class ActionRow(Base):
@@ -192,6 +195,7 @@ class StoredHand:
     finished_at: float | None
     record: dict[str, Any] | None
     actions: list[dict[str, Any]] = field(default_factory=list)
+    contributions: dict[str, str] | None = None
 
 
 @dataclass
@@ -314,7 +318,7 @@ class Store:
         self._start_hand = (
             update(_HANDS)
             .where(_HANDS.c.table_id == bindparam("t"), _HANDS.c.number == bindparam("n"))
-            .values(started_at=bindparam("s"))
+            .values(started_at=bindparam("s"), contributions=bindparam("c"))
         )
         self._set_status = (
             update(_TABLES).where(_TABLES.c.id == bindparam("t")).values(status=bindparam("st"))
@@ -337,7 +341,7 @@ class Store:
                 " committed_at, started_at, finished_at, record)"
                 f" VALUES ({', '.join([mark] * 9)})",
                 "status": f"UPDATE tables SET status = {mark} WHERE id = {mark}",
-                "start": f"UPDATE hands SET started_at = {mark}"
+                "start": f"UPDATE hands SET started_at = {mark}, contributions = {mark}"
                 f" WHERE table_id = {mark} AND number = {mark}",
             }
         )
@@ -396,8 +400,10 @@ class Store:
         start_button: int,
         seats: Sequence[StoredSeat],
         status: str,
+        first: NewHand | None = None,
     ) -> float:
-        """Insert a new table and its seats; returns its creation time."""
+        """Insert a new table and its seats (and the commitment to its first hand's
+        seed, published as the table opens); returns its creation time."""
         now = time.time()
         with self._tx() as conn:
             conn.execute(
@@ -429,6 +435,8 @@ class Store:
                     for s in seats
                 ],
             )
+            if first is not None:
+                self._insert_hand(conn, table_id, first, None)
         return now
 
     def claim_seat(self, table_id: str, seat: int, name: str, token_hash: str) -> bool:
@@ -445,20 +453,37 @@ class Store:
             )
             return result.rowcount == 1
 
-    def start_session(self, table_id: str, started_at: float, first: NewHand) -> None:
-        """Mark the session started and commit to the first hand's seed."""
+    def start_session(
+        self,
+        table_id: str,
+        started_at: float,
+        first: NewHand | None,
+        dealt: dict[str, str] | None = None,
+    ) -> None:
+        """Mark the session started; ``first``: commit to the first hand's seed now (a
+        table stored before commitments were made at creation); ``dealt``: the first
+        hand is dealt now, with these contributions."""
         with self._tx() as conn:
             conn.execute(
                 update(_TABLES)
                 .where(_TABLES.c.id == table_id)
                 .values(started_at=started_at, status="playing")
             )
-            self._insert_hand(conn, table_id, first, started_at)
+            if first is not None:
+                self._insert_hand(conn, table_id, first, None)
+            if dealt is not None:
+                self.mark_hand_started(conn, table_id, 1, started_at, dealt)
 
-    def start_hand(self, table_id: str, number: int, started_at: float) -> None:
-        """Record that hand ``number`` has been dealt."""
+    def start_hand(
+        self,
+        table_id: str,
+        number: int,
+        started_at: float,
+        contributions: dict[str, str] | None = None,
+    ) -> None:
+        """Record that hand ``number`` has been dealt (with these contributions)."""
         with self._tx() as conn:
-            self.mark_hand_started(conn, table_id, number, started_at)
+            self.mark_hand_started(conn, table_id, number, started_at, contributions)
 
     def add_actions(
         self,
@@ -542,19 +567,19 @@ class Store:
         conn: Connection,
         rows: Sequence[tuple[str, int, int, str, float]],
         ends: Sequence[HandEnd],
-        starts: Sequence[tuple[str, int, float]],
+        starts: Sequence[tuple[str, int, float, dict[str, str] | None]],
     ) -> None:
         """The writes of one group commit, several tables at once, in the transaction of
         ``conn``: action rows, hand ends (with the next hands' commitments and statuses)
-        and hand starts ``(table_id, number, started_at)``. One ``executemany`` per kind
-        of statement."""
+        and hand starts ``(table_id, number, started_at, contributions)``. One
+        ``executemany`` per kind of statement."""
         self.insert_actions(conn, rows)
         sql = self._batch_sql
         if sql is None:  # a named/numeric driver: statement by statement
             for e in ends:
                 self.end_hand(conn, e.table_id, e.hand, e.finished, e.next_hand, e.status)
-            for table_id, number, started_at in starts:
-                self.mark_hand_started(conn, table_id, number, started_at)
+            for table_id, number, started_at, given in starts:
+                self.mark_hand_started(conn, table_id, number, started_at, given)
             return
         now = time.time()
         finish = [
@@ -568,7 +593,10 @@ class Store:
             if (h := e.next_hand) is not None
         ]
         status = [(e.status, e.table_id) for e in ends if e.status is not None]
-        start = [(started_at, table_id, number) for table_id, number, started_at in starts]
+        start = [
+            (started_at, _contributions_json(given), table_id, number)
+            for table_id, number, started_at, given in starts
+        ]
         if not (finish or new or status or start):
             return
         cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
@@ -585,10 +613,18 @@ class Store:
             cursor.close()
 
     def mark_hand_started(
-        self, conn: Connection, table_id: str, number: int, started_at: float
+        self,
+        conn: Connection,
+        table_id: str,
+        number: int,
+        started_at: float,
+        contributions: dict[str, str] | None = None,
     ) -> None:
         """Record that hand ``number`` has been dealt (in the transaction of ``conn``)."""
-        conn.execute(self._start_hand, {"t": table_id, "n": number, "s": started_at})
+        conn.execute(
+            self._start_hand,
+            {"t": table_id, "n": number, "s": started_at, "c": _contributions_json(contributions)},
+        )
 
     def set_status(self, table_id: str, status: str) -> None:
         with self._tx() as conn:
@@ -718,6 +754,7 @@ class Store:
                     started_at=r["started_at"],
                     finished_at=r["finished_at"],
                     record=json.loads(r["record"]) if r["record"] else None,
+                    contributions=(json.loads(r["contributions"]) if r["contributions"] else None),
                 )
                 for r in conn.execute(
                     select(_HANDS).where(_HANDS.c.table_id == table_id).order_by(_HANDS.c.number)
@@ -775,6 +812,10 @@ def compact_json(data: Any) -> str:
         except TypeError:
             pass
     return json.dumps(data, separators=(",", ":"))
+
+
+def _contributions_json(contributions: dict[str, str] | None) -> str | None:
+    return None if contributions is None else json.dumps(contributions, sort_keys=True)
 
 
 _SEED_MARK = "\x00seed"

@@ -1,100 +1,291 @@
-"""Fair shuffles by commit and reveal.
+"""Fair shuffles: the server commits to a secret, every player adds randomness, anybody
+can check the deal afterwards.
 
-Before hand K of table T is dealt, the server draws a 128-bit shuffle ``seed`` and a
-128-bit ``salt`` from the operating system's cryptographic source (:mod:`secrets`),
-stores them and publishes only the commitment::
+The scheme (``chinese-poker/v2``; ``docs/fairness.md`` has the byte layout and a worked
+example) for hand K of table T with rules R:
 
-    commitment = sha256("chinese-poker/v1|T|K|SEED|SALT").hexdigest()
+1. Before any player can send anything for the hand, the server draws a 128-bit
+   ``seed`` and a 128-bit ``salt`` (:mod:`secrets`), stores them and publishes only
+   ``commitment = SHA-256("chinese-poker/v2|commit|T|K|RULES|SEED|SALT")``, where
+   ``RULES`` is :func:`rules_digest` of the hand's rules. Hand 1's commitment is
+   published when the table opens; hand K+1's with the end of hand K.
+2. Until the deal, each player's client sends a 32-byte random value (the browser
+   draws it with ``crypto.getRandomValues``). A bot is the server: its value is
+   ``SHA-256("chinese-poker/v2|bot|T|K|PLAYER|SEED|SALT")``, fixed by the commitment, so
+   the server cannot pick it after seeing the players' values. A player who sends
+   nothing in time is recorded as ``absent`` and adds nothing; the deal never waits.
+3. ``deal seed = SHA-256("chinese-poker/v2|deal|T|K|SEED|SALT" + "|V" for each value V,
+   sorted)``, and the deck is :func:`shuffle` of it: a Fisher-Yates shuffle of cards
+   0..51 driven by SHA-256 in counter mode, dealt in the canonical order of RULES §5.1.
+4. After the showdown the seed, salt and every contribution are revealed (the history
+   line's ``fairness`` block). :func:`verify_records` (``chinese-poker verify``) checks
+   the commitment, the contributions and the deck, then replays every action under the
+   recorded rules through the engine (:func:`chinese_poker.engine.history.replay_hand`)
+   and compares every recomputed field: boards, totals, settlement, money, ledger.
 
-where ``SEED`` and ``SALT`` are 32 lowercase hexadecimal digits and ``K`` is the hand's
-number in the table's session (from 1), in decimal. After the showdown the seed and salt
-are revealed. The deck is the engine's shuffle of that seed,
-``shuffled_deck(int(SEED, 16))`` (``random.Random(seed).shuffle`` of cards 0..51), dealt in
-the canonical order of RULES §5.1. Anybody can then check that the deck was fixed before
-the hand and that the dealt cards came from it: :func:`verify_record` (and the
-``chinese-poker verify`` command) recompute the commitment and the deck and replay the
-hand's actions on that deck through the engine.
+Hands committed by servers before the players' values existed (``chinese-poker/v1``:
+``SHA-256("chinese-poker/v1|T|K|SEED|SALT")``, deck ``shuffled_deck(int(SEED, 16))``)
+are still verified, and reported as having no player contributions.
 
->>> seed, salt = "0" * 31 + "1", "f" * 32
->>> c = commitment("t-1", 1, seed, salt)
->>> len(c), c == commitment("t-1", 1, seed, salt), c == commitment("t-1", 2, seed, salt)
-(64, True, False)
+>>> c = Commitment.make("t-1", 1, "0" * 64, "0" * 31 + "1", "f" * 32)
+>>> deal = c.deal(c.contributions(["Ann", "bot"], {"bot"}, {"Ann": "ab" * 32}))
+>>> len(deal.seed), sorted(deal.deck) == list(range(52))
+(64, True)
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import json
 import re
 import secrets
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import struct
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from chinese_poker.cards import Card, CardError, cards_str, parse_card
-from chinese_poker.engine import (
-    IllegalActionError,
-    Table,
-    TableError,
-    action_from_dict,
-    shuffled_deck,
-)
-from chinese_poker.rules import Rules, RulesError
+from chinese_poker.cards import Card, CardError, card_name, parse_card
+from chinese_poker.engine import shuffled_deck
+from chinese_poker.engine.history import HistoryError, replay_history
+from chinese_poker.rules import Rules
 
 __all__ = [
+    "LEGACY_SCHEME",
     "SCHEME",
     "Commitment",
+    "Contribution",
+    "ContributionRefused",
+    "Deal",
     "HandCheck",
-    "commitment",
-    "deck_for",
+    "HandRandomness",
+    "check_contribution",
+    "deal_seed",
     "new_commitment",
+    "rules_digest",
+    "shuffle",
     "verify_record",
     "verify_records",
 ]
 
-SCHEME = "chinese-poker/v1"
-"""The name of the construction; the first field of the committed string."""
+SCHEME = "chinese-poker/v2"
+"""The name of the construction; the first field of every hashed string."""
+LEGACY_SCHEME = "chinese-poker/v1"
+"""The construction before players contributed (verified, never issued)."""
+
+SOURCES = ("player", "bot", "absent")
+"""Where a contribution came from: the player's client, the server for its bot, nobody."""
 
 _HEX32 = re.compile(r"^[0-9a-f]{32}$")
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 
-def commitment(table: str, hand: int, seed: str, salt: str) -> str:
-    """The SHA-256 commitment (lowercase hex) to ``seed`` for hand ``hand`` of ``table``."""
-    text = f"{SCHEME}|{table}|{hand}|{seed}|{salt}"
+def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def deck_for(seed: str) -> tuple[Card, ...]:
-    """The deck order of a hex ``seed``: the engine's :func:`shuffled_deck`."""
-    return shuffled_deck(int(seed, 16))
+def rules_digest(rules: Rules | Mapping[str, Any]) -> str:
+    """SHA-256 (hex) of the rules' canonical JSON: ``Rules.to_dict()``, keys sorted, no
+    spaces, non-ASCII escaped (Python's ``json.dumps(..., sort_keys=True,
+    separators=(",", ":"))``)."""
+    data = rules.to_dict() if isinstance(rules, Rules) else rules
+    return _sha256(json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True))
+
+
+def check_contribution(value: object) -> str:
+    """A player's contribution: 64 lowercase hex digits (32 bytes); ValueError otherwise."""
+    if not isinstance(value, str) or not _HEX64.match(value):
+        raise ValueError("a contribution is 64 lowercase hexadecimal digits (32 random bytes)")
+    return value
+
+
+def deal_seed(table: str, hand: int, seed: str, salt: str, values: Collection[str]) -> str:
+    """The deal seed (hex): the server's secret mixed with every contributed value."""
+    tail = "".join("|" + v for v in sorted(values))
+    return _sha256(f"{SCHEME}|deal|{table}|{hand}|{seed}|{salt}{tail}")
+
+
+def _words(key: bytes) -> Iterator[int]:
+    counter = 0
+    while True:
+        block = hashlib.sha256(key + counter.to_bytes(4, "big")).digest()
+        yield from struct.unpack(">8I", block)
+        counter += 1
+
+
+def shuffle(seed: str) -> tuple[Card, ...]:
+    """The deck order of a deal seed (64 hex digits).
+
+    Cards 0..51 (``rank * 4 + suit``, ranks ``2..A``, suits ``s h d c``) start in order;
+    for i = 51 down to 1, j is drawn uniformly from 0..i and cards i and j swap. Draws
+    are 32-bit big-endian words of SHA-256(seed bytes ‖ uint32 big-endian block
+    counter from 0), 8 per block, in order; a word w is used only if
+    w < 2^32 - (2^32 mod (i + 1)) (else the next word is taken), and j = w mod (i + 1).
+    """
+    words = _words(bytes.fromhex(seed))
+    deck = list(range(52))
+    for i in range(51, 0, -1):
+        n = i + 1
+        limit = (1 << 32) - (1 << 32) % n
+        word = next(words)
+        while word >= limit:
+            word = next(words)
+        j = word % n
+        deck[i], deck[j] = deck[j], deck[i]
+    return tuple(deck)
+
+
+@dataclass(frozen=True, slots=True)
+class Contribution:
+    """One player's part of a hand's randomness (``value`` None when ``absent``)."""
+
+    player: str
+    source: str
+    value: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"player": self.player, "source": self.source, "value": self.value}
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """A hand's deal seed (hex) and the deck it shuffles to."""
+
+    seed: str | None
+    deck: tuple[Card, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Commitment:
-    """One hand's secret seed and salt and the public commitment to them."""
+    """One hand's secret seed and salt, and the public commitment to them.
+
+    ``rules`` is the :func:`rules_digest` of the hand's rules. A commitment read back
+    from an older store may be a ``chinese-poker/v1`` one (:attr:`scheme`).
+    """
 
     table: str
     hand: int
+    rules: str
     seed: str
     salt: str
     commitment: str
 
-    def reveal(self) -> dict[str, Any]:
+    @classmethod
+    def make(cls, table: str, hand: int, rules: str, seed: str, salt: str) -> Commitment:
+        text = f"{SCHEME}|commit|{table}|{hand}|{rules}|{seed}|{salt}"
+        return cls(table, hand, rules, seed, salt, _sha256(text))
+
+    @property
+    def scheme(self) -> str:
+        legacy = _sha256(f"{LEGACY_SCHEME}|{self.table}|{self.hand}|{self.seed}|{self.salt}")
+        return LEGACY_SCHEME if self.commitment == legacy else SCHEME
+
+    def bot_value(self, player: str) -> str:
+        """The contribution of ``player``'s bot (the server's): fixed by the commitment."""
+        return _sha256(f"{SCHEME}|bot|{self.table}|{self.hand}|{player}|{self.seed}|{self.salt}")
+
+    def contributions(
+        self, players: Sequence[str], bots: Collection[str], received: Mapping[str, str]
+    ) -> tuple[Contribution, ...]:
+        """The hand's contributions, one per player in seat order: the bots', the values
+        ``received`` from players' clients, ``absent`` for the others."""
+        out = []
+        for name in players:
+            if name in bots:
+                out.append(Contribution(name, "bot", self.bot_value(name)))
+            elif name in received:
+                out.append(Contribution(name, "player", check_contribution(received[name])))
+            else:
+                out.append(Contribution(name, "absent", None))
+        return tuple(out)
+
+    def deal(self, contributions: Sequence[Contribution]) -> Deal:
+        """The deal seed and deck of this hand with these contributions."""
+        if self.scheme == LEGACY_SCHEME:
+            return Deal(None, shuffled_deck(int(self.seed, 16)))
+        values = [c.value for c in contributions if c.value is not None]
+        seed = deal_seed(self.table, self.hand, self.seed, self.salt, values)
+        return Deal(seed, shuffle(seed))
+
+    def reveal(self, contributions: Sequence[Contribution]) -> dict[str, Any]:
         """The ``fairness`` block of a history line (published after the showdown)."""
+        if self.scheme == LEGACY_SCHEME:
+            return {
+                "scheme": LEGACY_SCHEME,
+                "table": self.table,
+                "hand": self.hand,
+                "seed": self.seed,
+                "salt": self.salt,
+                "commitment": self.commitment,
+            }
         return {
             "scheme": SCHEME,
             "table": self.table,
             "hand": self.hand,
+            "rules_digest": self.rules,
             "seed": self.seed,
             "salt": self.salt,
             "commitment": self.commitment,
+            "contributions": [c.to_dict() for c in contributions],
+            "deal_seed": self.deal(contributions).seed,
         }
 
 
-def new_commitment(table: str, hand: int) -> Commitment:
+def new_commitment(table: str, hand: int, rules: Rules | Mapping[str, Any]) -> Commitment:
     """Draw a fresh seed and salt from :mod:`secrets` and commit to them."""
-    seed = f"{secrets.randbits(128):032x}"
-    salt = secrets.token_hex(16)
-    return Commitment(table, hand, seed, salt, commitment(table, hand, seed, salt))
+    if "|" in table:
+        raise ValueError(f"a table id may not hold '|': {table!r}")
+    return Commitment.make(
+        table, hand, rules_digest(rules), secrets.token_hex(16), secrets.token_hex(16)
+    )
+
+
+class ContributionRefused(ValueError):
+    """A contribution the server does not take: ``code`` is the protocol's error code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass
+class HandRandomness:
+    """One hand's randomness on the server: its commitment, the values received so far,
+    and once the hand is dealt (:meth:`close`) its contributions."""
+
+    commit: Commitment
+    received: dict[str, str] = field(default_factory=dict)
+    contributions: tuple[Contribution, ...] | None = None
+
+    @property
+    def closed(self) -> bool:
+        return self.contributions is not None
+
+    def offer(self, player: str, value: str, players: Collection[str]) -> None:
+        """Take ``player``'s value; :class:`ContributionRefused` says why not."""
+        hand = self.commit.hand
+        if player not in players:
+            raise ContributionRefused("not_playing", f"{player} is not dealt in hand {hand}")
+        if player in self.received:  # before too_late: a reconnect's resend was taken
+            raise ContributionRefused(
+                "duplicate", f"{player} has already sent a value for hand {hand}"
+            )
+        if self.closed:
+            raise ContributionRefused("too_late", f"hand {hand} is already dealt")
+        try:
+            self.received[player] = check_contribution(value)
+        except ValueError as exc:
+            raise ContributionRefused("bad_message", str(exc)) from None
+
+    def close(self, players: Sequence[str], bots: Collection[str]) -> tuple[Card, ...]:
+        """The hand is being dealt to ``players``: fix its contributions; its deck."""
+        if self.contributions is None:
+            self.contributions = self.commit.contributions(players, bots, self.received)
+        return self.commit.deal(self.contributions).deck
+
+    def reveal(self) -> dict[str, Any]:
+        """The ``fairness`` block (after the showdown)."""
+        return self.commit.reveal(self.contributions or ())
 
 
 # --------------------------------------------------------------------------- verifying
@@ -102,13 +293,20 @@ def new_commitment(table: str, hand: int) -> Commitment:
 
 @dataclass(frozen=True, slots=True)
 class HandCheck:
-    """The verdict on one history line: ``ok``, or ``problem`` says what is wrong."""
+    """The verdict on one history line: ``ok``, or ``problem`` says what is wrong.
+
+    ``contributed`` names the players whose own clients added randomness (empty for a
+    ``chinese-poker/v1`` hand). ``ledger_checked`` is false for a session's hand whose
+    earlier hands are not in the file: it was replayed on its own, without the ledger."""
 
     index: int
     table: str | None
     hand: int | None
     ok: bool
     problem: str | None
+    scheme: str | None = None
+    contributed: tuple[str, ...] = ()
+    ledger_checked: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -117,6 +315,9 @@ class HandCheck:
             "hand": self.hand,
             "ok": self.ok,
             "problem": self.problem,
+            "scheme": self.scheme,
+            "contributed": list(self.contributed),
+            "ledger_checked": self.ledger_checked,
         }
 
 
@@ -125,43 +326,100 @@ class _Bad(Exception):
 
 
 def verify_record(record: Mapping[str, Any], index: int = 1) -> HandCheck:
-    """Check one history line's fairness block, deck and dealt cards.
-
-    1. the block names the scheme, a table, a hand, a 32-hex-digit seed and salt;
-    2. the commitment recomputed from them equals the recorded one;
-    3. the recorded ``deck`` is the seed's shuffle;
-    4. replaying the recorded actions through the engine on that deck (with the
-       recorded rules, seats, button, Fantasyland deals and auto-played seats) gives
-       exactly the recorded boards, discards and totals, so every dealt card came
-       from the committed deck.
-    """
-    block = record.get("fairness") if isinstance(record, Mapping) else None
-    table = block.get("table") if isinstance(block, Mapping) else None
-    hand = block.get("hand") if isinstance(block, Mapping) else None
-    try:
-        _verify(record, block)
-    except _Bad as exc:
-        return HandCheck(
-            index,
-            table if isinstance(table, str) else None,
-            hand if isinstance(hand, int) else None,
-            False,
-            str(exc),
-        )
-    assert isinstance(table, str) and isinstance(hand, int)
-    return HandCheck(index, table, hand, True, None)
+    """Check one history line on its own: :func:`verify_records` of just this line."""
+    check = _check_line(record, index)
+    if check.ok:
+        problem = _replay_problem([record], partial=True).get(1)
+        if problem is not None:
+            return _failed(check, problem)
+    return check
 
 
 def verify_records(records: Sequence[Mapping[str, Any]]) -> list[HandCheck]:
-    """:func:`verify_record` for every line (1-based indexes)."""
-    return [verify_record(rec, i) for i, rec in enumerate(records, 1)]
+    """Verify every line of a history (1-based indexes).
+
+    Per line: the fairness block names the scheme, the table, the hand, a 32-hex-digit
+    seed and salt; the rules digest is that of the recorded rules; the commitment
+    recomputed from them equals the recorded one; there is one contribution per player
+    of the hand, each a player's value, the bot value the commitment fixes, or absent;
+    the recorded deck is the shuffle of the deal seed. Then every line is replayed on
+    its own (every action under the recorded rules: boards, discards, totals,
+    settlement and money recomputed and compared), and the lines of each session from
+    its hand 1 together (buttons, Fantasyland, ledger and chips recomputed too).
+    """
+    checks = [_check_line(rec, i) for i, rec in enumerate(records, 1)]
+    for i, rec in enumerate(records, 1):
+        if checks[i - 1].ok:
+            problem = _replay_problem([rec], partial=True).get(1)
+            if problem is not None:
+                checks[i - 1] = _failed(checks[i - 1], problem)
+    if all(c.ok for c in checks):
+        for i, problem in _replay_problem(records, partial=True).items():
+            checks[i - 1] = _failed(checks[i - 1], problem)
+    return [
+        dataclasses.replace(c, ledger_checked=whole)
+        for c, whole in zip(checks, _from_hand_one(records), strict=True)
+    ]
 
 
-def _verify(record: Mapping[str, Any], block: object) -> None:
+def _from_hand_one(records: Sequence[Mapping[str, Any]]) -> list[bool]:
+    """Per line: is it replayed within its session from the session's hand 1?"""
+    out = []
+    last: tuple[Any, ...] | None = None
+    for rec in records:
+        block = rec.get("session") if isinstance(rec, Mapping) else None
+        if not isinstance(block, Mapping):
+            out.append(False)
+            last = None
+            continue
+        key = (block.get("kind"), block.get("seed"), str(block.get("players")))
+        number = block.get("hand")
+        whole = number == 1 or (
+            isinstance(number, int) and last is not None and last == (*key, number - 1)
+        )
+        out.append(bool(whole))
+        last = (*key, number) if whole and isinstance(number, int) else None
+    return out
+
+
+def _failed(check: HandCheck, problem: str) -> HandCheck:
+    return HandCheck(check.index, check.table, check.hand, False, problem, check.scheme)
+
+
+def _replay_problem(records: Sequence[Mapping[str, Any]], *, partial: bool) -> dict[int, str]:
+    try:
+        replay_history(records, partial_sessions=partial)
+    except HistoryError as exc:
+        text = str(exc)
+        # "hand N: ..." names the record within ``records``; the line says it already.
+        text = re.sub(r"^hand \d+(, |: )", "", text)
+        return {exc.index or 1: f"the replay differs: {text}"}
+    except (KeyError, TypeError, ValueError) as exc:
+        return {1: f"the record cannot be replayed: {exc}"}
+    return {}
+
+
+def _check_line(record: Mapping[str, Any], index: int) -> HandCheck:
+    block = record.get("fairness") if isinstance(record, Mapping) else None
+    table = block.get("table") if isinstance(block, Mapping) else None
+    hand = block.get("hand") if isinstance(block, Mapping) else None
+    scheme = block.get("scheme") if isinstance(block, Mapping) else None
+    table = table if isinstance(table, str) else None
+    hand = hand if isinstance(hand, int) and not isinstance(hand, bool) else None
+    scheme = scheme if isinstance(scheme, str) else None
+    try:
+        contributed = _verify(record, block)
+    except _Bad as exc:
+        return HandCheck(index, table, hand, False, str(exc), scheme)
+    return HandCheck(index, table, hand, True, None, scheme, contributed)
+
+
+def _verify(record: Mapping[str, Any], block: object) -> tuple[str, ...]:
     if not isinstance(block, Mapping):
         raise _Bad("no fairness block (not a hand dealt by a chinese-poker server)")
-    if block.get("scheme") != SCHEME:
-        raise _Bad(f"unknown fairness scheme {block.get('scheme')!r} (expected {SCHEME!r})")
+    scheme = block.get("scheme")
+    if scheme not in (SCHEME, LEGACY_SCHEME):
+        raise _Bad(f"unknown fairness scheme {scheme!r} (expected {SCHEME!r})")
     table, hand = block.get("table"), block.get("hand")
     seed, salt, recorded = block.get("seed"), block.get("salt"), block.get("commitment")
     if not isinstance(table, str) or "|" in table:
@@ -172,76 +430,98 @@ def _verify(record: Mapping[str, Any], block: object) -> None:
         if not isinstance(value, str) or not _HEX32.match(value):
             raise _Bad(f"the revealed {name} is not 32 lowercase hex digits: {value!r}")
     assert isinstance(seed, str) and isinstance(salt, str)
-    expected = commitment(table, hand, seed, salt)
-    if recorded != expected:
-        raise _Bad(
-            f"commitment mismatch: the revealed seed and salt hash to {expected},"
-            f" but {recorded!r} was committed"
-        )
     session = record.get("session")
-    if isinstance(session, Mapping) and session.get("hand") not in (None, hand):
+    if not isinstance(session, Mapping):
+        # a server deals every hand in a session: without its block, the ledger of this
+        # and the later hands could not be checked
+        raise _Bad("the record has no session block (a server's hands all have one)")
+    if session.get("hand") != hand:
         raise _Bad(
             f"the fairness block is for hand {hand}, the record is session hand"
-            f" {session.get('hand')}"
+            f" {session.get('hand')!r}"
         )
-    deck = deck_for(seed)
+    players = record.get("players")
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        raise _Bad("the record has no list of players")
+    contributed: tuple[str, ...] = ()
+    if scheme == LEGACY_SCHEME:
+        commit = Commitment(table, hand, "", seed, salt, str(recorded))
+        if commit.scheme != LEGACY_SCHEME:
+            expected = _sha256(f"{LEGACY_SCHEME}|{table}|{hand}|{seed}|{salt}")
+            raise _Bad(
+                f"commitment mismatch: the revealed seed and salt hash to {expected},"
+                f" but {recorded!r} was committed"
+            )
+        deal = commit.deal(())
+    else:
+        digest = block.get("rules_digest")
+        actual = rules_digest(record.get("rules") or {})
+        if digest != actual:
+            raise _Bad(
+                f"the rules differ from the committed ones: the recorded rules digest to"
+                f" {actual}, the commitment covers {digest!r}"
+            )
+        commit = Commitment.make(table, hand, actual, seed, salt)
+        if recorded != commit.commitment:
+            raise _Bad(
+                f"commitment mismatch: the revealed seed and salt hash to"
+                f" {commit.commitment}, but {recorded!r} was committed"
+            )
+        contributions = _contributions(block, players, commit)
+        contributed = tuple(c.player for c in contributions if c.source == "player")
+        deal = commit.deal(contributions)
+        if block.get("deal_seed") != deal.seed:
+            raise _Bad(
+                f"the deal seed of the revealed contributions is {deal.seed}, the record"
+                f" says {block.get('deal_seed')!r}"
+            )
     recorded_deck = record.get("deck")
-    if not isinstance(recorded_deck, list):
+    if not isinstance(recorded_deck, list) or not recorded_deck:
         raise _Bad("the record has no deck")
     try:
         cards = tuple(parse_card(str(c)) for c in recorded_deck)
     except CardError as exc:
         raise _Bad(f"bad card in the deck: {exc}") from None
-    if cards != deck[: len(cards)] or not cards:
-        raise _Bad("the recorded deck is not the shuffle of the revealed seed")
-    _replay(record, deck)
-
-
-def _replay(record: Mapping[str, Any], deck: tuple[Card, ...]) -> None:
-    try:
-        rules = Rules.from_dict(record["rules"])
-        players = list(record["players"])
-        fl = {players.index(n): int(c) for n, c in (record.get("fantasyland") or {}).items()}
-        auto = [players.index(n) for n in record.get("auto_play") or []]
-        table = Table(
-            rules, players, button=record["button"], deck=deck, fantasyland=fl, auto_play=auto
-        )
-    except (KeyError, TypeError, ValueError, RulesError, TableError) as exc:
-        raise _Bad(f"cannot set up the hand: {exc}") from None
-    actions = record.get("actions")
-    if not isinstance(actions, list):
-        raise _Bad("the record has no action list")
-    for i, data in enumerate(actions, 1):
-        if not isinstance(data, Mapping):
-            raise _Bad(f"action {i} is not an object")
-        if data.get("auto"):
-            continue
-        try:
-            table.apply(action_from_dict(data))
-        except IllegalActionError as exc:
-            raise _Bad(
-                f"action {i} is illegal on the committed deck ({exc}): the cards do not"
-                " match the deal"
-            ) from None
-        except ValueError as exc:
-            raise _Bad(f"action {i} is malformed: {exc}") from None
-    if not table.over:
-        raise _Bad("the recorded actions end before the showdown")
-    n_hands = 2 if rules.variant == "criss_cross" else 1
-    for seat in range(len(players)):
-        for h in range(n_hands):
-            name = table.hand_name(seat, h)
-            board = str(table.board(seat, h))
-            if (record.get("boards") or {}).get(name) != board:
-                raise _Bad(
-                    f"{name}'s board differs from the committed deal: the history has"
-                    f" {(record.get('boards') or {}).get(name)!r}, the deal gives {board!r}"
-                )
-            discards = cards_str(table.discards(seat, h)).split()
-            if (record.get("discards") or {}).get(name, []) != discards:
-                raise _Bad(f"{name}'s discards differ from the committed deal")
-    if dict(record.get("totals") or {}) != dict(table.totals):
+    if cards != deal.deck[: len(cards)]:
+        at = next(i for i, (a, b) in enumerate(zip(cards, deal.deck, strict=False)) if a != b)
         raise _Bad(
-            f"the totals differ: the history has {record.get('totals')}, the deal gives"
-            f" {table.totals}"
+            f"the recorded deck is not the shuffle of the {'deal' if deal.seed else 'revealed'}"
+            f" seed: card {at + 1} is {card_name(cards[at])}, the shuffle gives"
+            f" {card_name(deal.deck[at])}"
         )
+    return contributed
+
+
+def _contributions(
+    block: Mapping[str, Any], players: list[str], commit: Commitment
+) -> tuple[Contribution, ...]:
+    raw = block.get("contributions")
+    if not isinstance(raw, list):
+        raise _Bad("the fairness block has no list of contributions")
+    out = []
+    for i, item in enumerate(raw, 1):
+        if not isinstance(item, Mapping):
+            raise _Bad(f"contribution {i} is not an object")
+        player, source, value = item.get("player"), item.get("source"), item.get("value")
+        if source not in SOURCES or not isinstance(player, str):
+            raise _Bad(f"contribution {i} has no player name or an unknown source {source!r}")
+        if source == "absent" and value is not None:
+            raise _Bad(f"{player}'s contribution is marked absent but has a value")
+        if source == "player":
+            try:
+                check_contribution(value)
+            except ValueError as exc:
+                raise _Bad(f"{player}'s contribution: {exc}") from None
+        if source == "bot" and value != commit.bot_value(player):
+            raise _Bad(
+                f"{player}'s bot value is not the one the commitment fixes"
+                f" ({commit.bot_value(player)})"
+            )
+        out.append(Contribution(player, str(source), value if source != "absent" else None))
+    named = [c.player for c in out]
+    if named != players:
+        raise _Bad(
+            f"the contributions are from {', '.join(named) or 'nobody'}; the hand's players"
+            f" are {', '.join(players)} (one contribution per player, in seat order)"
+        )
+    return tuple(out)

@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from chinese_poker.cards import Card
 from chinese_poker.engine import (
     Action,
     LogEntry,
@@ -31,12 +32,18 @@ from chinese_poker.engine import (
     Table,
     TableError,
     Tournament,
-    action_from_dict,
 )
+from chinese_poker.engine.history import HandToReplay, ReplayClock, replay_hand
 from chinese_poker.engine.table import check_player_names
 from chinese_poker.rules import Rules, rules_for
 from chinese_poker.server.db import HandEnd, NewHand, Store, StoredSeat, StoredTable
-from chinese_poker.server.fairness import SCHEME, Commitment, deck_for, new_commitment
+from chinese_poker.server.fairness import (
+    Commitment,
+    ContributionRefused,
+    HandRandomness,
+    new_commitment,
+    rules_digest,
+)
 from chinese_poker.server.messages import CreateTable, ErrorCode, TournamentSpec
 
 __all__ = [
@@ -53,14 +60,13 @@ __all__ = [
 ]
 
 
-class Clock:
-    """Wall-clock seconds for tournament levels, pinned to stored times during rebuilds."""
+Clock = ReplayClock
+"""Wall-clock seconds for tournament levels, pinned to stored times during rebuilds."""
 
-    def __init__(self) -> None:
-        self.fixed: float | None = None
 
-    def __call__(self) -> float:
-        return self.fixed if self.fixed is not None else time.time()
+def deck_for(deck: tuple[Card, ...], number: int) -> tuple[Card, ...]:
+    """The deck of hand ``number``: its fair shuffle (a hook tests may replace)."""
+    return deck
 
 
 _RULES: dict[str, Rules] = {}
@@ -106,10 +112,14 @@ class Chair:
 
 @dataclass
 class HandState:
-    commit: Commitment
+    fair: HandRandomness
     started_at: float | None = None
     finished_at: float | None = None
     record: dict[str, Any] | None = None
+
+    @property
+    def commit(self) -> Commitment:
+        return self.fair.commit
 
 
 @dataclass(frozen=True)
@@ -263,6 +273,7 @@ class TableGame:
             Chair(s.seat, s.kind, s.name, s.bot, s.level, s.token_hash) for s in stored.seats
         ]
         self.clock = Clock()
+        self.rules_digest = rules_digest(self.rules)
         self.session: Session | None = None
         self.hands: dict[int, HandState] = {}
         self.hand_no = 0
@@ -294,8 +305,9 @@ class TableGame:
         Raises whatever the engine raises for a stored table it refuses; the manager
         quarantines such a table."""
         for h in stored.hands:
+            commit = Commitment(self.id, h.number, self.rules_digest, h.seed, h.salt, h.commitment)
             self.hands[h.number] = HandState(
-                Commitment(self.id, h.number, h.seed, h.salt, h.commitment),
+                HandRandomness(commit, dict(h.contributions or {})),
                 h.started_at,
                 h.finished_at,
                 h.record,
@@ -306,22 +318,16 @@ class TableGame:
         for h in stored.hands:
             if h.started_at is None:
                 break
-            table = session.start_hand(deck=deck_for(h.seed))
+            where = f"table {self.id} hand {h.number}"
+            todo = HandToReplay(h.actions, self.close(h.number), h.finished_at, where)
+            _table, result = replay_hand(session, todo, self.clock)
             self.hand_no = h.number
-            self.stored_seq = 0
+            self.stored_seq = len(h.actions)
             self._map_seats()
-            for data in h.actions:
-                table.apply(action_from_dict(data))
-                self.stored_seq += 1
-            if table.over:
-                self.clock.fixed = h.finished_at if h.finished_at is not None else time.time()
-                try:
-                    result = session.finish_hand()
-                finally:
-                    self.clock.fixed = None
-                hand = self.hands[h.number]
-                if hand.record is None:  # finished in memory but not stored: store it now
-                    hand.record = self._record(result.record, h.number)
+            hand = self.hands[h.number]
+            if result is not None and hand.record is None:
+                # finished in memory but not stored: store it now
+                hand.record = self._record(result.record, h.number)
         self.status = "finished" if session.over else "playing"
 
     # ------------------------------------------------------------------ the seat map
@@ -372,8 +378,45 @@ class TableGame:
 
     def _record(self, record: Mapping[str, Any], number: int) -> dict[str, Any]:
         data = dict(record)
-        data["fairness"] = self.hands[number].commit.reveal()
+        data["fairness"] = self.hands[number].fair.reveal()
         return data
+
+    # ------------------------------------------------------------------ fair shuffles
+
+    def _dealt_players(self) -> list[str]:
+        """Who the next deal goes to (all chairs before the session begins)."""
+        session = self.session
+        if session is None:
+            return [c.player for c in self.chairs]
+        return list(session.next_participants())
+
+    def close(self, number: int) -> tuple[Card, ...]:
+        """Hand ``number`` is being dealt: fix its contributions; its deck."""
+        bots = {c.player for c in self.chairs if c.kind == "bot"}
+        deck = self.hands[number].fair.close(self._dealt_players(), bots)
+        return deck_for(deck, number)
+
+    def all_contributed(self, number: int) -> bool:
+        """Every person to be dealt into hand ``number`` has sent his value for it."""
+        humans = {c.player for c in self.chairs if c.kind == "human"}
+        received = self.hands[number].fair.received
+        return all(p in received for p in self._dealt_players() if p in humans)
+
+    def contribute(self, chair: int, number: int, value: str) -> Refusal | None:
+        """Take the value of the person in ``chair`` for hand ``number`` (not dealt yet);
+        a refusal changes nothing. The values are stored with the hand's deal."""
+        hand = self.hands.get(number)
+        if hand is None:
+            return Refusal(ErrorCode.NO_HAND, f"hand {number} has no commitment yet")
+        try:
+            hand.fair.offer(self.chairs[chair].player, value, self._dealt_players())
+        except ContributionRefused as exc:
+            return Refusal(ErrorCode(exc.code), str(exc))
+        return None
+
+    def received(self, number: int) -> dict[str, str]:
+        """The values a deal of hand ``number`` uses (stored with its start)."""
+        return dict(self.hands[number].fair.received)
 
     # ------------------------------------------------------------------ seating
 
@@ -406,19 +449,22 @@ class TableGame:
 
     # ------------------------------------------------------------------ dealing
 
-    def begin_session(self, now: float, first: Commitment) -> None:
-        """Every chair is taken and hand 1's commitment is stored: the session begins."""
+    def begin_session(self, now: float, first: Commitment | None) -> None:
+        """Every chair is taken and hand 1's commitment is stored (``first``: it was
+        made only now, for a table stored before commitments came with the opening):
+        the session begins."""
         self.session = self._session(now)
         self.started_at = now
         self.status = "playing"
-        self.hands[1] = HandState(first, started_at=now)
+        if first is not None:
+            self.hands[1] = HandState(HandRandomness(first))
 
     def deal(self, number: int, now: float | None = None) -> Table:
         """Deal hand ``number`` (its commitment is stored) and rebuild the seat map."""
         assert self.session is not None
         if now is not None:
             self.hands[number].started_at = now
-        table = self.session.start_hand(deck=deck_for(self.hands[number].commit.seed))
+        table = self.session.start_hand(deck=self.close(number))
         self.hand_no = number
         self.stored_seq = 0
         self._map_seats()
@@ -443,11 +489,11 @@ class TableGame:
             if last is not None and last.record is not None
             else None
         )
-        return new_commitment(self.id, number), end
+        return new_commitment(self.id, number, self.rules), end
 
     def committed(self, commit: Commitment) -> None:
         """A hand's commitment is stored."""
-        self.hands[commit.hand] = HandState(commit)
+        self.hands[commit.hand] = HandState(HandRandomness(commit))
 
     # ------------------------------------------------------------------ acting
 
@@ -494,8 +540,8 @@ class TableGame:
             if session.over:
                 status = self.status = "finished"
             else:
-                nxt = new_commitment(self.id, number + 1)
-                self.hands[number + 1] = HandState(nxt)
+                nxt = new_commitment(self.id, number + 1, self.rules)
+                self.hands[number + 1] = HandState(HandRandomness(nxt))
                 new = NewHand(nxt.hand, nxt.seed, nxt.salt, nxt.commitment)
             end = HandEnd(self.id, number, finished, new, status)
         return Applied(number, entries, rows, first_seq, end)
@@ -545,6 +591,7 @@ class TableGame:
             "session_over": self.session.over if self.session is not None else False,
             "commitment": self.commitment(self.hand_no),
             "next_commitment": self.commitment(self.hand_no + 1),
+            "streets": [list(s) for s in self.rules.streets],
             "created_at": iso(self.created_at),
             "spectators_connected": spectators_connected,
         }
@@ -600,7 +647,7 @@ class TableGame:
                     "finished": done,
                     "seed": h.commit.seed if done else None,
                     "salt": h.commit.salt if done else None,
-                    "scheme": SCHEME,
+                    "scheme": h.commit.scheme,
                 }
             )
         return out

@@ -1,7 +1,7 @@
 """What keeps strangers from hurting the server: rate limits, body limits, origins.
 
 * :class:`Limits` -- per client address, moving-window rate limits (the ``limits``
-  library) for opening tables, joining, and wrong join codes;
+  library) for opening tables, joining, wrong join codes and the study desk;
 * :class:`BodyLimit` -- an ASGI middleware that refuses a request body larger than the
   limit before reading it whole (``413``, from ``Content-Length`` or while streaming);
 * :func:`origin_allowed` -- the WebSocket ``Origin`` allow-list (same origin by default).
@@ -35,6 +35,7 @@ class RateSpec:
     create: str = "30/minute"
     join: str = "60/minute"
     bad_code: str = "10/minute"
+    study: str = "120/minute"
 
 
 class Limits:
@@ -47,6 +48,7 @@ class Limits:
             "create": parse(spec.create),
             "join": parse(spec.join),
             "bad_code": parse(spec.bad_code),
+            "study": parse(spec.study),
         }
 
     def hit(self, kind: str, address: str) -> bool:
@@ -84,27 +86,37 @@ class BodyLimit:
                     return
         seen = 0
         started = False
+        too_large = False
 
         async def counted() -> Message:
-            nonlocal seen
+            # Past the limit the app is told the client left, and whatever it answers
+            # is replaced by the 413 below.
+            nonlocal seen, too_large
+            if too_large:
+                return {"type": "http.disconnect"}
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.limit:
-                    raise _TooLarge
+                    too_large = True
+                    return {"type": "http.disconnect"}
             return message
 
         async def watched(message: Message) -> None:
             nonlocal started
+            if too_large and not started:
+                return
             if message["type"] == "http.response.start":
                 started = True
             await send(message)
 
         try:
             await self.app(scope, counted, watched)
-        except _TooLarge:
-            if not started:
-                await self._refuse(send)
+        except Exception:
+            if not too_large:
+                raise
+        if too_large and not started:
+            await self._refuse(send)
 
     async def _refuse(self, send: Send) -> None:
         body = json.dumps({"detail": f"the request body is larger than {self.limit} bytes"})
@@ -120,10 +132,6 @@ class BodyLimit:
             }
         )
         await send({"type": "http.response.body", "body": body.encode()})
-
-
-class _TooLarge(Exception):
-    pass
 
 
 def origin_allowed(origin: str | None, host: str | None, allowed: Iterable[str]) -> bool:

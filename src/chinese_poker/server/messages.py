@@ -27,6 +27,7 @@ __all__ = [
     "ActionMsg",
     "AuthMsg",
     "ClientMessage",
+    "ContributeMsg",
     "CreateTable",
     "ErrorCode",
     "HintMsg",
@@ -61,6 +62,8 @@ class ErrorCode(enum.StrEnum):
     HINTS_DISABLED = "hints_disabled"
     HINTS_UNAVAILABLE = "hints_unavailable"
     SERVER_ERROR = "server_error"
+    TOO_LATE = "too_late"
+    DUPLICATE = "duplicate"
 
 
 def error_text(ref: object, code: ErrorCode, message: str, version: int | None) -> str:
@@ -172,6 +175,14 @@ class PingMsg(_Msg):
     type: Literal["ping"]
 
 
+class ContributeMsg(_Msg):
+    """A seat's random value for a committed hand not dealt yet (docs/fairness.md)."""
+
+    type: Literal["contribute"]
+    hand: StrictInt = Field(ge=1)
+    value: str = Field(pattern=r"^[0-9a-f]{64}$", description="32 random bytes, hex")
+
+
 class AuthMsg(BaseModel):
     """The first message of a seat's socket: its token (never in the URL)."""
 
@@ -181,13 +192,10 @@ class AuthMsg(BaseModel):
     token: str = Field(min_length=1, max_length=200)
 
 
-ClientMessage = Annotated[
-    ActionMsg | SyncMsg | HintMsg | LegalMsg | PingMsg, Field(discriminator="type")
-]
-_CLIENT: TypeAdapter[ActionMsg | SyncMsg | HintMsg | LegalMsg | PingMsg] = TypeAdapter(
-    ClientMessage
-)
-TYPES = ("action", "sync", "hint", "legal", "ping")
+_Client = ActionMsg | SyncMsg | HintMsg | LegalMsg | PingMsg | ContributeMsg
+ClientMessage = Annotated[_Client, Field(discriminator="type")]
+_CLIENT: TypeAdapter[_Client] = TypeAdapter(ClientMessage)
+TYPES = ("action", "sync", "hint", "legal", "ping", "contribute")
 
 
 def validation_message(exc: ValidationError) -> str:
@@ -199,8 +207,6 @@ def validation_message(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def parse_client_message(
-    data: dict[str, Any],
-) -> ActionMsg | SyncMsg | HintMsg | LegalMsg | PingMsg:
+def parse_client_message(data: dict[str, Any]) -> _Client:
     """The typed message; pydantic's ValidationError if it is malformed."""
     return _CLIENT.validate_python(data)

@@ -33,22 +33,22 @@ import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from chinese_poker import ai
 from chinese_poker.engine import Action, LogEntry, Table, Timeout, View, action_from_dict
 from chinese_poker.server import PROTOCOL_VERSION, scheduling
 from chinese_poker.server.commit import GroupCommit, Step
 from chinese_poker.server.connections import Conn, ViewCache
 from chinese_poker.server.db import NewHand, Store, StoredTable, TableSummary, compact_json
-from chinese_poker.server.fairness import SCHEME, Commitment, new_commitment
-from chinese_poker.server.game import Applied, Chair, TableGame, iso, plan_table
+from chinese_poker.server.fairness import Commitment, new_commitment
+from chinese_poker.server.game import Applied, Chair, TableGame, iso, plan_table, shared_rules
 from chinese_poker.server.messages import (
     MAX_MESSAGE,
     TYPES,
     ActionMsg,
+    ContributeMsg,
     CreateTable,
     ErrorCode,
     HintMsg,
@@ -73,7 +73,20 @@ __all__ = [
     "TournamentSpec",
 ]
 
+if TYPE_CHECKING:
+    from chinese_poker import ai
+
 log = logging.getLogger("chinese_poker.server")
+
+FIRST_DEAL_WAIT = 2.0
+"""Seconds hand 1 waits, once every seat is taken, for the players' fair-shuffle values
+(never longer than ``next_hand_delay``; not at all once everybody has sent his)."""
+
+
+def _ai() -> Any:
+    """The bots, imported when first needed: they load numba kernels, which the server
+    does not need to start serving (a restart answers sooner)."""
+    return importlib.import_module("chinese_poker.ai")
 
 
 def _hash(secret: str) -> str:
@@ -86,7 +99,7 @@ def _hash(secret: str) -> str:
 def bot_catalogue() -> list[dict[str, Any]]:
     """The server-side bots: name and whether it takes a ``level``."""
     out = []
-    for name, cls in sorted(ai.BOTS.items()):
+    for name, cls in sorted(_ai().BOTS.items()):
         try:
             params = inspect.signature(cls).parameters
         except (TypeError, ValueError):
@@ -101,16 +114,18 @@ def make_server_bot(name: str, level: int | None, seed: int) -> ai.Bot:
     if level is not None:
         kwargs["level"] = level
     try:
-        return ai.make_bot(name, **kwargs)
+        bot: ai.Bot = _ai().make_bot(name, **kwargs)
+        return bot
     except TypeError:
         raise ValueError(f"bot {name!r} does not take a level") from None
 
 
 def check_bot(name: str, level: int | None) -> None:
     """ValueError for an unknown bot or a level it does not take (cheap: no build)."""
-    cls = ai.BOTS.get(name)
+    bots = _ai().BOTS
+    cls = bots.get(name)
     if cls is None:
-        raise ValueError(f"unknown bot {name!r}; bots: {', '.join(sorted(ai.BOTS))}")
+        raise ValueError(f"unknown bot {name!r}; bots: {', '.join(sorted(bots))}")
     if level is not None:
         try:
             params = inspect.signature(cls).parameters
@@ -292,17 +307,27 @@ class LiveTable:
     # ------------------------------------------------------------------ dealing
 
     def start_session(self) -> None:
-        """All seats are taken: commit to hand 1's seed (stored), then deal it."""
+        """All seats are taken: the session begins. Hand 1 (committed when the table
+        opened) is dealt now if every person has sent his value for it, or the table
+        deals without delay; else once they have, :data:`FIRST_DEAL_WAIT` at most."""
         now = time.time()
-        first = new_commitment(self.id, 1)
-        self.store.start_session(self.id, now, new_hand(first))
-        self.game.begin_session(now, first)
-        self._deal(1)
+        game = self.game
+        first = None if 1 in game.hands else new_commitment(self.id, 1, game.rules)
+        game.begin_session(now, first)
+        wait = min(self.spec.next_hand_delay, FIRST_DEAL_WAIT)
+        deal_now = wait == 0 or game.all_contributed(1)
+        dealt = game.received(1) if deal_now else None
+        self.store.start_session(self.id, now, new_hand(first) if first else None, dealt)
+        if deal_now:
+            self._deal(1, now)
+        else:
+            self._schedule_next_hand(wait)
 
-    def _schedule_next_hand(self) -> None:
+    def _schedule_next_hand(self, delay: float | None = None) -> None:
         if self._next_hand is not None:
             self._next_hand.cancel()
-        self._next_hand = self.loop.call_later(self.spec.next_hand_delay, self._start_next_hand)
+        wait = self.spec.next_hand_delay if delay is None else delay
+        self._next_hand = self.loop.call_later(wait, self._start_next_hand)
 
     def _start_next_hand(self) -> None:
         self._next_hand = None
@@ -314,8 +339,10 @@ class LiveTable:
             return
         number = session.hands_played + 1
         now = time.time()
+        self.game.close(number)  # no value is taken for it from now on
+        start = (self.id, number, now, self.game.received(number))
         # Stored with the tick's other writes; dealt (and broadcast) once committed.
-        self._enqueue(Step(start=(self.id, number, now), then=lambda: self._deal(number, now)))
+        self._enqueue(Step(start=start, then=lambda: self._deal(number, now)))
 
     def _deal(self, number: int, now: float | None = None) -> None:
         table = self.game.deal(number, now)
@@ -329,7 +356,7 @@ class LiveTable:
                 "button": table.button,
                 "players": list(table.players),
                 "commitment": self.game.commitment(number),
-                "scheme": SCHEME,
+                "scheme": self.game.hands[number].commit.scheme,
             }
         )
         for conn in list(self.conns):
@@ -405,7 +432,7 @@ class LiveTable:
                 "hand": number,
                 "totals": dict(last.totals),
                 "ledger": last.ledger.to_dict(),
-                "reveal": self.game.hands[number].commit.reveal(),
+                "reveal": self.game.hands[number].fair.reveal(),
                 "session_over": over,
                 "next_hand_in": None if over else self.spec.next_hand_delay,
                 "next_commitment": self.game.commitment(number + 1),
@@ -665,6 +692,9 @@ class LiveTable:
         if isinstance(msg, ActionMsg):
             self._action(conn, conn.chair, msg)
             return
+        if isinstance(msg, ContributeMsg):
+            self._contribute(conn, conn.chair, msg)
+            return
         if self.game.playing and self.game.engine_seat(conn.chair) is None:
             self._error(conn, msg.id, ErrorCode.NOT_PLAYING, self.game.absence(conn.chair))
         elif isinstance(msg, LegalMsg):
@@ -672,6 +702,25 @@ class LiveTable:
         else:
             assert isinstance(msg, HintMsg)
             self._start_hint(conn, conn.chair, msg)
+
+    def _contribute(self, conn: Conn, chair: int, msg: ContributeMsg) -> None:
+        """A seat's value for a hand's shuffle (docs/fairness.md)."""
+        refusal = self.game.contribute(chair, msg.hand, msg.value)
+        if refusal is not None:
+            self._error(conn, msg.id, refusal.code, refusal.message)
+            return
+        reply = {"type": "contributed", "ref": msg.id, "hand": msg.hand}
+        self._send(conn, compact_json(reply))
+        session = self.game.session
+        if (
+            msg.hand == 1
+            and session is not None
+            and session.table is None
+            and self._next_hand is not None
+            and self.game.all_contributed(1)
+        ):  # everybody has sent his value: hand 1 need not wait any longer
+            self._next_hand.cancel()
+            self._start_next_hand()
 
     def _error(self, conn: Conn, ref: object, code: ErrorCode, message: str) -> None:
         self._send(conn, self._error_text(ref, code, message))
@@ -765,6 +814,9 @@ class LiveTable:
                 kwargs["time_budget"] = scheduling.HINT_SECONDS
         try:
             ranked = await self.manager.workers.hint(fn, view, **kwargs)
+        except TimeoutError:
+            self._error(conn, ref, ErrorCode.HINTS_UNAVAILABLE, "the hint took too long")
+            return
         except Exception as exc:
             log.exception("table %s: hint failed", self.id)
             self._error(conn, ref, ErrorCode.HINTS_UNAVAILABLE, f"the hint failed: {exc}")
@@ -821,16 +873,22 @@ def _summary_info(summary: TableSummary, unavailable: bool) -> dict[str, Any]:
     config = summary.config
     request = config.get("request", {})
     rules = config.get("rules", {})
+    try:
+        parsed = shared_rules(rules)
+        variant: str = parsed.variant
+        time_limit = parsed.time_limit
+    except Exception:  # a quarantined table's rules may be what is wrong with it
+        variant, time_limit = str(rules.get("variant", "")), None
     return {
         "id": summary.id,
         "name": summary.name,
         "preset": config.get("preset", ""),
-        "variant": rules.get("variant", ""),
+        "variant": variant,
         "options": dict(request.get("options", {})),
         "rules": rules,
         "status": "unavailable" if unavailable else summary.status,
         "mode": request.get("mode", "session"),
-        "time_limit": rules.get("time_limit"),
+        "time_limit": time_limit,
         "hints": request.get("hints", True),
         "spectators": request.get("spectators", True),
         "bot_delay": request.get("bot_delay", 0.5),
@@ -1024,6 +1082,7 @@ class TableManager:
             start_button=spec.button,
             seats=plan.seats,
             status="waiting",
+            first=new_hand(new_commitment(table_id, 1, plan.rules)),  # published as it opens
         )
         loaded = self.store.load_table(table_id)
         assert loaded is not None

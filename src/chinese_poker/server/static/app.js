@@ -3,6 +3,7 @@
 
 import { analyseBoard, LINES, SIZES, RANKS, SUITS } from "./eval.js";
 import { lineChart, runningTotals } from "./chart.js";
+import { watchTable } from "./fairness.js";
 
 // ============================================================================ helpers
 
@@ -596,6 +597,7 @@ function tableScreen(app, tableId, wanted) {
     sortMode: store.get("cp.sort", null), lastShowdown: null, noHints: false,
   };
   window.__cp = T; // for tests and debugging
+  const fairWatch = T.fair = watchTable(tableId, { send: (m) => send(m), rerender: () => renderSide() });
   if (wanted === "seat" && !T.token) toast("You have no seat at this table in this browser, so you are watching. Use the invite link to join.", "info");
 
   // ------------------------------------------------------------------ socket
@@ -655,6 +657,7 @@ function tableScreen(app, tableId, wanted) {
   }
 
   function onMessage(msg) {
+    fairWatch.onMessage(msg);
     switch (msg.type) {
       case "welcome":
         T.info = msg.table;
@@ -725,6 +728,7 @@ function tableScreen(app, tableId, wanted) {
         render();
         break;
       case "error": {
+        if (fairWatch.owns(msg.ref)) break; // a contribution too late: nothing to tell
         if (msg.ref !== undefined && msg.ref === T.sending) T.sending = null;
         T.hintPending = false;
         T.autoPending = false;
@@ -1153,6 +1157,7 @@ function tableScreen(app, tableId, wanted) {
       html += `<div class="panel" id="hands"><h2>Hands <a href="${base}" download="${esc(tableId)}-history.jsonl" id="download-all"><button class="small" type="button">⬇ all</button></a></h2>
         <ul class="hands-list">${finished.map((h) => `<li><span>Hand ${h.hand}</span><button class="small" data-act="replay" data-hand="${h.hand}">▶ Replay</button><a href="${base}?hand=${h.hand}" download="${esc(tableId)}-hand-${h.hand}.jsonl"><button class="small" type="button">⬇</button></a></li>`).join("")}</ul></div>`;
     }
+    html += fairWatch.html(T.hand, esc);
     // log
     if (view && T.log.length) {
       html += `<div class="panel" id="log-panel"><h2>This hand</h2><ol class="log" id="log">${T.log.map((a) => `<li>${esc(describeAction(a, view.players))}</li>`).join("")}</ol></div>`;

@@ -1,0 +1,298 @@
+// Fair shuffles checked in the page (docs/fairness.md, scheme chinese-poker/v2).
+// The page keeps every commitment it saw before a deal, sends its own random value
+// for each hand, and after the showdown recomputes the commitment, the deal seed, the
+// shuffle and the deal order with WebCrypto, then compares them with the cards it saw.
+// The same construction as chinese_poker/server/fairness.py; tests check both on the
+// documented worked example and on played hands.
+
+export const SCHEME = "chinese-poker/v2";
+const RANKS = "23456789TJQKA";
+const SUITS = "shdc";
+const enc = new TextEncoder();
+
+export function cardName(c) { return RANKS[c >> 2] + SUITS[c & 3]; }
+
+function hex(bytes) {
+  return Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+function fromHex(text) {
+  const out = new Uint8Array(text.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(text.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+function subtle() {
+  const s = globalThis.crypto && globalThis.crypto.subtle;
+  if (!s) throw new Error("this page is not in a secure context (HTTPS or localhost), so WebCrypto cannot check the deal here");
+  return s;
+}
+export async function sha256(data) {
+  return hex(await subtle().digest("SHA-256", typeof data === "string" ? enc.encode(data) : data));
+}
+
+/** 32 random bytes as 64 hex digits: this client's contribution to a hand. */
+export function newContribution() {
+  return hex(crypto.getRandomValues(new Uint8Array(32)));
+}
+
+export function commitmentOf(r) {
+  return sha256(`${SCHEME}|commit|${r.table}|${r.hand}|${r.rules_digest}|${r.seed}|${r.salt}`);
+}
+export function botValue(r, player) {
+  return sha256(`${SCHEME}|bot|${r.table}|${r.hand}|${player}|${r.seed}|${r.salt}`);
+}
+export function dealSeed(r, values) {
+  const tail = [...values].sort().map((v) => `|${v}`).join("");
+  return sha256(`${SCHEME}|deal|${r.table}|${r.hand}|${r.seed}|${r.salt}${tail}`);
+}
+
+/** The deck (card numbers 0..51) of a deal seed: SHA-256 counter-mode Fisher-Yates. */
+export async function shuffle(seedHex) {
+  const key = fromHex(seedHex);
+  const words = [];
+  let block = 0;
+  async function next() {
+    if (!words.length) {
+      const input = new Uint8Array(36);
+      input.set(key);
+      new DataView(input.buffer).setUint32(32, block++);
+      const out = new DataView(await subtle().digest("SHA-256", input));
+      for (let k = 0; k < 8; k++) words.push(out.getUint32(4 * k));
+    }
+    return words.shift();
+  }
+  const deck = Array.from({ length: 52 }, (_, i) => i);
+  for (let i = 51; i >= 1; i--) {
+    const n = i + 1;
+    const limit = 2 ** 32 - (2 ** 32 % n);
+    let w = await next();
+    while (w >= limit) w = await next();
+    const j = w % n;
+    [deck[i], deck[j]] = [deck[j], deck[i]];
+  }
+  return deck;
+}
+
+/**
+ * Where each box's cards come from in the deck (RULES §5.1): a list of runs
+ * {seat, hand, street (1-based; 0 for a Fantasyland deal), start, count}.
+ * deal = {players: n, button, variant, streets: [[dealt, placed], ...], fantasyland: {seat: cards}}
+ */
+export function dealRuns(deal) {
+  const n = deal.players;
+  const order = Array.from({ length: n }, (_, i) => (deal.button + 1 + i) % n);
+  const runs = [];
+  if (!["ofc", "pineapple", "turbo"].includes(deal.variant)) {
+    const hands = deal.variant === "criss_cross" ? 2 : 1;
+    for (let h = 0; h < hands; h++) {
+      for (let i = 0; i < 13 * n; i++) {
+        runs.push({ seat: order[i % n], hand: h, street: 1, start: h * 13 * n + i, count: 1 });
+      }
+    }
+    return runs;
+  }
+  let pos = 0;
+  const fl = deal.fantasyland || {};
+  for (const seat of order) {
+    if (fl[seat]) { runs.push({ seat, hand: 0, street: 0, start: pos, count: fl[seat] }); pos += fl[seat]; }
+  }
+  deal.streets.forEach(([dealt], k) => {
+    for (const seat of order) {
+      if (fl[seat]) continue;
+      runs.push({ seat, hand: 0, street: k + 1, start: pos, count: dealt });
+      pos += dealt;
+    }
+  });
+  return runs;
+}
+
+function boardCards(b) { return [...(b.top || []), ...(b.middle || []), ...(b.bottom || [])]; }
+
+/**
+ * What one page knows about the fairness of a table's hands, kept in localStorage:
+ * commitments seen (and whether before the deal), the values it sent, the cards its
+ * seat was dealt street by street, and each finished hand's verdict.
+ */
+export class FairDeals {
+  constructor(tableId, storage = globalThis.localStorage) {
+    this.key = `cp.fair.${tableId}`;
+    this.storage = storage;
+    let saved = null;
+    try { saved = JSON.parse(storage.getItem(this.key) || "null"); } catch { saved = null; }
+    this.s = saved || { commitments: {}, sent: {}, seen: {}, verdicts: {} };
+  }
+  save() { try { this.storage.setItem(this.key, JSON.stringify(this.s)); } catch { /* full: keep in memory */ } }
+
+  /** A commitment for `hand` published before its deal (table info, hand_end). */
+  committed(hand, commitment) {
+    if (!hand || !commitment || this.s.commitments[hand]) return;
+    this.s.commitments[hand] = { commitment, before: true };
+    this.save();
+  }
+  /** The commitment in hand_start: kept, and compared with the one seen before. */
+  dealt(hand, commitment) {
+    const kept = this.s.commitments[hand];
+    if (!kept) this.s.commitments[hand] = { commitment, before: false };
+    else if (kept.commitment !== commitment) kept.changed = commitment;
+    this.save();
+  }
+  /** This client's value for `hand` (made once, kept so a reconnect sends the same). */
+  contribution(hand) {
+    if (!this.s.sent[hand]) { this.s.sent[hand] = newContribution(); this.save(); }
+    return this.s.sent[hand];
+  }
+  /** A state message: note the cards dealt to this seat in each street. */
+  observe(hand, view) {
+    if (view.seat === null || view.seat === undefined || view.phase === "showdown") return;
+    const seen = (this.s.seen[hand] ||= {});
+    const known = new Set(Object.values(seen).flat());
+    const fresh = (view.hand || []).filter((c) => !known.has(c));
+    if (!fresh.length) return;
+    const mine = view.boards.find((b) => b.seat === view.seat);
+    const street = mine && mine.in_fantasyland ? 0 : (view.street || 1);
+    (seen[street] ||= []).push(...fresh);
+    this.save();
+  }
+
+  verdict(hand) { return this.s.verdicts[hand] || null; }
+
+  /** The server did not take this page's value for `hand` (too late, not dealt in). */
+  refused(hand, why) { (this.s.late ||= {})[hand] = why; this.save(); }
+
+  /**
+   * Check hand `hand` from its reveal and the showdown view; returns and keeps
+   * {ok, reason}. `streets` is the table's street list (table info).
+   */
+  async verify(hand, reveal, view, streets) {
+    let result;
+    try {
+      result = await this._verify(hand, reveal, view, streets);
+    } catch (err) {
+      result = { ok: false, reason: err.message };
+    }
+    this.s.verdicts[hand] = result;
+    this.save();
+    return result;
+  }
+
+  async _verify(hand, r, view, streets) {
+    const fail = (reason) => ({ ok: false, reason });
+    if (!r || r.scheme !== SCHEME) return fail(`scheme ${r && r.scheme} is not checked in the page; use chinese-poker verify`);
+    if (r.hand !== hand) return fail(`the reveal is for hand ${r.hand}, not ${hand}`);
+    const kept = this.s.commitments[hand];
+    if (!kept) return fail("this page did not see the commitment of this hand");
+    if (kept.changed) return fail(`the commitment changed at the deal (${kept.commitment.slice(0, 12)}… then ${kept.changed.slice(0, 12)}…)`);
+    if (r.commitment !== kept.commitment) return fail("the revealed commitment is not the one published before the deal");
+    if (await commitmentOf(r) !== kept.commitment) return fail("the revealed seed and salt do not hash to the commitment");
+    const players = view.players;
+    const contributions = r.contributions || [];
+    if (contributions.map((c) => c.player).join("\n") !== players.join("\n")) return fail("the contributions do not name the hand's players");
+    for (const c of contributions) {
+      if (c.source === "bot" && c.value !== await botValue(r, c.player)) return fail(`${c.player}'s bot value is not fixed by the commitment`);
+    }
+    const sent = this.s.sent[hand];
+    const late = (this.s.late || {})[hand];
+    if (sent && !late && view.seat !== null && view.seat !== undefined) {
+      const me = contributions[view.seat];
+      if (!me || me.source !== "player" || me.value !== sent) return fail("your own contribution is not in the deal");
+    }
+    const values = contributions.filter((c) => c.value).map((c) => c.value);
+    const seed = await dealSeed(r, values);
+    if (seed !== r.deal_seed) return fail("the deal seed is not made from the revealed values");
+    const deck = (await shuffle(seed)).map(cardName);
+    const fantasyland = {};
+    for (const b of view.boards) if (b.fantasyland_cards) fantasyland[b.seat] = b.fantasyland_cards;
+    const runs = dealRuns({ players: players.length, button: view.button, variant: view.variant, streets, fantasyland });
+    const cardsOf = (seat, hand, street = null) => runs
+      .filter((x) => x.seat === seat && x.hand === hand && (street === null || x.street === street))
+      .flatMap((x) => deck.slice(x.start, x.start + x.count));
+    for (const b of view.boards) {
+      const allowed = new Set(cardsOf(b.seat, b.hand));
+      const shown = boardCards(b).concat(b.seat === view.seat ? b.discards || [] : []);
+      const stray = shown.find((c) => !allowed.has(c));
+      if (stray) return fail(`${b.player} holds ${stray}, which the committed deal did not give him`);
+      if (b.seat === view.seat && !b.surrendered && shown.length !== allowed.size) return fail("you were not dealt exactly your cards of the committed deal");
+    }
+    const seen = this.s.seen[hand] || {};
+    for (const [street, cards] of Object.entries(seen)) {
+      const allowed = new Set(cardsOf(view.seat, 0, Number(street)));
+      if (view.variant === "criss_cross") cardsOf(view.seat, 1, Number(street)).forEach((c) => allowed.add(c));
+      const stray = cards.find((c) => !allowed.has(c));
+      if (stray) return fail(`you were dealt ${stray} in street ${street}, out of the committed order`);
+    }
+    const note = late ? ` (your own value came too late for this deal: ${late})` : "";
+    return { ok: true, reason: `deal seed ${seed.slice(0, 12)}…, the deck and your cards match the commitment${note}` };
+  }
+}
+
+/** The side panel: this hand's commitment and the verdicts on earlier hands. */
+export function fairnessHTML(fair, hand, esc) {
+  const rows = [];
+  const hands = Object.keys(fair.s.commitments).map(Number).sort((a, b) => b - a).slice(0, 6);
+  for (const h of hands) {
+    const c = fair.s.commitments[h];
+    const v = fair.verdict(h);
+    const mark = v ? (v.ok ? `<span class="fair-ok" title="${esc(v.reason)}">✓ verified</span>` : `<span class="fair-bad" title="${esc(v.reason)}">✗ ${esc(v.reason)}</span>`)
+      : (h > hand ? `<span class="muted">committed, not dealt yet</span>` : `<span class="muted">${c.before ? "checked after the hand" : "seen only at the deal"}</span>`);
+    rows.push(`<li data-hand="${h}"><span>Hand ${h}</span> <code title="${esc(c.commitment)}">${esc(c.commitment.slice(0, 16))}…</code> ${mark}</li>`);
+  }
+  if (!rows.length) return "";
+  return `<div class="panel" id="fairness"><h2>Fair deal</h2><ul class="fair-list">${rows.join("")}</ul></div>`;
+}
+
+/**
+ * The table page's side of the scheme, fed every server message: keeps commitments,
+ * sends this seat's value for each committed hand, checks each hand after it ends.
+ * send(msg) returns the message id; rerender() redraws the side panel.
+ */
+export function watchTable(tableId, { send, rerender }) {
+  const fair = new FairDeals(tableId);
+  const ids = new Map(); // message id -> hand of this page's contributions
+  let info = null;
+  let view = null;
+  let role = null;
+  function contribute(hand) {
+    if (role !== "seat") return;
+    const id = send({ type: "contribute", hand, value: fair.contribution(hand) });
+    if (id !== null && id !== undefined) ids.set(id, hand);
+  }
+  return {
+    fair,
+    onMessage(msg) {
+      switch (msg.type) {
+        case "welcome": {
+          info = msg.table;
+          role = msg.role;
+          if (info.hand && info.commitment) fair.dealt(info.hand, info.commitment);
+          if (info.next_commitment && !info.session_over) {
+            fair.committed((info.hand || 0) + 1, info.next_commitment);
+            contribute((info.hand || 0) + 1);
+          }
+          break;
+        }
+        case "hand_start":
+          fair.dealt(msg.hand, msg.commitment);
+          break;
+        case "error":
+          // "duplicate": a reconnect sent the value again; it is in. Otherwise it is not.
+          if (ids.has(msg.ref) && msg.code !== "duplicate") fair.refused(ids.get(msg.ref), msg.message || msg.code);
+          break;
+        case "state":
+          view = msg.view;
+          fair.observe(msg.hand, msg.view);
+          break;
+        case "hand_end":
+          if (msg.next_commitment) {
+            fair.committed(msg.hand + 1, msg.next_commitment);
+            contribute(msg.hand + 1);
+          }
+          if (view) fair.verify(msg.hand, msg.reveal, view, info && info.streets).then(rerender);
+          break;
+        default:
+          break;
+      }
+    },
+    /** Whether an error answers one of this module's contributions (not the player's). */
+    owns(ref) { return ids.has(ref); },
+    html(hand, esc) { return fairnessHTML(fair, hand, esc); },
+  };
+}

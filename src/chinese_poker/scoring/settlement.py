@@ -444,6 +444,18 @@ def _best_at_table(sc: ScoringSpec, seats: Sequence[SeatResult]) -> Best:
 _DECK = frozenset(range(52))
 
 
+def _check_lines(hand: Hand) -> None:
+    """Raise unless the board is complete (or a surrendered board not shown)."""
+    board = hand.board
+    if not (hand.surrender and len(board) == 0) and (
+        len(board.top) != 3 or len(board.middle) != 5 or len(board.bottom) != 5
+    ):
+        raise ScoringError(
+            f"{hand.name}'s board {board} is not complete: the lines need 3, 5 and 5 cards, "
+            f"not {len(board.top)}, {len(board.middle)} and {len(board.bottom)}"
+        )
+
+
 def _check_hand(spec: RulesSpec, hand: Hand) -> list[Card]:
     """The checks only some hands need; returns the dealt cards not on the board."""
     board = hand.board
@@ -456,13 +468,7 @@ def _check_hand(spec: RulesSpec, hand: Hand) -> list[Card]:
         raise ScoringError(
             f"{hand.name} is in Fantasyland, but {spec.variant.name} has no Fantasyland"
         )
-    if not (hand.surrender and len(board) == 0) and (
-        len(board.top) != 3 or len(board.middle) != 5 or len(board.bottom) != 5
-    ):
-        raise ScoringError(
-            f"{hand.name}'s board {board} is not complete: the lines need 3, 5 and 5 cards, "
-            f"not {len(board.top)}, {len(board.middle)} and {len(board.bottom)}"
-        )
+    _check_lines(hand)
     if hand.dealt is None:
         return []
     on_board = set(board.cards)
@@ -477,24 +483,24 @@ def _check_table(spec: RulesSpec, hands: Sequence[Hand]) -> list[str]:
     cards: list[Card] = []
     owners: list[str] = []
     names = set()
+    dealt = 0  # cards dealt but not on a board
     for hand in hands:
         board = hand.board
-        top, middle, bottom = board.top, board.middle, board.bottom
-        if (
-            len(top) != 3
-            or len(middle) != 5
-            or len(bottom) != 5
-            or hand.surrender
-            or hand.in_fantasyland
-            or hand.dealt is not None
-        ):
-            cards += _check_hand(spec, hand)
-        cards += top
-        cards += middle
-        cards += bottom
+        if hand.surrender or hand.in_fantasyland or hand.dealt is not None:
+            more = _check_hand(spec, hand)
+            dealt += len(more)
+            cards += more
+        cards += board.top
+        cards += board.middle
+        cards += board.bottom
         name = hand.name
         names.add(name)
         owners.append(name if hand.player is None else hand.player)
+    # One count for the lines' sizes: any board off 3/5/5 changes it, or leaves a line
+    # short, which the seats' look-ups meet (settle then checks every board).
+    if len(cards) - dealt != 13 * len(hands):
+        for hand in hands:
+            _check_lines(hand)
     if len(names) != len(hands):
         _duplicate_names(hands)
     distinct = set(cards)
@@ -661,7 +667,12 @@ def settle(
         hands = tuple(hands)
     players = _check_table(spec, hands)
     _, _, t5, plain = _compiled(sc)
-    seats = [_seat(sc, hand, t5, plain) for hand in hands]
+    try:
+        seats = [_seat(sc, hand, t5, plain) for hand in hands]
+    except IndexError:  # a line too short while another is too long
+        for hand in hands:
+            _check_lines(hand)
+        raise
     best = _best_at_table(sc, seats) if sc.royalties.award == RoyaltyAward.BEST_AT_TABLE else None
     unit_table = _unit_table(players, units) if units else None
     default_unit = sc.unit_value

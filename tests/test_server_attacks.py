@@ -269,13 +269,14 @@ def seat_socket(client: TestClient, table_id: str, token: str) -> Iterator[WebSo
 
 
 def make_client(tmp_path: Path, name: str = "db", **kwargs: Any) -> TestClient:
+    kwargs.setdefault("hint_processes", False)  # no worker process per app here
     app = create_app(f"sqlite:///{tmp_path / name}.sqlite", **kwargs)
     return TestClient(app)
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    with make_client(tmp_path) as c:
+    with make_client(tmp_path) as c:  # hints in a thread: replaceable in tests
         yield c
 
 
@@ -719,3 +720,27 @@ def test_serve_on_a_busy_port_is_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "cannot listen" in lines[0], done.stderr
+
+
+def test_an_idle_table_leaves_memory_and_comes_back_as_it_was(client: TestClient) -> None:
+    made = create(client, seats=[{"kind": "human", "name": "Ann"}, {"kind": "human"}])
+    tid = made["table"]["id"]
+    joined = client.post(f"/api/tables/{tid}/join",
+                         json={"code": made["join_code"], "name": "Bob"}).json()
+    manager = client.app.state.manager  # type: ignore[attr-defined]
+    with seat_socket(client, tid, made["token"]) as a:
+        while (before := recv(a))["type"] != "state":
+            pass
+        assert manager.evict(0) == 0  # somebody is connected
+    deadline = time.monotonic() + 10
+    while manager.evict(0) == 0:  # the socket's goodbye is handled on the server's loop
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    assert tid not in manager.tables
+    listed = {t["id"]: t for t in client.get("/api/tables").json()}
+    assert listed[tid]["status"] == "playing" and tid not in manager.tables
+    with seat_socket(client, tid, joined["token"]) as b:
+        while (after := recv(b))["type"] != "state":
+            pass
+    assert after["version"] == before["version"] and after["hand"] == before["hand"]
+    assert tid in manager.tables

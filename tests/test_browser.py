@@ -610,7 +610,8 @@ def test_client_evaluator_agrees_with_the_engine(browser: Any, server: Server) -
         board = parse_board(f"{top} | {middle} | {bottom}")
         mid = evaluate(board.middle, wheel=rules.wheel_rank)
         cases.append({
-            "spec": rules.spec.to_dict(), "top": names[:3], "middle": names[3:8], "bottom": names[8:],
+            "spec": rules.spec.to_dict(),
+            "top": names[:3], "middle": names[3:8], "bottom": names[8:],
             "values": [evaluate3(*board.top), mid, evaluate(board.bottom, wheel=rules.wheel_rank)],
             "names": [describe(evaluate3(*board.top)), describe(mid)],
             "royalties": list(royalties(rules, board)), "fouled": is_fouled(rules, board),

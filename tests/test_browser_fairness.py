@@ -125,6 +125,7 @@ def test_js_deal_order_equals_the_engines(
 browser_test = pytest.importorskip("test_browser")
 server = browser_test.server
 browser = browser_test.browser
+shots = browser_test.shots
 DECISION_JS = browser_test.DECISION_JS
 
 
@@ -157,7 +158,7 @@ def _play_until_showdown(pages: list[Any]) -> None:
 )
 @pytest.mark.xdist_group("browser")
 def test_the_page_shows_the_commitment_before_the_deal_and_verifies_after(
-    browser: Any, server: Any
+    browser: Any, server: Any, shots: Path
 ) -> None:
     created = browser_test.create_table(
         server,
@@ -173,12 +174,15 @@ def test_the_page_shows_the_commitment_before_the_deal_and_verifies_after(
     browser_test.open_seat(ann, server, created)
     # hand 1's commitment is on the page while the table still waits for Bob
     row = _panel_row(ann, 1)
-    browser_test.expect(row).to_contain_text("committed before the deal")
+    browser_test.expect(row).to_contain_text("committed, not dealt yet")
     assert row.locator("code").get_attribute("title") == first
     ann.wait_for_function(
         f"() => (JSON.parse(localStorage.getItem('cp.fair.{tid}') || '{{}}').sent || {{}})[1]"
     )
     assert server.get(f"/api/tables/{tid}")["hand"] == 0  # not dealt yet
+    watcher = browser_test.new_page(browser)  # a spectator checks the deal too
+    watcher.goto(f"{server.base}/table/{tid}")
+    browser_test.expect(_panel_row(watcher, 1)).to_contain_text("committed, not dealt yet")
 
     joined = server.post(f"/api/tables/{tid}/join", {"code": created["join_code"], "name": "Bob"})
     bob = browser_test.new_page(browser)
@@ -190,6 +194,9 @@ def test_the_page_shows_the_commitment_before_the_deal_and_verifies_after(
 
     # after the hand: ✓ on Ann's page, and what she sent is in the reveal
     browser_test.expect(row.locator(".fair-ok")).to_be_visible(timeout=20000)
+    ann.locator("#fairness").screenshot(path=str(shots / "fair-deal.png"))
+    browser_test.expect(_panel_row(watcher, 1).locator(".fair-ok")).to_be_visible()
+    browser_test.expect(_panel_row(bob, 1).locator(".fair-ok")).to_be_visible()
     saved = json.loads(ann.evaluate(f"() => localStorage.getItem('cp.fair.{tid}')"))
     assert saved["commitments"]["1"] == {"commitment": first, "before": True}
     assert saved["verdicts"]["1"]["ok"] is True
@@ -224,8 +231,9 @@ def test_the_page_shows_the_commitment_before_the_deal_and_verifies_after(
     assert "deal seed" in reasons["a different deal seed"]
     browser_test.no_page_errors(ann)
     browser_test.no_page_errors(bob)
-    ann.context.close()
-    bob.context.close()
+    browser_test.no_page_errors(watcher)
+    for page in (ann, bob, watcher):
+        page.context.close()
 
 
 def urllib_get(server: Any, path: str) -> list[str]:

@@ -412,3 +412,20 @@ def test_ray_install_hint_names_the_checkout(
     assert 'pip install ".[ray]"' in err and len(err.strip().splitlines()) == 1
     for path in [*sorted((ROOT / "src").rglob("*.py")), ROOT / "docs" / "simulate.md"]:
         assert "chinese-poker[ray]" not in path.read_text(encoding="utf-8"), path
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(("command", "what"), [("score", "table"), ("hint", "view"),
+                                               ("replay", "hand history")])  # fmt: skip
+def test_dash_on_a_terminal_says_what_to_give(
+    command: str, what: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("sys.stdin", _Terminal())
+    assert main([command, "-"]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"chinese-poker {command}: error: no {what} given: name a file, or pipe one"
+                   " into standard input\n")  # fmt: skip

@@ -551,7 +551,8 @@ def test_classic_phases_and_surrender_order() -> None:
 
 def test_classic_automatic_natural_skips_surrender() -> None:
     deck = _classic_deck_with_dragon(4, 0, 2)
-    t = Table(rules_for("classic"), 4, button=0, deck=deck)
+    # Naturals as set: the other hands would declare three straights or flushes held.
+    t = Table(rules_for("classic", natural_source="set_board"), 4, button=0, deck=deck)
     finish(t, random.Random(6))
     surrender_seats = [e.action.seat for e in t.log if isinstance(e.action, Surrender)]
     assert 2 not in surrender_seats and len(surrender_seats) == 3

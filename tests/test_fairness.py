@@ -9,13 +9,13 @@ import hashlib
 import json
 import random
 import re
-import secrets
 import struct
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from chinese_poker.ai import make_bot
 from chinese_poker.cli import main
 from chinese_poker.engine import Session, Table, Tournament, action_from_dict, shuffled_deck
 from chinese_poker.rules import rules_for
@@ -43,6 +43,7 @@ def history(
     seed: int = 0,
     absent: tuple[str, ...] = ("Bob",),
     tournament: bool = False,
+    bots: bool = False,
 ) -> list[Record]:
     """A session dealt the way the server deals: commitment, contributions, deal."""
     rules = rules_for(preset)
@@ -53,16 +54,23 @@ def history(
         else Session(rules, names, seed=1)
     )
     rng = random.Random(seed)
+    players_of = {n: make_bot("rules", seed=seed) for n in names} if bots else None
     records = []
-    while not session.over:
-        fair = HandRandomness(new_commitment("t-test", session.hands_played + 1, rules))
+    digest = rules_digest(rules)
+    while not session.over:  # seeded, so that every run checks the same hands
+        secret = f"{rng.getrandbits(128):032x}", f"{rng.getrandbits(128):032x}"
+        fair = HandRandomness(Commitment.make("t-test", session.hands_played + 1, digest, *secret))
         dealt = session.next_participants()
         for name in dealt:
             if name not in BOTS and name not in absent:
-                fair.offer(name, secrets.token_hex(32), dealt)
+                fair.offer(name, f"{rng.getrandbits(256):064x}", dealt)
         table = session.start_hand(deck=fair.close(dealt, BOTS))
         while not table.over:
-            table.apply(table.random_action(table.to_act[0], rng))
+            seat = table.to_act[0]
+            if players_of is None:
+                table.apply(table.random_action(seat, rng))
+            else:
+                table.apply(players_of[table.players[seat]].act(table.view(seat)))
         record = dict(session.finish_hand().record)
         record["fairness"] = fair.reveal()
         records.append(json.loads(json.dumps(record)))
@@ -285,13 +293,25 @@ def test_honest_histories_verify_and_the_outside_verifier_agrees(
         assert outside_verify(rec) is None
 
 
-def test_a_tournament_with_fantasyland_and_eliminations_verifies() -> None:
-    for seed in range(6):
-        records = history("pineapple-progressive", ("Ann", "rules-1", "Bob"), seed, (), True)
-        assert all(c.ok for c in verify_records(records)), seed
-        assert all(outside_verify(r) is None for r in records)
-        if any(r["fantasyland"] for r in records) and len(records[-1]["players"]) < 3:
+def test_a_tournament_with_an_elimination_verifies() -> None:
+    records = history("pineapple", ("Ann", "rules-1", "Bob"), 1, (), True)
+    assert [len(r["players"]) for r in records] == [3, 2, 2]  # somebody is out after hand 1
+    assert all(c.ok for c in verify_records(records))
+    assert all(outside_verify(r) is None for r in records)
+
+
+@pytest.mark.parametrize("preset", ["pineapple", "pineapple-progressive"])
+def test_fantasyland_deals_verify(preset: str) -> None:
+    """A Fantasyland deal comes first in the deck (docs/fairness.md, deal order)."""
+    for seed in range(8, 60):  # the rule bot reaches Fantasyland in some sessions
+        records = history(preset, ("Ann", "rules-1"), seed=seed, absent=(), bots=True)
+        if any(r["fantasyland"] for r in records):
             break
+    assert any(r["fantasyland"] for r in records)
+    assert all(c.ok for c in verify_records(records))
+    for rec in records:
+        assert outside_verify(rec) is None
+        assert outside_verify(forge(rec, "deck")) is not None
 
 
 def test_legacy_v1_hands_still_verify() -> None:
@@ -412,6 +432,10 @@ def forge(rec: Record, what: str) -> Record:
         r["session"]["ledger"]["points"][name] += 3
     elif what == "missing":
         del r["fairness"]
+    elif what == "removed session":
+        r["session"] = None
+    elif what == "session hand":
+        r["session"]["hand"] = 2
     else:
         raise AssertionError(what)
     return r
@@ -440,6 +464,8 @@ FORGERIES = [
     ("action card", "illegal on replay"),
     ("edited ledger", "session.ledger.points.Ann differs"),
     ("missing", "no fairness block"),
+    ("removed session", "no session block"),
+    ("session hand", "the record is session hand 2"),
 ]
 
 
@@ -505,5 +531,26 @@ def test_verify_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert data["ok"] is False and [h["ok"] for h in data["hands"]] == [True, False]
     assert data["hands"][0]["contributed"] == ["Ann"]
 
+    # one hand downloaded on its own: verified, but its ledger cannot be
+    part = _write(tmp_path / "part.jsonl", records[1:2])
+    assert main(["verify", str(part)]) == 0
+    out = capsys.readouterr().out
+    assert "hand 2): OK (its session's earlier hands are not in the file" in out
+    assert [c.ledger_checked for c in verify_records(records)] == [True] * len(records)
+    assert [c.ledger_checked for c in verify_records(records[1:])] == [False] * (len(records) - 1)
+
     assert main(["verify", str(tmp_path / "missing.jsonl")]) == 2
     assert "verify: error" in capsys.readouterr().err
+
+
+def test_replay_command_reads_a_server_history_as_it_is(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = history()
+    path = _write(tmp_path / "server.jsonl", records)
+    assert main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert f"{len(records)} hands replayed: boards, scores and ledger match" in out
+    forged = _write(tmp_path / "forged.jsonl", [forge(records[0], "edited totals")])
+    assert main(["replay", str(forged)]) == 2
+    assert "totals.Ann differs" in capsys.readouterr().err

@@ -16,6 +16,9 @@ from chinese_poker.server.app import create_app
 from chinese_poker.server.fairness import verify_records
 from test_fairness import outside_verify
 from test_server import connect, create, random_action, recv, recv_until
+from test_server_restart import database_url
+
+__all__ = ["database_url"]  # the fixture: SQLite, and PostgreSQL when configured
 
 Msg = dict[str, Any]
 
@@ -38,7 +41,12 @@ def _contribute(
     ws: Any, hand: int, value: str, ref: str = "c", seen: list[Msg] | None = None
 ) -> Msg:
     ws.send_json({"type": "contribute", "id": ref, "hand": hand, "value": value})
-    return recv_until(ws, lambda m: m.get("ref") == ref, seen)
+    while True:  # states of other seats' moves may come first
+        m = recv(ws)
+        if seen is not None:
+            seen.append(m)
+        if m.get("ref") == ref:
+            return m
 
 
 def _play_out(
@@ -102,10 +110,10 @@ def test_values_are_taken_before_the_deal_and_mixed_into_it(tmp_path: Path) -> N
                 assert _contribute(bob, 1, values["Bob"])["type"] == "contributed"
                 start = recv_until(bob, lambda m: m["type"] == "hand_start")
                 assert start["hand"] == 1 and start["commitment"] == first
-                seen: list[Msg] = []
-                late = _contribute(bob, 1, secrets.token_hex(32), "late", seen)
-                assert late["code"] == "too_late" and "already dealt" in late["message"]
-                dealt = next(m for m in seen if m["type"] == "state")
+                seen: list[Msg] = []  # a resend after the deal (a reconnect): it is in
+                again = _contribute(bob, 1, values["Bob"], "again", seen)
+                assert again["code"] == "duplicate" and "already sent" in again["message"]
+                dealt = [m for m in seen if m["type"] == "state"][-1]
                 end = _play_out({0: ann, 1: bob}, random.Random(5), {1: dealt})
         reveal = end["reveal"]
         assert reveal["commitment"] == first and end["next_commitment"]
@@ -129,14 +137,18 @@ def test_a_silent_player_is_absent_and_the_deal_does_not_wait(tmp_path: Path) ->
         with connect(client, tid, made["token"]) as ann, \
                 connect(client, tid, joined["token"]) as bob:
             recv_until(ann, lambda m: m["type"] == "hand_start")
-            end = _play_out({0: ann, 1: bob}, random.Random(1))
+            seen: list[Msg] = []
+            late = _contribute(ann, 1, secrets.token_hex(32), "late", seen)
+            assert late["code"] == "too_late" and "already dealt" in late["message"]
+            dealt = [m for m in seen if m["type"] == "state"][-1]
+            end = _play_out({0: ann, 1: bob}, random.Random(1), {0: dealt})
         assert [c["source"] for c in end["reveal"]["contributions"]] == ["absent", "absent", "bot"]
         records = _history(client, tid)
         assert all(c.ok and c.contributed == () for c in verify_records(records))
 
 
-def test_the_values_survive_a_restart(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'server.db'}"
+def test_the_values_survive_a_restart(database_url: str) -> None:
+    url = database_url  # SQLite, and PostgreSQL when CHINESE_POKER_TEST_POSTGRES_URL is set
     values = {"Ann": "a5" * 32, "Bob": "5a" * 32}
     with TestClient(create_app(url)) as client:
         made = _open(client, delay=5)
@@ -163,3 +175,40 @@ def test_the_values_survive_a_restart(tmp_path: Path) -> None:
         given = {c["player"]: c["value"] for c in end["reveal"]["contributions"]}
         assert given["Ann"] == values["Ann"] and given["Bob"] == values["Bob"]
         assert all(c.ok for c in verify_records(_history(client, tid)))
+
+
+def test_after_an_elimination_only_the_players_dealt_in_contribute(tmp_path: Path) -> None:
+    """Finding 1 meets the shuffle: values follow the engine's players, not the chairs."""
+    app = create_app(f"sqlite:///{tmp_path / 'server.db'}")
+    rng = random.Random(9)
+    with TestClient(app) as client:
+        made = create(client, preset="pineapple", mode="tournament", next_hand_delay=0.05,
+                      options={"level_values": "50"},
+                      tournament={"stacks": {"Ann": 1, "B": 2000, "C": 2000}, "level_hands": 1},
+                      seats=[{"kind": "human", "name": "Ann"},
+                             {"kind": "bot", "bot": "random", "name": "B"},
+                             {"kind": "bot", "bot": "random", "name": "C"}])
+        tid = made["table"]["id"]
+        with connect(client, tid, made["token"]) as ann:
+            recv_until(ann, lambda m: m["type"] == "welcome")
+            hand = 1
+            while True:
+                reply = _contribute(ann, hand, secrets.token_hex(32), ref=f"h{hand}")
+                assert reply["type"] == "contributed" or reply["code"] == "too_late", reply
+                end = _play_out({0: ann}, rng)
+                if "Ann" in end["ledger"]["out"]:
+                    break
+                hand += 1
+            if not end["session_over"]:
+                refused = _contribute(ann, hand + 1, secrets.token_hex(32), ref="out")
+                assert refused["code"] == "not_playing", refused
+            while recv(ann)["type"] != "session_end":  # the bots play on: many messages
+                pass
+        records = _history(client, tid)
+        checks = verify_records(records)
+        assert all(c.ok for c in checks), [c.problem for c in checks]
+        for rec in records:
+            f = rec["fairness"]
+            assert [c["player"] for c in f["contributions"]] == rec["players"]
+            assert outside_verify(rec) is None
+        assert records[-1]["players"] == ["B", "C"]

@@ -49,6 +49,7 @@ def open_face_rules(draw: st.DrawFn) -> Rules:
         "middle_trips_royalty": draw(st.sampled_from([2, 0])),
         "classic_royal_flush": draw(st.sampled_from(["20/10", "14/7"])),
         "royalty_award": draw(st.sampled_from(rollout.SUPPORTED["royalty_award"])),
+        "best_at_table_ties": draw(st.sampled_from(rollout.SUPPORTED["best_at_table_ties"])),
         "max_royalties_per_hand": draw(
             st.sampled_from(rollout.SUPPORTED["max_royalties_per_hand"])),
         "finnish_deuce": draw(st.booleans()),
@@ -114,6 +115,8 @@ def any_rules(draw: st.DrawFn) -> Rules:
         return draw(open_face_rules())
     options: dict[str, Any] = {
         "royalty_award": draw(st.sampled_from(["net", "winner_only", "best_at_table", "cancel"])),
+        "best_at_table_ties": draw(st.sampled_from(["each_in_full", "split"])),
+        "natural_source": draw(st.sampled_from(["dealt_cards", "set_board"])),
         "misset_rule": draw(st.sampled_from(["penalty", "ignore"])),
         "max_royalties_per_hand": draw(st.sampled_from([None, 1])),
         "naturals_enabled": draw(st.booleans()),
@@ -197,3 +200,22 @@ def test_totals_only_path_on_criss_cross_and_fantasyland() -> None:
     table = [Hand(name="A", board=boards_[0], in_fantasyland=True),
              Hand(name="B", board=boards_[3])]  # fmt: skip
     assert settle_totals(ofc, table) == dict(settle(ofc, table).totals)
+
+
+def test_kernel_splits_tied_best_royalties_like_the_scorer() -> None:
+    from chinese_poker.cards import parse_board
+
+    table = [parse_board(text) for text in (
+        "Ac Kd 2h | Qs Qh Jc Jd 3c | 5h 6h 7h 8h 9h",
+        "As Kh 2d | Qc Qd Js Jh 3d | 5s 6s 7s 8s 9s",
+        "4c 2c 3h | Tc Td 7c 6c 4h | Ad Ah Kc Ks 8d",
+    )]  # fmt: skip
+    paid = []
+    for ties in ("each_in_full", "split"):
+        rules = rules_for("ofc", royalty_award="best_at_table", best_at_table_ties=ties)
+        truth = settle(rules, [Hand(name=f"P{i}", board=b) for i, b in enumerate(table)]).totals
+        assert rollout.kernel_totals(rules, [b.lines for b in table]) == list(truth.values())
+        paid.append(truth["P2"])
+    # Two 9-high straight flushes on the bottom (american: 15): in full the third board
+    # pays each 15; split, each 15 // 2 = 7.
+    assert paid[1] - paid[0] == 2 * (15 - 7)

@@ -23,7 +23,11 @@ PACKAGE = ROOT / "src" / "chinese_poker"
 def needed_files() -> set[str]:
     """What the package loads besides its modules, relative to the package directory."""
     data = {p.relative_to(PACKAGE).as_posix() for p in (PACKAGE / "data").glob("*.npz")}
-    static = {p.relative_to(PACKAGE).as_posix() for p in (PACKAGE / "server/static").iterdir()}
+    static = {
+        p.relative_to(PACKAGE).as_posix()
+        for p in (PACKAGE / "server/static").rglob("*")
+        if p.is_file()
+    }
     migrations = {
         p.relative_to(PACKAGE).as_posix()
         for p in (PACKAGE / "server/migrations").rglob("*")

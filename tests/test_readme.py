@@ -36,6 +36,19 @@ def base_python() -> str:
     return getattr(sys, "_base_executable", sys.executable)
 
 
+def externally_managed_python() -> str | None:
+    """Debian/Ubuntu's own python3 (PEP 668: it refuses `pip install`), if this machine has
+    one new enough: the newcomer's case the README's first command must survive."""
+    probe = (
+        "import os, sys, sysconfig; sys.exit(not (sys.version_info >= (3, 11) and os.path.exists("
+        "os.path.join(sysconfig.get_path('stdlib'), 'EXTERNALLY-MANAGED'))))"
+    )
+    for candidate in ("/usr/bin/python3",):
+        if Path(candidate).exists() and subprocess.run([candidate, "-c", probe]).returncode == 0:
+            return candidate
+    return None
+
+
 def clean_env(tmp: Path, **extra: str) -> dict[str, str]:
     env = {
         k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")
@@ -128,7 +141,17 @@ def test_first_command_installs_into_a_fresh_venv_and_serves_the_lobby(
 ) -> None:
     command = readme_commands()[0]
     venv = tmp_path / "venv"
-    env = clean_env(tmp_path, CHINESE_POKER_VENV=str(venv), PYTHON=base_python())
+    python = externally_managed_python()
+    if python is not None:  # what the old `pip install .` met on this machine
+        refused = subprocess.run(
+            [python, "-m", "pip", "install", "--dry-run", "--no-deps", "."],
+            cwd=ROOT, env=clean_env(tmp_path), capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert refused.returncode != 0
+        assert "externally-managed-environment" in refused.stderr or "No module named pip" in (
+            refused.stderr
+        )
+    env = clean_env(tmp_path, CHINESE_POKER_VENV=str(venv), PYTHON=python or base_python())
     server = Server(f"{command} --port 0", env)
     started.append(server)
     url = server.wait_for_address(INSTALL_TIMEOUT)

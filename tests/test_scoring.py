@@ -280,7 +280,8 @@ W9 = (
 
 
 def test_w9_four_players_classic() -> None:
-    no_royalties = rules_for("classic", royalty_table="none")
+    # RULES W9 counts naturals as set (natural_source = set_board).
+    no_royalties = rules_for("classic", royalty_table="none", natural_source="set_board")
     result = settle(no_royalties, hands(*W9))
     assert not any(seat.natural for seat in result.seats)  # P3 could set three flushes
     assert {(p.a, p.b): p.points for p in result.pairs} == {
@@ -292,8 +293,21 @@ def test_w9_four_players_classic() -> None:
         ("P3", "P4"): 4,
     }
     assert list(result.totals.values()) == [6, 6, -2, -10]
-    assert totals(rules_for("classic"), *W9) == [18, 2, -6, -14]
-    assert totals(rules_for("classic-1-6", royalty_table="none"), *W9) == [11, 3, -1, -13]
+    assert totals(rules_for("classic", natural_source="set_board"), *W9) == [18, 2, -6, -14]
+    one_six = rules_for("classic-1-6", royalty_table="none", natural_source="set_board")
+    assert totals(one_six, *W9) == [11, 3, -1, -13]
+
+
+def test_w9_p3_declares_three_flushes_from_the_dealt_cards() -> None:
+    """RULES §12.17: Capsa Susun and Pusoy players declare three flushes from the 13 cards
+    dealt. W9's P3 holds three clubs, five diamonds and five spades (set otherwise), so by
+    default he declares and collects 3 from each player; the others settle as in W9."""
+    result = settle(rules_for("classic", royalty_table="none"), hands(*W9))
+    natural = result.seat("P3").natural
+    assert natural is not None and natural.kind == "three_flushes"
+    assert [result.pair(p, "P3").points for p in ("P1", "P2")] == [-3, -3]
+    assert result.pair("P3", "P4").points == 3
+    assert list(result.totals.values()) == [6 - 4 - 3, 6 - 2 - 3, 9, -10 + 4 - 3]
 
 
 # --------------------------------------------------------------------------- W10
@@ -808,12 +822,17 @@ def _criss_cross(rules: Rules) -> Settlement:
 
 
 def test_criss_cross_cross_and_parallel() -> None:
-    cross = _criss_cross(rules_for("criss-cross", royalty_table="none"))
+    cross = _criss_cross(rules_for("criss-cross", royalty_table="none", natural_source="set_board"))
     # The same as W9's four seats without the two settlements inside each player.
     assert len(cross.pairs) == 4
     assert cross.totals == {"A": 4 + 4 + 2 + 2, "B": -12}
     parallel = _criss_cross(
-        rules_for("criss-cross", royalty_table="none", criss_cross_pairing="parallel")
+        rules_for(
+            "criss-cross",
+            royalty_table="none",
+            criss_cross_pairing="parallel",
+            natural_source="set_board",
+        )
     )
     assert [(p.a, p.b) for p in parallel.pairs] == [("A#1", "B#1"), ("A#2", "B#2")]
     assert parallel.totals == {"A": 4 + 2, "B": -6}
@@ -1029,3 +1048,114 @@ def test_random_tables(table: tuple[Rules, list[Hand]], rng: Any) -> None:
     data = json.loads(json.dumps(result.to_dict()))
     assert data["totals"] == dict(result.totals)
     assert result.render()
+
+
+# --------------------------------------------------------------------------- issue #10 rules
+
+
+def test_western_quads_example_of_000() -> None:
+    """[000]: "if one player has four threes in the back and the other four fours, the
+    higher four of a kind takes the royalty". ``ofc-western`` keeps the OFC family's
+    ``net`` award (RULES §12, §14), where equal royalties cancel; the article's example is
+    ``royalty_award = winner_only`` on the western table (docs/rules-decisions.md)."""
+    boards = ("2c 5d 7h | 6s 6h 8c 9d Jc | 3c 3d 3h 3s Kd",
+              "2d 5c 7s | 6d 6c 8s 9h Js | 4c 4d 4h 4s Qd")  # fmt: skip
+    western = rules_for("ofc-western")
+    assert royalties(western, parse_board(boards[1])) == (0, 0, 8)
+    assert totals(western, *boards) == [-1, 1]  # the bottom line; 8 - 8 cancels
+    assert totals(western.replace(royalty_award="winner_only"), *boards) == [-9, 9]
+    assert totals(western.replace(royalty_award="best_at_table"), *boards) == [-9, 9]
+
+
+def test_best_at_table_ties_split_the_pool() -> None:
+    """[002]: the royalty "is divided between the winner or winners". Two equal straight
+    flushes (9-high, classic bottom royalty 5) and a board without one: each in full, both
+    holders collect 5 from it; split, they share it: 5 // 2 = 2 each (shares are whole
+    points, the odd point stays with the payer)."""
+    boards = (
+        "Ac Kd 2h | Qs Qh Jc Jd 3c | 5h 6h 7h 8h 9h",
+        "As Kh 2d | Qc Qd Js Jh 3d | 5s 6s 7s 8s 9s",
+        "4c 2c 3h | Tc Td 7c 6c 4h | Ad Ah Kc Ks 8d",
+    )
+    base = rules_for("classic", royalty_award="best_at_table", naturals_enabled=False)
+    table = hands(*boards)
+    full = settle(base, table)
+    split = settle(base.replace(best_at_table_ties="split"), table)
+    royalty = [i for i in full.pair("P1", "P3").items if i.kind == "royalty"]
+    assert [(i.line, i.points) for i in royalty] == [("bottom", 5)]
+    assert [i.points for i in split.pair("P1", "P3").items if i.kind == "royalty"] == [2]
+    assert [i.points for i in split.pair("P1", "P2").items if i.kind == "royalty"] == [0]
+    assert full.totals["P3"] - split.totals["P3"] == -(5 - 2) * 2
+
+
+def test_fl_entry_min_kk() -> None:
+    """[003]'s Pineapple section: Fantasyland for a top "above a pair of queens"."""
+    queens = parse_board("Qh Qd 4c | 9s 9h 9c 5d 2s | Ah Jh 8h 6h 3h")
+    kings = parse_board("Kh Kd 4c | 9s 9h 9c 5d 2s | Ah Jh 8h 6h 3h")
+    standard, above_queens = rules_for("pineapple"), rules_for("pineapple", fl_entry_min="KK")
+    assert fantasyland_next(standard, queens, in_fantasyland=False) == 14
+    assert fantasyland_next(above_queens, queens, in_fantasyland=False) is None
+    assert fantasyland_next(above_queens, kings, in_fantasyland=False) == 14
+
+
+def test_three_straights_declared_from_the_dealt_cards() -> None:
+    board = "5c 6d 8s | 2s 3h 4d 5h 6c | 7h 9h Tc Jd Qs"  # 5 6 7 | 2-6 | 8-Q, set otherwise
+    dealt = rules_for("classic")
+    natural = natural_of(dealt, parse_board(board))
+    assert natural is not None and natural.kind == "three_straights"
+    assert natural_of(dealt.replace(natural_source="set_board"), parse_board(board)) is None
+    assert natural_of(dealt, parse_board("5c 6d 8h | 2s 3h 4d 5h 6c | 8s 9h Tc Jd Qs")) is None
+
+
+def _oracle_straights(cards: list[int]) -> tuple[int, ...] | None:
+    """Every (back, middle, front) run of ranks, compared as multisets (slow and plain)."""
+    from collections import Counter
+
+    fives = [(12, 0, 1, 2, 3), *(tuple(range(lo, lo + 5)) for lo in range(9))]
+    threes = [(12, 0, 1), *(tuple(range(lo, lo + 3)) for lo in range(11))]
+    ranks = Counter(c >> 2 for c in cards)
+    keys = [
+        (back[-1], middle[-1], front[-1])
+        for back in fives for middle in fives for front in threes
+        if middle[-1] <= back[-1] and Counter(back) + Counter(middle) + Counter(front) == ranks
+    ]  # fmt: skip
+    return max(keys) if keys else None
+
+
+def _oracle_flushes(cards: list[int]) -> bool:
+    suits = sorted(sum(1 for c in cards if c & 3 == s) for s in range(4))
+    return suits in ([0, 3, 5, 5], [0, 0, 5, 8], [0, 0, 3, 10], [0, 0, 0, 13])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.data())
+def test_dealt_naturals_match_a_plain_search(data: st.DataObject) -> None:
+    """Three straights and three flushes from the 13 cards dealt, against a brute-force
+    search; half the hands are built from three runs (or three suits) so that plenty are."""
+    if data.draw(st.booleans()):
+        fives = [(12, 0, 1, 2, 3), *(tuple(range(lo, lo + 5)) for lo in range(9))]
+        threes = [(12, 0, 1), *(tuple(range(lo, lo + 3)) for lo in range(11))]
+        ranks = [*data.draw(st.sampled_from(fives)), *data.draw(st.sampled_from(fives)),
+                 *data.draw(st.sampled_from(threes))]  # fmt: skip
+        deck: list[int] = []
+        for r in ranks:
+            free = [r * 4 + s for s in range(4) if r * 4 + s not in deck]
+            deck.append(data.draw(st.sampled_from(free)))
+        cards = deck
+    else:
+        cards = data.draw(st.permutations(range(52)))[:13]
+    board = Board(tuple(cards[:3]), tuple(cards[3:8]), tuple(cards[8:]))
+    natural = natural_of(rules_for("classic", natural_values="13/3/3/3"), board)
+    kinds = {"three_straights": _oracle_straights(cards) is not None,
+             "three_flushes": _oracle_flushes(cards)}  # fmt: skip
+    from chinese_poker.scoring.naturals import _dealt_straights
+
+    packed = sum(1 << 3 * (c >> 2) for c in cards)
+    present = 0
+    for c in cards:
+        present |= 1 << (c >> 2)
+    assert _dealt_straights(packed, present) == _oracle_straights(cards)
+    if natural is None:
+        assert not any(kinds.values())
+    elif natural.kind in kinds:
+        assert kinds[natural.kind]

@@ -139,7 +139,7 @@ def new_game(
     for chair in game.chairs:
         if chair.kind == "human":
             game.seated(chair.seat, chair.name or f"Player {chair.seat + 1}", "h")
-    game.begin_session(1000.0, new_commitment("t-test", 1))
+    game.begin_session(1000.0, new_commitment("t-test", 1, plan.rules))
     return game
 
 
@@ -199,7 +199,7 @@ def test_elimination_renumbers_seats_and_nobody_plays_another_hand(
     dealt as engine seats 0 and 1, whichever chair the loser sat in."""
     winner = (loser + 1) % 3
     deck = stacked_deck(3, 0, {loser: FOUL_STREETS, winner: FL_STREETS})
-    monkeypatch.setattr(game_mod, "deck_for", lambda seed: deck)
+    monkeypatch.setattr(game_mod, "deck_for", lambda *_: deck)
     names = ["Ann", "Bob", "Cat"]
     seats = [{"kind": "human", "name": n} if i == loser else
              {"kind": "bot", "bot": "random", "name": n} for i, n in enumerate(names)]
@@ -232,7 +232,7 @@ def test_a_timed_out_player_sits_out_the_fantasyland_hand(
     """With ``sit_out``, a player who timed out is not dealt the pending Fantasyland
     hand: his chair has no engine seat and his actions get ``not_playing``."""
     deck = stacked_deck(3, 0, {fl: FL_STREETS})
-    monkeypatch.setattr(game_mod, "deck_for", lambda seed: deck)
+    monkeypatch.setattr(game_mod, "deck_for", lambda *_: deck)
     seats = [{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random", "name": "Bob"},
              {"kind": "human", "name": "Cat"}]
     game = new_game(seats, time_limit=30, timed_out_player_in_remaining_hands="sit_out")
@@ -269,13 +269,14 @@ def seat_socket(client: TestClient, table_id: str, token: str) -> Iterator[WebSo
 
 
 def make_client(tmp_path: Path, name: str = "db", **kwargs: Any) -> TestClient:
+    kwargs.setdefault("hint_processes", False)  # no worker process per app here
     app = create_app(f"sqlite:///{tmp_path / name}.sqlite", **kwargs)
     return TestClient(app)
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    with make_client(tmp_path) as c:
+    with make_client(tmp_path) as c:  # hints in a thread: replaceable in tests
         yield c
 
 
@@ -719,3 +720,27 @@ def test_serve_on_a_busy_port_is_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "cannot listen" in lines[0], done.stderr
+
+
+def test_an_idle_table_leaves_memory_and_comes_back_as_it_was(client: TestClient) -> None:
+    made = create(client, seats=[{"kind": "human", "name": "Ann"}, {"kind": "human"}])
+    tid = made["table"]["id"]
+    joined = client.post(f"/api/tables/{tid}/join",
+                         json={"code": made["join_code"], "name": "Bob"}).json()
+    manager = client.app.state.manager  # type: ignore[attr-defined]
+    with seat_socket(client, tid, made["token"]) as a:
+        while (before := recv(a))["type"] != "state":
+            pass
+        assert manager.evict(0) == 0  # somebody is connected
+    deadline = time.monotonic() + 10
+    while manager.evict(0) == 0:  # the socket's goodbye is handled on the server's loop
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    assert tid not in manager.tables
+    listed = {t["id"]: t for t in client.get("/api/tables").json()}
+    assert listed[tid]["status"] == "playing" and tid not in manager.tables
+    with seat_socket(client, tid, joined["token"]) as b:
+        while (after := recv(b))["type"] != "state":
+            pass
+    assert after["version"] == before["version"] and after["hand"] == before["hand"]
+    assert tid in manager.tables

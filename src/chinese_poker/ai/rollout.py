@@ -138,8 +138,10 @@ def _scale(rules: Rules) -> float:
 POL_W, POL_FOUL_PENALTY, POL_STAY_VALUE, POL_STAY_MIDDLE_MIN, POL_FL_ENABLED, POL_THROWN = range(6)
 (
     SC_V, SC_O, SC_S, SC_MORE_LINES, SC_FOUL_VALUE, SC_FOUL_PAYS, SC_AWARD, SC_FINNISH,
-    SC_DEUCE_FOULED, SC_PENALISED, SC_MAX_ONE,
-) = range(11)  # fmt: skip
+    SC_DEUCE_FOULED, SC_PENALISED, SC_MAX_ONE, SC_SPLIT_TIES, SC_SHOWDOWN,
+) = range(13)  # fmt: skip
+#: SC_SHOWDOWN starts the spec's 27 showdown points (lines, overall unit and scoop by
+#: outcome, index 13 + 9 x top + 3 x middle + bottom with +1 won, 0 tied, -1 lost).
 #: The royalty award modes by their kernel number (the order of the SC_AWARD values).
 AWARDS: tuple[str, ...] = ("net", "winner_only", "cancel", "best_at_table")
 AWARD_NET, AWARD_WINNER_ONLY, AWARD_CANCEL, AWARD_BEST = range(4)
@@ -149,6 +151,7 @@ SUPPORTED: dict[str, tuple[object, ...]] = {
     "variant": ("ofc", "pineapple", "turbo"),
     "middle_mode": ("high",),
     "royalty_award": AWARDS,
+    "best_at_table_ties": ("each_in_full", "split"),
     "misset_rule": ("penalty", "ignore"),
     "max_royalties_per_hand": (None, 1),
     "royalty_for_dealt_combination": (False,),
@@ -185,7 +188,7 @@ class Tables:
 def _scoring_array(rules: Rules) -> I64:
     sc = rules.spec.scoring
     v, o, s = sc.line_values
-    row = [0] * 11
+    row = [0] * SC_SHOWDOWN
     row[SC_V], row[SC_O], row[SC_S] = v, o, s
     row[SC_MORE_LINES] = int(sc.more_lines_won)
     row[SC_FOUL_VALUE] = sc.foul_value
@@ -195,7 +198,8 @@ def _scoring_array(rules: Rules) -> I64:
     row[SC_DEUCE_FOULED] = int(sc.deuce_doubles_when_holder_fouled)
     row[SC_PENALISED] = int(sc.misset_penalised)
     row[SC_MAX_ONE] = int(sc.royalties.max_per_hand == 1)
-    return np.array(row, dtype=np.int64)
+    row[SC_SPLIT_TIES] = int(sc.royalties.split_ties)
+    return np.array([*row, *sc.showdown_points], dtype=np.int64)
 
 
 @lru_cache(maxsize=32)
@@ -465,15 +469,8 @@ def _policy_street(
     the order dealt; the last card of a Pineapple street discarded).
     """
     codes, t3, t5, fo = ev
-    cap0, cap1, cap2 = 3, 5, 5
     if kind == 1:
-        for i in range(n_place):
-            c = deck[start + i]
-            line = 2 if cnt[2] < cap2 else (1 if cnt[1] < cap1 else 0)
-            code[line] += codes[c]
-            cnt[line] += 1
-            if c == 0:
-                dz[line] = 1
+        _timeout_street(code, cnt, dz, deck, start, n_place, codes)
         return
     placed = cnt[0] + cnt[1] + cnt[2]
     need = 13 - placed - n_place
@@ -495,42 +492,11 @@ def _policy_street(
         if n_disc != 1:
             d = -1
         for a in range(n_patterns):
-            c0 = code[0]
-            c1 = code[1]
-            c2 = code[2]
-            k0 = cnt[0]
-            k1 = cnt[1]
-            k2 = cnt[2]
-            x = a
-            ok = True
-            for i in range(n_cards):
-                if i == d:
-                    continue
-                line = x % 3
-                x //= 3
-                c = codes[deck[start + i]]
-                if line == 0:
-                    k0 += 1
-                    c0 += c
-                    if k0 > cap0:
-                        ok = False
-                        break
-                elif line == 1:
-                    k1 += 1
-                    c1 += c
-                    if k1 > cap1:
-                        ok = False
-                        break
-                else:
-                    k2 += 1
-                    c2 += c
-                    if k2 > cap2:
-                        ok = False
-                        break
+            ok, c0, c1, c2, k0, k1 = _pattern_sums(code, cnt, deck, start, n_cards, d, a, codes)
             if not ok:
                 continue
-            f0 = cap0 - k0
-            f01 = f0 + cap1 - k1
+            f0 = 3 - k0
+            f01 = f0 + 5 - k1
             total = 0.0
             for s in range(fills):
                 top = -1e300
@@ -554,11 +520,52 @@ def _policy_street(
             continue
         line = x % 3
         x //= 3
-        c = deck[start + i]
-        code[line] += codes[c]
-        cnt[line] += 1
-        if c == 0:
-            dz[line] = 1
+        _place(code, cnt, dz, line, deck[start + i], codes)
+
+
+@_jit
+def _place(code: Any, cnt: Any, dz: Any, line: int, c: int, codes: Any) -> None:
+    code[line] += codes[c]
+    cnt[line] += 1
+    if c == 0:
+        dz[line] = 1
+
+
+@_jit
+def _timeout_street(
+    code: Any, cnt: Any, dz: Any, deck: Any, start: int, n_place: int, codes: Any
+) -> None:
+    """The timeout rule of RULES §10: bottom, middle, top in the order dealt."""
+    for i in range(n_place):
+        line = 2 if cnt[2] < 5 else (1 if cnt[1] < 5 else 0)
+        _place(code, cnt, dz, line, deck[start + i], codes)
+
+
+@_jit
+def _pattern_sums(
+    code: Any, cnt: Any, deck: Any, start: int, n_cards: int, d: int, a: int, codes: Any
+) -> tuple[bool, int, int, int, int, int]:
+    """Line code sums and the top and middle card counts after placing the street's cards
+    (but card ``d``) by the base-3 digits of ``a``; false if a line overflows."""
+    c0, c1, c2 = code[0], code[1], code[2]
+    k0, k1, k2 = cnt[0], cnt[1], cnt[2]
+    x = a
+    for i in range(n_cards):
+        if i == d:
+            continue
+        line = x % 3
+        x //= 3
+        v = codes[deck[start + i]]
+        if line == 0:
+            c0 += v
+            k0 += 1
+        elif line == 1:
+            c1 += v
+            k1 += 1
+        else:
+            c2 += v
+            k2 += 1
+    return k0 <= 3 and k1 <= 5 and k2 <= 5, c0, c1, c2, k0, k1
 
 
 @_jit
@@ -587,12 +594,18 @@ def _seat_royalties(vals: Any, fouled: bool, roy: Any, sc: Any, out: Any) -> Non
 @_jit
 def _best_lines(vals: Any, roys: Any, n: int, out: Any) -> None:
     """Per line, the strongest value among the first ``n`` seats holding a royalty there
-    (-1 if none): the best at the table (fouled seats hold no royalties)."""
+    (-1 if none): the best at the table (fouled seats hold no royalties); ``out[3 + line]``
+    counts the seats holding it."""
     for line in range(3):
         out[line] = -1
+        out[3 + line] = 0
         for j in range(n):
-            if roys[j, line] != 0.0 and vals[j, line] > out[line]:
-                out[line] = vals[j, line]
+            if roys[j, line] != 0.0:
+                if vals[j, line] > out[line]:
+                    out[line] = vals[j, line]
+                    out[3 + line] = 1
+                elif vals[j, line] == out[line]:
+                    out[3 + line] += 1
 
 
 @_jit
@@ -618,65 +631,52 @@ def _pair_points(
 ) -> float:  # fmt: skip
     """What B pays A (RULES §7.3 for two open-face boards): ``av``/``bv`` line values,
     ``ar``/``br`` royalties (:func:`_seat_royalties`), ``adl``/``bdl`` the line holding
-    the Finnish deuce or -1, ``best`` the best royalty value per line at the table."""
+    the Finnish deuce or -1, ``best`` the best royalty value per line at the table and
+    how many seats hold it (:func:`_best_lines`)."""
     if afoul and bfoul:
         return 0.0
     if bfoul:
         return _foul_points(ar, adl, bdl, sc)
     if afoul:
         return -_foul_points(br, bdl, adl, sc)
-    v = sc[SC_V]
-    o = sc[SC_O]
-    s = sc[SC_S]
-    wins = 0
-    losses = 0
-    for line in range(3):
-        if av[line] > bv[line]:
-            wins += 1
-        elif av[line] < bv[line]:
-            losses += 1
-    total = float(v * (wins - losses))
-    if o != 0:
-        if sc[SC_MORE_LINES] != 0:
-            if wins > losses:
-                total += o
-            elif losses > wins:
-                total -= o
-        elif wins >= 2:
-            total += o
-        elif losses >= 2:
-            total -= o
-    if s != 0:
-        if wins == 3:
-            total += s
-        elif losses == 3:
-            total -= s
+    w0 = (av[0] > bv[0]) - (av[0] < bv[0])
+    w1 = (av[1] > bv[1]) - (av[1] < bv[1])
+    w2 = (av[2] > bv[2]) - (av[2] < bv[2])
+    total = float(sc[SC_SHOWDOWN + 13 + 9 * w0 + 3 * w1 + w2])  # lines, overall, scoop
     doubled = -1
     if sc[SC_FINNISH] != 0:
         doubled = adl if adl >= 0 else bdl
-    award = sc[SC_AWARD]
     for line in range(3):
-        ra = ar[line]
-        rb = br[line]
-        if ra == 0.0 and rb == 0.0:
-            continue
-        f = 2.0 if line == doubled else 1.0
-        if award == AWARD_NET:
-            total += f * (ra - rb)
-        elif award == AWARD_BEST:
-            a_best = ra != 0.0 and av[line] == best[line]
-            b_best = rb != 0.0 and bv[line] == best[line]
-            if a_best and not b_best:
-                total += f * ra
-            elif b_best and not a_best:
-                total -= f * rb
-        elif award == AWARD_CANCEL and ra != 0.0 and rb != 0.0:
-            continue
-        elif av[line] > bv[line]:
-            total += f * ra
-        elif av[line] < bv[line]:
-            total -= f * rb
+        if ar[line] != 0.0 or br[line] != 0.0:
+            f = 2.0 if line == doubled else 1.0
+            total += f * _line_royalty(line, av, ar, bv, br, best, sc)
     return total
+
+
+@_jit
+def _line_royalty(line: int, av: Any, ar: Any, bv: Any, br: Any, best: Any, sc: Any) -> float:
+    """What B pays A for one line's royalties under the award mode (§7.5)."""
+    ra: float = ar[line]
+    rb: float = br[line]
+    award = sc[SC_AWARD]
+    if award == AWARD_NET:
+        return ra - rb
+    if award == AWARD_BEST:
+        a_best = ra != 0.0 and av[line] == best[line]
+        b_best = rb != 0.0 and bv[line] == best[line]
+        share = best[3 + line] if sc[SC_SPLIT_TIES] != 0 else 1
+        if a_best and not b_best:
+            return float(math.floor(ra / share))
+        if b_best and not a_best:
+            return -float(math.floor(rb / share))
+        return 0.0
+    if award == AWARD_CANCEL and ra != 0.0 and rb != 0.0:
+        return 0.0
+    if av[line] > bv[line]:
+        return ra
+    if av[line] < bv[line]:
+        return -rb
+    return 0.0
 
 
 @_jit
@@ -686,7 +686,7 @@ def _table_points(vals: Any, dls: Any, roy: Any, sc: Any, out: Any) -> None:
     n = vals.shape[0]
     roys = np.zeros((n, 3), dtype=np.float64)
     fouled = np.zeros(n, dtype=np.bool_)
-    best = np.full(3, -1, dtype=np.int64)
+    best = np.full(6, -1, dtype=np.int64)
     for j in range(n):
         fouled[j] = sc[SC_PENALISED] != 0 and (vals[j, 0] > vals[j, 1] or vals[j, 1] > vals[j, 2])
         _seat_royalties(vals[j], fouled[j], roy, sc, roys[j])
@@ -725,6 +725,72 @@ def kernel_totals(rules: Rules, boards: Sequence[tuple[Sequence[Card], ...]]) ->
 
 
 @_jit
+def _finish_board(
+    code: Any, dz: Any, ev: Any, roy: Any, sc: Any, vals: Any, roys: Any
+) -> tuple[int, bool, bool]:
+    """A completed board's line values and royalties (into ``vals``/``roys``); returns
+    (its Finnish-deuce line, whether it pays a foul, whether it breaks the line order)."""
+    _, t3, t5, fo = ev
+    _line_values(code, t3, t5, fo, vals)
+    misset = vals[0] > vals[1] or vals[1] > vals[2]
+    fouled = sc[SC_PENALISED] != 0 and misset
+    _seat_royalties(vals, fouled, roy, sc, roys)
+    return _deuce_line(dz), fouled, misset
+
+
+@_jit
+def _deal_deck(deck: Any, pool: Any, fl_cards: Any, m: int, used: Any) -> None:
+    """A rollout's deck: Fantasyland sample ``m``'s deals first (none if ``m`` < 0), then
+    the rest of the pool shuffled."""
+    n_pool = pool.shape[0]
+    if m < 0:
+        for i in range(n_pool):
+            deck[i] = pool[i]
+        _shuffle_tail(deck, 0)
+        return
+    n_flc = fl_cards.shape[1]
+    used[:] = False
+    for i in range(n_flc):
+        deck[i] = fl_cards[m, i]
+        used[fl_cards[m, i]] = True
+    k = n_flc
+    for i in range(n_pool):
+        c = pool[i]
+        if not used[c]:
+            deck[k] = c
+            k += 1
+    _shuffle_tail(deck, n_flc)
+
+
+@_jit
+def _play_streets(
+    who: int, kind: int, code: Any, cnt: Any, dz: Any, deck: Any, ev_start: Any, ev_who: Any,
+    ev_cards: Any, ev_place: Any, ev_disc: Any, n_fills: int, choice: int,
+    ev: Any, roy: Any, flv: Any, st: Any, pol: Any, scratch: Any, pref: Any,
+) -> None:  # fmt: skip
+    """Play every street event of seat ``who`` (-1: us) on its board with the policy."""
+    for e in range(ev_who.shape[0]):
+        if ev_who[e] == who:
+            _policy_street(code, cnt, dz, deck, ev_start[e], ev_cards[e], ev_place[e],
+                           ev_disc[e], deck.shape[0], n_fills, choice, kind, ev, roy, flv, st,
+                           pol, scratch, pref)  # fmt: skip
+
+
+@_jit
+def _fantasyland_earned(mine: Any, in_fl: bool, flv: Any, pol: Any) -> tuple[bool, float]:
+    """Whether a valid board earns Fantasyland (an entry, or a stay when already in it),
+    and what that is worth."""
+    if in_fl:
+        stays = pol[POL_FL_ENABLED] != 0.0 and (
+            (mine[0] >> 20) == 3 or (mine[2] >> 20) >= 7
+            or (mine[1] >> 20) >= pol[POL_STAY_MIDDLE_MIN]
+        )  # fmt: skip
+        return stays, float(pol[POL_STAY_VALUE])
+    bonus = float(flv[mine[0] >> 16])
+    return bonus > 0.0, bonus
+
+
+@_jit
 def _deuce_line(dz: Any) -> int:
     for line in range(3):
         if dz[line] != 0:
@@ -759,7 +825,6 @@ def _rollouts(
     anything else, hidden from us), then the rest of the pool shuffled; the street
     events take their cards from it in the order they are dealt.
     """
-    _, t3, t5, fo = ev
     np.random.seed(seed)
     n_pool = pool.shape[0]
     m_fl = fl_cards.shape[0]
@@ -773,11 +838,8 @@ def _rollouts(
     used = np.zeros(52, dtype=np.bool_)
     scratch = np.empty(52, dtype=np.int64)
     pref = np.zeros((max(n_fills, 1) * max(choice, 1), 14), dtype=np.int64)
-    ev_start = np.empty(n_ev, dtype=np.int64)
-    pos = n_flc
-    for e in range(n_ev):
-        ev_start[e] = pos
-        pos += ev_cards[e]
+    ev_start = np.empty(n_ev, dtype=np.int64)  # where each street event's cards start
+    ev_start[:] = n_flc + np.cumsum(ev_cards) - ev_cards
     wcode = np.empty(3, dtype=np.int64)
     wcnt = np.empty(3, dtype=np.int64)
     wdz = np.empty(3, dtype=np.int64)
@@ -789,46 +851,21 @@ def _rollouts(
     ofoul = np.empty(n_opp, dtype=np.bool_)
     mine = vals[n_opp]
     myroy = roys[n_opp]
-    best = np.full(3, -1, dtype=np.int64)
-    penalised = sc[SC_PENALISED] != 0
+    best = np.full(6, -1, dtype=np.int64)
     by_best = sc[SC_AWARD] == AWARD_BEST
-    stay_value = pol[POL_STAY_VALUE]
-    middle_min = pol[POL_STAY_MIDDLE_MIN]
     for r in range(r0, r1):
         # --- the deck
-        if m_fl > 0:
-            m = r % m_fl
-            used[:] = False
-            for i in range(n_flc):
-                deck[i] = fl_cards[m, i]
-                used[fl_cards[m, i]] = True
-            k = n_flc
-            for i in range(n_pool):
-                c = pool[i]
-                if not used[c]:
-                    deck[k] = c
-                    k += 1
-            _shuffle_tail(deck, n_flc)
-        else:
-            for i in range(n_pool):
-                deck[i] = pool[i]
-            _shuffle_tail(deck, 0)
+        _deal_deck(deck, pool, fl_cards, r % m_fl if m_fl > 0 else -1, used)
         # --- the opponents' boards (they do not depend on our placement)
         for j in range(q):
             for line in range(3):
                 wcode[line] = opp_code[j, line]
                 wcnt[line] = opp_cnt[j, line]
                 wdz[line] = opp_dz[j, line]
-            for e in range(n_ev):
-                if ev_who[e] == j:
-                    _policy_street(wcode, wcnt, wdz, deck, ev_start[e], ev_cards[e],
-                                   ev_place[e], ev_disc[e], n_pool, n_fills, choice,
-                                   opp_kind[j],
-                                   ev, roy, flv, st, pol, scratch, pref)
-            _line_values(wcode, t3, t5, fo, ovals[j])
-            odl[j] = _deuce_line(wdz)
-            ofoul[j] = penalised and (ovals[j, 0] > ovals[j, 1] or ovals[j, 1] > ovals[j, 2])
-            _seat_royalties(ovals[j], ofoul[j], roy, sc, roys[j])
+            _play_streets(j, opp_kind[j], wcode, wcnt, wdz, deck, ev_start, ev_who, ev_cards,
+                          ev_place, ev_disc, n_fills, choice, ev, roy, flv, st, pol, scratch,
+                          pref)  # fmt: skip
+            odl[j], ofoul[j], _ = _finish_board(wcode, wdz, ev, roy, sc, ovals[j], roys[j])
         for j in range(n_fl_opp):
             m = r % m_fl
             for line in range(3):
@@ -844,16 +881,10 @@ def _rollouts(
                 wcode[line] = cand_code[c, line]
                 wcnt[line] = cand_cnt[c, line]
                 wdz[line] = cand_dz[c, line]
-            for e in range(n_ev):
-                if ev_who[e] < 0:
-                    _policy_street(wcode, wcnt, wdz, deck, ev_start[e], ev_cards[e],
-                                   ev_place[e], ev_disc[e], n_pool, n_fills, choice, 0,
-                                   ev, roy, flv, st, pol, scratch, pref)
-            _line_values(wcode, t3, t5, fo, mine)
-            dl = _deuce_line(wdz)
-            misset = mine[0] > mine[1] or mine[1] > mine[2]
-            fouled = penalised and misset
-            _seat_royalties(mine, fouled, roy, sc, myroy)
+            _play_streets(-1, 0, wcode, wcnt, wdz, deck, ev_start, ev_who, ev_cards, ev_place,
+                          ev_disc, n_fills, choice, ev, roy, flv, st, pol, scratch,
+                          pref)  # fmt: skip
+            dl, fouled, misset = _finish_board(wcode, wdz, ev, roy, sc, mine, myroy)
             if by_best:
                 _best_lines(vals, roys, n_opp + 1, best)
             total = 0.0
@@ -861,18 +892,10 @@ def _rollouts(
                 total += _pair_points(mine, myroy, dl, fouled, ovals[j], roys[j], odl[j],
                                       ofoul[j], best, sc)  # fmt: skip
             if not misset:
-                if in_fl:
-                    if pol[POL_FL_ENABLED] != 0.0 and (
-                        (mine[0] >> 20) == 3 or (mine[2] >> 20) >= 7
-                        or (mine[1] >> 20) >= middle_min
-                    ):  # fmt: skip
-                        total += stay_value
-                        out_fl[c] += 1
-                else:
-                    bonus = flv[mine[0] >> 16]
-                    if bonus > 0.0:
-                        total += bonus
-                        out_fl[c] += 1
+                earned, value = _fantasyland_earned(mine, in_fl, flv, pol)
+                if earned:
+                    total += value
+                    out_fl[c] += 1
             if fouled:
                 out_foul[c] += 1
             out_n[c] += 1
@@ -965,6 +988,56 @@ def _line_state(lines: Sequence[Sequence[Card]], codes: I64) -> tuple[I64, I64, 
     return code, cnt, dz
 
 
+def _opponents(
+    view: View, me: int, codes: I64, cum: npt.NDArray[np.int64]
+) -> tuple[list[int], list[tuple[I64, I64, I64]], list[int], list[tuple[int, int]], dict[int, int]]:
+    """The opponents as the kernels see them: (seats still placing or complete, their line
+    states, 1 for a timed-out seat, hidden Fantasyland seats with their deal sizes, the
+    street each placing seat is on)."""
+    opp_seats: list[int] = []
+    opp_rows: list[tuple[I64, I64, I64]] = []
+    opp_kind: list[int] = []
+    fl_seats: list[tuple[int, int]] = []
+    done: dict[int, int] = {}
+    for b in view.boards:
+        if b.seat == me:
+            continue
+        if b.hidden or (b.in_fantasyland and b.placed < 13):
+            fl_seats.append((b.seat, b.fantasyland_cards))
+            continue
+        j = len(opp_seats)
+        opp_seats.append(b.seat)
+        opp_rows.append(_line_state((b.top, b.middle, b.bottom), codes))
+        opp_kind.append(1 if b.seat in view.timed_out else 0)
+        done[j] = int(np.searchsorted(cum, b.placed, side="right"))
+    return opp_seats, opp_rows, opp_kind, fl_seats, done
+
+
+def _street_events(
+    streets: Sequence[tuple[int, int]], play_order: Sequence[int], me: int, mine_done: int,
+    opp_seats: list[int], done: dict[int, int],
+) -> tuple[list[int], list[int], list[int]]:
+    """Every street still to be dealt, in dealing order: (who: -1 us, else an index into
+    ``opp_seats``; cards dealt; cards placed). ``mine_done`` is the street we are on (-1
+    when we place no more streets); ``done`` the same per opponent index."""
+    who: list[int] = []
+    n_cards: list[int] = []
+    n_place: list[int] = []
+    for k, (dealt, placed) in enumerate(streets):
+        for seat in play_order:
+            if seat == me:
+                if mine_done < 0 or k <= mine_done:
+                    continue
+                who.append(-1)
+            elif seat in opp_seats and k >= done[opp_seats.index(seat)]:
+                who.append(opp_seats.index(seat))
+            else:
+                continue
+            n_cards.append(dealt)
+            n_place.append(placed)
+    return who, n_cards, n_place
+
+
 @dataclass(frozen=True)
 class Candidate:
     """One of our options as the kernels see it: the board after it (lines' cards)."""
@@ -1021,43 +1094,12 @@ class Situation:
         pool = np.array([c for c in range(52) if c not in seen], dtype=np.int64)
         streets = rules.streets
         cum = np.cumsum([p for _, p in streets])
-        opp_seats: list[int] = []
-        opp_rows: list[tuple[I64, I64, I64]] = []
-        opp_kind: list[int] = []
-        fl_seats: list[tuple[int, int]] = []
-        done: dict[int, int] = {}
-        for b in view.boards:
-            if b.seat == me:
-                continue
-            if b.hidden or (b.in_fantasyland and b.placed < 13):
-                fl_seats.append((b.seat, b.fantasyland_cards))
-                continue
-            j = len(opp_seats)
-            opp_seats.append(b.seat)
-            opp_rows.append(_line_state((b.top, b.middle, b.bottom), tables.codes))
-            opp_kind.append(1 if b.seat in view.timed_out else 0)
-            done[j] = int(np.searchsorted(cum, b.placed, side="right"))
+        opp_seats, opp_rows, opp_kind, fl_seats, done = _opponents(view, me, tables.codes, cum)
         my_done = int(np.searchsorted(cum, mine_view.placed, side="right"))
         in_fl = mine_view.in_fantasyland
-        who: list[int] = []
-        n_cards: list[int] = []
-        n_place: list[int] = []
-        for k, (dealt, placed) in enumerate(streets):
-            for seat in view.play_order:
-                if seat == me:
-                    if not in_fl and dec.kind == "street" and k > my_done:
-                        who.append(-1)
-                    else:
-                        continue
-                elif seat in opp_seats:
-                    j = opp_seats.index(seat)
-                    if k < done[j]:
-                        continue
-                    who.append(j)
-                else:
-                    continue
-                n_cards.append(dealt)
-                n_place.append(placed)
+        mine_left = -1 if in_fl or dec.kind != "street" else my_done
+        who, n_cards, n_place = _street_events(streets, view.play_order, me, mine_left,
+                                               opp_seats, done)  # fmt: skip
         # The pool must hold every card still to be dealt (it always does: the deck has
         # 52 cards and the variants deal at most 52).
         need = sum(n_cards) + sum(n for _, n in fl_seats)

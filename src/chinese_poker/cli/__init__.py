@@ -1,8 +1,15 @@
 """The ``chinese-poker`` command: a thin client of the library.
 
 Each subcommand lives in its own module of this package with two functions,
-``register(subparsers)`` and ``run(args) -> int``. Errors a user can cause are
-reported as one line on standard error with a non-zero exit, never a traceback.
+``register(subparsers)`` and ``run(args) -> int``, and uses the shared pieces here: the
+``--rules``/``--set`` arguments (:func:`add_rules_arguments`, :func:`rules_from_args`),
+checked numbers (:func:`whole`, :func:`real`), input files where ``-`` is standard input
+(:func:`read_input`, :func:`read_history_input`).
+
+Errors a user can cause are one line on standard error and exit status 2, never a
+traceback; a malformed command line (unknown option, missing value) also shows the usage
+of the (sub)command it was meant for. Output into a pipe whose reader stops (``| head``)
+ends quietly with status 0. ``python -m chinese_poker`` is the same command.
 """
 
 from __future__ import annotations

@@ -46,6 +46,13 @@ def register(sub: Any) -> None:
         " https://poker.example.org (repeatable; '*': any)",
     )
     p.add_argument(
+        "--rate-limits",
+        default=None,
+        metavar="CREATE,JOIN,CODES",
+        help="per client address: table creations, joins, wrong join codes, e.g. the"
+        " default '30/minute,60/minute,10/minute'",
+    )
+    p.add_argument(
         "--log-level",
         default="warning",
         choices=["critical", "error", "warning", "info", "debug"],
@@ -67,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
     from chinese_poker.server.db import default_database_url
 
     url = args.database_url or default_database_url()
+    limits = _rate_limits(args.rate_limits)
     _check_database(url)
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -84,7 +92,12 @@ def run(args: argparse.Namespace) -> int:
         shown = "127.0.0.1"
     print(f"chinese-poker server: open http://{shown}:{port}/", flush=True)
     print(f"database: {_redact(url)}", flush=True)
-    app = create_app(url, public_url=args.public_url, allowed_origins=args.allow_origin)
+    app = create_app(
+        url,
+        public_url=args.public_url,
+        allowed_origins=args.allow_origin,
+        rate_limits=limits,
+    )
     config = uvicorn.Config(
         app,
         log_level=args.log_level,
@@ -103,6 +116,24 @@ def run(args: argparse.Namespace) -> int:
     server.run(sockets=[sock])
     sys.stdout.flush()
     return 0
+
+
+def _rate_limits(text: str | None) -> Any:
+    from limits import parse
+
+    from chinese_poker.server.guard import RateSpec
+
+    if text is None:
+        return None
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 3:
+        raise ValueError(f"--rate-limits needs three limits CREATE,JOIN,CODES, not {text!r}")
+    for part in parts:
+        try:
+            parse(part)
+        except ValueError:
+            raise ValueError(f"--rate-limits: {part!r} is not a limit like 30/minute") from None
+    return RateSpec(*parts)
 
 
 def _check_database(url: str) -> None:

@@ -46,7 +46,15 @@ def run(args: argparse.Namespace) -> int:
         label = f"line {c.index}"
         if c.hand is not None:
             label += f" (table {c.table}, hand {c.hand})"
-        print(f"{label}: OK" if c.ok else f"{label}: FAILED: {c.problem}")
+        if not c.ok:
+            print(f"{label}: FAILED: {c.problem}")
+        elif not c.ledger_checked:
+            print(
+                f"{label}: OK (its session's earlier hands are not in the file:"
+                " the ledger is not checked)"
+            )
+        else:
+            print(f"{label}: OK")
     failed = sum(1 for c in checks if not c.ok)
     if failed:
         print(f"{failed} of {plural(len(checks), 'hand')} FAILED verification")

@@ -27,9 +27,11 @@ from types import MappingProxyType
 from typing import Any, Final, TypeVar
 
 from chinese_poker.rules.options import (
+    BestAtTableTies,
     ClassicRoyalFlush,
     CrissCrossPairing,
     DeuceIfHolderFouled,
+    FlEntryMin,
     FlRepeatLimitScope,
     FlRepeatMiddleMin,
     FoulPenalty,
@@ -40,6 +42,7 @@ from chinese_poker.rules.options import (
     MissetRule,
     NaturalClaim,
     NaturalKind,
+    NaturalSource,
     Option,
     OverallUnitRule,
     RoyaltyAward,
@@ -59,9 +62,11 @@ __all__ = [
     "PRESETS",
     "TOP_ROYALTY_KEYS",
     "VARIANTS",
+    "BestAtTableTies",
     "ClassicRoyalFlush",
     "CrissCrossPairing",
     "DeuceIfHolderFouled",
+    "FlEntryMin",
     "FlRepeatLimitScope",
     "FlRepeatMiddleMin",
     "FoulPenalty",
@@ -73,6 +78,7 @@ __all__ = [
     "MissetRule",
     "NaturalClaim",
     "NaturalKind",
+    "NaturalSource",
     "Option",
     "OverallUnitRule",
     "RoyaltyAward",
@@ -260,6 +266,12 @@ def _positive_float(value: object) -> float:
     if number <= 0:
         raise ValueError("must be positive")
     return number
+
+
+def _fl_entry_min(value: object) -> FlEntryMin:
+    if isinstance(value, str) and value.strip().upper() in tuple(FlEntryMin):
+        return FlEntryMin(value.strip().upper())
+    raise ValueError
 
 
 def _middle_trips_royalty(value: object) -> int:
@@ -497,6 +509,9 @@ _OPTIONS: Final[dict[str, tuple[Callable[[object], Any], str]]] = {
     "middle_trips_royalty": (_middle_trips_royalty, "2, 0"),
     "classic_royal_flush": (_classic_royal_flush, _listed(ClassicRoyalFlush)),
     "royalty_award": (_choice(RoyaltyAward), _listed(RoyaltyAward)),
+    "best_at_table_ties": (_choice(BestAtTableTies), _listed(BestAtTableTies)),
+    "fl_entry_min": (_fl_entry_min, _listed(FlEntryMin)),
+    "natural_source": (_choice(NaturalSource), _listed(NaturalSource)),
     "max_royalties_per_hand": (_max_royalties, "unlimited, 1"),
     "royalty_for_dealt_combination": (_as_bool, _BOOL),
     "royalties_must_be_declared": (_as_bool, _BOOL),
@@ -717,6 +732,9 @@ class Rules:
     middle_trips_royalty: int = 2
     classic_royal_flush: ClassicRoyalFlush = ClassicRoyalFlush.TWENTY_TEN
     royalty_award: RoyaltyAward = _AUTO
+    best_at_table_ties: BestAtTableTies = BestAtTableTies.EACH_IN_FULL
+    fl_entry_min: FlEntryMin = FlEntryMin.QQ
+    natural_source: NaturalSource = NaturalSource.DEALT_CARDS
     max_royalties_per_hand: int | None = None
     royalty_for_dealt_combination: bool = False
     royalties_must_be_declared: bool = False

@@ -10,9 +10,11 @@ from __future__ import annotations
 from enum import StrEnum
 
 __all__ = [
+    "BestAtTableTies",
     "ClassicRoyalFlush",
     "CrissCrossPairing",
     "DeuceIfHolderFouled",
+    "FlEntryMin",
     "FlRepeatLimitScope",
     "FlRepeatMiddleMin",
     "FoulPenalty",
@@ -23,6 +25,7 @@ __all__ = [
     "MissetRule",
     "NaturalClaim",
     "NaturalKind",
+    "NaturalSource",
     "Option",
     "OverallUnitRule",
     "RoyaltyAward",
@@ -95,6 +98,29 @@ class RoyaltyAward(Option):
     WINNER_ONLY = "winner_only"
     BEST_AT_TABLE = "best_at_table"
     CANCEL = "cancel"
+
+
+class BestAtTableTies(Option):
+    """Seats tied for the best royalty hand under ``best_at_table`` ([002]: the pool is
+    "divided among the winner(s)")."""
+
+    EACH_IN_FULL = "each_in_full"
+    SPLIT = "split"
+
+
+class FlEntryMin(Option):
+    """The weakest top pair that enters Fantasyland ([003]'s Pineapple: above queens)."""
+
+    QQ = "QQ"
+    KK = "KK"
+
+
+class NaturalSource(Option):
+    """Whether three flushes and three straights count from the 13 cards dealt (declared,
+    as Capsa Susun and Pusoy players do) or only as the board is set."""
+
+    DEALT_CARDS = "dealt_cards"
+    SET_BOARD = "set_board"
 
 
 class DeuceIfHolderFouled(Option):

@@ -87,6 +87,7 @@ class RoyaltySpec:
     bottom_royal: int
     low_middle_dp: bool
     award: RoyaltyAward
+    split_ties: bool  # best_at_table: tied best holders share what each other seat pays
     max_per_hand: int | None
     dealt_combination: bool
     lookup: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]
@@ -120,6 +121,7 @@ class NaturalsSpec:
     """Classic naturals (§7.10): values, who claims, how different kinds compare."""
 
     values: Mapping[str, int]
+    from_dealt_cards: bool  # three flushes / straights from the 13 cards, not the setting
     optional_claim: bool
     cross_order: tuple[str, ...] | None  # high to low; None: different kinds of equal value tie
 
@@ -309,6 +311,7 @@ def _royalties(rules: Rules) -> RoyaltySpec:
         low_middle_dp=rules.middle_mode == "lowball_2_7"
         and rules.low_middle_royalties == "dp_table",
         award=rules.royalty_award,
+        split_ties=rules.best_at_table_ties == "split",
         max_per_hand=rules.max_royalties_per_hand,
         dealt_combination=rules.royalty_for_dealt_combination,
         lookup=((), (), ()),
@@ -336,7 +339,7 @@ def _fantasyland(rules: Rules) -> FantasylandSpec:
     )
     return FantasylandSpec(
         enabled=enabled,
-        entry_min_pair=RANKS.index("Q"),
+        entry_min_pair=RANKS.index(str(rules.fl_entry_min)[0]),
         entry=entry,
         repeat=repeat,
         stay_middle_min=middle_min,
@@ -353,6 +356,7 @@ def _scoring(rules: Rules) -> ScoringSpec:
         cross = rules.natural_cross_type
         naturals = NaturalsSpec(
             values=dict(rules.natural_values),
+            from_dealt_cards=rules.natural_source == "dealt_cards",
             optional_claim=rules.natural_claim == "optional",
             cross_order=None if cross == "tie" else tuple(cross.split(">")),
         )

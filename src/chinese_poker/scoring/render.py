@@ -143,49 +143,60 @@ def _rules_line(rules: Rules) -> str:
     return text
 
 
+def _seat_lines(seat: SeatResult, width: int) -> list[str]:
+    """The lines of one seat in the "Boards" part."""
+    head = f"  {seat.name:<{width}}  "
+    if not len(seat.board):
+        return [head + "(surrendered, board not shown)"]
+    out = [head + str(seat.board)]
+    pad = " " * (width + 4)
+    if seat.natural is not None:
+        out.append(f"{pad}natural: {seat.natural.label} (worth {seat.natural.value})")
+    if seat.surrendered:
+        out.append(f"{pad}surrendered")
+    for i, name in enumerate(LINE_NAMES):
+        roy = seat.royalties[i]
+        note = f"royalty {roy}" if roy else ""
+        out.append(f"{pad}{name:<7}{seat.hands[i]:<40}{note}".rstrip())
+    if seat.dealt_bonus:
+        out.append(f"{pad}dealt-combination royalty for: {', '.join(seat.dealt_bonus)}")
+    if seat.foul_reason is not None:
+        label = "FOULED" if seat.fouled else "mis-set, not penalised"
+        if seat.natural is not None or seat.surrendered:
+            label = "mis-set, not played"
+        out.append(f"{pad}{label}: {seat.foul_reason}")
+    if seat.royalty_total:
+        out.append(f"{pad}royalties {seat.royalty_total}")
+    if seat.fantasyland is not None:
+        verb = "stays in" if seat.in_fantasyland else "enters"
+        out.append(f"{pad}{verb} Fantasyland: {seat.fantasyland} cards next hand")
+    return out
+
+
+def _pair_lines(pair: PairResult) -> list[str]:
+    """The lines of one pair in the "Pairs" part."""
+    unit = f" at {_money_text(pair.unit).lstrip('+ ')} a point" if pair.unit != 1 else ""
+    if pair.points:
+        who = pair.a if pair.points > 0 else pair.b
+        head = f"{who} +{abs(pair.points)}"
+    else:
+        head = "even"
+    out = [f"  {pair.a} vs {pair.b}{unit}: {head}"]
+    out.extend(f"    {_signed(item.points):>4}  {item_text(pair, item)}" for item in pair.items)
+    return out
+
+
 def render(settlement: Settlement) -> str:
+    """A plain-text breakdown: each board, each pair item by item, the totals."""
     out: list[str] = [_rules_line(settlement.rules), ""]
     width = max(len(s.name) for s in settlement.seats)
     out.append("Boards")
     for seat in settlement.seats:
-        head = f"  {seat.name:<{width}}  "
-        if not len(seat.board):
-            out.append(head + "(surrendered, board not shown)")
-            continue
-        out.append(head + str(seat.board))
-        pad = " " * (width + 4)
-        if seat.natural is not None:
-            out.append(f"{pad}natural: {seat.natural.label} (worth {seat.natural.value})")
-        if seat.surrendered:
-            out.append(f"{pad}surrendered")
-        for i, name in enumerate(LINE_NAMES):
-            roy = seat.royalties[i]
-            note = f"royalty {roy}" if roy else ""
-            out.append(f"{pad}{name:<7}{seat.hands[i]:<40}{note}".rstrip())
-        if seat.dealt_bonus:
-            out.append(f"{pad}dealt-combination royalty for: {', '.join(seat.dealt_bonus)}")
-        if seat.foul_reason is not None:
-            label = "FOULED" if seat.fouled else "mis-set, not penalised"
-            if seat.natural is not None or seat.surrendered:
-                label = "mis-set, not played"
-            out.append(f"{pad}{label}: {seat.foul_reason}")
-        if seat.royalty_total:
-            out.append(f"{pad}royalties {seat.royalty_total}")
-        if seat.fantasyland is not None:
-            verb = "stays in" if seat.in_fantasyland else "enters"
-            out.append(f"{pad}{verb} Fantasyland: {seat.fantasyland} cards next hand")
+        out.extend(_seat_lines(seat, width))
     out.append("")
     out.append("Pairs (each item: what the second seat pays the first)")
     for pair in settlement.pairs:
-        unit = f" at {_money_text(pair.unit).lstrip('+ ')} a point" if pair.unit != 1 else ""
-        if pair.points:
-            who = pair.a if pair.points > 0 else pair.b
-            head = f"{who} +{abs(pair.points)}"
-        else:
-            head = "even"
-        out.append(f"  {pair.a} vs {pair.b}{unit}: {head}")
-        for item in pair.items:
-            out.append(f"    {_signed(item.points):>4}  {item_text(pair, item)}")
+        out.extend(_pair_lines(pair))
     out.append("")
     out.append("Totals")
     any_money = any(pair.unit != 1 for pair in settlement.pairs) or settlement.rules.unit_value != 1

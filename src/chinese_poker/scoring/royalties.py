@@ -94,9 +94,15 @@ def _dealt_combinations(
     the player collects the back-line royalty of such a combination even though he broke
     it up ([004]). A straight flush run longer than five cards is one combination.
     """
-    found: list[tuple[int, int, str]] = []
     held = set(dealt)
     lines = (set(board.middle), set(board.bottom))
+    return _broken_quads(ro, held, lines) + _broken_straight_flushes(ro, held, lines)
+
+
+def _broken_quads(
+    ro: RoyaltySpec, held: set[Card], lines: tuple[set[Card], set[Card]]
+) -> list[tuple[int, int, str]]:
+    found = []
     by_rank: dict[int, list[Card]] = {}
     for c in held:
         by_rank.setdefault(c >> 2, []).append(c)
@@ -105,6 +111,13 @@ def _dealt_combinations(
             kicker = next((c for c in sorted(held) if c >> 2 != rank), (rank + 1) % 13 * 4)
             value = evaluate5(cards[0], cards[1], cards[2], cards[3], kicker)
             found.append((ro.bottom[FOUR_OF_A_KIND], value, describe(value).split(",")[0]))
+    return found
+
+
+def _broken_straight_flushes(
+    ro: RoyaltySpec, held: set[Card], lines: tuple[set[Card], set[Card]]
+) -> list[tuple[int, int, str]]:
+    found = []
     for suit in range(4):
         ranks = {c >> 2 for c in held if c & 3 == suit}
         run = {r * 4 + suit for r in ranks}

@@ -10,7 +10,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 from chinese_poker import evaluate as _ev
-from chinese_poker.cards import LINE_NAMES, RANKS, Card, check_disjoint
+from chinese_poker.cards import LINE_NAMES, RANKS, Board, Card, check_disjoint
 from chinese_poker.evaluate import CARD_CODES, describe, evaluate_low27, low27_high_card
 from chinese_poker.rules import RoyaltyAward, Rules
 from chinese_poker.rules.spec import RulesSpec, ScoringSpec
@@ -22,6 +22,7 @@ from chinese_poker.scoring.results import (
     DEUCE_OF_SPADES,
     Hand,
     Item,
+    Natural,
     PairResult,
     ScoringError,
     SeatResult,
@@ -84,15 +85,32 @@ def _deuce_line(hand: Hand) -> int:
 _NEW = tuple.__new__  # building NamedTuples without the keyword machinery (hot path)
 
 
-def _seat(sc: ScoringSpec, hand: Hand, t5: list[int]) -> SeatResult:
-    board = hand.board
-    name = hand.name
-    player = name if hand.player is None else hand.player
-    if hand.surrender and not board.top and not board.middle and not board.bottom:
-        return _NEW(SeatResult, (
-            name, player, hand.index, board, _ZERO3, _NO_HANDS, _ZERO3, None, False, None,
-            True, hand.in_fantasyland, None, -1, (), _ZERO3,
-        ))  # fmt: skip
+def _low_middle(
+    sc: ScoringSpec, board: Board, top: int, middle_high: int, bottom: int
+) -> tuple[int, tuple[str, str, str], str | None]:
+    """(middle low value, line names, foul reason) of a board under a low middle."""
+    middle = evaluate_low27(board.middle)
+    hands = (_describe(top), _describe_low(middle, middle_high), _describe(bottom))
+    return middle, hands, board_foul_reason(sc, board, top, middle_high, middle, bottom)
+
+
+def _capped_royalties(
+    sc: ScoringSpec, hand: Hand, values: tuple[int, int, int]
+) -> tuple[tuple[int, int, int], tuple[str, ...], tuple[int, int, int]]:
+    """(royalties, dealt-combination names, strengths) under the per-hand rules or a low
+    middle (the plain case is looked up inline in :func:`_seat`)."""
+    ro = sc.royalties
+    top, middle, bottom = values
+    if ro.dealt_combination or ro.max_per_hand == 1:
+        roy, bonus, dealt_strength = royalty_parts(sc, hand.board, values, hand.dealt)
+        return roy, bonus, (top, middle, max(bottom, dealt_strength))
+    return (ro.top_of(top), middle_royalty(sc, middle), ro.bottom_of(bottom)), (), values
+
+
+def _lines(
+    sc: ScoringSpec, board: Board, t5: list[int]
+) -> tuple[int, int, int, int, tuple[str, str, str], str | None]:
+    """(top, middle high, middle, bottom, line names, foul reason) of a complete board."""
     t, m, b = board.top, board.middle, board.bottom
     cc, fo = _CC, _FO
     k = cc[m[0]] + cc[m[1]] + cc[m[2]] + cc[m[3]] + cc[m[4]]
@@ -101,56 +119,71 @@ def _seat(sc: ScoringSpec, hand: Hand, t5: list[int]) -> SeatResult:
     middle_high = t5[(k >> 12) + fo[k & 4095]]
     bottom = t5[(j >> 12) + fo[j & 4095]]
     if sc.lowball_middle:
-        middle = evaluate_low27(board.middle)
-        hands = (_describe(top), _describe_low(middle, middle_high), _describe(bottom))
-        reason = board_foul_reason(sc, board, top, middle_high, middle, bottom)
-    else:
-        middle = middle_high
-        known = _DESCRIPTIONS
-        hands = (
-            known.get(top) or _describe(top),
-            known.get(middle) or _describe(middle),
-            known.get(bottom) or _describe(bottom),
-        )
-        # The plain comparisons of §3.4 on the shared value scale.
-        reason = (
-            None
-            if top <= middle and middle <= bottom
-            else board_foul_reason(sc, board, top, middle, 0, bottom)
-        )
-    values = (top, middle, bottom)
+        middle, hands, reason = _low_middle(sc, board, top, middle_high, bottom)
+        return top, middle_high, middle, bottom, hands, reason
+    known = _DESCRIPTIONS
+    hands = (
+        known.get(top) or _describe(top),
+        known.get(middle_high) or _describe(middle_high),
+        known.get(bottom) or _describe(bottom),
+    )
+    # The plain comparisons of §3.4 on the shared value scale.
+    if top <= middle_high <= bottom:
+        return top, middle_high, middle_high, bottom, hands, None
+    reason = board_foul_reason(sc, board, top, middle_high, 0, bottom)
+    return top, middle_high, middle_high, bottom, hands, reason
 
+
+def _natural_or_surrender(
+    sc: ScoringSpec, hand: Hand, middle_high: int, bottom: int
+) -> tuple[Natural | None, bool]:
+    """(the natural the hand claims, whether it surrenders): a natural is paid first."""
     natural = None
     ns = sc.naturals
     if ns is not None and (not ns.optional_claim or hand.declares_natural):
-        natural = find_natural(ns, board, middle_high, bottom)
-    surrendered = hand.surrender and natural is None
-    fouled = reason is not None and sc.misset_penalised and natural is None and not surrendered
+        natural = find_natural(ns, hand.board, middle_high, bottom)
+    return natural, hand.surrender and natural is None
+
+
+def _seat(sc: ScoringSpec, hand: Hand, t5: list[int], plain: bool) -> SeatResult:
+    """One seat settled on its own; ``plain``: royalties are the per-line look-ups."""
+    board = hand.board
+    name = hand.name
+    player = name if hand.player is None else hand.player
+    if hand.surrender and not len(board):  # surrendered, the board not shown
+        return _NEW(SeatResult, (
+            name, player, hand.index, board, _ZERO3, _NO_HANDS, _ZERO3, None, False, None,
+            True, hand.in_fantasyland, None, -1, (), _ZERO3,
+        ))  # fmt: skip
+    top, middle_high, middle, bottom, hands, reason = _lines(sc, board, t5)
+    values = (top, middle, bottom)
+
+    natural = None
+    surrendered = fouled = False
+    if sc.naturals is not None or hand.surrender:
+        natural, surrendered = _natural_or_surrender(sc, hand, middle_high, bottom)
+    if reason is not None:
+        fouled = sc.misset_penalised and natural is None and not surrendered
     deuce_line = _deuce_line(hand) if sc.finnish_deuce else -1
     fantasyland = None
     fl = sc.fantasyland
     if reason is None and fl.enabled:
-        if hand.in_fantasyland:
-            fantasyland = next_deal(fl, top, middle_high, bottom, True)
-        else:
-            fantasyland = fl.entry_by_top[top >> 16] or None
+        fantasyland = (fl.entry_by_top[top >> 16] or None) if not hand.in_fantasyland else (
+            next_deal(fl, top, middle_high, bottom, True)
+        )
 
     if fouled or surrendered or natural is not None:
         return _NEW(SeatResult, (
             name, player, hand.index, board, values, hands, _ZERO3, reason, fouled, natural,
             surrendered, hand.in_fantasyland, fantasyland, deuce_line, (), _ZERO3,
         ))  # fmt: skip
-    ro = sc.royalties
     bonus: tuple[str, ...] = ()
     strength = values
-    if ro.dealt_combination or ro.max_per_hand == 1:
-        roy, bonus, dealt_strength = royalty_parts(sc, board, values, hand.dealt)
-        strength = (top, middle, max(bottom, dealt_strength))
-    elif sc.lowball_middle:
-        roy = (ro.top_of(top), middle_royalty(sc, middle), ro.bottom_of(bottom))
-    else:
-        lt, lm, lb = ro.lookup
+    if plain:
+        lt, lm, lb = sc.royalties.lookup
         roy = (lt[top >> 16], lm[middle >> 16], lb[bottom >> 16])
+    else:
+        roy, bonus, strength = _capped_royalties(sc, hand, values)
     return _NEW(SeatResult, (
         name, player, hand.index, board, values, hands, roy, reason, False, None, False,
         hand.in_fantasyland, fantasyland, deuce_line, bonus, strength,
@@ -215,20 +248,26 @@ def _foul_items(sc: ScoringSpec, winner: SeatResult, loser: SeatResult, sign: in
 # "won-lost" notes of the overall unit, prebuilt: formatting them is slower than settling.
 _SCORES = tuple(tuple(f"{w}-{lost}" for lost in range(4)) for w in range(4))
 
-Best = tuple[frozenset[str], frozenset[str], frozenset[str]]
+#: Per line, the seats holding the best royalty hand, each with how many share it.
+Best = tuple[dict[str, int], dict[str, int], dict[str, int]]
 
 
 def _royalty_award(
-    award: str, ra: int, rb: int, won: int, a_best: bool, b_best: bool
+    award: str, ra: int, rb: int, won: int, a_best: int, b_best: int
 ) -> tuple[int, Note]:
-    """(what B pays A before the Finnish factor, note) for one line's royalties (§7.5)."""
+    """(what B pays A before the Finnish factor, note) for one line's royalties (§7.5).
+
+    ``a_best``/``b_best``: 0 if the seat does not hold the best royalty hand at the table,
+    else the number of seats it shares the pool with under ``best_at_table_ties = split``
+    (1 when each collects in full). A share is in whole points, rounded down.
+    """
     if award == RoyaltyAward.NET:
         return ra - rb, Note.NET
     if award == RoyaltyAward.BEST_AT_TABLE:
         if a_best and not b_best:
-            return ra, Note.BEST
+            return ra // a_best, Note.BEST
         if b_best and not a_best:
-            return -rb, Note.BEST
+            return -(rb // b_best), Note.BEST
         return 0, (Note.BEST_TIE if a_best else Note.NOT_BEST)
     if award == RoyaltyAward.CANCEL and ra and rb:
         return 0, Note.CANCEL
@@ -259,8 +298,8 @@ def _royalty_items(
         if net:  # the OFC default, settled inline
             points, note = ra - rb, Note.NET
         else:
-            a_best = best is not None and a.name in best[line]
-            b_best = best is not None and b.name in best[line]
+            a_best = best[line].get(a.name, 0) if best is not None else 0
+            b_best = best[line].get(b.name, 0) if best is not None else 0
             points, note = _royalty_award(award, ra, rb, outcome[line], a_best, b_best)
         points *= factor
         total += points
@@ -360,11 +399,14 @@ def _settle_pair(
 
 
 def _best_at_table(sc: ScoringSpec, seats: Sequence[SeatResult]) -> Best:
-    """Per line, the seats holding the best royalty hand among the boards that play.
+    """Per line, the seats holding the best royalty hand among the boards that play, each
+    with the number of seats it shares the pool with (1 unless ``best_at_table_ties`` is
+    ``split``).
 
     Under Criss Cross parallel pairing each hand number is its own table.
     """
-    best: list[set[str]] = [set(), set(), set()]
+    best: list[dict[str, int]] = [{}, {}, {}]
+    split = sc.royalties.split_ties
     groups: dict[int, list[SeatResult]] = {}
     for seat in seats:
         if seat.plays:
@@ -374,8 +416,9 @@ def _best_at_table(sc: ScoringSpec, seats: Sequence[SeatResult]) -> Best:
             holders = [s for s in group if s.royalties[line]]
             if holders:
                 top = max(s.royalty_strength[line] for s in holders)
-                best[line].update(s.name for s in holders if s.royalty_strength[line] == top)
-    return frozenset(best[0]), frozenset(best[1]), frozenset(best[2])
+                tied = [s.name for s in holders if s.royalty_strength[line] == top]
+                best[line].update(dict.fromkeys(tied, len(tied) if split else 1))
+    return best[0], best[1], best[2]
 
 
 # ============================================================================ the table
@@ -567,8 +610,8 @@ def settle(
     if type(hands) is not tuple:
         hands = tuple(hands)
     players = _check_table(spec, hands)
-    t5 = _compiled(sc)[2]
-    seats = [_seat(sc, hand, t5) for hand in hands]
+    _, _, t5, plain = _compiled(sc)
+    seats = [_seat(sc, hand, t5, plain) for hand in hands]
     best = _best_at_table(sc, seats) if sc.royalties.award == RoyaltyAward.BEST_AT_TABLE else None
     unit_table = _unit_table(players, units) if units else None
     default_unit = sc.unit_value
@@ -615,15 +658,19 @@ def settle(
 
 # Per compiled spec (kept alive by the entry, so its id is not reused while cached):
 # whether the totals-only path models it, and its five-card look-up.
-_FAST: dict[int, tuple[ScoringSpec, bool, list[int]]] = {}
+_FAST: dict[int, tuple[ScoringSpec, bool, list[int], bool]] = {}
 
 
-def _compiled(sc: ScoringSpec) -> tuple[ScoringSpec, bool, list[int]]:
+def _compiled(sc: ScoringSpec) -> tuple[ScoringSpec, bool, list[int], bool]:
+    """(the spec, whether settle_totals models it, its five-card look-up, whether royalties
+    are the per-line look-ups alone), kept per spec."""
     known = _FAST.get(id(sc))
     if known is None or known[0] is not sc:
         if len(_FAST) > 256:
             _FAST.clear()
-        known = _FAST[id(sc)] = (sc, _fast_path(sc), _five_table(sc))
+        ro = sc.royalties
+        plain = not (ro.dealt_combination or ro.max_per_hand == 1 or sc.lowball_middle)
+        known = _FAST[id(sc)] = (sc, _fast_path(sc), _five_table(sc), plain)
     return known
 
 
@@ -639,44 +686,56 @@ def _fast_path(sc: ScoringSpec) -> bool:
     )
 
 
+def _foul_total(sc: ScoringSpec, winner: tuple[int, ...], loser: tuple[int, ...]) -> int:
+    """What a fouled ``loser`` pays a valid ``winner`` (seat tuples of :func:`_pair_total`)."""
+    total = sc.foul_value
+    if sc.foul_pays_royalties:
+        doubled = -1
+        if sc.finnish_deuce and winner[7] >= 0:
+            doubled = winner[7]
+        elif sc.finnish_deuce and sc.deuce_doubles_when_holder_fouled:
+            doubled = loser[7]
+        total += winner[3] + winner[4] + winner[5] + (winner[3 + doubled] if doubled >= 0 else 0)
+    return total
+
+
+def _royalty_total(
+    sc: ScoringSpec, a: tuple[int, ...], b: tuple[int, ...], outcome: tuple[int, int, int]
+) -> int:
+    """What B pays A for the royalties of a showdown (all but ``best_at_table``)."""
+    award = sc.royalties.award
+    doubled = -1
+    if sc.finnish_deuce:
+        doubled = a[7] if a[7] >= 0 else b[7]
+    if award == RoyaltyAward.NET and doubled < 0:
+        return a[3] + a[4] + a[5] - b[3] - b[4] - b[5]
+    total = 0
+    for line in range(3):
+        ra, rb = a[3 + line], b[3 + line]
+        if award == RoyaltyAward.NET:
+            points = ra - rb
+        elif award == RoyaltyAward.CANCEL and ra and rb:
+            continue
+        else:
+            won = outcome[line]
+            points = ra if won > 0 else -rb if won < 0 else 0
+        total += 2 * points if line == doubled else points
+    return total
+
+
 def _pair_total(sc: ScoringSpec, a: tuple[int, ...], b: tuple[int, ...]) -> int:
     """What B pays A: seats as (top, middle, bottom, r_top, r_middle, r_bottom, fouled,
     deuce line), the same arithmetic as :func:`_settle_pair` without the items."""
     if a[6] or b[6]:
         if a[6] and b[6]:
             return 0
-        w, lo, sign = (b, a, -1) if a[6] else (a, b, 1)
-        total = sc.foul_value
-        if sc.foul_pays_royalties:
-            doubled = -1
-            if sc.finnish_deuce and w[7] >= 0:
-                doubled = w[7]
-            elif sc.finnish_deuce and sc.deuce_doubles_when_holder_fouled:
-                doubled = lo[7]
-            total += w[3] + w[4] + w[5] + (w[3 + doubled] if doubled >= 0 else 0)
-        return sign * total
-    a0, a1, a2, ra0, ra1, ra2 = a[0], a[1], a[2], a[3], a[4], a[5]
-    b0, b1, b2, rb0, rb1, rb2 = b[0], b[1], b[2], b[3], b[4], b[5]
+        return -_foul_total(sc, b, a) if a[6] else _foul_total(sc, a, b)
+    a0, a1, a2 = a[0], a[1], a[2]
+    b0, b1, b2 = b[0], b[1], b[2]
     w0, w1, w2 = (a0 > b0) - (a0 < b0), (a1 > b1) - (a1 < b1), (a2 > b2) - (a2 < b2)
     total = sc.showdown_points[13 + 9 * w0 + 3 * w1 + w2]
-    if not (ra0 or ra1 or ra2 or rb0 or rb1 or rb2):
-        return total
-    award = sc.royalties.award
-    doubled = -1
-    if sc.finnish_deuce:
-        doubled = a[7] if a[7] >= 0 else b[7]
-    if award == RoyaltyAward.NET and doubled < 0:
-        return total + ra0 + ra1 + ra2 - rb0 - rb1 - rb2
-    for line, won, ra, rb in ((0, w0, ra0, rb0), (1, w1, ra1, rb1), (2, w2, ra2, rb2)):
-        if not (ra or rb):
-            continue
-        if award == RoyaltyAward.NET:
-            points = ra - rb
-        elif award == RoyaltyAward.CANCEL and ra and rb:
-            continue
-        else:
-            points = ra if won > 0 else -rb if won < 0 else 0
-        total += 2 * points if line == doubled else points
+    if a[3] or a[4] or a[5] or b[3] or b[4] or b[5]:
+        total += _royalty_total(sc, a, b, (w0, w1, w2))
     return total
 
 
@@ -698,60 +757,28 @@ def settle_totals(rules: Rules, hands: Sequence[Hand]) -> dict[str, int]:
     spec = rules.spec
     sc = spec.scoring
     known = _compiled(sc)
-    if not known[1]:
-        return dict(settle(rules, hands).totals)
-    t5 = known[2]
-    lt, lm, lb = sc.royalties.lookup
-    penalised = sc.misset_penalised
-    finnish = sc.finnish_deuce
-    seats = []
-    cards: list[Card] = []
-    owners = []
-    cc, fo, t3 = _CC, _FO, _T3
-    for hand in hands:
-        board = hand.board
-        t, m, b = board.top, board.middle, board.bottom
-        if hand.surrender or hand.in_fantasyland or hand.dealt is not None:
-            return dict(settle(rules, hands).totals)  # the full checks and rules
-        cards += t
-        cards += m
-        cards += b
-        owners.append(hand.name if hand.player is None else hand.player)
-        # The line values, inlined: this loop is the whole cost of a totals-only settle. A
-        # short line raises IndexError here, a long one shows in the card count below.
-        try:
-            k = cc[m[0]] + cc[m[1]] + cc[m[2]] + cc[m[3]] + cc[m[4]]
-            j = cc[b[0]] + cc[b[1]] + cc[b[2]] + cc[b[3]] + cc[b[4]]
-            top = t3[(cc[t[0]] + cc[t[1]] + cc[t[2]]) >> 12]
-        except (IndexError, TypeError):
-            return dict(settle(rules, hands).totals)  # not a card: settle says which
-        middle = t5[(k >> 12) + fo[k & 4095]]
-        bottom = t5[(j >> 12) + fo[j & 4095]]
-        deuce = _deuce_line(hand) if finnish else -1
-        if penalised and (top > middle or middle > bottom):
-            seats.append((top, middle, bottom, 0, 0, 0, True, deuce))
-        else:
-            seats.append((top, middle, bottom, lt[top >> 16], lm[middle >> 16],
-                          lb[bottom >> 16], False, deuce))  # fmt: skip
+    read = _fast_seats(sc, hands, known[2]) if known[1] else None
+    if read is None:
+        return dict(settle(rules, hands).totals)  # the full checks and rules
+    seats, cards, owners = read
     n = len(owners)
     low, high = spec.variant.player_counts
-    # The look-ups above raised for numbers past 51 and for non-numbers.
+    # The look-ups raised for numbers past 51 and for non-numbers; the rest is checked here,
+    # and settle names the fault.
     if (
         not low <= n <= high
         or len(cards) != 13 * n
         or len(set(cards)) != 13 * n
         or min(cards) < 0
         or spec.variant.hands_per_seat != 1
+        or len(set(owners)) != n
+        or len({hand.name for hand in hands}) != n
     ):
-        return dict(settle(rules, hands).totals)  # settle checks (and names the fault)
+        return dict(settle(rules, hands).totals)
     if n == 2:  # heads-up, what solvers and simulations settle most
-        if hands[0].name == hands[1].name or owners[0] == owners[1]:
-            return dict(settle(rules, hands).totals)
         points = _pair_total(sc, seats[0], seats[1])
         return {owners[0]: points, owners[1]: -points}
     totals = dict.fromkeys(owners, 0)
-    if len(totals) != n or len({hand.name for hand in hands}) != n:
-        return dict(settle(rules, hands).totals)
     for i in range(n):
         pa = owners[i]
         for j in range(i + 1, n):
@@ -760,3 +787,44 @@ def settle_totals(rules: Rules, hands: Sequence[Hand]) -> dict[str, int]:
             totals[pa] += points
             totals[pb] -= points
     return totals
+
+
+def _fast_seats(
+    sc: ScoringSpec, hands: Sequence[Hand], t5: list[int]
+) -> tuple[list[tuple[int, ...]], list[Card], list[str]] | None:
+    """(seat tuples of :func:`_pair_total`, every card, the owners), or None for a table
+    the totals-only path leaves to ``settle`` (surrender, Fantasyland, dealt cards, a line
+    too short or not made of card numbers)."""
+    lt, lm, lb = sc.royalties.lookup
+    penalised = sc.misset_penalised
+    finnish = sc.finnish_deuce
+    seats: list[tuple[int, ...]] = []
+    cards: list[Card] = []
+    owners = []
+    cc, fo, t3 = _CC, _FO, _T3
+    for hand in hands:
+        board = hand.board
+        t, m, b = board.top, board.middle, board.bottom
+        if hand.surrender or hand.in_fantasyland or hand.dealt is not None:
+            return None
+        cards += t
+        cards += m
+        cards += b
+        owners.append(hand.name if hand.player is None else hand.player)
+        # The line values, inlined: this loop is the whole cost of a totals-only settle. A
+        # short line raises IndexError here, a long one shows in the card count.
+        try:
+            k = cc[m[0]] + cc[m[1]] + cc[m[2]] + cc[m[3]] + cc[m[4]]
+            j = cc[b[0]] + cc[b[1]] + cc[b[2]] + cc[b[3]] + cc[b[4]]
+            top = t3[(cc[t[0]] + cc[t[1]] + cc[t[2]]) >> 12]
+        except (IndexError, TypeError):
+            return None
+        middle = t5[(k >> 12) + fo[k & 4095]]
+        bottom = t5[(j >> 12) + fo[j & 4095]]
+        deuce = _deuce_line(hand) if finnish else -1
+        if penalised and (top > middle or middle > bottom):
+            seats.append((top, middle, bottom, 0, 0, 0, True, deuce))
+        else:
+            seats.append((top, middle, bottom, lt[top >> 16], lm[middle >> 16],
+                          lb[bottom >> 16], False, deuce))  # fmt: skip
+    return seats, cards, owners

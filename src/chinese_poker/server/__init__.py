@@ -2,8 +2,13 @@
 
 * :mod:`.app` -- the FastAPI application factory :func:`create_app` (REST lobby, ledger,
   hand histories, the WebSocket endpoint);
-* :mod:`.tables` -- live tables: engine sessions, seats and tokens, bots, decision timers,
-  broadcasting each seat its own view;
+* :mod:`.tables` -- live tables and their manager, wiring the pieces below;
+* :mod:`.messages` -- requests, client messages and error codes;
+* :mod:`.game` -- the table as a pure object (chairs, session, the chair <-> seat map);
+* :mod:`.commit` -- the group commit (nothing is shown before it is stored);
+* :mod:`.scheduling` -- timers and the worker pools for bots and hints;
+* :mod:`.connections` -- sockets' send queues and the per-seat view cache;
+* :mod:`.guard` -- rate limits, the body limit, the WebSocket origin check;
 * :mod:`.db` -- SQLAlchemy models and the store, with the Alembic migrations of
   :mod:`.migrations` run at startup;
 * :mod:`.fairness` -- commit-reveal shuffles.

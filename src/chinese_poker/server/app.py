@@ -33,6 +33,7 @@ from chinese_poker.server.db import Store
 from chinese_poker.server.desk import desk_router
 from chinese_poker.server.guard import BodyLimit, Limits, RateSpec, origin_allowed
 from chinese_poker.server.messages import AuthMsg
+from chinese_poker.server.scheduling import Workers
 from chinese_poker.server.tables import (
     Conn,
     CreateTable,
@@ -243,6 +244,7 @@ def create_app(
     rate_limits: RateSpec | None = None,
     max_body: int = MAX_BODY,
     idle_seconds: float = IDLE_SECONDS,
+    hint_processes: bool = True,
 ) -> FastAPI:
     """Build the application.
 
@@ -253,7 +255,8 @@ def create_app(
     WebSocket origins accepted besides the server's own (``"*"``: any).
     ``rate_limits``: per client address (:class:`~chinese_poker.server.guard.RateSpec`).
     ``max_body``: the largest request body. ``idle_seconds``: when unused tables leave
-    memory.
+    memory. ``hint_processes``: hints in a worker process (False: a thread, which lets
+    tests replace the hint function).
     """
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
     limits = Limits(rate_limits)
@@ -263,9 +266,11 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         store = Store(database_url)
         store.migrate()
-        manager = TableManager(store)
+        manager = TableManager(store, Workers(hint_processes=hint_processes))
         app.state.store = store
         app.state.manager = manager
+        # The hint worker starts a little later, so that a restart answers first.
+        warming = asyncio.get_running_loop().call_later(5.0, manager.workers.warm)
         count = manager.recover()
         log.info("database %s ready; %d table(s) resumed", store.dialect, count)
         if manager.quarantined:
@@ -273,13 +278,14 @@ def create_app(
 
         async def evict() -> None:
             while True:
-                await asyncio.sleep(min(30.0, max(idle_seconds / 4, 0.05)))
+                await asyncio.sleep(min(5.0, max(idle_seconds / 4, 0.05)))
                 manager.evict(idle_seconds)
 
         evictor = asyncio.create_task(evict())
         try:
             yield
         finally:
+            warming.cancel()
             evictor.cancel()
             manager.close()
             await asyncio.sleep(0)
@@ -543,7 +549,12 @@ def create_app(
             if token is None:
                 await websocket.close(code=4400, reason='first send {"type":"auth","token":...}')
                 return
-            live = manager.tables.get(table_id, live)
+            # The table may have left memory while the token was awaited: fetch it anew.
+            fresh = manager.get(table_id)
+            if fresh is None:
+                await websocket.close(code=4404, reason="no such table")
+                return
+            live = fresh
             seat = live.seat_for_token(token)
             if seat is None:
                 await websocket.close(code=4401, reason="bad seat token")
@@ -557,8 +568,12 @@ def create_app(
         conn = Conn(seat)
         live.attach(conn)
         writer = asyncio.create_task(_writer(websocket, conn))
+        bucket = _Bucket(MESSAGES_PER_SECOND, MESSAGE_BURST)
         try:
             while True:
+                # Fair share: a socket sending faster than the bucket allows is simply
+                # not read for a while (TCP pushes back), whatever it sends.
+                await bucket.take()
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
                     break
@@ -577,6 +592,34 @@ def create_app(
             writer.cancel()
 
     return app
+
+
+MESSAGES_PER_SECOND = 20.0
+"""A socket's sustained message rate; faster senders are read more slowly."""
+
+MESSAGE_BURST = 40
+"""How many messages a socket may send at once before it is slowed down."""
+
+
+class _Bucket:
+    """A token bucket: ``take`` waits until a token is there."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = float(burst)
+        self.tokens = float(burst)
+        self.at = asyncio.get_running_loop().time()
+
+    async def take(self) -> None:
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1.0:
+            await asyncio.sleep((1.0 - self.tokens) / self.rate)
+            self.tokens = 1.0
+            self.at = loop.time()
+        self.tokens -= 1.0
 
 
 async def _auth(websocket: WebSocket) -> str | None:

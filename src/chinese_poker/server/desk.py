@@ -252,6 +252,13 @@ def check_board(req: BoardRequest) -> dict[str, Any]:
             "total": 0 if foul else top + middle + bottom,
         },
         "fantasyland_next": nxt,
+        # What card entry needs to know of the rules (one source: the Rules object).
+        "rules": {
+            "variant": rules.variant,
+            "players": list(rules.player_counts),
+            "streets": [list(street) for street in rules.streets],
+            "fantasyland_sizes": list(fantasyland_sizes(rules)) if rules.is_open_face else [],
+        },
     }
 
 
@@ -289,13 +296,16 @@ def solve_fantasyland_deal(req: FantasylandRequest) -> dict[str, Any]:
     stay = DEFAULT_STAY_VALUE if req.stay_value is None else req.stay_value
     plain = solver("fantasyland", rules, stay_value=0.0)(cards).board
     b = best.board
-    seen = {_key(b)}
+    # Runner-ups differ from the best (and from each other) in what the lines are and
+    # pay, not only in which kicker is thrown away.
+    seen = {_worth(rules, b)}
     runners = []
-    candidates = [plain] + [Board(*x) for x in _neighbours(rules, cards, b.lines, stay, 8)]
+    swaps = _neighbours(rules, cards, b.lines, stay, 40)
+    candidates = [plain] + [Board(*(_strongest_first(line) for line in x)) for x in swaps]
     for board in candidates:
-        if _key(board) in seen:
+        if _worth(rules, board) in seen:
             continue
-        seen.add(_key(board))
+        seen.add(_worth(rules, board))
         runners.append(_fantasyland_value(rules, board, stay))
     runners.sort(key=lambda r: -float(r["value"]))
     out["value"] = _fantasyland_value(rules, b, stay)["value"]
@@ -305,8 +315,15 @@ def solve_fantasyland_deal(req: FantasylandRequest) -> dict[str, Any]:
     return out
 
 
-def _key(board: Board) -> tuple[tuple[int, ...], ...]:
-    return tuple(tuple(sorted(line)) for line in board.lines)
+def _strongest_first(line: tuple[Card, ...]) -> tuple[Card, ...]:
+    return tuple(sorted(line, key=lambda c: (-(c >> 2), c & 3)))
+
+
+def _worth(rules: Rules, board: Board) -> tuple[tuple[int, ...], tuple[int, int, int]]:
+    """What a board's lines are (pair, flush, ...) and pay: kickers aside."""
+    from chinese_poker.scoring import line_values, royalties
+
+    return tuple(v >> 20 for v in line_values(rules, board)), royalties(rules, board)
 
 
 def solve_setting_hand(req: SettingRequest, top_n: int = 5) -> dict[str, Any]:
@@ -559,7 +576,8 @@ def desk_router(limits: Limits, pool: StudyPool | None = None) -> APIRouter:
     }))  # fmt: skip
     async def board(request: Request) -> dict[str, Any]:
         """Check one board as it is entered: each full line described, a foul and why, a
-        natural, royalties, and the Fantasyland cards it earns."""
+        natural, royalties, and the Fantasyland cards it earns; ``rules`` tells card
+        entry the player counts, the streets and the Fantasyland deal sizes."""
         throttle(request)
         req = await _read(request, BoardRequest)
         return await run(lambda: check_board(req))
@@ -610,10 +628,13 @@ def desk_router(limits: Limits, pool: StudyPool | None = None) -> APIRouter:
     async def trainer_next(
         request: Request,
         kind: Literal["setting", "fantasyland", "street"] = Query(
-            "setting", description="set 13 cards, set a Fantasyland hand, place a street"
+            "setting", description="set 13 cards, set a Fantasyland hand, place a street",
+            examples=["street"],
         ),
-        preset: str = Query("", description="default: classic, pineapple-progressive, pineapple"),
-        seed: int | None = Query(None, ge=0, description="the same seed, the same position"),
+        preset: str = Query("", description="default: classic, pineapple-progressive, pineapple",
+                            examples=["pineapple"]),
+        seed: int | None = Query(None, ge=0, description="the same seed, the same position",
+                                 examples=[7]),
     ) -> dict[str, Any]:
         """A trainer position from simulated hands where the choice matters (best and
         second-best differ by at least the kind's threshold). ``street`` positions come

@@ -35,6 +35,7 @@ are still verified, and reported as having no player contributions.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -263,14 +264,14 @@ class HandRandomness:
     def offer(self, player: str, value: str, players: Collection[str]) -> None:
         """Take ``player``'s value; :class:`ContributionRefused` says why not."""
         hand = self.commit.hand
-        if self.closed:
-            raise ContributionRefused("too_late", f"hand {hand} is already dealt")
         if player not in players:
             raise ContributionRefused("not_playing", f"{player} is not dealt in hand {hand}")
-        if player in self.received:
+        if player in self.received:  # before too_late: a reconnect's resend was taken
             raise ContributionRefused(
                 "duplicate", f"{player} has already sent a value for hand {hand}"
             )
+        if self.closed:
+            raise ContributionRefused("too_late", f"hand {hand} is already dealt")
         try:
             self.received[player] = check_contribution(value)
         except ValueError as exc:
@@ -295,7 +296,8 @@ class HandCheck:
     """The verdict on one history line: ``ok``, or ``problem`` says what is wrong.
 
     ``contributed`` names the players whose own clients added randomness (empty for a
-    ``chinese-poker/v1`` hand)."""
+    ``chinese-poker/v1`` hand). ``ledger_checked`` is false for a session's hand whose
+    earlier hands are not in the file: it was replayed on its own, without the ledger."""
 
     index: int
     table: str | None
@@ -304,6 +306,7 @@ class HandCheck:
     problem: str | None
     scheme: str | None = None
     contributed: tuple[str, ...] = ()
+    ledger_checked: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -314,6 +317,7 @@ class HandCheck:
             "problem": self.problem,
             "scheme": self.scheme,
             "contributed": list(self.contributed),
+            "ledger_checked": self.ledger_checked,
         }
 
 
@@ -352,7 +356,30 @@ def verify_records(records: Sequence[Mapping[str, Any]]) -> list[HandCheck]:
     if all(c.ok for c in checks):
         for i, problem in _replay_problem(records, partial=True).items():
             checks[i - 1] = _failed(checks[i - 1], problem)
-    return checks
+    return [
+        dataclasses.replace(c, ledger_checked=whole)
+        for c, whole in zip(checks, _from_hand_one(records), strict=True)
+    ]
+
+
+def _from_hand_one(records: Sequence[Mapping[str, Any]]) -> list[bool]:
+    """Per line: is it replayed within its session from the session's hand 1?"""
+    out = []
+    last: tuple[Any, ...] | None = None
+    for rec in records:
+        block = rec.get("session") if isinstance(rec, Mapping) else None
+        if not isinstance(block, Mapping):
+            out.append(False)
+            last = None
+            continue
+        key = (block.get("kind"), block.get("seed"), str(block.get("players")))
+        number = block.get("hand")
+        whole = number == 1 or (
+            isinstance(number, int) and last is not None and last == (*key, number - 1)
+        )
+        out.append(bool(whole))
+        last = (*key, number) if whole and isinstance(number, int) else None
+    return out
 
 
 def _failed(check: HandCheck, problem: str) -> HandCheck:
@@ -404,10 +431,14 @@ def _verify(record: Mapping[str, Any], block: object) -> tuple[str, ...]:
             raise _Bad(f"the revealed {name} is not 32 lowercase hex digits: {value!r}")
     assert isinstance(seed, str) and isinstance(salt, str)
     session = record.get("session")
-    if isinstance(session, Mapping) and session.get("hand") not in (None, hand):
+    if not isinstance(session, Mapping):
+        # a server deals every hand in a session: without its block, the ledger of this
+        # and the later hands could not be checked
+        raise _Bad("the record has no session block (a server's hands all have one)")
+    if session.get("hand") != hand:
         raise _Bad(
             f"the fairness block is for hand {hand}, the record is session hand"
-            f" {session.get('hand')}"
+            f" {session.get('hand')!r}"
         )
     players = record.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):

@@ -1,11 +1,14 @@
 """Timers, bots and the worker pools that keep heavy work off the event loop.
 
 Heavy work (bots' decisions, hints, building a bot at table creation) runs in bounded
-thread pools, never on the event loop. Bots and hints have **separate pools**, so no
-number of hints can hold up a bot's move: a hint flood only queues behind other hints,
-and it cannot grow without bound either: a seat has at most one pending hint (a second
-is answered ``busy``) and the server at most :data:`HINT_QUEUE` (more are ``busy``).
-Each hint runs with a time budget (:data:`HINT_SECONDS`).
+pools, never on the event loop. Bots and hints have **separate pools**, so no number of
+hints can hold up a bot's move: a hint flood only queues behind other hints, and it
+cannot grow without bound either: a seat has at most one pending hint (a second is
+answered ``busy``) and the server at most :data:`HINT_QUEUE` (more are ``busy``). Hints
+run in a worker *process* by default (at a lower scheduling priority), so that their
+Monte Carlo sampling competes neither for the interpreter lock nor, on a busy machine,
+for the processors with the event loop and the bots. Each hint runs with
+a time budget (:data:`HINT_SECONDS`) and is abandoned after :data:`HINT_DEADLINE`.
 
 Decision timers are ``loop.call_later`` handles per engine seat that submit the engine's
 ``Timeout`` when they run out.
@@ -14,9 +17,14 @@ Decision timers are ``loop.call_later`` handles per engine seat that submit the 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
+import importlib
+import multiprocessing
 import os
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -27,6 +35,9 @@ __all__ = ["HINT_QUEUE", "HINT_SECONDS", "Timers", "Workers"]
 HINT_SECONDS = 3.0
 """The time budget of one hint (its Monte Carlo sampling stops early)."""
 
+HINT_DEADLINE = 15.0
+"""A hint not answered within this many seconds is abandoned (``hints_unavailable``)."""
+
 HINT_QUEUE = 32
 """At most this many hints wait or run at once on one server; more are ``busy``."""
 
@@ -36,10 +47,14 @@ T = TypeVar("T")
 class Workers:
     """The server's bounded thread pools: bots, hints and setup work, each its own."""
 
-    def __init__(self, bot_threads: int | None = None, hint_threads: int = 1) -> None:
+    def __init__(
+        self, bot_threads: int | None = None, hint_workers: int = 1, hint_processes: bool = True
+    ) -> None:
         cpus = os.cpu_count() or 2
         self._bots = ThreadPoolExecutor(bot_threads or min(4, cpus), "cp-bot")
-        self._hints = ThreadPoolExecutor(hint_threads, "cp-hint")
+        self._hint_workers = hint_workers
+        self._hint_processes = hint_processes
+        self._hints = self._hint_pool()
         self._setup = ThreadPoolExecutor(1, "cp-setup")
         self.hints_pending = 0
         self._hint_seats: set[tuple[str, int]] = set()
@@ -62,13 +77,61 @@ class Workers:
         self._hint_seats.discard(key)
         self.hints_pending -= 1
 
+    def warm(self) -> None:
+        """Start the hint worker now rather than at the first hint."""
+        if self._hint_processes:
+            with contextlib.suppress(RuntimeError):  # already shut down
+                self._hints.submit(_ready)
+
+    def _hint_pool(self) -> Executor:
+        if self._hint_processes:
+            return ProcessPoolExecutor(
+                self._hint_workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_background,
+            )
+        return ThreadPoolExecutor(self._hint_workers, "cp-hint")
+
     async def hint(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` in the hint pool (a module-level function and
+        picklable arguments when it is a process pool); TimeoutError after
+        :data:`HINT_DEADLINE`."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._hints, lambda: fn(*args, **kwargs))
+        call = functools.partial(fn, *args, **kwargs)
+        for attempt in range(2):
+            try:
+                return await asyncio.wait_for(
+                    loop.run_in_executor(self._hints, call), HINT_DEADLINE
+                )
+            except BrokenProcessPool:  # a worker died: a fresh pool, and one more try
+                self._hints.shutdown(wait=False, cancel_futures=True)
+                self._hints = self._hint_pool()
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
 
     def close(self) -> None:
+        """Stop every pool; a hint worker still thinking is terminated (shutdown must
+        not wait for a hint nobody will read)."""
+        processes = getattr(self._hints, "_processes", None) or {}
         for pool in (self._bots, self._hints, self._setup):
             pool.shutdown(wait=False, cancel_futures=True)
+        for process in list(processes.values()):
+            with contextlib.suppress(Exception):
+                process.terminate()
+
+
+def _background() -> None:
+    """A hint worker yields the processors to the server (its bots, its event loop),
+    and loads the hint code before the first hint is asked for."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(10)
+    with contextlib.suppress(ImportError):
+        importlib.import_module("chinese_poker.ai.hints")
+
+
+def _ready() -> None:
+    """Nothing: submitted once at startup so that the hint worker starts at once."""
 
 
 @dataclass

@@ -33,11 +33,10 @@ import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from chinese_poker import ai
 from chinese_poker.engine import (
     Action,
     LogEntry,
@@ -82,11 +81,20 @@ __all__ = [
     "TournamentSpec",
 ]
 
+if TYPE_CHECKING:
+    from chinese_poker import ai
+
 log = logging.getLogger("chinese_poker.server")
 
 FIRST_DEAL_WAIT = 2.0
 """Seconds hand 1 waits, once every seat is taken, for the players' fair-shuffle values
 (never longer than ``next_hand_delay``; not at all once everybody has sent his)."""
+
+
+def _ai() -> Any:
+    """The bots, imported when first needed: they load numba kernels, which the server
+    does not need to start serving (a restart answers sooner)."""
+    return importlib.import_module("chinese_poker.ai")
 
 
 def _hash(secret: str) -> str:
@@ -99,7 +107,7 @@ def _hash(secret: str) -> str:
 def bot_catalogue() -> list[dict[str, Any]]:
     """The server-side bots: name and whether it takes a ``level``."""
     out = []
-    for name, cls in sorted(ai.BOTS.items()):
+    for name, cls in sorted(_ai().BOTS.items()):
         try:
             params = inspect.signature(cls).parameters
         except (TypeError, ValueError):
@@ -114,16 +122,18 @@ def make_server_bot(name: str, level: int | None, seed: int) -> ai.Bot:
     if level is not None:
         kwargs["level"] = level
     try:
-        return ai.make_bot(name, **kwargs)
+        bot: ai.Bot = _ai().make_bot(name, **kwargs)
+        return bot
     except TypeError:
         raise ValueError(f"bot {name!r} does not take a level") from None
 
 
 def check_bot(name: str, level: int | None) -> None:
     """ValueError for an unknown bot or a level it does not take (cheap: no build)."""
-    cls = ai.BOTS.get(name)
+    bots = _ai().BOTS
+    cls = bots.get(name)
     if cls is None:
-        raise ValueError(f"unknown bot {name!r}; bots: {', '.join(sorted(ai.BOTS))}")
+        raise ValueError(f"unknown bot {name!r}; bots: {', '.join(sorted(bots))}")
     if level is not None:
         try:
             params = inspect.signature(cls).parameters
@@ -967,6 +977,9 @@ class LiveTable:
                 kwargs["time_budget"] = scheduling.HINT_SECONDS
         try:
             ranked = await self.manager.workers.hint(fn, view, **kwargs)
+        except TimeoutError:
+            self._error(conn, ref, ErrorCode.HINTS_UNAVAILABLE, "the hint took too long")
+            return
         except Exception as exc:
             log.exception("table %s: hint failed", self.id)
             self._error(conn, ref, ErrorCode.HINTS_UNAVAILABLE, f"the hint failed: {exc}")

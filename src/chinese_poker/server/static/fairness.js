@@ -231,8 +231,8 @@ export function fairnessHTML(fair, hand, esc) {
   for (const h of hands) {
     const c = fair.s.commitments[h];
     const v = fair.verdict(h);
-    const mark = v ? (v.ok ? `<span class="fair-ok" title="${esc(v.reason)}">✓</span>` : `<span class="fair-bad" title="${esc(v.reason)}">✗ ${esc(v.reason)}</span>`)
-      : (h > hand ? `<span class="muted">committed before the deal</span>` : `<span class="muted">${c.before ? "checked after the hand" : "seen only at the deal"}</span>`);
+    const mark = v ? (v.ok ? `<span class="fair-ok" title="${esc(v.reason)}">✓ verified</span>` : `<span class="fair-bad" title="${esc(v.reason)}">✗ ${esc(v.reason)}</span>`)
+      : (h > hand ? `<span class="muted">committed, not dealt yet</span>` : `<span class="muted">${c.before ? "checked after the hand" : "seen only at the deal"}</span>`);
     rows.push(`<li data-hand="${h}"><span>Hand ${h}</span> <code title="${esc(c.commitment)}">${esc(c.commitment.slice(0, 16))}…</code> ${mark}</li>`);
   }
   if (!rows.length) return "";

@@ -1,0 +1,338 @@
+// The study desk's shared pieces: card notation, the card picker, board entry, the API.
+// Card notation only (as cards.py reads it); no scoring rule lives in this file: every
+// foul, royalty, natural and settlement comes from the server (/api/board, /api/score).
+
+export const RANKS = "23456789TJQKA";
+export const SUITS = "shdc";
+const SUIT_SYMBOL = { s: "♠", h: "♥", d: "♦", c: "♣" };
+const SUIT_FROM = { "♠": "s", "♤": "s", "♥": "h", "♡": "h", "♦": "d", "♢": "d", "♣": "c", "♧": "c" };
+export const LINES = ["top", "middle", "bottom"];
+export const SIZES = { top: 3, middle: 5, bottom: 5 };
+
+export class EntryError extends Error {}
+
+/** "Ah" from a typed token ("ah", "10h", "A♥"); EntryError if it is not a card. */
+export function parseCard(token) {
+  let t = token.trim();
+  if (t.startsWith("10")) t = "T" + t.slice(2);
+  if (t.length !== 2) throw new EntryError(`bad card '${token}': expected a rank and a suit, e.g. Ah, Td, 7c`);
+  const rank = t[0].toUpperCase();
+  const suit = SUIT_FROM[t[1]] || t[1].toLowerCase();
+  if (!RANKS.includes(rank) || !SUITS.includes(suit)) {
+    throw new EntryError(`bad card '${token}': ranks are 2-9 T J Q K A, suits s h d c`);
+  }
+  return rank + suit;
+}
+
+/** The cards of a typed text ("Ah Kd 7c" or "AhKd7c"); EntryError on a bad or repeated card. */
+export function parseCards(text) {
+  const tokens = text.replace(/[,]/g, " ").match(/(10|[2-9tjqka])[shdc♠♥♦♣♤♡♢♧]|\S+/gi) || [];
+  const out = [];
+  for (const tok of tokens) {
+    const card = parseCard(tok);
+    if (out.includes(card)) throw new EntryError(`duplicate card ${card}`);
+    out.push(card);
+  }
+  return out;
+}
+
+/** {top, middle, bottom} from "top | middle | bottom" (lines may be short unless complete). */
+export function parseBoard(text, complete = false) {
+  const parts = text.split("|");
+  if (parts.length !== 3) {
+    throw new EntryError(`bad board '${text.trim()}': expected three lines 'top | middle | bottom', found ${parts.length}`);
+  }
+  const board = { top: [], middle: [], bottom: [] };
+  const seen = new Set();
+  LINES.forEach((line, i) => {
+    const cards = parseCards(parts[i]);
+    for (const c of cards) {
+      if (seen.has(c)) throw new EntryError(`duplicate card ${c} on the board`);
+      seen.add(c);
+    }
+    if (cards.length > SIZES[line] || (complete && cards.length !== SIZES[line])) {
+      throw new EntryError(`the ${line} line has ${cards.length} cards, it needs ${SIZES[line]}`);
+    }
+    board[line] = cards;
+  });
+  return board;
+}
+
+export const boardText = (b) => LINES.map((l) => b[l].join(" ")).join(" | ");
+export const boardCount = (b) => b.top.length + b.middle.length + b.bottom.length;
+export const boardCards = (b) => [...b.top, ...b.middle, ...b.bottom];
+export const emptyBoard = () => ({ top: [], middle: [], bottom: [] });
+
+export function cardHtml(card, extra = "") {
+  const suit = card[1];
+  return `<span class="dcard suit-${suit} ${extra}" data-card="${card}">${card[0]}<i>${SUIT_SYMBOL[suit]}</i></span>`;
+}
+
+export const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+
+// --------------------------------------------------------------------------- the API
+
+export class Offline extends Error {}
+
+/** POST/GET JSON; throws Error(detail) for a refused request, Offline when unreachable. */
+export async function api(path, body, method) {
+  let res;
+  try {
+    res = await fetch(path, {
+      method: method || (body === undefined ? "GET" : "POST"),
+      headers: body === undefined ? {} : { "Content-Type": "application/json" },
+      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    });
+  } catch (e) {
+    throw new Offline("offline: the server cannot be reached");
+  }
+  let data = null;
+  try { data = await res.json(); } catch (e) { /* not JSON */ }
+  if (!res.ok) {
+    const detail = data && data.detail;
+    throw new Error(typeof detail === "string" ? detail : `the server answered ${res.status}`);
+  }
+  return data;
+}
+
+/** The presets with their rules (cached for offline use). */
+export async function presets() {
+  try {
+    const list = await api("/api/presets");
+    localStorage.setItem("desk.presets", JSON.stringify(list));
+    return list;
+  } catch (e) {
+    const cached = localStorage.getItem("desk.presets");
+    if (cached) return JSON.parse(cached);
+    throw e;
+  }
+}
+
+export function registerWorker() {
+  if ("serviceWorker" in navigator) {
+    navigator.serviceWorker.register("/sw.js").catch(() => {});
+  }
+}
+
+// --------------------------------------------------------------------------- card picker
+
+/**
+ * A 52-card picker. `used()` gives the cards to grey out (with who holds them),
+ * `allowed()` (optional) the only cards that may be tapped, `pick(card)` is called on a tap.
+ */
+export class Picker {
+  constructor(root, { used, pick, allowed }) {
+    this.root = root;
+    this.used = used;
+    this.pick = pick;
+    this.allowed = allowed || (() => null);
+    root.classList.add("picker");
+    root.addEventListener("click", (e) => {
+      const el = e.target.closest("[data-card]");
+      if (el && !el.classList.contains("used")) this.pick(el.dataset.card);
+    });
+    this.render();
+  }
+
+  render() {
+    const used = this.used();
+    const only = this.allowed();
+    let html = "";
+    for (const s of SUITS) {
+      html += `<div class="prow">`;
+      for (const r of [...RANKS].reverse()) {
+        const card = r + s;
+        const off = used.has(card) || (only && !only.has(card));
+        const title = used.has(card) ? ` title="${esc(card + ": " + used.get(card))}"` : "";
+        html += `<button type="button" class="pcard suit-${s}${off ? " used" : ""}" data-card="${card}"${off ? " disabled" : ""}${title} aria-label="${card}">${r}<i>${SUIT_SYMBOL[s]}</i></button>`;
+      }
+      html += `</div>`;
+    }
+    this.root.innerHTML = html;
+  }
+}
+
+// --------------------------------------------------------------------------- board entry
+
+/** What both entry boxes share: an entry refused on the spot, its reason shown under it. */
+class Entry {
+  refuse(reason) {
+    this.reason = reason;
+    const el = this.root.querySelector(".reason");
+    if (el) { el.textContent = reason; el.hidden = false; }
+    return false;
+  }
+}
+
+/**
+ * Board entry: three lines to fill by tapping a line then cards in the picker, or by
+ * typing "Ah Kd 7c | ... | ...". `onChange(board)` is called after every change;
+ * `others()` maps the cards held elsewhere (other boards, dead cards) to their holder.
+ * Impossible entries are refused on the spot with the reason in `.reason`.
+ */
+export class BoardEditor extends Entry {
+  constructor(root, { label, board, onChange, others, onFocus }) {
+    super();
+    this.root = root;
+    this.label = label;
+    this.board = board || emptyBoard();
+    this.onChange = onChange || (() => {});
+    this.others = others || (() => new Map());
+    this.onFocus = onFocus || (() => {});
+    this.line = this.nextLine() || "top";
+    root.classList.add("board-editor");
+    root.addEventListener("click", (e) => {
+      const chip = e.target.closest("[data-remove]");
+      if (chip) {
+        const [line, card] = chip.dataset.remove.split(":");
+        this.board[line] = this.board[line].filter((c) => c !== card);
+        this.line = line;
+        this.changed();
+        return;
+      }
+      const lineEl = e.target.closest("[data-line]");
+      if (lineEl) { this.line = lineEl.dataset.line; this.onFocus(this); this.render(); }
+    });
+    root.addEventListener("submit", (e) => {
+      e.preventDefault();
+      this.typed(root.querySelector("input.typed").value);
+    });
+    this.render();
+  }
+
+  nextLine() {
+    return LINES.find((l) => this.board[l].length < SIZES[l]) || null;
+  }
+
+  /** Put a card on the selected line (or the next line with room). */
+  add(card) {
+    if (boardCount(this.board) >= 13) return this.refuse(`the board is full: 13 cards (3, 5 and 5); tap a card to take it back`);
+    const holder = this.others().get(card);
+    if (holder) return this.refuse(`${card} is already on ${holder}`);
+    if (boardCards(this.board).includes(card)) return this.refuse(`${card} is already on this board`);
+    const line = this.line;
+    if (this.board[line].length >= SIZES[line]) {
+      return this.refuse(`the ${line} line holds ${SIZES[line]} cards: it is full`);
+    }
+    this.board[line].push(card);
+    if (this.board[line].length === SIZES[line]) this.line = this.nextLine() || line;
+    this.reason = "";
+    this.changed();
+    return true;
+  }
+
+  typed(text) {
+    let board;
+    try {
+      board = parseBoard(text);
+    } catch (e) {
+      return this.refuse(e.message);
+    }
+    const others = this.others();
+    for (const c of boardCards(board)) {
+      if (others.has(c)) return this.refuse(`${c} is already on ${others.get(c)}`);
+    }
+    this.board = board;
+    this.line = this.nextLine() || "bottom";
+    this.reason = "";
+    this.changed();
+    return true;
+  }
+
+  set(board) { this.board = board; this.line = this.nextLine() || "top"; this.render(); }
+
+  changed() { this.render(); this.onChange(this.board); }
+
+  render() {
+    const rows = LINES.map((line) => {
+      const cards = this.board[line].map((c) => `<button type="button" class="chip" data-remove="${line}:${c}" aria-label="remove ${c}">${cardHtml(c)}</button>`).join("");
+      const empty = Array(SIZES[line] - this.board[line].length).fill(`<span class="slot"></span>`).join("");
+      return `<div class="bline${line === this.line ? " active" : ""}" data-line="${line}" role="button" tabindex="0"><span class="lname">${line}</span>${cards}${empty}</div>`;
+    }).join("");
+    this.root.innerHTML = `
+      <div class="bhead">${esc(this.label)} <span class="count">${boardCount(this.board)}/13</span></div>
+      ${rows}
+      <form class="typeform"><input class="typed" placeholder="or type: Ah Kd 7c | … | …" value="${esc(boardCount(this.board) ? boardText(this.board) : "")}" autocomplete="off" autocapitalize="off" spellcheck="false"><button type="submit">Set</button></form>
+      <div class="reason" role="alert" ${this.reason ? "" : "hidden"}>${esc(this.reason || "")}</div>
+      <div class="flags"></div>`;
+  }
+}
+
+/**
+ * A list of cards (a hand to solve, my street cards, dead cards): tap in the picker or type.
+ * `max` cards at most (a 14th card is refused with the reason).
+ */
+export class CardsEditor extends Entry {
+  constructor(root, { label, max, cards, onChange, others, onFocus, maxText }) {
+    super();
+    this.root = root;
+    this.label = label;
+    this.max = max;
+    this.maxText = maxText || (() => `at most ${this.max} cards`);
+    this.cards = cards || [];
+    this.onChange = onChange || (() => {});
+    this.others = others || (() => new Map());
+    this.onFocus = onFocus || (() => {});
+    root.classList.add("cards-editor");
+    root.addEventListener("click", (e) => {
+      const chip = e.target.closest("[data-remove]");
+      if (chip) { this.cards = this.cards.filter((c) => c !== chip.dataset.remove); this.changed(); return; }
+      if (e.target.closest(".cline")) { this.onFocus(this); }
+    });
+    root.addEventListener("submit", (e) => {
+      e.preventDefault();
+      this.typed(root.querySelector("input.typed").value);
+    });
+    this.render();
+  }
+
+  add(card) {
+    if (this.cards.length >= this.max) return this.refuse(`${this.maxText()}: no room for ${card}`);
+    const holder = this.others().get(card);
+    if (holder) return this.refuse(`${card} is already in ${holder}`);
+    if (this.cards.includes(card)) return this.refuse(`${card} is already here`);
+    this.cards.push(card);
+    this.reason = "";
+    this.changed();
+    return true;
+  }
+
+  typed(text) {
+    let cards;
+    try { cards = parseCards(text); } catch (e) { return this.refuse(e.message); }
+    if (cards.length > this.max) return this.refuse(`${this.maxText()}, not ${cards.length}`);
+    const others = this.others();
+    for (const c of cards) if (others.has(c)) return this.refuse(`${c} is already in ${others.get(c)}`);
+    this.cards = cards;
+    this.reason = "";
+    this.changed();
+    return true;
+  }
+
+  set(cards) { this.cards = cards; this.render(); }
+
+  changed() { this.render(); this.onChange(this.cards); }
+
+  render() {
+    const chips = this.cards.map((c) => `<button type="button" class="chip" data-remove="${c}" aria-label="remove ${c}">${cardHtml(c)}</button>`).join("");
+    this.root.innerHTML = `
+      <div class="bhead">${esc(this.label)} <span class="count">${this.cards.length}/${this.max}</span></div>
+      <div class="cline" role="button" tabindex="0">${chips || '<span class="muted">tap cards below</span>'}</div>
+      <form class="typeform"><input class="typed" placeholder="or type: Ah Kd 7c …" value="${esc(this.cards.join(" "))}" autocomplete="off" autocapitalize="off" spellcheck="false"><button type="submit">Set</button></form>
+      <div class="reason" role="alert" ${this.reason ? "" : "hidden"}>${esc(this.reason || "")}</div>`;
+  }
+}
+
+export function download(name, text, type) {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+export const signed = (n) => (n > 0 ? `+${n}` : `${n}`);
+export const money = (x) => (x > 0 ? "+" : x < 0 ? "−" : "") + Math.abs(x).toFixed(2);

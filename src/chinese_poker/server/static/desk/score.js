@@ -1,0 +1,458 @@
+// The scorekeeper: boards of a hand played with real cards, settled by the server's
+// scoring (POST /api/score, the same as `chinese-poker score --json`), and a session
+// ledger per pair kept in localStorage. Offline, a finished hand is queued and settled
+// as soon as the server can be reached again: no scoring rule is copied into the page.
+import {
+  api, BoardEditor, boardCards, boardCount, boardText, download, emptyBoard, esc, money,
+  Offline, Picker, presets, registerWorker, signed,
+} from "./common.js";
+
+const $ = (id) => document.getElementById(id);
+const STORE = "desk.score.session";
+
+// Options offered in players' words: [option, words, which variants].
+const WORDS = [
+  ["finnish_deuce", "Finnish deuce: the 2♠ doubles its line's royalties", "open"],
+  ["fantasyland_enabled", "Fantasyland (QQ or better on top)", "open"],
+  ["surrender_allowed", "Surrender allowed (pay a fixed cost instead of playing)", "classic"],
+  ["naturals_enabled", "Naturals pay at once (dragon, six pairs, three flushes, three straights)", "classic"],
+];
+
+let PRESETS = [];
+let S = null; // the session
+let editors = []; // [{name, index, editor}]
+let focused = null;
+let picker = null;
+
+function newSession(preset = "ofc") {
+  return { id: Date.now().toString(36), preset, options: {}, unit: 1, players: ["A", "B"], hands: [], draft: {} };
+}
+
+function save() { localStorage.setItem(STORE, JSON.stringify(S)); }
+
+function load() {
+  const shared = new URLSearchParams(location.hash.slice(1)).get("session");
+  if (shared) {
+    try {
+      S = JSON.parse(decodeURIComponent(escape(atob(shared.replace(/-/g, "+").replace(/_/g, "/")))));
+      S.draft = S.draft || {};
+      save();
+      history.replaceState(null, "", "/score");
+      return;
+    } catch (e) { /* a broken link: keep what is stored */ }
+  }
+  try { S = JSON.parse(localStorage.getItem(STORE)); } catch (e) { S = null; }
+  if (!S || !S.players) S = newSession();
+}
+
+const presetOf = () => PRESETS.find((p) => p.name === S.preset) || { name: S.preset, variant: "ofc", players: [2, 3, 4], rules: {} };
+const variant = () => presetOf().variant;
+const isOpen = () => ["ofc", "pineapple", "turbo"].includes(variant());
+const isCross = () => variant() === "criss_cross";
+const handsPer = () => (isCross() ? 2 : 1);
+const rulesValue = (name) => (name in S.options ? S.options[name] : presetOf().rules[name]);
+
+function draftOf(name) {
+  const d = (S.draft[name] = S.draft[name] || {});
+  d.boards = d.boards || [];
+  for (let i = 0; i < handsPer(); i++) d.boards[i] = d.boards[i] || emptyBoard();
+  d.surrender = d.surrender || [false, false];
+  d.fantasyland = d.fantasyland || [false, false];
+  return d;
+}
+
+/** Every card on a board of this hand, with its holder, except on `skip`. */
+function usedCards(skip) {
+  const used = new Map();
+  for (const name of S.players) {
+    draftOf(name).boards.forEach((b, i) => {
+      if (skip && skip.name === name && skip.index === i) return;
+      for (const c of boardCards(b)) used.set(c, label(name, i));
+    });
+  }
+  return used;
+}
+
+const label = (name, i) => (isCross() ? `${name}'s hand ${i + 1}` : `${name}'s board`);
+
+// --------------------------------------------------------------------------- setup
+
+function renderSetup() {
+  $("preset").innerHTML = PRESETS.map((p) => `<option value="${p.name}"${p.name === S.preset ? " selected" : ""}>${esc(p.name)} (${esc(p.variant.replace("_", " "))})</option>`).join("");
+  const kind = isOpen() ? "open" : "classic";
+  $("options").innerHTML = WORDS.filter((w) => w[2] === kind).map(([name, words]) =>
+    `<label class="opt"><input type="checkbox" data-option="${name}"${rulesValue(name) ? " checked" : ""}> ${esc(words)}</label>`).join("");
+  $("extras").innerHTML = Object.entries(S.options).filter(([k]) => !WORDS.some((w) => w[0] === k))
+    .map(([k, v]) => `<span class="tag">${esc(k)}=${esc(JSON.stringify(v))} <button type="button" data-drop="${esc(k)}" aria-label="remove ${esc(k)}">×</button></span>`).join("");
+  $("unit").value = S.unit;
+  const counts = presetOf().players;
+  $("players").innerHTML = S.players.map((p) => `<span class="tag player">${esc(p)} <button type="button" data-remove-player="${esc(p)}" aria-label="remove ${esc(p)}">×</button></span>`).join("")
+    + `<div class="muted">${counts[0]} to ${counts[counts.length - 1]} players${isCross() ? ", two hands each (Criss Cross)" : ""}</div>`;
+}
+
+function refuse(id, reason) {
+  const el = $(id);
+  el.textContent = reason;
+  el.hidden = !reason;
+  return false;
+}
+
+function addPlayer(name) {
+  name = name.trim();
+  const counts = presetOf().players;
+  if (!name) return refuse("player-reason", "a player needs a name");
+  if (name.includes("/")) return refuse("player-reason", "a player name may not contain '/'");
+  if (S.players.includes(name)) return refuse("player-reason", `two players are called ${name}`);
+  if (S.players.length >= counts[counts.length - 1]) return refuse("player-reason", `${S.preset} is played by at most ${counts[counts.length - 1]} players`);
+  if (S.hands.length) return refuse("player-reason", "the session has hands: start a new session to change the players");
+  S.players.push(name);
+  refuse("player-reason", "");
+  save();
+  renderAll();
+  return true;
+}
+
+async function addExtra(text) {
+  const [name, ...rest] = text.split("=");
+  const key = name.trim();
+  if (!rest.length || !key) return refuse("extra-reason", `expected option=value, got '${text}'`);
+  if (!(key in presetOf().rules)) {
+    return refuse("extra-reason", `unknown option '${key}'; the options are those of RULES §13 (e.g. surrender_cost, unit_value)`);
+  }
+  let value = rest.join("=").trim();
+  try { value = JSON.parse(value); } catch (e) { /* a word such as "yes" */ }
+  const options = { ...S.options, [key]: value };
+  try {
+    await api("/api/board", { rules: S.preset, options, board: " | | " });
+  } catch (e) {
+    if (!(e instanceof Offline)) return refuse("extra-reason", e.message);
+  }
+  S.options = options;
+  refuse("extra-reason", "");
+  save();
+  renderAll();
+  return true;
+}
+
+// --------------------------------------------------------------------------- boards
+
+function renderBoards() {
+  $("hand-no").textContent = `${S.hands.length + 1}`;
+  const root = $("boards");
+  root.innerHTML = "";
+  editors = [];
+  for (const name of S.players) {
+    const d = draftOf(name);
+    for (let i = 0; i < handsPer(); i++) {
+      const box = document.createElement("div");
+      box.className = "player-board";
+      box.dataset.player = name;
+      box.dataset.hand = i;
+      const flags = document.createElement("div");
+      flags.className = "pflags";
+      if (!isOpen()) {
+        if (rulesValue("surrender_allowed")) flags.innerHTML += `<label><input type="checkbox" data-flag="surrender"${d.surrender[i] ? " checked" : ""}> surrendered</label>`;
+      } else if (rulesValue("fantasyland_enabled")) {
+        flags.innerHTML += `<label><input type="checkbox" data-flag="fantasyland"${d.fantasyland[i] ? " checked" : ""}> played in Fantasyland</label>`;
+      }
+      const ed = document.createElement("div");
+      box.append(ed, flags);
+      root.append(box);
+      const editor = new BoardEditor(ed, {
+        label: label(name, i),
+        board: d.boards[i],
+        others: () => usedCards({ name, index: i }),
+        onChange: (b) => { d.boards[i] = b; save(); focused = entry; picker.render(); target(); check(entry); },
+        onFocus: () => { focused = entry; target(); },
+      });
+      const entry = { name, index: i, editor, box };
+      flags.addEventListener("change", (e) => {
+        const flag = e.target.dataset.flag;
+        d[flag][i] = e.target.checked;
+        save();
+        check(entry);
+      });
+      editors.push(entry);
+      if (boardCount(d.boards[i]) === 13) check(entry);
+    }
+  }
+  focused = editors.find((e) => boardCount(e.editor.board) < 13) || editors[0];
+  target();
+}
+
+function target() {
+  if (!focused) return;
+  $("target").textContent = `${label(focused.name, focused.index)}, ${focused.editor.line}`;
+  for (const e of editors) e.box.classList.toggle("focused", e === focused);
+}
+
+function flagsEl(entry) { return entry.box.querySelector(".flags"); }
+
+/** Ask the server what a finished board shows (foul, natural, royalties). */
+async function check(entry) {
+  const el = flagsEl(entry);
+  const d = draftOf(entry.name);
+  const board = d.boards[entry.index];
+  if (boardCount(board) < 13) { el.innerHTML = ""; return; }
+  try {
+    const r = await api("/api/board", { rules: S.preset, options: S.options, board: boardText(board), fantasyland: d.fantasyland[entry.index] });
+    const parts = [];
+    if (r.foul) parts.push(`<span class="flag foul">FOUL: ${esc(r.foul)}</span>`);
+    if (r.natural) parts.push(`<span class="flag natural">natural: ${esc(r.natural.replace("_", " "))}</span>`);
+    if (!r.foul && r.royalties.total) parts.push(`<span class="flag">royalties ${r.royalties.total}</span>`);
+    if (r.fantasyland_next) parts.push(`<span class="flag natural">Fantasyland next (${r.fantasyland_next} cards)</span>`);
+    if (!parts.length) parts.push(`<span class="flag ok">valid</span>`);
+    el.innerHTML = parts.join(" ");
+  } catch (e) {
+    el.innerHTML = e instanceof Offline ? `<span class="flag">offline: checked when settled</span>` : `<span class="flag foul">${esc(e.message)}</span>`;
+  }
+}
+
+// --------------------------------------------------------------------------- settling
+
+function tableOf() {
+  const players = S.players.map((name) => {
+    const d = draftOf(name);
+    const p = { name };
+    if (isCross()) {
+      p.boards = d.boards.map((b, i) => (d.surrender[i] && !boardCount(b) ? null : boardText(b)));
+      if (d.surrender[0] || d.surrender[1]) p.surrender = [d.surrender[0], d.surrender[1]];
+    } else {
+      if (!(d.surrender[0] && !boardCount(d.boards[0]))) p.board = boardText(d.boards[0]);
+      if (d.surrender[0]) p.surrender = true;
+      if (d.fantasyland[0]) p.fantasyland = true;
+    }
+    return p;
+  });
+  const options = { ...S.options };
+  if (Number(S.unit) !== 1) options.unit_value = Number(S.unit);
+  const table = { rules: S.preset, players };
+  if (Object.keys(options).length) table.options = options;
+  return table;
+}
+
+function unfinished() {
+  for (const name of S.players) {
+    const d = draftOf(name);
+    for (let i = 0; i < handsPer(); i++) {
+      const n = boardCount(d.boards[i]);
+      if (n !== 13 && !(d.surrender[i] && n === 0)) return `${label(name, i)} has ${n} of 13 cards`;
+    }
+  }
+  return null;
+}
+
+async function settle() {
+  const missing = unfinished();
+  if (missing) return refuse("settle-reason", missing);
+  const counts = presetOf().players;
+  if (!counts.includes(S.players.length)) return refuse("settle-reason", `${S.preset} is played by ${counts[0]} to ${counts[counts.length - 1]} players, not ${S.players.length}`);
+  const table = tableOf();
+  const hand = { table, settlement: null, at: new Date().toISOString() };
+  $("settle").disabled = true; // one settlement at a time: the boards stay until it is done
+  try {
+    hand.settlement = await api("/api/score", table);
+  } catch (e) {
+    if (!(e instanceof Offline)) return refuse("settle-reason", e.message);
+  } finally {
+    $("settle").disabled = false;
+  }
+  refuse("settle-reason", "");
+  S.hands.push(hand);
+  S.draft = {};
+  save();
+  renderAll();
+  showResult(hand, S.hands.length);
+  return true;
+}
+
+/** Settle the hands queued while offline. */
+async function settlePending() {
+  let changed = false;
+  for (const hand of S.hands) {
+    if (hand.settlement) continue;
+    try {
+      hand.settlement = await api("/api/score", hand.table);
+      changed = true;
+    } catch (e) {
+      if (e instanceof Offline) break;
+      hand.error = e.message;
+      changed = true;
+    }
+  }
+  if (changed) { save(); renderLedger(); const last = S.hands[S.hands.length - 1]; if (last) showResult(last, S.hands.length); }
+}
+
+function showResult(hand, number) {
+  const s = hand.settlement;
+  if (!s) {
+    $("result").innerHTML = `<div class="pending">Hand ${number} is saved. You are offline: it will be settled as soon as the server can be reached.</div>`;
+    return;
+  }
+  const totals = Object.entries(s.totals).map(([p, v]) => `<tr><td>${esc(p)}</td><td class="num">${signed(v)}</td><td class="num">${money(s.money[p])}</td></tr>`).join("");
+  const pairs = s.pairs.map((pr) => {
+    const who = pr.points >= 0 ? pr.a : pr.b;
+    const items = pr.items.map((it) => `<li><span class="num">${signed(it.points)}</span> ${esc(it.text)}</li>`).join("");
+    return `<div class="pair"><div class="pairhead">${esc(pr.a)} vs ${esc(pr.b)}: ${esc(who)} ${signed(Math.abs(pr.points))}${pr.unit !== 1 ? ` (${money(Math.abs(pr.money))})` : ""}</div><ul>${items}</ul></div>`;
+  }).join("");
+  const fl = Object.entries(s.fantasyland || {}).filter(([, v]) => v).map(([p, v]) => `${esc(p)} plays Fantasyland next with ${v} cards`).join("; ");
+  const fouled = (s.fouled || []).length ? `<div class="flag foul">fouled: ${s.fouled.map(esc).join(", ")}</div>` : "";
+  $("result").innerHTML = `<h3>Hand ${number}</h3>${fouled}<table class="totals"><tr><th>player</th><th>points</th><th>money</th></tr>${totals}</table>${pairs}${fl ? `<div class="fl">${fl}</div>` : ""}`;
+}
+
+// --------------------------------------------------------------------------- the ledger
+
+function ledger() {
+  const pairs = new Map();
+  const players = new Map(S.players.map((p) => [p, { points: 0, money: 0 }]));
+  let settled = 0;
+  for (const hand of S.hands) {
+    const s = hand.settlement;
+    if (!s) continue;
+    settled++;
+    for (const pr of s.pairs) {
+      const a = pr.a_player, b = pr.b_player;
+      const [x, y, sign] = S.players.indexOf(a) <= S.players.indexOf(b) ? [a, b, 1] : [b, a, -1];
+      const key = `${x} – ${y}`;
+      const row = pairs.get(key) || { x, y, points: 0, money: 0 };
+      row.points += sign * pr.points;
+      row.money += sign * pr.money;
+      pairs.set(key, row);
+    }
+    // totals and money are per player (a Criss Cross player's two hands together).
+    for (const [p, v] of Object.entries(s.totals)) {
+      const row = players.get(p) || { points: 0, money: 0 };
+      row.points += v;
+      row.money += s.money[p] || 0;
+      players.set(p, row);
+    }
+  }
+  return { pairs, players, settled };
+}
+
+function renderLedger() {
+  const { pairs, players, settled } = ledger();
+  const pending = S.hands.length - settled;
+  const prow = [...players].map(([p, r]) => `<tr><td>${esc(p)}</td><td class="num">${signed(r.points)}</td><td class="num">${money(r.money)}</td></tr>`).join("");
+  const pairRows = [...pairs.values()].map((r) => `<tr><td>${esc(r.x)} – ${esc(r.y)}</td><td class="num">${esc(r.points >= 0 ? r.x : r.y)} ${signed(Math.abs(r.points))}</td><td class="num">${money(Math.abs(r.money))}</td></tr>`).join("");
+  const hands = S.hands.map((h, i) => `<li>Hand ${i + 1}: ${h.settlement ? Object.entries(h.settlement.totals).map(([p, v]) => `${esc(p)} ${signed(v)}`).join(", ") : h.error ? `<span class="foul">${esc(h.error)}</span>` : "<i>queued, settles when online</i>"}</li>`).join("");
+  $("ledger").innerHTML = `
+    <div class="summary" id="ledger-summary">${settled} hand${settled === 1 ? "" : "s"} settled${pending ? `, ${pending} queued` : ""} · ${esc(S.preset)}</div>
+    <table class="totals" id="ledger-players"><tr><th>player</th><th>points</th><th>money</th></tr>${prow}</table>
+    <table class="totals" id="ledger-pairs"><tr><th>pair</th><th>ahead</th><th>owed</th></tr>${pairRows}</table>
+    <ol class="hands">${hands}</ol>`;
+}
+
+function csv() {
+  const rows = [["hand", "player", "points", "money"]];
+  S.hands.forEach((h, i) => {
+    if (!h.settlement) return;
+    for (const [p, v] of Object.entries(h.settlement.totals)) rows.push([i + 1, p, v, h.settlement.money[p] ?? ""]);
+  });
+  rows.push([]);
+  rows.push(["pair", "", "points", "money"]);
+  for (const r of ledger().pairs.values()) rows.push([`${r.x}-${r.y}`, "", r.points, r.money]);
+  return rows.map((r) => r.map((c) => (/[",\n]/.test(String(c)) ? `"${String(c).replace(/"/g, '""')}"` : c)).join(",")).join("\n") + "\n";
+}
+
+function shareLink() {
+  const data = JSON.stringify({ ...S, draft: {} });
+  const b64 = btoa(unescape(encodeURIComponent(data))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  const url = `${location.origin}/score#session=${b64}`;
+  const out = $("share-out");
+  out.hidden = false;
+  out.innerHTML = `<input readonly value="${esc(url)}" id="share-url">`;
+  if (navigator.clipboard) navigator.clipboard.writeText(url).catch(() => {});
+  return url;
+}
+
+// --------------------------------------------------------------------------- wiring
+
+function renderAll() {
+  renderSetup();
+  renderBoards();
+  renderLedger();
+  picker.render();
+}
+
+function netState() {
+  $("net").textContent = navigator.onLine ? "" : "offline";
+  $("net").classList.toggle("off", !navigator.onLine);
+}
+
+async function main() {
+  registerWorker();
+  load();
+  try { PRESETS = await presets(); } catch (e) { PRESETS = []; }
+  picker = new Picker($("picker"), {
+    used: () => usedCards(null),
+    pick: (card) => focused && focused.editor.add(card),
+  });
+  $("preset").addEventListener("change", (e) => {
+    if (S.hands.length) {
+      e.target.value = S.preset;
+      refuse("player-reason", "the session has hands: start a new session to change the rules");
+      return;
+    }
+    S.preset = e.target.value;
+    S.options = {};
+    const counts = presetOf().players;
+    S.players = S.players.slice(0, counts[counts.length - 1]);
+    S.draft = {};
+    save();
+    renderAll();
+  });
+  $("options").addEventListener("change", (e) => {
+    const name = e.target.dataset.option;
+    if (!name) return;
+    if (e.target.checked === presetOf().rules[name]) delete S.options[name];
+    else S.options[name] = e.target.checked;
+    save();
+    renderAll();
+  });
+  $("extras").addEventListener("click", (e) => {
+    const k = e.target.dataset.drop;
+    if (k) { delete S.options[k]; save(); renderAll(); }
+  });
+  $("extra-form").addEventListener("submit", (e) => { e.preventDefault(); addExtra($("extra").value); });
+  $("unit").addEventListener("change", (e) => {
+    const v = Number(e.target.value);
+    if (!(v >= 0)) { e.target.value = S.unit; return; }
+    S.unit = v;
+    save();
+  });
+  $("add-player").addEventListener("submit", (e) => {
+    e.preventDefault();
+    if (addPlayer($("player-name").value)) $("player-name").value = "";
+  });
+  $("players").addEventListener("click", (e) => {
+    const p = e.target.dataset.removePlayer;
+    if (!p) return;
+    if (S.hands.length) return refuse("player-reason", "the session has hands: start a new session to change the players");
+    S.players = S.players.filter((x) => x !== p);
+    delete S.draft[p];
+    save();
+    renderAll();
+  });
+  $("settle").addEventListener("click", settle);
+  $("export-json").addEventListener("click", () => download(`session-${S.id}.json`, JSON.stringify(S.hands.map((h) => h.table), null, 2) + "\n", "application/json"));
+  $("export-csv").addEventListener("click", () => download(`session-${S.id}.csv`, csv(), "text/csv"));
+  $("share").addEventListener("click", shareLink);
+  $("new-session").addEventListener("click", () => {
+    if (S.hands.length && !confirm("Start a new session? The current one is replaced (export it first).")) return;
+    S = newSession(S.preset);
+    S.players = [];
+    save();
+    renderAll();
+  });
+  window.addEventListener("online", () => { netState(); settlePending(); });
+  window.addEventListener("offline", netState);
+  netState();
+  renderAll();
+  const last = S.hands[S.hands.length - 1];
+  if (last) showResult(last, S.hands.length);
+  settlePending();
+  document.body.dataset.ready = "1";
+}
+
+main();

@@ -1,0 +1,41 @@
+// The desk's service worker: the pages and their files are cached when first loaded, so
+// /score and /study open without a network. Pages and files: the network first (fresh
+// after an upgrade), the cache when it fails. /api/presets likewise; the other /api
+// requests are never cached (a settlement offline is queued by the page, see score.js).
+const CACHE = "desk-v1";
+const FILES = [
+  "/score", "/study",
+  "/static/style.css", "/static/favicon.svg",
+  "/static/desk/desk.css", "/static/desk/common.js", "/static/desk/score.js",
+  "/static/desk/study.js", "/static/desk/manifest.webmanifest",
+];
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(FILES)).then(() => self.skipWaiting()));
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil((async () => {
+    for (const key of await caches.keys()) if (key !== CACHE) await caches.delete(key);
+    await self.clients.claim();
+  })());
+});
+
+self.addEventListener("fetch", (event) => {
+  const url = new URL(event.request.url);
+  if (event.request.method !== "GET" || url.origin !== location.origin) return;
+  const cached = FILES.includes(url.pathname) || url.pathname === "/api/presets";
+  if (!cached) return;
+  event.respondWith((async () => {
+    const cache = await caches.open(CACHE);
+    try {
+      const res = await fetch(event.request);
+      if (res.ok) await cache.put(url.pathname, res.clone());
+      return res;
+    } catch (e) {
+      const hit = await cache.match(url.pathname);
+      if (hit) return hit;
+      throw e;
+    }
+  })());
+});

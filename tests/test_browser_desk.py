@@ -1,0 +1,406 @@
+"""The scorekeeper (/score) and the study desk (/study) in Debian's Chromium, on a phone.
+
+Every test runs in a phone viewport (390×844, touch) and works the pages as a person
+would: taps on the card picker, typed boards, clicks. Results are checked against the
+command line on the same input (``chinese-poker score``, ``solve``, ``hint``): an
+independent path through the same library, not the page's own arithmetic.
+
+Screenshots go to a temporary folder; ``CP_SCREENSHOT_DIR=docs/screenshots`` refreshes
+the ones docs/desk.md shows (desk-*.png).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import test_browser
+from test_browser import CHROMIUM, Server, start_server
+
+# Launching Debian's Chromium and the screenshot folder: test_browser's own fixtures.
+browser = test_browser.browser
+shots = test_browser.shots
+
+pytestmark = [
+    pytest.mark.skipif(
+        not os.path.exists(CHROMIUM) and not os.environ.get("CI"),
+        reason="Debian's chromium is not installed at /usr/bin/chromium",
+    ),
+    pytest.mark.xdist_group("browser"),
+]
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is missing")
+Page = sync_api.Page
+expect = sync_api.expect
+
+ROOT = Path(__file__).resolve().parent.parent
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
+         "device_scale_factor": 2}  # fmt: skip
+
+# A 3-player OFC hand: A's bottom flush holds the 2s (the Finnish deuce), C fouls.
+BOARDS = {
+    "A": "Kc 8d 3h | Qh Qd 7c 7d 4c | As Js 9s 5s 2s",
+    "B": "Jc Td 2h | 9h 9d 6c 5h 3c | Ks Kh Kd 8c 6h",
+    "C": "Ah Ad 3s | Qs Jh 8s 6s 4h | Ts Th Tc 7s 7h",
+}
+
+
+def cli(*args: str, stdin: str | None = None) -> Any:
+    """Run ``chinese-poker`` (this tree's code) and read its JSON output."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    out = subprocess.run(
+        [sys.executable, "-m", "chinese_poker.cli", *args],
+        input=stdin, capture_output=True, text=True, env=env, check=True, timeout=120,
+    )  # fmt: skip
+    return json.loads(out.stdout)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    s = start_server(tmp_path_factory.mktemp("desk"))
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def phone(browser: Any) -> Iterator[Page]:
+    ctx = browser.new_context(**PHONE)
+    page = ctx.new_page()
+    page.set_default_timeout(20000)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    yield page
+    ctx.close()
+    assert errors == []
+
+
+def open_page(page: Page, server: Server, path: str) -> None:
+    page.goto(server.base + path)
+    page.wait_for_selector("body[data-ready='1']")
+
+
+def tap_board(page: Page, player: str, board: str) -> None:
+    """Enter a board by tapping its top line, then each card in the picker."""
+    page.locator(f".player-board[data-player='{player}'] [data-line='top'] .lname").tap()
+    for card in board.replace("|", " ").split():
+        page.locator(f"#picker [data-card='{card}']").tap()
+
+
+def type_board(page: Page, player: str, board: str, hand: int = 0) -> None:
+    box = page.locator(f".player-board[data-player='{player}'][data-hand='{hand}']")
+    box.locator("input.typed").fill(board)
+    box.locator("form.typeform button").click()
+
+
+def settle_button(page: Page) -> None:
+    page.locator("#settle").tap()
+
+
+# --------------------------------------------------------------------------- scorekeeper
+
+
+def test_settle_three_player_ofc_with_finnish_deuce_and_foul(
+    server: Server, phone: Page, shots: Path
+) -> None:
+    page = phone
+    open_page(page, server, "/score")
+    page.select_option("#preset", "ofc")
+    page.locator("[data-option='finnish_deuce']").check()
+    page.fill("#player-name", "C")
+    page.locator("#add-player button").tap()
+    # An unknown option is refused where it is typed.
+    page.fill("#extra", "bogus_rule=1")
+    page.locator("#extra-form button").tap()
+    expect(page.locator("#extra-reason")).to_contain_text("unknown option 'bogus_rule'")
+
+    tap_board(page, "A", "Kc 8d 3h")
+    # A 4th card on the top line is refused with the reason (the line is full)...
+    page.locator(".player-board[data-player='A'] [data-line='top'] .lname").tap()
+    page.locator("#picker [data-card='Ac']").tap()
+    expect(page.locator(".player-board[data-player='A'] .reason")).to_contain_text(
+        "the top line holds 3 cards"
+    )
+    page.locator(".player-board[data-player='A'] [data-line='middle'] .lname").tap()
+    for card in ["Qh", "Qd", "7c", "7d", "4c", "As", "Js", "9s", "5s", "2s"]:
+        page.locator(f"#picker [data-card='{card}']").tap()
+    # ...so is a 14th card, and a card already on a board is greyed out in the picker.
+    page.locator("#picker [data-card='Ac']").tap()
+    expect(page.locator(".player-board[data-player='A'] .reason")).to_contain_text(
+        "the board is full: 13 cards"
+    )
+    expect(page.locator("#picker [data-card='Kc']")).to_be_disabled()
+    tap_board(page, "B", BOARDS["B"])
+    # A card typed twice is refused with its holder.
+    type_board(page, "C", "Kc Ad 3s | Qs Jh 8s 6s 4h | Ts Th Tc 7s 7h")
+    expect(page.locator(".player-board[data-player='C'] .reason")).to_contain_text(
+        "Kc is already on A's board"
+    )
+    tap_board(page, "C", BOARDS["C"])
+    # Fouls are flagged as the board is finished, before settling.
+    expect(page.locator(".player-board[data-player='C'] .flags")).to_contain_text("FOUL")
+    expect(page.locator(".player-board[data-player='A'] .flags")).to_contain_text("royalties")
+    page.screenshot(path=str(shots / "desk-score-entry.png"), full_page=False)
+    settle_button(page)
+    expect(page.locator("#result .pair")).to_have_count(3)
+
+    table = {"rules": "ofc", "options": {"finnish_deuce": True},
+             "players": [{"name": n, "board": b} for n, b in BOARDS.items()]}  # fmt: skip
+    want = cli("score", "--json", "-", stdin=json.dumps(table))
+    shown = page.locator("#result .pair li").all_inner_texts()
+    expected = [f"{it['points']:+d} {it['text']}".replace("+0 ", "0 ")
+                for pair in want["pairs"] for it in pair["items"]]  # fmt: skip
+    assert [" ".join(s.split()) for s in shown] == [" ".join(e.split()) for e in expected]
+    assert any("Finnish deuce" in s for s in shown)
+    assert any("foul" in s for s in shown)
+    totals = page.locator("#result table.totals tr").all_inner_texts()[1:]
+    for row, (name, points) in zip(totals, want["totals"].items(), strict=True):
+        assert row.split()[:2] == [name, f"{points:+d}".replace("+0", "0")]
+    page.locator("#result").scroll_into_view_if_needed()
+    page.screenshot(path=str(shots / "desk-score-settled.png"), full_page=True)
+
+
+SESSION_HANDS = [
+    ("Kc 8d 3h | Qh Qd 7c 7d 4c | As Js 9s 5s 2s", "Jc Td 2h | 9h 9d 6c 5h 3c | Ks Kh Kd 8c 6h"),
+    ("Qh Qd 7c | Jc Js 8c 8d Ac | 7d 7s 7h 2c 2d", "Kh Kd 4c | 9s 9h 9c 5d 2s | Ah Jh 8h 6h 3h"),
+    ("Ad As 5c | Qs Qc Tc 4d 3c | Ks Kc Th Td 9d", "6s 6d Qd | Jh Jd 8s 8h Ah | 7c 7d 7h 2h 2s"),
+    ("2c 3d 4h | 9s 9d 5s 5d 2s | Ac Ad Ah Kc Kd", "Jc Td 2h | Qh Qd 7c 7h 4c | Ks Js 9h 6s 3s"),
+    ("Ah Kh 2d | 3c 3d 4s 4d 8c | Ts Tc Td 9c 9h", "Qs Jd 5h | 6c 6h 7s 7d Kc | As Ks 8s 5s 2s"),
+]
+
+
+def test_session_ledger_survives_reload_and_works_offline(
+    server: Server, phone: Page, shots: Path
+) -> None:
+    page = phone
+    open_page(page, server, "/score")
+    page.select_option("#preset", "ofc")
+    page.fill("#unit", "2.5")
+    page.locator("#unit").dispatch_event("change")
+    for number, (a, b) in enumerate(SESSION_HANDS[:4], 1):
+        type_board(page, "A", a)
+        type_board(page, "B", b)
+        settle_button(page)
+        expect(page.locator("#hand-no")).to_have_text(str(number + 1))
+        expect(page.locator("#result h3")).to_have_text(f"Hand {number}")
+    expect(page.locator("#ledger-summary")).to_contain_text("4 hands settled")
+    # The independent sum: each hand scored by the command line, at 2.5 a point.
+    points = {"A": 0, "B": 0}
+    for a, b in SESSION_HANDS[:4]:
+        table = {"rules": "ofc", "options": {"unit_value": 2.5},
+                 "players": [{"name": "A", "board": a}, {"name": "B", "board": b}]}  # fmt: skip
+        for k, v in cli("score", "--json", "-", stdin=json.dumps(table))["totals"].items():
+            points[k] += v
+    ledger_before = page.locator("#ledger-players").inner_text()
+    assert f"A\t{points['A']:+d}".replace("+0", "0") in ledger_before
+    assert f"{abs(points['A']) * 2.5:.2f}" in ledger_before
+    # A board half entered survives the reload too.
+    type_board(page, "A", "Ah Kh 2d | 3c 3d | ")
+    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    expect(page.locator("#ledger-summary")).to_contain_text("4 hands settled")
+    assert page.locator("#ledger-players").inner_text() == ledger_before
+    expect(page.locator(".player-board[data-player='A'] .count")).to_have_text("5/13")
+
+    # Offline: the page still opens (service worker), the ledger is there, and a new hand
+    # is kept and queued; back online it is settled and joins the ledger.
+    page.context.set_offline(True)
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    expect(page.locator("#net")).to_have_text("offline")
+    expect(page.locator("#ledger-summary")).to_contain_text("4 hands settled")
+    a, b = SESSION_HANDS[4]
+    type_board(page, "A", a)
+    type_board(page, "B", b)
+    settle_button(page)
+    expect(page.locator("#result .pending")).to_contain_text("offline")
+    expect(page.locator("#ledger-summary")).to_contain_text("1 queued")
+    page.screenshot(path=str(shots / "desk-score-offline.png"), full_page=True)
+    page.context.set_offline(False)
+    expect(page.locator("#ledger-summary")).to_contain_text("5 hands settled")
+    table = {"rules": "ofc", "options": {"unit_value": 2.5},
+             "players": [{"name": "A", "board": a}, {"name": "B", "board": b}]}  # fmt: skip
+    for k, v in cli("score", "--json", "-", stdin=json.dumps(table))["totals"].items():
+        points[k] += v
+    assert f"A\t{points['A']:+d}".replace("+0", "0") in page.locator("#ledger-players").inner_text()
+    # The export is the JSON `score` reads: one table per hand.
+    with page.expect_download() as dl:
+        page.locator("#export-json").tap()
+    tables = json.loads(Path(dl.value.path()).read_text())
+    assert len(tables) == 5
+    assert cli("score", "--json", "-", stdin=json.dumps(tables[4]))["totals"]["A"] == (
+        cli("score", "--json", "-", stdin=json.dumps(table))["totals"]["A"]
+    )
+    with page.expect_download() as dl:
+        page.locator("#export-csv").tap()
+    csv = Path(dl.value.path()).read_text().splitlines()
+    assert csv[0] == "hand,player,points,money" and len([r for r in csv if r.startswith("5,")]) == 2
+    # Shared by link: a fresh phone opens the same ledger.
+    page.locator("#share").tap()
+    link = page.locator("#share-url").input_value()
+    other = page.context.browser.new_context(**PHONE).new_page()  # type: ignore[union-attr]
+    other.goto(link)
+    other.wait_for_selector("body[data-ready='1']")
+    expect(other.locator("#ledger-summary")).to_contain_text("5 hands settled")
+    other.context.close()
+
+
+# --------------------------------------------------------------------------- study desk
+
+
+def tap_cards(page: Page, cards: str) -> None:
+    for card in cards.split():
+        page.locator(f"#picker [data-card='{card}']").tap()
+
+
+def test_solve_fantasyland_16_cards_and_classic_13_cards(
+    server: Server, phone: Page, shots: Path
+) -> None:
+    page = phone
+    open_page(page, server, "/study")
+    # A Fantasyland size the rules do not deal is refused where it is typed.
+    page.select_option("#fl-preset", "pineapple")
+    page.wait_for_function("document.querySelector('#fl-cards .count').textContent === '0/14'")
+    fl16 = "As Ah Ad Kc Kd Qh Qs Js Ts 9s 8s 7s 2d 3c 4h 5h"
+    tap_cards(page, fl16)
+    expect(page.locator("#fl-cards .reason")).to_contain_text(
+        "pineapple deals 14 Fantasyland cards"
+    )
+    page.select_option("#fl-preset", "pineapple-progressive")
+    page.wait_for_function("document.querySelector('#fl-cards .count').textContent === '14/17'")
+    tap_cards(page, "4h 5h")
+    page.locator("#fl-solve").tap()
+    expect(page.locator("#fl-best")).to_be_visible()
+    want = cli("solve", "fantasyland", *fl16.split(), "--rules", "pineapple-progressive", "--json")
+    assert page.locator("#fl-best").get_attribute("data-board") == want["board"]
+    assert page.locator("#fl-royalties").inner_text() == str(want["royalties"]["total"])
+    assert page.locator("#fl-stays").inner_text() == ("yes" if want["stays"] else "no")
+    assert page.locator("#fl-runners tr").count() >= 2
+    page.screenshot(path=str(shots / "desk-study-fantasyland.png"), full_page=True)
+
+    page.locator("[data-tab='setting']").tap()
+    hand = "Ah Kd Qs Jc Ts 8h 8d 7s 7h 7c 5s 5c 2d"
+    tap_cards(page, hand)
+    page.locator("#picker [data-card='2c']").tap()  # a 14th card
+    expect(page.locator("#st-cards .reason")).to_contain_text("a classic hand has 13 cards")
+    page.locator("#st-solve").tap()
+    expect(page.locator("#st-best")).to_be_visible()
+    want = cli("solve", "setting", *hand.split(), "--json")
+    assert page.locator("#st-best").get_attribute("data-board") == want["board"]
+    assert page.locator("#st-ev").inner_text() == f"{want['expected']:+.2f}"
+    assert page.locator("#st-alts tr").count() == 1 + len(want["alternatives"])
+    page.screenshot(path=str(shots / "desk-study-setting.png"), full_page=True)
+    # Nothing entered is lost on a reload.
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    expect(page.locator("#st-cards .count")).to_have_text("13/13")
+    page.locator("[data-tab='fantasyland']").tap()
+    expect(page.locator("#fl-cards .count")).to_have_text("16/17")
+
+
+POSITION = (ROOT / "examples" / "positions" / "pineapple-street3.txt").read_text()
+
+
+def test_analyse_a_pineapple_street_3_position(server: Server, phone: Page, shots: Path) -> None:
+    page = phone
+    open_page(page, server, "/study")
+    page.locator("[data-tab='position']").tap()
+    page.select_option("#ps-preset", "pineapple")
+    page.select_option("#ps-street", "3")
+    # My board by taps, my cards by taps, the rest typed.
+    page.locator("#ps-me [data-line='top'] .lname").tap()
+    tap_cards(page, "Kh Kd")
+    page.locator("#ps-me [data-line='middle'] .lname").tap()
+    tap_cards(page, "9s 9h")
+    page.locator("#ps-me [data-line='bottom'] .lname").tap()
+    tap_cards(page, "Ah Jh 8h")
+    page.locator("#ps-cards .cline").tap()
+    tap_cards(page, "Qc 8c 2s")
+    page.locator("#picker [data-card='3c']").tap()  # a 4th card on a 3-card street
+    expect(page.locator("#ps-cards .reason")).to_contain_text("street 3 of pineapple deals 3 cards")
+    page.locator("#ps-dead input.typed").fill("4c")
+    page.locator("#ps-dead form button").click()
+    opp = page.locator("#ps-opponents .board-editor").first
+    opp.locator("input.typed").fill("Ac 7d | Qs Qd | Ks Kc 3d")
+    opp.locator("form.typeform button").click()
+    page.locator("#ps-analyse").tap()
+    expect(page.locator("#ps-hints tr.best")).to_be_visible()
+    want = cli("hint", "--json", "--level", "2", "--time-budget", "2", "-", stdin=POSITION)
+    rows = page.locator("#ps-hints tr").all_inner_texts()[1:]
+    assert len(rows) == want["options"] == 24
+    def words(text: str) -> str:
+        return " ".join(text.split())
+
+    assert words(rows[0].split("\t")[1]) == words(want["hints"][0]["text"])
+    assert {words(r.split("\t")[1]) for r in rows} == {words(h["text"]) for h in want["hints"]}
+    assert all("…" in r and "%" in r for r in rows)
+    page.screenshot(path=str(shots / "desk-study-position.png"), full_page=True)
+
+
+def test_a_trainer_round_with_feedback(server: Server, phone: Page, shots: Path) -> None:
+    page = phone
+    open_page(page, server, "/study")
+    page.locator("[data-tab='trainer']").tap()
+    page.select_option("#tr-kind", "setting")
+    page.locator("#tr-next").tap()
+    expect(page.locator("#tr-board")).to_be_visible()
+    dealt = page.locator("#tr-task .cline [data-card]").evaluate_all(
+        "els => els.map(e => e.dataset.card)"
+    )
+    assert len(dealt) == 13
+    # Only the dealt cards can be tapped.
+    other = next(f"{r}{s}" for r in "23456789TJQKA" for s in "shdc" if f"{r}{s}" not in dealt)
+    expect(page.locator(f"#picker [data-card='{other}']")).to_be_disabled()
+    want = cli("solve", "setting", *dealt, "--json")
+    worst = want["alternatives"][-1]["board"]
+    page.locator("#tr-board [data-line='top'] .lname").tap()
+    tap_cards(page, worst.replace("|", " "))
+    page.locator("#tr-answer").tap()
+    expect(page.locator("#tr-feedback")).to_contain_text("You lost")
+    lost = float(page.locator("#tr-lost").inner_text())
+    assert abs(lost - (want["expected"] - want["alternatives"][-1]["expected"])) < 0.01
+    assert page.locator("#tr-best").inner_text() == want["board"]
+    expect(page.locator("#tr-streak")).to_have_text("0")
+    expect(page.locator("#tr-mistakes li")).to_have_count(1)
+    page.screenshot(path=str(shots / "desk-trainer.png"), full_page=True)
+    # Retry the mistake and play the solver's answer: the streak starts.
+    page.locator("#tr-mistakes [data-retry='0']").tap()
+    expect(page.locator("#tr-board")).to_be_visible()
+    page.locator("#tr-board [data-line='top'] .lname").tap()
+    tap_cards(page, want["board"].replace("|", " "))
+    page.locator("#tr-answer").tap()
+    expect(page.locator("#tr-feedback")).to_contain_text("Right")
+    expect(page.locator("#tr-streak")).to_have_text("1")
+
+
+def test_a_street_trainer_round(server: Server, phone: Page) -> None:
+    page = phone
+    open_page(page, server, "/study")
+    page.locator("[data-tab='trainer']").tap()
+    page.select_option("#tr-kind", "street")
+    page.locator("#tr-next").tap()
+    expect(page.locator("#tr-place .place-row").first).to_be_visible()
+    board = page.locator("#tr-task b").first.inner_text()
+    room = {line: size - len(part.split())
+            for line, size, part in zip(("top", "middle", "bottom"), (3, 5, 5),
+                                        board.split("|"), strict=True)}  # fmt: skip
+    rows = page.locator("#tr-place .place-row")
+    assert rows.count() == 3  # Pineapple: three cards, two placed and one thrown
+    # An unfinished answer is refused with what is missing.
+    page.locator("#tr-answer").tap()
+    expect(page.locator("#tr-reason")).to_contain_text("say where")
+    rows.nth(0).locator("[data-to='discard']").tap()
+    for i in (1, 2):
+        line = next(name for name in ("bottom", "middle", "top") if room[name] > 0)
+        room[line] -= 1
+        rows.nth(i).locator(f"[data-to='{line}']").tap()
+    page.locator("#tr-answer").tap()
+    expect(page.locator("#tr-feedback")).to_be_visible()
+    expect(page.locator("#tr-best")).not_to_be_empty()

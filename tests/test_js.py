@@ -16,7 +16,8 @@ NODE = shutil.which("node")
 
 
 def test_the_eval_fixtures_are_fresh() -> None:
-    spec = importlib.util.spec_from_file_location("make_fixtures", ROOT / "tests/js/make_fixtures.py")
+    path = ROOT / "tests/js/make_fixtures.py"
+    spec = importlib.util.spec_from_file_location("make_fixtures", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

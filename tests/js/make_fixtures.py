@@ -32,7 +32,8 @@ def fixtures() -> dict[str, Any]:
         names = [card_name(c) for c in deck[:13]]
         preset = PRESETS[i % len(PRESETS)]
         rules = rules_for(preset)
-        board = parse_board(f"{' '.join(names[:3])} | {' '.join(names[3:8])} | {' '.join(names[8:])}")
+        lines = (" ".join(names[:3]), " ".join(names[3:8]), " ".join(names[8:]))
+        board = parse_board(" | ".join(lines))
         top = evaluate3(*board.top)
         mid = evaluate(board.middle, wheel=rules.wheel_rank)
         fouled = is_fouled(rules, board)

@@ -217,12 +217,12 @@ def score_table(text: str) -> dict[str, Any]:
 
 def check_board(req: BoardRequest) -> dict[str, Any]:
     """What a board entered so far shows: lines, royalties, a foul, a natural."""
-    from chinese_poker.evaluate import WheelRank, describe, evaluate, evaluate3
+    from chinese_poker.evaluate import describe, evaluate, evaluate3
     from chinese_poker.scoring import fantasyland_next, foul_reason, natural_of, royalties
 
     rules = _rules(req.rules, req.options)
     board = parse_board(req.board, complete=False)
-    wheel: WheelRank = "second_highest" if rules.wheel_rank == "second_highest" else "lowest"
+    wheel = rules.spec.scoring.wheel
     lines: dict[str, str | None] = {}
     for name, line, size in zip(("top", "middle", "bottom"), board.lines, (3, 5, 5),
                                 strict=True):  # fmt: skip

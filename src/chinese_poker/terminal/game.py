@@ -143,9 +143,7 @@ def _player_names(config: GameConfig) -> tuple[list[str], list[str]]:
 def _value(rules: Rules, cards: Sequence[Card]) -> int:
     if len(cards) == 3:
         return evaluate3(cards[0], cards[1], cards[2])
-    return evaluate(
-        cards, wheel="second_highest" if rules.wheel_rank == "second_highest" else "lowest"
-    )
+    return evaluate(cards, wheel=rules.spec.scoring.wheel)
 
 
 def _extreme(
@@ -190,7 +188,7 @@ def foul_warning(rules: Rules, board: Board, available: Collection[Card]) -> str
     pairs: list[
         tuple[str, Sequence[Card], int, int | None, str, Sequence[Card], int, int | None]
     ] = []
-    if rules.middle_mode != "lowball_2_7":
+    if not rules.spec.scoring.lowball_middle:
         m_min = _extreme(rules, middle, 5, pool, best=False)
         m_max = _extreme(rules, middle, 5, pool, best=True)
         pairs.append(("top", top, 3, t_min, "middle", middle, 5, m_max))
@@ -223,7 +221,7 @@ def line_infos(rules: Rules, board: Board) -> list[tuple[int, str, int]]:
         if len(cards) != size:
             continue
         name = describe(_value(rules, cards))
-        if i == 1 and rules.middle_mode == "lowball_2_7":
+        if i == 1 and rules.spec.scoring.lowball_middle:
             name += " (ranked low)"
         out.append((i, name, roys[i]))
     return out
@@ -398,7 +396,7 @@ class Game:
     ) -> str:
         """What everyone may know about an action (the person also sees his discards)."""
         name = table.players[action.seat]
-        cc = table.rules.variant == "criss_cross"
+        cc = table.rules.spec.variant.hands_per_seat == 2
         hand = f" (hand {getattr(action, 'hand', 0) + 1})" if cc else ""
         if isinstance(action, Place):
             dec = next((d for d in decisions if d.hand == action.hand), None)
@@ -571,7 +569,7 @@ class Game:
         return action, "the rules bot's choice"
 
     def _declaration(self, table: Table, view: View, dec: Decision) -> None:
-        cc = view.rules.variant == "criss_cross"
+        cc = view.rules.spec.variant.hands_per_seat == 2
         which = f" (hand {dec.hand + 1})" if cc else ""
         if dec.kind == "surrender":
             question = (
@@ -617,7 +615,7 @@ class Game:
 
     def _prompt(self, view: View, dec: Decision) -> str:
         arrow = "›" if self.theme.unicode else ">"
-        cc = view.rules.variant == "criss_cross"
+        cc = view.rules.spec.variant.hands_per_seat == 2
         which = f"hand {dec.hand + 1} " if cc else ""
         if dec.kind == "street":
             return f"street {dec.street} {arrow} "
@@ -661,7 +659,7 @@ class Game:
                 render.hand_panel(
                     staging,
                     self.theme,
-                    criss_cross=view.rules.variant == "criss_cross",
+                    criss_cross=view.rules.spec.variant.hands_per_seat == 2,
                     discards=mine.discards,
                 )
             )

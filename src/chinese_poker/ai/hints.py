@@ -38,10 +38,7 @@ from chinese_poker.cards import RANKS, SUITS, Board, Card, cards_str
 from chinese_poker.engine.actions import Action, ClaimNatural, Decision, Place, Surrender
 from chinese_poker.engine.views import View
 from chinese_poker.evaluate import (
-    FOUR_OF_A_KIND,
-    FULL_HOUSE,
     ONE_PAIR,
-    THREE_OF_A_KIND,
     TWO_PAIR,
     WheelRank,
     describe,
@@ -135,7 +132,7 @@ def hint(
         return _declaration_hints(view, dec)
     if dec.kind == "set" and not view.rules.is_open_face:
         return _classic_hints(view, dec)
-    if view.rules.middle_mode != "high":
+    if view.rules.spec.scoring.lowball_middle:
         raise ValueError("hints for open-face play need a high middle")
     if dec.kind == "set":
         return _fantasyland_hints(view, dec, params, seed, deadline)
@@ -270,7 +267,7 @@ def _straight_outs(ranks: set[int]) -> set[int]:
 
 
 def _wheel(rules: Rules) -> WheelRank:
-    return "second_highest" if rules.wheel_rank == "second_highest" else "lowest"
+    return rules.spec.scoring.wheel
 
 
 # =========================================================================== Fantasyland
@@ -377,10 +374,7 @@ def _neighbours(
         if vt > vm or vm > vb:
             continue
         roy = sum(royalties(rules, _board(top, middle, bottom)))
-        stays = (vt >> 20 == THREE_OF_A_KIND or vb >> 20 >= FOUR_OF_A_KIND
-                 or (vm >> 20 >= FULL_HOUSE and rules.fl_repeat_middle_min == "full_house")
-                 or (vm >> 20 >= FOUR_OF_A_KIND
-                     and rules.fl_repeat_middle_min == "four_of_a_kind"))  # fmt: skip
+        stays = rules.spec.scoring.fantasyland.stays(vt, vm, vb)
         scored[_key(top, middle, bottom)] = (roy + (stay if stays else 0.0) + (vb + vm + vt) / 1e9,
                        (top, middle, bottom))  # fmt: skip
     ranked = sorted(scored.values(), key=lambda x: -x[0])
@@ -425,10 +419,7 @@ def _setting_words(rules: Rules, board: Board) -> str:
 
 
 def _opponents(view: View) -> int:
-    rules = view.rules
-    if rules.variant == "criss_cross":
-        return 1 if rules.criss_cross_pairing == "parallel" else 2
-    return min(3, max(1, len(view.players) - 1))
+    return view.rules.spec.opponent_hands(len(view.players))
 
 
 def _declaration_hints(view: View, dec: Decision) -> list[HintEntry]:

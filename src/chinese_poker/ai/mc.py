@@ -251,7 +251,7 @@ class MonteCarloBot:
         rules = view.rules
         if dec.kind in ("natural", "surrender"):
             return self._declare(view, dec)
-        if rules.is_open_face and rules.middle_mode != "high":
+        if rules.is_open_face and rules.spec.scoring.lowball_middle:
             return self._rule_bot().act(view)  # the playout kernels score a high middle
         if dec.kind == "set":
             if rules.is_open_face:
@@ -290,10 +290,7 @@ class MonteCarloBot:
         sol = self._settings.get(key)
         if sol is None:
             rules = view.rules
-            if rules.spec.variant.hands_per_seat == 2:  # Criss Cross: both opponent hands
-                opponents = 1 if rules.spec.scoring.parallel_pairing else 2
-            else:
-                opponents = min(3, max(1, len(view.players) - 1))
+            opponents = rules.spec.opponent_hands(len(view.players))
             sol = solve_setting(cards, rules, opponents=opponents)
             if len(self._settings) > 64:
                 self._settings.clear()

@@ -215,7 +215,7 @@ class RuleBot:
         cards = dec.cards
         _, bottom = max((evaluate5(*b), b) for b in itertools.combinations(cards, 5))
         rest = [c for c in cards if c not in bottom]
-        if view.rules.middle_mode == "lowball_2_7":
+        if view.rules.spec.scoring.lowball_middle:
             _, middle = max((evaluate_low27(m), m) for m in itertools.combinations(rest, 5))
         else:
             _, middle = max((evaluate5(*m), m) for m in itertools.combinations(rest, 5))

@@ -35,8 +35,9 @@ __all__ = ["HINT_QUEUE", "HINT_SECONDS", "Timers", "Workers"]
 HINT_SECONDS = 3.0
 """The time budget of one hint (its Monte Carlo sampling stops early)."""
 
-HINT_DEADLINE = 15.0
-"""A hint not answered within this many seconds is abandoned (``hints_unavailable``)."""
+HINT_DEADLINE = 60.0
+"""A hint not answered within this many seconds is abandoned (``hints_unavailable``):
+long enough for a first hint that starts the worker and compiles its kernels."""
 
 HINT_QUEUE = 32
 """At most this many hints wait or run at once on one server; more are ``busy``."""

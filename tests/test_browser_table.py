@@ -57,6 +57,22 @@ def play_until_over(page: Any, deadline: float) -> None:
             play_keys(page, d)
 
 
+def custom_table(
+    browser: Any, server: Server, fields: dict[str, str], friend: bool = False
+) -> Any:
+    """A new page with the lobby's Custom table filled in for Ann (Pineapple)."""
+    page = new_page(browser)
+    page.goto(server.base + "/")
+    page.click("#custom summary")
+    page.fill("#f-player", "Ann")
+    page.select_option("#f-preset", "pineapple")
+    if friend:
+        page.select_option(".seat-row[data-seat='1'] .s-kind", "human")
+    for sel, value in fields.items():
+        page.fill(sel, value)
+    return page
+
+
 def test_one_click_against_a_bot_with_marks_and_a_rematch(
     browser: Any, server: Server, shots: Path
 ) -> None:
@@ -105,6 +121,9 @@ def test_one_click_against_a_bot_with_marks_and_a_rematch(
     marks.first.click()
     expect(page.locator("#breakdown .pair.flash")).to_have_count(1)
     page.screenshot(path=str(shots / "showdown-marks.png"), full_page=True)
+    # The hand is held for the table's pause (6 s); Next deals as soon as Ann is done.
+    page.click("#next-btn")
+    page.wait_for_function("() => window.__cp.hand === 2", timeout=4000)
 
     play_until_over(page, time.monotonic() + 120)
     expect(page.locator("#session-over")).to_be_visible()
@@ -120,14 +139,7 @@ def test_one_click_against_a_bot_with_marks_and_a_rematch(
 def test_a_friend_by_link_leaves_a_bot_plays_and_the_friend_returns(
     browser: Any, server: Server, shots: Path
 ) -> None:
-    ann = new_page(browser)
-    ann.goto(server.base + "/")
-    ann.click("#custom summary")
-    ann.fill("#f-player", "Ann")
-    ann.select_option("#f-preset", "pineapple")
-    ann.select_option(".seat-row[data-seat='1'] .s-kind", "human")
-    ann.fill("#f-grace", "1")
-    ann.fill("#f-botdelay", "0.2")
+    ann = custom_table(browser, server, friend=True, fields={"#f-grace": "1", "#f-botdelay": "0.2"})
     ann.click("#create-btn")
     url = ann.locator("#invite-url").input_value()
     ann.click("#go-table")
@@ -167,14 +179,8 @@ def test_a_friend_by_link_leaves_a_bot_plays_and_the_friend_returns(
 def test_a_timeout_places_only_that_decision_and_says_so(
     browser: Any, server: Server, shots: Path
 ) -> None:
-    page = new_page(browser)
-    page.goto(server.base + "/")
-    page.click("#custom summary")
-    page.fill("#f-player", "Ann")
-    page.select_option("#f-preset", "pineapple")
-    page.fill("#f-time", "2")
-    page.fill("#f-bank", "0")
-    page.fill("#f-botdelay", "0")
+    fields = {"#f-time": "2", "#f-bank": "0", "#f-botdelay": "0"}
+    page = custom_table(browser, server, fields=fields)
     expect(page.locator("#f-timeouts")).to_have_value("decision")
     page.click("#create-btn")
     page.wait_for_url("**/table/*")

@@ -254,3 +254,44 @@ def test_the_phone_shows_every_control_without_scrolling(
     in_view([*controls, "#discard-zone", "#my-board .card.staged"])
     no_page_errors(page)
     page.context.close()
+
+
+def test_bad_links_get_one_message_and_a_way_on(browser: Any, server: Server) -> None:
+    page = new_page(browser)
+    # An invite to a table that does not exist.
+    page.goto(f"{server.base}/join/t-nothere?code=abc")
+    expect(page.locator("#dead-end")).to_contain_text("no longer exists")
+    expect(page.locator("#dead-end a[href='/']")).to_be_visible()
+    # A table that forbids spectators: no "Just watch", and watching says so once.
+    made = server.post("/api/tables", {
+        "preset": "pineapple", "spectators": False, "join": True,
+        "seats": [{"kind": "human", "name": "Ann"}, {"kind": "human"}]})  # fmt: skip
+    tid, code = made["table"]["id"], made["join_code"]
+    page.goto(f"{server.base}/join/{tid}?code=wrong")
+    expect(page.locator("#join-form")).to_be_visible()
+    expect(page.locator("#watch-btn")).to_have_count(0)
+    page.fill("#j-name", "Bob")
+    page.click("#join-btn")
+    expect(page.locator("#join-error")).to_contain_text("join code")
+    expect(page.locator(".toast")).to_have_count(0)
+    page.goto(f"{server.base}/watch/{tid}")
+    expect(page.locator("#dead-end")).to_contain_text("does not allow spectators")
+    expect(page.get_by_text("does not allow spectators")).to_have_count(1)
+    # The seat is taken meanwhile: the invite says so and offers the lobby only.
+    server.post(f"/api/tables/{tid}/join", {"code": code, "name": "Cy"})
+    page.goto(f"{server.base}/join/{tid}?code={code}")
+    expect(page.locator("#dead-end")).to_contain_text("Every seat")
+    expect(page.locator("#way-watch")).to_have_count(0)
+    # A stale tab: a seat key that is not valid here falls back to watching, with one note.
+    page.goto(server.base + "/")
+    seats = [{"kind": "human"}, {"kind": "bot", "bot": "random"}]
+    other = server.post("/api/tables", {"preset": "pineapple", "bot_delay": 0, "seats": seats})
+    oid = other["table"]["id"]
+    page.evaluate("(k) => localStorage.setItem(k, JSON.stringify({token: 's-stale', seat: 0}))",
+                  f"cp.seat.{oid}")  # fmt: skip
+    page.goto(f"{server.base}/table/{oid}")
+    expect(page.locator(".table-head")).to_contain_text("spectating")
+    expect(page.locator(".toast")).to_contain_text("not valid")
+    expect(page.locator(".toast")).to_have_count(1)
+    no_page_errors(page)
+    page.context.close()

@@ -208,6 +208,8 @@ def _line_phrase(
     name = _LINES[line]
     where = "on top" if line == 0 else f"in the {name}"
     size = _SIZES[line]
+    fantasyland = rules.spec.scoring.fantasyland
+    fl_pair = fantasyland.entry_min_pair if fantasyland.enabled else None
     new_text = cards_str(new)
     if len(cards) == size:
         value = evaluate3(*cards) if size == 3 else evaluate(
@@ -232,7 +234,7 @@ def _line_phrase(
         pair = pairs[0]
         outs = sum(1 for c in unseen if c >> 2 == pair)
         text = f"pair of {_PLURAL[pair]} {where}"
-        if line == 0 and pair >= 10:
+        if line == 0 and fl_pair is not None and pair >= fl_pair:
             text += " (Fantasyland if it holds)"
         elif outs:
             text += f" ({outs} out{'s' if outs != 1 else ''} to trips)"
@@ -250,7 +252,7 @@ def _line_phrase(
                 kind = "open-ended straight draw" if len(outs_ranks) == 2 else "gutshot"
                 return f"{kind} {where} ({outs} outs)"
     high = max(ranks)
-    if line == 0 and high >= 10:
+    if line == 0 and fl_pair is not None and high >= fl_pair:
         outs = sum(1 for c in unseen if c >> 2 == high)
         return f"{RANKS[high]} {where} ({outs} outs to {RANKS[high]}{RANKS[high]})"
     return f"{new_text} {'on top' if line == 0 else f'to the {name}'}"
@@ -279,7 +281,7 @@ def _fantasyland_hints(
     from chinese_poker.ai.fantasyland import solve_fantasyland
 
     rules = view.rules
-    stay = _stay_value(view, dec)
+    stay = mc.view_stay_value(view, dec)
     best = solve_fantasyland(dec.cards, rules, stay_value=stay)
     boards: list[tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]] = []
     notes: list[str] = []
@@ -320,20 +322,6 @@ def _fantasyland_hints(
         out.append(HintEntry(action, float(mean[i]), _clip(fouls[i]), text))
     out.sort(key=lambda e: -e.value)
     return out
-
-
-def _stay_value(view: View, dec: Decision) -> float:
-    """What staying in Fantasyland is worth to the viewer, by the stays the view says
-    the repeat limit still allows (0 when a stay would not count)."""
-    left = view.board_of(dec.seat, dec.hand).fantasyland_stays_left
-    limit = view.rules.fl_max_consecutive
-    if left == 0:
-        return 0.0
-    # mc values a stay by the streak under the consecutive limit; the streak that leaves
-    # the same number of stays gives the same value under either scope.
-    return mc.fantasyland_stay_value(
-        view.rules, None if limit is None or left is None else limit - left
-    )
 
 
 def _count_text(dec: Decision) -> str:

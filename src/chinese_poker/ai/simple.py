@@ -108,7 +108,7 @@ def _fl_bonus(rules: Rules, top_value: int) -> float:
     rank = ((top_value >> 16) & 15) - 2
     if cat == THREE_OF_A_KIND:
         return 15.0 if rules.fl_progressive else 10.0
-    if cat == ONE_PAIR and rank >= 10:
+    if cat == ONE_PAIR and rank >= rules.spec.scoring.fantasyland.entry_min_pair:
         if rules.fl_progressive:
             return (8.0, 10.0, 12.0)[rank - 10]
         return 8.0

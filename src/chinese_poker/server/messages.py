@@ -32,6 +32,7 @@ __all__ = [
     "ErrorCode",
     "HintMsg",
     "LegalMsg",
+    "NextMsg",
     "PingMsg",
     "SeatSpec",
     "SyncMsg",
@@ -190,6 +191,12 @@ class PingMsg(_Msg):
     type: Literal["ping"]
 
 
+class NextMsg(_Msg):
+    """The player is done looking at the showdown: deal on once every person is."""
+
+    type: Literal["next"]
+
+
 class ContributeMsg(_Msg):
     """A seat's random value for a committed hand not dealt yet (docs/fairness.md)."""
 
@@ -207,10 +214,10 @@ class AuthMsg(BaseModel):
     token: str = Field(min_length=1, max_length=200)
 
 
-_Client = ActionMsg | SyncMsg | HintMsg | LegalMsg | PingMsg | ContributeMsg
+_Client = ActionMsg | SyncMsg | HintMsg | LegalMsg | PingMsg | ContributeMsg | NextMsg
 ClientMessage = Annotated[_Client, Field(discriminator="type")]
 _CLIENT: TypeAdapter[_Client] = TypeAdapter(ClientMessage)
-TYPES = ("action", "sync", "hint", "legal", "ping", "contribute")
+TYPES = ("action", "sync", "hint", "legal", "ping", "contribute", "next")
 
 
 def validation_message(exc: ValidationError) -> str:

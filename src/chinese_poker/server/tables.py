@@ -61,6 +61,7 @@ from chinese_poker.server.messages import (
     ErrorCode,
     HintMsg,
     LegalMsg,
+    NextMsg,
     PingMsg,
     SeatSpec,
     SyncMsg,
@@ -176,6 +177,7 @@ class LiveTable:
         # then a stand-in bot until the person is back. In memory: a restart forgets them.
         self._grace: dict[int, asyncio.TimerHandle] = {}
         self._stand_in: set[int] = set()
+        self._done: set[int] = set()  # chairs that pressed Next after this showdown
         # Time banks per chair, and when each engine seat's decision started (for them).
         self._bank: dict[int, float] = {}
         self._started: dict[int, tuple[tuple[Any, ...], float, int]] = {}
@@ -370,6 +372,7 @@ class LiveTable:
         self._enqueue(Step(start=start, then=lambda: self._deal(number, now)))
 
     def _deal(self, number: int, now: float | None = None) -> None:
+        self._done.clear()
         table = self.game.deal(number, now)
         self.views.clear()
         self._bots_for_new_seats()
@@ -699,6 +702,23 @@ class LiveTable:
             "timeout", chair, f"{name}'s time ran out; the move was made for them.", action
         )
 
+    def _next(self, chair: int) -> None:
+        """A person pressed Next after the showdown: once every person present has
+        (their shuffle values came first on their own sockets), deal without waiting
+        for the rest of ``next_hand_delay``."""
+        table = self.table
+        if table is None or not table.over or self._next_hand is None:
+            return
+        self._done.add(chair)
+        present = {
+            c.seat
+            for c in self.game.chairs
+            if c.kind == "human" and c.connected > 0 and c.seat not in self._stand_in
+        }
+        if present <= self._done:
+            self._done.clear()
+            self._schedule_next_hand(0)
+
     def _bank_left(self, chair: int) -> float:
         return self._bank.setdefault(chair, float(self.spec.time_bank))
 
@@ -857,6 +877,9 @@ class LiveTable:
             return
         if isinstance(msg, ContributeMsg):
             self._contribute(conn, conn.chair, msg)
+            return
+        if isinstance(msg, NextMsg):
+            self._next(conn.chair)
             return
         if self.game.playing and self.game.engine_seat(conn.chair) is None:
             self._error(conn, msg.id, ErrorCode.NOT_PLAYING, self.game.absence(conn.chair))

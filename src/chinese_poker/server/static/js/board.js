@@ -138,7 +138,8 @@ function decisionZoneHTML(T, { d, ds, board, showdown, touch, fouled }) {
   }
   if (showdown) {
     const secs = T.nextHandAt ? Math.max(0, Math.ceil((T.nextHandAt - T.now) / 1000)) : null;
-    return `<div class="waiting-msg action-bar" id="next-hand">Showdown. ${secs !== null && T.lastEnd ? `Next hand in <span data-next>${secs}</span> s.` : ""}</div>`;
+    const next = T.lastEnd ? (T.nextSent ? `<span class="muted">waiting for the others…</span>` : `<button class="primary" data-act="next" id="next-btn">Next hand ▶</button>`) : "";
+    return `<div class="waiting-msg action-bar" id="next-hand"><span>Showdown. ${secs !== null && T.lastEnd ? `Next hand in <span data-next>${secs}</span> s.` : ""}</span>${next}</div>`;
   }
   if (!d) {
     const waitingFor = (view.to_act || []).map((s) => view.players[s]).join(", ");

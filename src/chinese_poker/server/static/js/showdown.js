@@ -26,9 +26,11 @@ export function marksFor(settlement, name) {
     if (!sign) continue;
     const vs = sign > 0 ? pair.b : pair.a;
     const id = pairId(pair.a, pair.b);
+    if (!out.pair) out.pair = id;
     for (const it of pair.items || []) {
       if (it.kind === "line" && LINES.includes(it.line)) out.lines[it.line].push({ vs, points: sign * it.points, pair: id });
       else if (it.kind === "scoop") out.scoops.push({ vs, points: sign * it.points, pair: id });
+      else if (it.kind === "foul") out.scoops.push({ vs, points: sign * it.points, pair: id, foul: true });
     }
   }
   return out;
@@ -38,7 +40,7 @@ export function marksFor(settlement, name) {
 export function lineMarksHTML(marks, line) {
   if (!marks) return "";
   const parts = [];
-  if (marks.fouled) parts.push(`<span class="mark foul" title="${esc(marks.foulReason)}">foul</span>`);
+  if (marks.fouled) parts.push(`<a class="mark foul" href="#${marks.pair || ""}" data-pair="${marks.pair || ""}" title="${esc(marks.foulReason)}">foul</a>`);
   for (const m of marks.lines[line]) {
     parts.push(`<a class="mark ${signClass(m.points)}" href="#${m.pair}" data-pair="${m.pair}" title="${esc(line)} against ${esc(m.vs)}">${m.points === 0 ? "=" : signed(m.points)}</a>`);
   }
@@ -50,5 +52,5 @@ export function lineMarksHTML(marks, line) {
 /** Scoop marks for the head of a board. */
 export function scoopMarksHTML(marks) {
   if (!marks || !marks.scoops.length) return "";
-  return marks.scoops.map((s) => `<a class="mark scoop ${signClass(s.points)}" href="#${s.pair}" data-pair="${s.pair}" title="scoop against ${esc(s.vs)}">${s.points > 0 ? "SCOOP" : "scooped"} ${signed(s.points)}</a>`).join("");
+  return marks.scoops.map((s) => `<a class="mark scoop ${signClass(s.points)}" href="#${s.pair}" data-pair="${s.pair}" title="${s.foul ? "foul" : "scoop"} against ${esc(s.vs)}">${s.foul ? (s.points > 0 ? `${esc(s.vs)} fouled` : "fouled") : s.points > 0 ? "SCOOP" : "scooped"} ${signed(s.points)}</a>`).join("");
 }

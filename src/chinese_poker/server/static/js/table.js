@@ -120,6 +120,7 @@ export function tableScreen(app, tableId, wanted, navigate) {
         T.hints = null;
         T.log = [];
         T.notice = null;
+        T.nextSent = false;
         T.moves = []; T.sig = null; T.selected = null;
         if (T.info) { T.info.hand = msg.hand; T.info.status = "playing"; }
         break;
@@ -442,6 +443,7 @@ export function tableScreen(app, tableId, wanted, navigate) {
       else if (a === "replay") openReplay(tableId, Number(act.dataset.hand));
       else if (a === "copy-invite") copyText($("#invite-url", app).value);
       else if (a === "rematch") rematch();
+      else if (a === "next") { if (send({ type: "next" }) !== null) { T.nextSent = true; render(); } }
       else if (a === "kick") kick(Number(act.dataset.chair));
       return;
     }

@@ -1,0 +1,94 @@
+"""Issue 12 on the server: the spec in `welcome`, casual timeouts (only that decision,
+a notice with the cards to its owner only), the time bank in the clocks, and a leaver's
+seat handed to a bot (after the grace period, or by the table's creator) and back."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from chinese_poker.rules import rules_for
+from test_server import client, connect, create, first_state, recv, recv_until, two_humans
+
+__all__ = ["client"]  # the fixture, shared with test_server
+
+
+def test_welcome_carries_the_compiled_spec(client: TestClient) -> None:
+    made = create(client, preset="ofc-western")
+    with connect(client, made["table"]["id"], made["token"]) as ws:
+        welcome = recv(ws)
+    assert welcome["spec"] == rules_for("ofc-western").spec.to_dict()
+    assert welcome["table"]["timeouts"] == "hand" and welcome["table"]["grace"] is None
+
+
+def test_a_casual_timeout_places_one_street_and_the_session_goes_on(client: TestClient) -> None:
+    made = create(client, preset="pineapple", time_limit=0.3, time_bank=0.2, timeouts="decision",
+                  seats=[{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}])
+    tid = made["table"]["id"]
+    seen: list[Any] = []
+    with connect(client, tid, made["token"]) as ws, connect(client, tid) as watcher:
+        first = first_state(ws, seen)
+        clock = first["clocks"][0]
+        assert clock["limit"] == 0.3 and clock["bank"] == 0.2 and clock["remaining"] <= 0.3
+        dealt = next(d for d in first["view"]["decisions"] if d["seat"] == 0)["cards"]
+        notice = recv_until(ws, lambda m: m["type"] == "notice", seen)
+        assert notice["kind"] == "timeout" and notice["player"] == "Ann"
+        placed = notice["action"]
+        assert sorted(placed["bottom"] + placed["middle"] + placed["top"]) == sorted(dealt)
+        assert placed["bottom"] == dealt[:5]  # RULES §10: bottom first, in the order dealt
+        # Street 2 is Ann's to play (not the engine's): the hand and the session go on.
+        nxt = recv_until(ws, lambda m: m["type"] == "state" and 0 in m["view"]["to_act"], seen)
+        assert nxt["view"]["street"] == 2 and nxt["view"]["timed_out"] == []
+        assert nxt["clocks"][0]["bank"] == 0  # the timeout used the bank up
+        other = recv_until(watcher, lambda m: m["type"] == "notice")
+        assert "action" not in other  # a spectator is told, but sees no hidden card
+    assert not any(m["type"] == "session_end" for m in seen)
+
+
+def test_a_leaver_is_played_by_a_bot_after_the_grace_and_gets_the_seat_back(
+    client: TestClient,
+) -> None:
+    made, joined = two_humans(client, grace=0.2)
+    tid = made["table"]["id"]
+    with connect(client, tid, made["token"]) as ann:
+        first_state(ann)
+        with connect(client, tid, joined["token"]) as bob:
+            first_state(bob)
+        # Bob left; after 0.2 s a bot plays his seat (he acts first, button 0).
+        notice = recv_until(ann, lambda m: m["type"] == "notice")
+        assert notice["kind"] == "stand_in" and notice["chair"] == 1
+        seats = client.get(f"/api/tables/{tid}").json()["seats"]
+        assert seats[1]["stand_in"] is True
+        recv_until(ann, lambda m: m["type"] == "state" and 0 in m["view"]["to_act"])
+        with connect(client, tid, joined["token"]) as bob:
+            recv(bob)
+            back = recv_until(ann, lambda m: m["type"] == "notice")
+            assert back["kind"] == "back"
+            assert client.get(f"/api/tables/{tid}").json()["seats"][1]["stand_in"] is False
+
+
+def test_only_the_creator_hands_an_absent_seat_to_a_bot(client: TestClient) -> None:
+    made, joined = two_humans(client)
+    tid = made["table"]["id"]
+    url = f"/api/tables/{tid}/seats/1/bot"
+    with connect(client, tid, made["token"]) as ann:
+        first_state(ann)
+        with connect(client, tid, joined["token"]) as bob:
+            first_state(bob)
+            r = client.post(url, json={"token": made["token"]})
+            assert r.status_code == 409  # Bob is here: nobody is away
+        r = client.post(f"/api/tables/{tid}/seats/0/bot", json={"token": joined["token"]})
+        assert r.status_code == 403 and "creator" in r.json()["detail"]
+        r = client.post(url, json={"token": "s-forged"})
+        assert r.status_code == 403
+        deadline = time.monotonic() + 5
+        while True:  # Bob's socket closing reaches the table a moment later
+            r = client.post(url, json={"token": made["token"]})
+            if r.status_code != 409 or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert r.status_code == 200 and r.json()["stand_in"] is True
+        assert client.get(f"/api/tables/{tid}").json()["seats"][1]["stand_in"] is True
+        assert client.post(url, json={"token": made["token"]}).status_code == 409

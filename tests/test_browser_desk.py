@@ -238,6 +238,8 @@ def test_session_ledger_survives_reload_and_works_offline(
     assert cli("score", "--json", "-", stdin=json.dumps(tables[4]))["totals"]["A"] == (
         cli("score", "--json", "-", stdin=json.dumps(table))["totals"]["A"]
     )
+    # ... and the whole file is a session `score` settles at once, to the page's ledger.
+    assert cli("score", "--json", "-", stdin=json.dumps(tables))["totals"] == points
     with page.expect_download() as dl:
         page.locator("#export-csv").tap()
     csv = Path(dl.value.path()).read_text().splitlines()

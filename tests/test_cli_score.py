@@ -261,3 +261,30 @@ def test_subprocess_w8_and_bad_input(tmp_path: Path) -> None:
     assert bad.returncode != 0
     assert bad.stdout == ""
     assert "Traceback" not in bad.stderr and bad.stderr.count("\n") == 1
+
+
+def test_a_session_is_a_list_of_tables(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The scorekeeper's export: each hand settles as on its own, the session sums them."""
+    w8 = json.loads(W8.read_text(encoding="utf-8"))
+    finnish = json.loads((EXAMPLES / "ofc-finnish.json").read_text(encoding="utf-8"))
+    alone = score_json(capsys, str(W8))
+    session = tmp_path / "session.json"
+    session.write_text(json.dumps([w8, w8]), encoding="utf-8")
+    data = score_json(capsys, str(session))
+    assert [hand["totals"] for hand in data["hands"]] == [alone["totals"]] * 2
+    assert data["totals"] == {name: 2 * value for name, value in alone["totals"].items()}
+    assert data["money"] == {name: 2 * value for name, value in alone["money"].items()}
+    code, out, _ = run_cli(capsys, str(session))
+    assert code == 0 and "== Hand 2" in out and "== Session: 2 hands" in out
+    # Another table's players in hand 2: refused, naming the hand; nothing printed.
+    session.write_text(json.dumps([w8, finnish]), encoding="utf-8")
+    code, out, err = run_cli(capsys, str(session))
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "hand 2: players" in err and "session.json" in err
+    session.write_text(json.dumps([w8, {"rules": "ofc"}]), encoding="utf-8")
+    code, out, err = run_cli(capsys, str(session))
+    assert code == 2 and "hand 2:" in err and '"players"' in err
+    session.write_text("[]", encoding="utf-8")
+    assert run_cli(capsys, str(session))[0] == 2

@@ -27,6 +27,20 @@ from chinese_poker.server.guard import RateSpec
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 POSITION = (EXAMPLES / "positions" / "pineapple-street3.txt").read_text()
+FL16 = "As Ah Ad Kc Kd Qh Qs Js Ts 9s 8s 7s 2d 3c 4h 5h"
+HAND = "Ah Kd Qs Jc Ts 8h 8d 7s 7h 7c 5s 5c 2d"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def compiled() -> None:
+    """Compile the solvers' and playouts' kernels once (numba, cached on disk) before the
+    requests run: a cold compile takes longer than a request's time budget."""
+    from chinese_poker.ai.hints import hint
+    from chinese_poker.server.desk import FantasylandRequest, solve_fantasyland_deal
+
+    hint(parse_position(POSITION).view(), level=1)
+    solve_fantasyland_deal(FantasylandRequest.model_validate({"cards": FL16, "rules":
+                                                              "pineapple-progressive"}))
 
 
 @pytest.fixture
@@ -136,10 +150,6 @@ def test_board_flags_a_foul_and_royalties_and_refuses_a_fourth_top_card(
 
 
 # --------------------------------------------------------------------------- solvers
-
-FL16 = "As Ah Ad Kc Kd Qh Qs Js Ts 9s 8s 7s 2d 3c 4h 5h"
-HAND = "Ah Kd Qs Jc Ts 8h 8d 7s 7h 7c 5s 5c 2d"
-
 
 def test_fantasyland_is_solve_json_plus_runner_ups(
     client: TestClient, capsys: pytest.CaptureFixture[str]

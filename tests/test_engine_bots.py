@@ -107,3 +107,28 @@ def test_rule_bot_takes_the_royalties_when_no_stay_is_left() -> None:
         place = RuleBot(seed=1).act(view)
         t.apply(place)
         assert sum(royalties(t.rules, t.board(0))) == want
+
+
+def test_mc_reads_the_stays_left_from_the_view() -> None:
+    """The Monte Carlo bot values a stay by the view's Fantasyland standing, not by a
+    streak it counts itself: a fresh bot in the second Fantasyland hand of a row (no stay
+    left) takes the 20 royalties, and in the first it stays on 16, as the rule bot does."""
+    from chinese_poker.ai.mc import MonteCarloBot
+    from chinese_poker.scoring import royalties
+
+    for streak, want in ((1, 16), (2, 20)):
+        t = capped_table(streak)
+        t.apply(MonteCarloBot(seed=1).act(t.view(0)))
+        assert sum(royalties(t.rules, t.board(0))) == want
+
+
+def test_rule_bot_chases_fantasyland_from_the_rules_entry() -> None:
+    """[003]: Pineapple Fantasyland "above a pair of queens" (``fl_entry_min=KK``): a pair
+    of queens on top is worth no Fantasyland bonus there, a pair of kings is."""
+    from chinese_poker.cards import parse_cards
+    from chinese_poker.evaluate import evaluate3
+
+    queens, kings = (evaluate3(*parse_cards(text)) for text in ("Qh Qd 2c", "Kh Kd 2c"))
+    qq, kk = rules_for("pineapple"), rules_for("pineapple", fl_entry_min="KK")
+    assert simple._fl_bonus(qq, queens) > 0 and simple._fl_bonus(qq, kings) > 0
+    assert simple._fl_bonus(kk, queens) == 0 and simple._fl_bonus(kk, kings) > 0

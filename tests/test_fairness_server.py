@@ -183,11 +183,11 @@ def test_after_an_elimination_only_the_players_dealt_in_contribute(tmp_path: Pat
     rng = random.Random(9)
     with TestClient(app) as client:
         made = create(client, preset="pineapple", mode="tournament", next_hand_delay=0.05,
-                      options={"level_values": "50"},
+                      options={"level_values": "50", "insufficient_chips_rule": "seat_order"},
                       tournament={"stacks": {"Ann": 1, "B": 2000, "C": 2000}, "level_hands": 1},
                       seats=[{"kind": "human", "name": "Ann"},
-                             {"kind": "bot", "bot": "random", "name": "B"},
-                             {"kind": "bot", "bot": "random", "name": "C"}])
+                             {"kind": "bot", "bot": "rules", "name": "B"},
+                             {"kind": "bot", "bot": "rules", "name": "C"}])
         tid = made["table"]["id"]
         with connect(client, tid, made["token"]) as ann:
             recv_until(ann, lambda m: m["type"] == "welcome")
@@ -198,11 +198,13 @@ def test_after_an_elimination_only_the_players_dealt_in_contribute(tmp_path: Pat
                 end = _play_out({0: ann}, rng)
                 if "Ann" in end["ledger"]["out"]:
                     break
+                assert not end["session_over"] and hand < 60, "Ann was never knocked out"
                 hand += 1
-            if not end["session_over"]:
-                refused = _contribute(ann, hand + 1, secrets.token_hex(32), ref="out")
-                assert refused["code"] == "not_playing", refused
-            while recv(ann)["type"] != "session_end":  # the bots play on: many messages
+            assert not end["session_over"]  # B and C play on
+            refused = _contribute(ann, hand + 1, secrets.token_hex(32), ref="out")
+            assert refused["code"] == "not_playing", refused
+            # Ann watches the next hand, dealt to B and C only, to its end
+            while recv(ann)["type"] not in ("hand_end", "session_end"):
                 pass
         records = _history(client, tid)
         checks = verify_records(records)

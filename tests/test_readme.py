@@ -164,6 +164,8 @@ def test_first_command_installs_into_a_fresh_venv_and_serves_the_lobby(
     assert status == 200
     assert "<title>Chinese poker</title>" in page and 'src="/static/app.js"' in page
     status, script = fetch(url + "static/app.js")
+    assert status == 200 and 'from "./js/table.js"' in script
+    status, script = fetch(url + "static/js/table.js")  # the installed package ships js/
     assert status == 200 and "WebSocket" in script
     status, body = fetch(url + "api/presets")
     assert status == 200 and "pineapple" in {p["name"] for p in json.loads(body)}

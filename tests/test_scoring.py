@@ -1159,3 +1159,14 @@ def test_dealt_naturals_match_a_plain_search(data: st.DataObject) -> None:
         assert not any(kinds.values())
     elif natural.kind in kinds:
         assert kinds[natural.kind]
+
+
+def test_a_misshapen_board_of_13_cards_is_refused() -> None:
+    """Lines of 4, 4 and 5 cards hold 13 cards: still not a complete board."""
+    good = parse_board("Ah Qd 4c | Jh Js 9c 9d 2h | 7c 7d 7h 7s Kc")
+    cards = parse_cards("Kd Jc 3h Th Ts 8c 8d 5s Qs 9s 6s 4s 3s")
+    for shape in ((4, 4, 5), (3, 6, 4), (2, 5, 6)):
+        a, b = shape[0], shape[0] + shape[1]
+        bad = Board(tuple(cards[:a]), tuple(cards[a:b]), tuple(cards[b:]))
+        with pytest.raises(ScoringError, match="is not complete"):
+            settle(rules_for("ofc"), [Hand(name="A", board=good), Hand(name="B", board=bad)])

@@ -11,6 +11,8 @@ from functools import cache
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from chinese_poker.ai import setting as setting_module
 from chinese_poker.ai import setting_tables
@@ -542,3 +544,82 @@ def test_doctests() -> None:
     for module in (setting_module, setting_tables):
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0, module.__name__
+
+
+# --------------------------------------------------------------------------- against settle
+
+
+def _table_of(boards: Sequence[Board], rules: Rules) -> OpponentTable:
+    """An opponent table holding exactly ``boards``, each its own stratum: then the
+    solver's model (lines independent within a stratum) is exact, and its expectation must
+    equal the mean of real settlements against those boards."""
+    mode = mode_of(rules)
+    scales = [value_scale(line, mode) for line in range(3)]
+    counts = tuple(np.zeros((2, len(boards), len(scales[line])), dtype=np.int64)
+                   for line in range(3))  # fmt: skip
+    for k, board in enumerate(boards):
+        for line, value in enumerate(line_values(rules, board)):
+            index = int(np.searchsorted(scales[line], value))
+            assert scales[line][index] == value
+            counts[line][0, k, index] += 1
+    return OpponentTable(mode=mode, counts=(counts[0], counts[1], counts[2]),
+                         hands=len(boards), naturals=(0, 0, 0, 0), fouls=0, seed=0,
+                         setter="test", meta={})  # fmt: skip
+
+
+def _settled_mean(rules: Rules, board: Board, opponents: Sequence[Board]) -> float:
+    points = [
+        settle(rules, [Hand(name="me", board=board), Hand(name="opp", board=opp)]).totals["me"]
+        for opp in opponents
+    ]
+    return sum(points) / len(points)
+
+
+@st.composite
+def _small_case(draw: st.DrawFn) -> tuple[Rules, list[int], list[Board]]:
+    rules = rules_for(
+        "classic",
+        naturals_enabled=False,
+        surrender_allowed=False,
+        scoring_method=draw(st.sampled_from(["two_four", "one_six", "one_per_line", "one_four"])),
+        overall_unit_rule=draw(st.sampled_from(["two_lines_won", "more_lines_won"])),
+        royalty_table=draw(st.sampled_from(["classic_standard", "classic_flat", "none"])),
+        royalty_award=draw(st.sampled_from(["net", "winner_only", "cancel", "best_at_table"])),
+        wheel_rank=draw(st.sampled_from(["lowest", "second_highest"])),
+    )
+    deck = draw(st.permutations(range(52)))
+    mine = list(deck[:13])
+    others = [heuristic_setting(deck[13 * k : 13 * k + 13], rules)
+              for k in range(1, draw(st.integers(2, 3)) + 1)]  # fmt: skip
+    return rules, mine, others
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_small_case())
+def test_expectation_equals_exhaustive_settlement(
+    case: tuple[Rules, list[int], list[Board]],
+) -> None:
+    """Heads-up against a small known field: the solver's expected points of its best
+    setting and of each alternative are the mean of ``settle`` over the field."""
+    rules, mine, field = case
+    sol = solve_with_table(mine, rules, _table_of(field, rules), opponents=1, top_n=4)
+    assert sol.expected == pytest.approx(_settled_mean(rules, sol.board, field), abs=1e-9)
+    for board, expected in sol.alternatives:
+        assert expected == pytest.approx(_settled_mean(rules, board, field), abs=1e-9)
+
+
+def test_best_setting_is_the_best_by_exhaustive_settlement() -> None:
+    """Every valid setting of one hand settled against a field of three boards: none
+    beats the solver's choice."""
+    rules = rules_for("classic", naturals_enabled=False, surrender_allowed=False)
+    (mine, *rest) = deal(77, 4)
+    field = [heuristic_setting(cards, rules) for cards in rest]
+    sol = solve_with_table(mine, rules, _table_of(field, rules), opponents=1, top_n=0)
+    best = -math.inf
+    for bottom in itertools.combinations(mine, 5):
+        left = [c for c in mine if c not in bottom]
+        for middle in itertools.combinations(left, 5):
+            board = Board(tuple(c for c in left if c not in middle), middle, bottom)
+            if not is_fouled(rules, board):
+                best = max(best, _settled_mean(rules, board, field))
+    assert sol.expected == pytest.approx(best, abs=1e-9)

@@ -38,10 +38,7 @@ from chinese_poker.cards import RANKS, SUITS, Board, Card, cards_str
 from chinese_poker.engine.actions import Action, ClaimNatural, Decision, Place, Surrender
 from chinese_poker.engine.views import View
 from chinese_poker.evaluate import (
-    FOUR_OF_A_KIND,
-    FULL_HOUSE,
     ONE_PAIR,
-    THREE_OF_A_KIND,
     TWO_PAIR,
     WheelRank,
     describe,
@@ -135,7 +132,7 @@ def hint(
         return _declaration_hints(view, dec)
     if dec.kind == "set" and not view.rules.is_open_face:
         return _classic_hints(view, dec)
-    if view.rules.middle_mode != "high":
+    if view.rules.spec.scoring.lowball_middle:
         raise ValueError("hints for open-face play need a high middle")
     if dec.kind == "set":
         return _fantasyland_hints(view, dec, params, seed, deadline)
@@ -211,6 +208,8 @@ def _line_phrase(
     name = _LINES[line]
     where = "on top" if line == 0 else f"in the {name}"
     size = _SIZES[line]
+    fantasyland = rules.spec.scoring.fantasyland
+    fl_pair = fantasyland.entry_min_pair if fantasyland.enabled else None
     new_text = cards_str(new)
     if len(cards) == size:
         value = evaluate3(*cards) if size == 3 else evaluate(
@@ -235,7 +234,7 @@ def _line_phrase(
         pair = pairs[0]
         outs = sum(1 for c in unseen if c >> 2 == pair)
         text = f"pair of {_PLURAL[pair]} {where}"
-        if line == 0 and pair >= 10:
+        if line == 0 and fl_pair is not None and pair >= fl_pair:
             text += " (Fantasyland if it holds)"
         elif outs:
             text += f" ({outs} out{'s' if outs != 1 else ''} to trips)"
@@ -253,7 +252,7 @@ def _line_phrase(
                 kind = "open-ended straight draw" if len(outs_ranks) == 2 else "gutshot"
                 return f"{kind} {where} ({outs} outs)"
     high = max(ranks)
-    if line == 0 and high >= 10:
+    if line == 0 and fl_pair is not None and high >= fl_pair:
         outs = sum(1 for c in unseen if c >> 2 == high)
         return f"{RANKS[high]} {where} ({outs} outs to {RANKS[high]}{RANKS[high]})"
     return f"{new_text} {'on top' if line == 0 else f'to the {name}'}"
@@ -270,7 +269,7 @@ def _straight_outs(ranks: set[int]) -> set[int]:
 
 
 def _wheel(rules: Rules) -> WheelRank:
-    return "second_highest" if rules.wheel_rank == "second_highest" else "lowest"
+    return rules.spec.scoring.wheel
 
 
 # =========================================================================== Fantasyland
@@ -282,7 +281,7 @@ def _fantasyland_hints(
     from chinese_poker.ai.fantasyland import solve_fantasyland
 
     rules = view.rules
-    stay = _stay_value(view, dec)
+    stay = mc.view_stay_value(view, dec)
     best = solve_fantasyland(dec.cards, rules, stay_value=stay)
     boards: list[tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]] = []
     notes: list[str] = []
@@ -325,20 +324,6 @@ def _fantasyland_hints(
     return out
 
 
-def _stay_value(view: View, dec: Decision) -> float:
-    """What staying in Fantasyland is worth to the viewer, by the stays the view says
-    the repeat limit still allows (0 when a stay would not count)."""
-    left = view.board_of(dec.seat, dec.hand).fantasyland_stays_left
-    limit = view.rules.fl_max_consecutive
-    if left == 0:
-        return 0.0
-    # mc values a stay by the streak under the consecutive limit; the streak that leaves
-    # the same number of stays gives the same value under either scope.
-    return mc.fantasyland_stay_value(
-        view.rules, None if limit is None or left is None else limit - left
-    )
-
-
 def _count_text(dec: Decision) -> str:
     from chinese_poker.engine.actions import count_placements
 
@@ -377,10 +362,7 @@ def _neighbours(
         if vt > vm or vm > vb:
             continue
         roy = sum(royalties(rules, _board(top, middle, bottom)))
-        stays = (vt >> 20 == THREE_OF_A_KIND or vb >> 20 >= FOUR_OF_A_KIND
-                 or (vm >> 20 >= FULL_HOUSE and rules.fl_repeat_middle_min == "full_house")
-                 or (vm >> 20 >= FOUR_OF_A_KIND
-                     and rules.fl_repeat_middle_min == "four_of_a_kind"))  # fmt: skip
+        stays = rules.spec.scoring.fantasyland.stays(vt, vm, vb)
         scored[_key(top, middle, bottom)] = (roy + (stay if stays else 0.0) + (vb + vm + vt) / 1e9,
                        (top, middle, bottom))  # fmt: skip
     ranked = sorted(scored.values(), key=lambda x: -x[0])
@@ -425,10 +407,7 @@ def _setting_words(rules: Rules, board: Board) -> str:
 
 
 def _opponents(view: View) -> int:
-    rules = view.rules
-    if rules.variant == "criss_cross":
-        return 1 if rules.criss_cross_pairing == "parallel" else 2
-    return min(3, max(1, len(view.players) - 1))
+    return view.rules.spec.opponent_hands(len(view.players))
 
 
 def _declaration_hints(view: View, dec: Decision) -> list[HintEntry]:

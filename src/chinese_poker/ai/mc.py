@@ -71,6 +71,7 @@ __all__ = [
     "StreetOption",
     "analyse_street",
     "fantasyland_stay_value",
+    "view_stay_value",
 ]
 
 
@@ -209,6 +210,20 @@ def fantasyland_stay_value(rules: Rules, streak: int | None = None) -> float:
     return rollout.fantasyland_value(rules, cards, repeat_possible=more)
 
 
+def view_stay_value(view: View, dec: Decision) -> float:
+    """What staying in Fantasyland is worth to the viewer, by the stays the view says the
+    repeat limit still allows (0 when a stay would not count): the one reading of the
+    repeat limit that the bot and the hints share."""
+    left = view.board_of(dec.seat, dec.hand).fantasyland_stays_left
+    if left == 0:
+        return 0.0
+    limit = view.rules.fl_max_consecutive
+    # The streak that leaves the same number of stays gives the same value under either
+    # scope of the limit (per streak or per session).
+    streak = None if limit is None or left is None else limit - left
+    return fantasyland_stay_value(view.rules, streak)
+
+
 class MonteCarloBot:
     """The Monte Carlo player (see the module docstring).
 
@@ -234,7 +249,6 @@ class MonteCarloBot:
         self.time_budget = time_budget
         self.rng = random.Random(seed)
         self._fallback: RuleBot | None = None
-        self._fl_streak = 0
         self._settings: dict[tuple[tuple[Card, ...], int], SettingSolution] = {}
         self.last_analysis: list[StreetOption] = []
         """The options of the last open-face street decision, best first."""
@@ -251,13 +265,12 @@ class MonteCarloBot:
         rules = view.rules
         if dec.kind in ("natural", "surrender"):
             return self._declare(view, dec)
-        if rules.is_open_face and rules.middle_mode != "high":
+        if rules.is_open_face and rules.spec.scoring.lowball_middle:
             return self._rule_bot().act(view)  # the playout kernels score a high middle
         if dec.kind == "set":
             if rules.is_open_face:
                 return self._fantasyland(view, dec)
             return self._classic(view, dec)
-        self._fl_streak = 0
         options = analyse_street(view, dec, self.params, seed=self.rng.getrandbits(32),
                                  deadline=deadline)  # fmt: skip
         self.last_analysis = options
@@ -273,8 +286,7 @@ class MonteCarloBot:
     # ------------------------------------------------------------------ Fantasyland
 
     def _fantasyland(self, view: View, dec: Decision) -> Place:
-        self._fl_streak += 1
-        stay = fantasyland_stay_value(view.rules, self._fl_streak)
+        stay = view_stay_value(view, dec)
         sol = solve_fantasyland(dec.cards, view.rules, stay_value=stay)
         b = sol.board
         return Place(dec.seat, b.top, b.middle, b.bottom, sol.discards, dec.hand, view.version)
@@ -290,10 +302,7 @@ class MonteCarloBot:
         sol = self._settings.get(key)
         if sol is None:
             rules = view.rules
-            if rules.spec.variant.hands_per_seat == 2:  # Criss Cross: both opponent hands
-                opponents = 1 if rules.spec.scoring.parallel_pairing else 2
-            else:
-                opponents = min(3, max(1, len(view.players) - 1))
+            opponents = rules.spec.opponent_hands(len(view.players))
             sol = solve_setting(cards, rules, opponents=opponents)
             if len(self._settings) > 64:
                 self._settings.clear()

@@ -94,6 +94,15 @@ def _jit(fn: F) -> F:
     return cast(F, numba.njit(cache=True, nogil=True)(fn))
 
 
+def _jit_inline(fn: F) -> F:
+    """A small kernel helper compiled into its callers (the innermost loops)."""
+    try:
+        import numba
+    except ImportError:  # pragma: no cover - numba is optional
+        return fn
+    return cast(F, numba.njit(cache=True, nogil=True, inline="always")(fn))
+
+
 # =========================================================================== Fantasyland
 
 #: Value, in points, of *playing* one Fantasyland hand with this many cards under 1-6
@@ -523,7 +532,7 @@ def _policy_street(
         _place(code, cnt, dz, line, deck[start + i], codes)
 
 
-@_jit
+@_jit_inline
 def _place(code: Any, cnt: Any, dz: Any, line: int, c: int, codes: Any) -> None:
     code[line] += codes[c]
     cnt[line] += 1
@@ -541,7 +550,7 @@ def _timeout_street(
         _place(code, cnt, dz, line, deck[start + i], codes)
 
 
-@_jit
+@_jit_inline
 def _pattern_sums(
     code: Any, cnt: Any, deck: Any, start: int, n_cards: int, d: int, a: int, codes: Any
 ) -> tuple[bool, int, int, int, int, int]:

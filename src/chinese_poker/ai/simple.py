@@ -108,7 +108,7 @@ def _fl_bonus(rules: Rules, top_value: int) -> float:
     rank = ((top_value >> 16) & 15) - 2
     if cat == THREE_OF_A_KIND:
         return 15.0 if rules.fl_progressive else 10.0
-    if cat == ONE_PAIR and rank >= 10:
+    if cat == ONE_PAIR and rank >= rules.spec.scoring.fantasyland.entry_min_pair:
         if rules.fl_progressive:
             return (8.0, 10.0, 12.0)[rank - 10]
         return 8.0
@@ -215,7 +215,7 @@ class RuleBot:
         cards = dec.cards
         _, bottom = max((evaluate5(*b), b) for b in itertools.combinations(cards, 5))
         rest = [c for c in cards if c not in bottom]
-        if view.rules.middle_mode == "lowball_2_7":
+        if view.rules.spec.scoring.lowball_middle:
             _, middle = max((evaluate_low27(m), m) for m in itertools.combinations(rest, 5))
         else:
             _, middle = max((evaluate5(*m), m) for m in itertools.combinations(rest, 5))

@@ -389,7 +389,7 @@ def _play_session(
         settlement = table.settlement
         assert settlement is not None
         fouled = set(settlement.fouled)
-        boards = 2 if job.rules.variant == "criss_cross" else 1
+        boards = job.rules.spec.variant.hands_per_seat
         seats: list[SeatHand] = []
         for name, inst in zip(players, instances, strict=True):
             if name not in here:

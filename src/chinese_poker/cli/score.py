@@ -2,7 +2,9 @@
 
 The table is JSON (docs/formats.md): the rules, the players' boards and optional per-pair
 unit values. The command prints the itemised breakdown, or with ``--json`` the settlement
-as JSON. Every problem with the input is one line on standard error and a non-zero exit.
+as JSON. A JSON list of tables is a session (what the scorekeeper page exports): every hand
+is settled in turn and the session's totals and money per player follow. Every problem with
+the input is one line on standard error and a non-zero exit.
 
 >>> import json
 >>> table = read_table(json.dumps({
@@ -31,7 +33,7 @@ from chinese_poker.engine.table import hand_name, validate_player_name
 from chinese_poker.rules import Rules, RulesError, rules_for
 from chinese_poker.scoring import Hand, Settlement, settle
 
-__all__ = ["Table", "TableError", "read_table", "register", "run"]
+__all__ = ["Table", "TableError", "read_session", "read_table", "register", "run"]
 
 _PLAYER_KEYS = ("name", "board", "boards", "surrender", "fantasyland", "dealt", "declares_natural")
 _TABLE_KEYS = ("rules", "options", "players", "units")
@@ -62,7 +64,13 @@ def register(sub: Any) -> None:
             "print what every point is for, the totals and the money."
         ),
     )
-    p.add_argument("file", nargs="?", default="-", metavar="FILE", help="table JSON, - for stdin")
+    p.add_argument(
+        "file",
+        nargs="?",
+        default="-",
+        metavar="FILE",
+        help="table JSON (or a list of tables: a session), - for stdin",
+    )
     add_rules_arguments(p, default=None, what="use this preset instead of the file's rules")
     p.add_argument("--json", action="store_true", help="print the settlement as JSON")
     p.set_defaults(run=run)
@@ -70,14 +78,92 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     text = read_input(args.file, "table")
-    table = read_table(
-        text, preset=args.rules, overrides=rule_overrides(args), source=source_name(args.file)
-    )
-    result = table.settle()
+    preset, overrides, source = args.rules, rule_overrides(args), source_name(args.file)
+    if text.lstrip().startswith("["):
+        session = read_session(text, preset=preset, overrides=overrides, source=source)
+        return _run_session(session, as_json=args.json)
+    result = read_table(text, preset=preset, overrides=overrides, source=source).settle()
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
     else:
         print(result.render())
+    return 0
+
+
+def read_session(
+    text: str,
+    *,
+    preset: str | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    source: str = "the session",
+) -> list[Table]:
+    """Parse a session: a JSON list of tables, each as :func:`read_table` reads it.
+
+    Errors name the hand (``hand 2: ...``). Every hand must seat the same players.
+
+    >>> hands = read_session(json.dumps([{
+    ...     "rules": "ofc",
+    ...     "players": [
+    ...         {"name": "A", "board": "Ah Qd 4c | Jh Js 9c 9d 2h | 7c 7d 7h 7s Kc"},
+    ...         {"name": "B", "board": "Kd Jc 3h | Th Ts 8c 8d 5s | Qs 9s 6s 4s 3s"},
+    ...     ]}] * 2))
+    >>> session_totals([table.settle() for table in hands])[0]
+    {'A': 24, 'B': -24}
+    """
+    data = _parse_json(text, source)
+    if not isinstance(data, list) or not data:
+        raise TableError(f"{source} must be a non-empty JSON list of tables")
+    tables: list[Table] = []
+    for number, entry in enumerate(data, start=1):
+        try:
+            table = _table_from(entry, preset, overrides or {}, "the table")
+        except (TableError, RulesError) as exc:
+            raise TableError(f"{source}, hand {number}: {exc}") from None
+        owners = sorted({hand.owner for hand in table.hands})
+        first = sorted({hand.owner for hand in tables[0].hands}) if tables else owners
+        if owners != first:
+            raise TableError(
+                f"{source}, hand {number}: players {', '.join(owners)} differ from hand 1's "
+                f"({', '.join(first)})"
+            )
+        tables.append(table)
+    return tables
+
+
+def session_totals(
+    results: Sequence[Settlement],
+) -> tuple[dict[str, int], dict[str, float]]:
+    """The session's points and money per player: the sums over its hands."""
+    points: dict[str, int] = {}
+    money: dict[str, float] = {}
+    for result in results:
+        for name, value in result.totals.items():
+            points[name] = points.get(name, 0) + value
+        for name, amount in result.money.items():
+            money[name] = money.get(name, 0.0) + amount
+    return points, money
+
+
+def _run_session(tables: Sequence[Table], *, as_json: bool) -> int:
+    results = [table.settle() for table in tables]
+    points, money = session_totals(results)
+    if as_json:
+        document = {
+            "hands": [result.to_dict() for result in results],
+            "totals": points,
+            "money": {name: round(amount, 2) for name, amount in money.items()},
+        }
+        print(json.dumps(document, indent=2, ensure_ascii=False))
+        return 0
+    for number, result in enumerate(results, start=1):
+        print(f"== Hand {number}")
+        print(result.render())
+        print()
+    count = len(results)
+    print(f"== Session: {count} hand{'s' if count != 1 else ''}")
+    width = max(len(name) for name in points)
+    for name in sorted(points, key=lambda n: -points[n]):
+        print(f"{name:<{width}}  {points[name]:+d} points  {money[name]:+.2f} money")
     return 0
 
 
@@ -93,14 +179,23 @@ def read_table(
     ``preset`` replaces the document's ``rules``; ``overrides`` are applied after its
     ``options``. Raises :class:`TableError` (or a RulesError) with a one-line message.
     """
+    return _table_from(_parse_json(text, source), preset, overrides or {}, source)
+
+
+def _parse_json(text: str, source: str) -> Any:
     if not text.strip():
         raise TableError(f"{source} is empty: expected a JSON table")
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise TableError(
             f"{source} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
         ) from None
+
+
+def _table_from(
+    data: Any, preset: str | None, overrides: Mapping[str, Any], source: str
+) -> Table:
     if not isinstance(data, dict):
         raise TableError(f'{source} must be a JSON object with "rules" and "players"')
     unknown = [key for key in data if key not in _TABLE_KEYS]
@@ -108,7 +203,7 @@ def read_table(
         raise TableError(
             f"unknown key {unknown[0]!r} in the table; the keys are {', '.join(_TABLE_KEYS)}"
         )
-    rules = _read_rules(data, preset, overrides or {})
+    rules = _read_rules(data, preset, overrides)
     hands = _read_players(data.get("players"), rules)
     players = list(dict.fromkeys(hand.owner for hand in hands))
     units = _read_units(data.get("units"), players)

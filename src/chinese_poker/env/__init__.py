@@ -1,6 +1,6 @@
 """Learning environments: a PettingZoo AEC environment and a Gymnasium wrapper.
 
-Needs the ``env`` extra (``pip install "chinese-poker[env]"``: pettingzoo, gymnasium).
+Needs the ``env`` extra (``pip install ".[env]"`` in a checkout: pettingzoo, gymnasium).
 
 * :func:`aec_env` / :class:`raw_env` -- every seat is an agent (PettingZoo AEC API);
 * :func:`gym_env` / :class:`ChinesePokerEnv` -- one seat learns, the others are played by

@@ -324,10 +324,7 @@ def _line_desc(value: int) -> tuple[float, float]:
 
 def set_opponents(rules: Rules, n_seats: int) -> int:
     """How many opponent hands one set is settled against (1 to 3)."""
-    spec = rules.spec
-    if spec.variant.hands_per_seat == 2:  # Criss Cross: one or both opponent hands
-        return 1 if spec.scoring.parallel_pairing else 2
-    return max(1, min(3, n_seats - 1))
+    return rules.spec.opponent_hands(n_seats)
 
 
 def build_set_menu(cards: Sequence[Card], rules: Rules, opponents: int, size: int) -> SetMenu:

@@ -27,6 +27,7 @@ from types import MappingProxyType
 from typing import Any, Final, TypeVar
 
 from chinese_poker.rules.options import (
+    FIVE_CARD_ROYALTY_KEYS,
     BestAtTableTies,
     ClassicRoyalFlush,
     CrissCrossPairing,
@@ -414,15 +415,6 @@ def _natural_cross_type(value: object) -> str:
 _RANKS: Final = "23456789TJQKA"
 TOP_ROYALTY_KEYS: Final[tuple[str, ...]] = tuple(r * 2 for r in _RANKS) + tuple(
     r * 3 for r in _RANKS
-)
-FIVE_CARD_ROYALTY_KEYS: Final[tuple[str, ...]] = (
-    "three_of_a_kind",
-    "straight",
-    "flush",
-    "full_house",
-    "four_of_a_kind",
-    "straight_flush",
-    "royal_flush",
 )
 _FIVE_CARD_ALIASES: Final = {"trips": "three_of_a_kind", "quads": "four_of_a_kind"}
 _LINES: Final[tuple[str, ...]] = ("top", "middle", "bottom")

@@ -8,8 +8,10 @@ when a ruleset is built instead of comparing unequal forever after.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Final
 
 __all__ = [
+    "FIVE_CARD_ROYALTY_KEYS",
     "BestAtTableTies",
     "ClassicRoyalFlush",
     "CrissCrossPairing",
@@ -35,6 +37,18 @@ __all__ = [
     "Variant",
     "WheelRank",
 ]
+
+
+#: The hands a custom middle or bottom royalty table names, weakest first.
+FIVE_CARD_ROYALTY_KEYS: Final[tuple[str, ...]] = (
+    "three_of_a_kind",
+    "straight",
+    "flush",
+    "full_house",
+    "four_of_a_kind",
+    "straight_flush",
+    "royal_flush",
+)
 
 
 class Option(StrEnum):

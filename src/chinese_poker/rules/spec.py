@@ -34,7 +34,13 @@ from chinese_poker.evaluate import (
     STRAIGHT_FLUSH,
     THREE_OF_A_KIND,
 )
-from chinese_poker.rules.options import FlRepeatLimitScope, RoyaltyAward, RoyaltyTable, Variant
+from chinese_poker.rules.options import (
+    FIVE_CARD_ROYALTY_KEYS,
+    FlRepeatLimitScope,
+    RoyaltyAward,
+    RoyaltyTable,
+    Variant,
+)
 
 if TYPE_CHECKING:
     from chinese_poker.rules import Rules
@@ -57,14 +63,7 @@ _AMERICAN_BOTTOM = (0, 2, 4, 6, 10, 15, 25)
 _WESTERN_MIDDLE = (2, 4, 8, 12, 16, 20, 30)
 _WESTERN_BOTTOM = (0, 2, 4, 6, 8, 10, 15)
 _FIVE_CATEGORIES = (THREE_OF_A_KIND, STRAIGHT, FLUSH, FULL_HOUSE, FOUR_OF_A_KIND, STRAIGHT_FLUSH)
-_FIVE_KEYS = (
-    "three_of_a_kind",
-    "straight",
-    "flush",
-    "full_house",
-    "four_of_a_kind",
-    "straight_flush",
-)
+_FIVE_KEYS = FIVE_CARD_ROYALTY_KEYS[:6]  # without the royal flush, which is apart
 _ACE = 14  # the rank of an ace in a line value's key nibbles
 
 
@@ -220,6 +219,18 @@ class RulesSpec:
 
     scoring: ScoringSpec
     variant: VariantSpec
+
+    def opponent_hands(self, players: int) -> int:
+        """How many opponent hands one hand settles against at a table of ``players``
+        (Criss Cross: both of the opponent's, or one under parallel pairing).
+
+        >>> from chinese_poker.rules import rules_for
+        >>> rules_for("ofc").spec.opponent_hands(3), rules_for("criss-cross").spec.opponent_hands(2)
+        (2, 2)
+        """
+        if self.variant.hands_per_seat == 2:
+            return 1 if self.scoring.parallel_pairing else 2
+        return max(1, min(3, players - 1))
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON data (the browser reads this; tuples become lists)."""

@@ -110,17 +110,17 @@ def item_text(pair: PairResult, item: Item) -> str:
     kind, points = item.kind, item.points
     if kind == ItemKind.LINE:
         if points > 0:
-            return f"{item.line}: {a} wins ({item.a} vs {item.b})"
+            return f"{item.line}: {a} won ({item.a} vs {item.b})"
         if points < 0:
-            return f"{item.line}: {b} wins ({item.b} vs {item.a})"
+            return f"{item.line}: {b} won ({item.b} vs {item.a})"
         return f"{item.line}: tied ({item.a} vs {item.b})"
     if kind == ItemKind.OVERALL:
         who = a if points > 0 else b
         wins, _, losses = item.note.partition("-")
         score = f"{wins}-{losses}" if points > 0 else f"{losses}-{wins}"
-        return f"overall unit: {who} wins the lines {score}"
+        return f"overall unit: {who} won the lines {score}"
     if kind == ItemKind.SCOOP:
-        return f"scoop bonus: {a if points > 0 else b} wins all three lines"
+        return f"scoop bonus: {a if points > 0 else b} won all three lines"
     if kind == ItemKind.FOUL:
         if item.note == Note.BOTH:
             return _note(_F, item.note, a, b)

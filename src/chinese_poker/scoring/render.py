@@ -139,8 +139,15 @@ def _rules_line(rules: Rules) -> str:
         f"({rules.royalty_award})"
     )
     if extras:
-        text += "\n       " + ", ".join(f"{k}={val}" for k, val in extras.items())
+        text += "\n       " + ", ".join(f"{k}={_option_text(val)}" for k, val in extras.items())
     return text
+
+
+def _option_text(value: object) -> str:
+    """An option as ``--set`` takes it: ``on``/``off`` for switches, not True/False."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
 
 
 def _seat_lines(seat: SeatResult, width: int) -> list[str]:

@@ -155,7 +155,24 @@ def _seat(sc: ScoringSpec, hand: Hand, t5: list[int], plain: bool) -> SeatResult
             name, player, hand.index, board, _ZERO3, _NO_HANDS, _ZERO3, None, False, None,
             True, hand.in_fantasyland, None, -1, (), _ZERO3,
         ))  # fmt: skip
-    top, middle_high, middle, bottom, hands, reason = _lines(sc, board, t5)
+    if sc.lowball_middle:
+        top, middle_high, middle, bottom, hands, reason = _lines(sc, board, t5)
+    else:  # _lines inlined for the usual high middle: this is most of a seat's cost
+        t, m, b = board.top, board.middle, board.bottom
+        cc, fo, known = _CC, _FO, _DESCRIPTIONS
+        k = cc[m[0]] + cc[m[1]] + cc[m[2]] + cc[m[3]] + cc[m[4]]
+        j = cc[b[0]] + cc[b[1]] + cc[b[2]] + cc[b[3]] + cc[b[4]]
+        top = _T3[(cc[t[0]] + cc[t[1]] + cc[t[2]]) >> 12]
+        middle = middle_high = t5[(k >> 12) + fo[k & 4095]]
+        bottom = t5[(j >> 12) + fo[j & 4095]]
+        hands = (
+            known.get(top) or _describe(top),
+            known.get(middle) or _describe(middle),
+            known.get(bottom) or _describe(bottom),
+        )
+        reason = None
+        if top > middle or middle > bottom:
+            reason = board_foul_reason(sc, board, top, middle, 0, bottom)
     values = (top, middle, bottom)
 
     natural = None
@@ -427,6 +444,18 @@ def _best_at_table(sc: ScoringSpec, seats: Sequence[SeatResult]) -> Best:
 _DECK = frozenset(range(52))
 
 
+def _check_lines(hand: Hand) -> None:
+    """Raise unless the board is complete (or a surrendered board not shown)."""
+    board = hand.board
+    if not (hand.surrender and len(board) == 0) and (
+        len(board.top) != 3 or len(board.middle) != 5 or len(board.bottom) != 5
+    ):
+        raise ScoringError(
+            f"{hand.name}'s board {board} is not complete: the lines need 3, 5 and 5 cards, "
+            f"not {len(board.top)}, {len(board.middle)} and {len(board.bottom)}"
+        )
+
+
 def _check_hand(spec: RulesSpec, hand: Hand) -> list[Card]:
     """The checks only some hands need; returns the dealt cards not on the board."""
     board = hand.board
@@ -439,13 +468,7 @@ def _check_hand(spec: RulesSpec, hand: Hand) -> list[Card]:
         raise ScoringError(
             f"{hand.name} is in Fantasyland, but {spec.variant.name} has no Fantasyland"
         )
-    if not (hand.surrender and len(board) == 0) and (
-        len(board.top) != 3 or len(board.middle) != 5 or len(board.bottom) != 5
-    ):
-        raise ScoringError(
-            f"{hand.name}'s board {board} is not complete: the lines need 3, 5 and 5 cards, "
-            f"not {len(board.top)}, {len(board.middle)} and {len(board.bottom)}"
-        )
+    _check_lines(hand)
     if hand.dealt is None:
         return []
     on_board = set(board.cards)
@@ -460,31 +483,36 @@ def _check_table(spec: RulesSpec, hands: Sequence[Hand]) -> list[str]:
     cards: list[Card] = []
     owners: list[str] = []
     names = set()
+    dealt = 0  # cards dealt but not on a board
     for hand in hands:
         board = hand.board
-        top, middle, bottom = board.top, board.middle, board.bottom
-        if (
-            len(top) != 3
-            or len(middle) != 5
-            or len(bottom) != 5
-            or hand.surrender
-            or hand.in_fantasyland
-            or hand.dealt is not None
-        ):
-            cards += _check_hand(spec, hand)
-        cards += top
-        cards += middle
-        cards += bottom
+        if hand.surrender or hand.in_fantasyland or hand.dealt is not None:
+            more = _check_hand(spec, hand)
+            dealt += len(more)
+            cards += more
+        cards += board.top
+        cards += board.middle
+        cards += board.bottom
         name = hand.name
         names.add(name)
         owners.append(name if hand.player is None else hand.player)
+    # One count for the lines' sizes: any board off 3/5/5 changes it, or leaves a line
+    # short, which the seats' look-ups meet (settle then checks every board).
+    if len(cards) - dealt != 13 * len(hands):
+        for hand in hands:
+            _check_lines(hand)
     if len(names) != len(hands):
         _duplicate_names(hands)
     distinct = set(cards)
     if len(distinct) != len(cards) or not distinct <= _DECK:
         _explain_cards(hands, cards)
     players = list(dict.fromkeys(owners))
-    _check_seats(spec, hands, players, owners)
+    variant = spec.variant
+    low, high = variant.player_counts
+    # The usual table (one hand a player, a count the variant allows) needs no more checks.
+    if not (variant.hands_per_seat == 1 and len(players) == len(owners)
+            and low <= len(players) <= high):  # fmt: skip
+        _check_seats(spec, hands, players, owners)
     return players
 
 
@@ -502,8 +530,6 @@ def _check_seats(
     count = len(players)
     variant = spec.variant
     low, high = variant.player_counts
-    if variant.hands_per_seat == 1 and count == len(owners) and low <= count <= high:
-        return  # the usual table: one hand a player, a player count the variant allows
     if variant.hands_per_seat == 2:
         if count != 2:
             raise ScoringError(f"Criss Cross is for exactly 2 players, got {count}")
@@ -585,6 +611,36 @@ def _money(
     return {p: round(m, 9) + 0.0 for p, m in money.items()}
 
 
+def _pairs(
+    sc: ScoringSpec, seats: list[SeatResult], unit_table: dict[tuple[str, str], float] | None,
+    default_unit: float, best: Best | None,
+) -> tuple[list[PairResult], dict[str, int]]:  # fmt: skip
+    """Every pair of seats of different players settled (§7.1), and each seat's total."""
+    if len(seats) == 2 and unit_table is None:  # heads-up, the most common table
+        a, b = seats
+        if a.player != b.player:
+            pair = _settle_pair(sc, a, b, default_unit, best)
+            return [pair], {a.name: pair.points, b.name: -pair.points}
+    pairs: list[PairResult] = []
+    seat_totals = dict.fromkeys([s.name for s in seats], 0)
+    parallel = sc.parallel_pairing
+    n = len(seats)
+    for i in range(n):
+        a = seats[i]
+        for j in range(i + 1, n):
+            b = seats[j]
+            if a.player == b.player or (parallel and a.hand_index != b.hand_index):
+                continue
+            unit = default_unit
+            if unit_table is not None:
+                unit = unit_table.get((a.player, b.player), default_unit)
+            pair = _settle_pair(sc, a, b, unit, best)
+            pairs.append(pair)
+            seat_totals[a.name] += pair.points
+            seat_totals[b.name] -= pair.points
+    return pairs, seat_totals
+
+
 def settle(
     rules: Rules,
     hands: Sequence[Hand],
@@ -611,31 +667,17 @@ def settle(
         hands = tuple(hands)
     players = _check_table(spec, hands)
     _, _, t5, plain = _compiled(sc)
-    seats = [_seat(sc, hand, t5, plain) for hand in hands]
+    try:
+        seats = [_seat(sc, hand, t5, plain) for hand in hands]
+    except IndexError:  # a line too short while another is too long
+        for hand in hands:
+            _check_lines(hand)
+        raise
     best = _best_at_table(sc, seats) if sc.royalties.award == RoyaltyAward.BEST_AT_TABLE else None
     unit_table = _unit_table(players, units) if units else None
     default_unit = sc.unit_value
-    parallel = sc.parallel_pairing
-
-    pairs: list[PairResult] = []
-    names = [s.name for s in seats]
-    seat_totals = dict.fromkeys(names, 0)
-    n = len(seats)
-    for i in range(n):
-        a = seats[i]
-        for j in range(i + 1, n):
-            b = seats[j]
-            if a.player == b.player or (parallel and a.hand_index != b.hand_index):
-                continue
-            unit = default_unit
-            if unit_table is not None:
-                unit = unit_table.get((a.player, b.player), default_unit)
-            pair = _settle_pair(sc, a, b, unit, best)
-            pairs.append(pair)
-            points = pair.points
-            if points:
-                seat_totals[a.name] += points
-                seat_totals[b.name] -= points
+    pairs, seat_totals = _pairs(sc, seats, unit_table, sc.unit_value, best)
+    names = list(seat_totals)
     if players == names:  # one seat a player, named after him
         totals = dict(seat_totals)
     else:

@@ -23,7 +23,7 @@ from typing import Any, Literal
 from fastapi import FastAPI, HTTPException, Query, Request, WebSocket
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.websockets import WebSocketDisconnect
 
 from chinese_poker import __version__
@@ -86,6 +86,7 @@ class SeatInfo(BaseModel):
     level: int | None
     taken: bool
     connected: bool
+    stand_in: bool = Field(default=False, description="a bot plays it until its person is back")
 
 
 class TableInfo(BaseModel):
@@ -119,6 +120,11 @@ class TableInfo(BaseModel):
     )
     created_at: str
     spectators_connected: int
+    time_bank: float = Field(default=0, description="seconds a player may run over, per session")
+    timeouts: Literal["hand", "decision"] = Field(
+        default="hand", description="what a timeout does (see CreateTable.timeouts)"
+    )
+    grace: float | None = Field(default=None, description="seconds before a bot plays a leaver")
 
 
 class Created(BaseModel):
@@ -138,6 +144,22 @@ class JoinRequest(BaseModel):
     code: str = Field(min_length=1, max_length=100)
     name: str = Field(default="", max_length=40)
     seat: int | None = Field(default=None, ge=0, description="a particular free human seat")
+
+
+class SeatToken(BaseModel):
+    """A seat's token: who asks (the table's creator, to hand a seat to a bot)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    token: str = Field(min_length=1, max_length=200)
+
+
+class StandIn(BaseModel):
+    """A bot now plays the seat until its person returns."""
+
+    table_id: str
+    seat: int
+    stand_in: bool
 
 
 class Joined(BaseModel):
@@ -446,6 +468,23 @@ def create_app(
             "token": token,
             "ws_url": f"{ws}/ws/tables/{table_id}?role=seat",
         }
+
+    @app.post("/api/tables/{table_id}/seats/{seat}/bot", response_model=StandIn, tags=["lobby"])
+    async def seat_to_bot(
+        request: Request, table_id: str, seat: int, body: SeatToken
+    ) -> dict[str, Any]:
+        """The table's creator hands the seat of a person who left to a bot at once
+        (without waiting for the grace period); the person gets it back on return."""
+        throttle(request, "join")
+        live = table_or_404(request, table_id)
+        asker = live.seat_for_token(body.token)
+        if asker is None or asker != live.creator_chair():
+            raise HTTPException(403, "only the table's creator can hand a seat to a bot")
+        if not 0 <= seat < len(live.seats) or seat == asker:
+            raise HTTPException(400, f"seat {seat} is not another seat of this table")
+        if not live.stand_in(seat):
+            raise HTTPException(409, f"seat {seat} has nobody away (or the table is not playing)")
+        return {"table_id": table_id, "seat": seat, "stand_in": True}
 
     @app.get("/api/tables/{table_id}/ledger", response_model=LedgerInfo, tags=["results"])
     async def ledger(request: Request, table_id: str) -> dict[str, Any]:

@@ -124,6 +124,21 @@ class CreateTable(BaseModel):
     bot_delay: float = Field(default=0.5, ge=0, le=10)
     next_hand_delay: float = Field(default=3.0, ge=0, le=60)
     join: bool = Field(default=True, description="the creator takes the first human seat")
+    time_bank: float = Field(
+        default=0, ge=0, le=3600, description="seconds a player may run over, per session"
+    )
+    timeouts: Literal["hand", "decision"] = Field(
+        default="hand",
+        description="when time runs out: 'hand' = RULES §10 (the rest of the hand is played"
+        " and timeout_ends_session applies); 'decision' = only that decision is placed",
+    )
+    grace: float | None = Field(
+        default=None,
+        ge=0,
+        le=3600,
+        description="seconds a person who left keeps his seat before a bot plays it until"
+        " he is back; null: never",
+    )
 
 
 # --------------------------------------------------------------------------- client messages

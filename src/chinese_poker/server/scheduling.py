@@ -22,7 +22,7 @@ import functools
 import importlib
 import multiprocessing
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -154,14 +154,16 @@ class Timers:
         table: Table,
         hand: int,
         humans: list[int],
-        limit: float | None,
+        limits: float | Mapping[int, float] | None,
         expire: Callable[[int, tuple[Any, ...]], None],
     ) -> None:
         """Run a clock for every human engine seat to act (restarted when its decision
-        changes), and none for anybody else."""
+        changes), and none for anybody else. ``limits``: one limit, or one per seat (a
+        seat's limit with its time bank)."""
         to_act = table.to_act
         wanted = set()
         for seat in humans:
+            limit = _limit(limits, seat)
             if limit is None or seat not in to_act or seat in table.timed_out:
                 continue
             wanted.add(seat)
@@ -200,7 +202,7 @@ class Timers:
             self.cancel(seat)
 
     def clocks(
-        self, table: Table, hand: int, humans: list[int], limit: float | None
+        self, table: Table, hand: int, humans: list[int], limits: float | Mapping[int, float] | None
     ) -> list[dict[str, Any]]:
         """The decision clocks of the state as it is now.
 
@@ -208,15 +210,22 @@ class Timers:
         is built before the timers restart, and must already show the clock of a seat
         that has just come to act (at its full limit) and not the old one.
         """
-        if limit is None:
+        if limits is None:
             return []
         now = asyncio.get_running_loop().time()
         out = []
         for seat in humans:
-            if seat not in table.to_act or seat in table.timed_out:
+            limit = _limit(limits, seat)
+            if limit is None or seat not in table.to_act or seat in table.timed_out:
                 continue
             timer = self._timers.get(seat)
             running = timer is not None and timer.key == (hand, table.decisions(seat))
             remaining = max(timer.deadline - now, 0.0) if running and timer else limit
             out.append({"seat": seat, "remaining": round(remaining, 3), "limit": limit})
         return out
+
+
+def _limit(limits: float | Mapping[int, float] | None, seat: int) -> float | None:
+    if isinstance(limits, Mapping):
+        return limits.get(seat)
+    return limits

@@ -37,7 +37,15 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from chinese_poker.engine import Action, LogEntry, Table, Timeout, View, action_from_dict
+from chinese_poker.engine import (
+    Action,
+    LogEntry,
+    Table,
+    Timeout,
+    View,
+    action_from_dict,
+    timeout_action,
+)
 from chinese_poker.server import PROTOCOL_VERSION, scheduling
 from chinese_poker.server.commit import GroupCommit, Step
 from chinese_poker.server.connections import Conn, ViewCache
@@ -164,6 +172,13 @@ class LiveTable:
         self._next_hand: asyncio.TimerHandle | None = None
         self._steps: list[Step] = []
         self._rng = random.Random(secrets.randbits(64))
+        # People who left (docs/server.md "Leavers and clocks"): a grace timer per chair,
+        # then a stand-in bot until the person is back. In memory: a restart forgets them.
+        self._grace: dict[int, asyncio.TimerHandle] = {}
+        self._stand_in: set[int] = set()
+        # Time banks per chair, and when each engine seat's decision started (for them).
+        self._bank: dict[int, float] = {}
+        self._started: dict[int, tuple[tuple[Any, ...], float, int]] = {}
 
     # ------------------------------------------------------------------ state
 
@@ -200,6 +215,7 @@ class LiveTable:
             and not self._bot_tasks
             and self._next_hand is None
             and not self.timers.running
+            and not self._grace
             and not any(c.connected for c in self.game.chairs)
         )
 
@@ -215,7 +231,11 @@ class LiveTable:
 
     def info(self) -> dict[str, Any]:
         """The ``TableInfo`` of the protocol."""
-        return self.game.info(sum(1 for c in self.conns if c.chair is None))
+        info = self.game.info(sum(1 for c in self.conns if c.chair is None))
+        info["seats"] = self._seats_info()
+        spec = self.spec
+        info.update(time_bank=spec.time_bank, timeouts=spec.timeouts, grace=spec.grace)
+        return info
 
     def ledger_info(self) -> dict[str, Any]:
         return self.game.ledger_info()
@@ -224,15 +244,20 @@ class LiveTable:
         return self.game.hands_info()
 
     def _humans(self) -> list[int]:
-        """The engine seats of this hand held by people."""
+        """The engine seats of this hand held by people (not by a stand-in bot)."""
         chairs = self.game.chairs
-        return [s for s, chair in enumerate(self.game.in_hand) if chairs[chair].kind == "human"]
+        return [
+            s
+            for s, chair in enumerate(self.game.in_hand)
+            if chairs[chair].kind == "human" and chair not in self._stand_in
+        ]
 
     def clocks(self) -> list[dict[str, Any]]:
         table = self.table
         if table is None or not self.game.playing:
             return []
-        return self.timers.clocks(table, self.hand_no, self._humans(), self.game.rules.time_limit)
+        clocks = self.timers.clocks(table, self.hand_no, self._humans(), self._limits())
+        return [self._split_bank(c) for c in clocks]
 
     def state_message(
         self, chair: int | None, last: LogEntry | None, ack: object, *, with_log: bool = False
@@ -507,11 +532,11 @@ class LiveTable:
         to_act = table.to_act
         chairs = self.game.chairs
         for seat, chair in enumerate(self.game.in_hand):
-            if chairs[chair].kind == "bot" and seat in to_act and chair not in self._bot_tasks:
+            botted = chairs[chair].kind == "bot" or chair in self._stand_in
+            if botted and seat in to_act and chair not in self._bot_tasks:
                 self._bot_tasks[chair] = self.loop.create_task(self._bot_turn(chair))
-        self.timers.sync(
-            table, self.hand_no, self._humans(), self.game.rules.time_limit, self._expire
-        )
+        self._note_starts(table)
+        self.timers.sync(table, self.hand_no, self._humans(), self._limits(), self._expire)
 
     def _expire(self, seat: int, key: tuple[Any, ...]) -> None:
         table = self.table
@@ -520,6 +545,9 @@ class LiveTable:
         if table.over or seat not in table.to_act:
             return
         chair = self.game.in_hand[seat]
+        if self.spec.timeouts == "decision":
+            self._timeout_decision(table, seat, chair)
+            return
         result = self.submit(chair, Timeout(seat, version=table.version))
         if not result.ok:
             log.warning("table %s: timeout of seat %d refused: %s", self.id, seat, result.message)
@@ -580,9 +608,139 @@ class LiveTable:
         bot = self._bots.get(chair)
         if bot is None:
             c = self.game.chairs[chair]
-            bot = make_server_bot(c.bot or "random", c.level, secrets.randbits(32))
+            # A person's chair has no bot of its own: its stand-in plays sound rules.
+            bot = make_server_bot(c.bot or "rules", c.level, secrets.randbits(32))
             self._bots[chair] = bot
         return bot
+
+    # ------------------------------------------------------------------ leavers and clocks
+
+    def _seats_info(self) -> list[dict[str, Any]]:
+        """The chairs, each with ``stand_in``: a bot plays it until its person is back."""
+        return [{**s, "stand_in": s["seat"] in self._stand_in} for s in self.game.seats_info()]
+
+    def _left(self, chair: int) -> None:
+        """The last socket of a person's chair closed: his grace period starts."""
+        grace = self.spec.grace
+        c = self.game.chairs[chair]
+        if grace is None or c.kind != "human" or not c.taken or chair in self._stand_in:
+            return
+        old = self._grace.pop(chair, None)
+        if old is not None:
+            old.cancel()
+        self._grace[chair] = self.loop.call_later(grace, self.stand_in, chair)
+
+    def _returned(self, chair: int) -> None:
+        """A person is back at his chair: no more grace timer or stand-in."""
+        timer = self._grace.pop(chair, None)
+        if timer is not None:
+            timer.cancel()
+        if chair in self._stand_in:
+            self._stand_in.discard(chair)
+            self._broadcast_seats()
+            self._notice("back", chair, f"{self.game.chairs[chair].name} is back at the table.")
+            self._after_change()
+
+    def stand_in(self, chair: int) -> bool:
+        """A bot plays ``chair`` from now until its person reconnects (the grace period
+        ran out, or the table's creator asked). False if the chair has nobody away."""
+        self._grace.pop(chair, None)
+        c = self.game.chairs[chair]
+        if c.kind != "human" or not c.taken or c.connected > 0 or chair in self._stand_in:
+            return False
+        if self.game.session is None or self.status == "finished" or self.manager.closing:
+            return False
+        self._stand_in.add(chair)
+        self._broadcast_seats()
+        self._notice(
+            "stand_in", chair, f"{c.name} has left; a bot plays the seat until they return."
+        )
+        self._after_change()
+        return True
+
+    def creator_chair(self) -> int | None:
+        """The chair of the person who opened the table (the first human chair when the
+        creator joined at once)."""
+        if not self.spec.join:
+            return None
+        return next((c.seat for c in self.game.chairs if c.kind == "human"), None)
+
+    def _notice(self, kind: str, chair: int, text: str, action: Action | None = None) -> None:
+        """A ``notice`` to every socket; the cards of ``action`` go to its chair only."""
+        base = {
+            "type": "notice",
+            "table_id": self.id,
+            "kind": kind,
+            "chair": chair,
+            "player": self.game.chairs[chair].player,
+            "text": text,
+        }
+        public = compact_json(base)
+        private = compact_json({**base, "action": action.to_dict()}) if action else public
+        for conn in list(self.conns):
+            self._send(conn, private if conn.chair == chair else public)
+
+    def _timeout_decision(self, table: Table, seat: int, chair: int) -> None:
+        """Casual tables: time ran out, so only this decision is made (RULES §10's
+        placement), as an ordinary action; the player is told which cards went where."""
+        decisions = table.decisions(seat)
+        if not decisions:
+            return
+        action = timeout_action(decisions[0], table.version)
+        self._bank[chair] = 0.0
+        result = self.submit(chair, action)
+        if not result.ok:
+            log.warning(
+                "table %s: auto-placement of seat %d refused: %s", self.id, seat, result.message
+            )
+            return
+        name = self.game.chairs[chair].name
+        self._notice(
+            "timeout", chair, f"{name}'s time ran out; the move was made for them.", action
+        )
+
+    def _bank_left(self, chair: int) -> float:
+        return self._bank.setdefault(chair, float(self.spec.time_bank))
+
+    def _limits(self) -> dict[int, float] | None:
+        """Each human engine seat's clock: the move's limit plus its chair's time bank."""
+        limit = self.game.rules.time_limit
+        if limit is None:
+            return None
+        in_hand = self.game.in_hand
+        return {seat: limit + self._bank_left(in_hand[seat]) for seat in self._humans()}
+
+    def _split_bank(self, clock: dict[str, Any]) -> dict[str, Any]:
+        """A clock as the page shows it: the move's seconds left, then the bank's."""
+        limit = self.game.rules.time_limit
+        assert limit is not None
+        bank = self._bank_left(self.game.in_hand[clock["seat"]])
+        left = clock["remaining"]
+        return {
+            **clock,
+            "remaining": round(max(0.0, left - bank), 3),
+            "limit": limit,
+            "bank": round(min(left, bank), 3),
+        }
+
+    def _note_starts(self, table: Table) -> None:
+        """Remember when each human seat's decision began, and charge a finished one's
+        overrun to its chair's bank."""
+        limit = self.game.rules.time_limit
+        if limit is None or not self.spec.time_bank:
+            return
+        now = self.loop.time()
+        to_act = table.to_act
+        for seat in list(self._started):
+            key, began, chair = self._started[seat]
+            if seat not in to_act or key != (self.hand_no, table.decisions(seat)):
+                del self._started[seat]
+                over = max(0.0, now - began - limit)
+                self._bank[chair] = max(0.0, self._bank_left(chair) - over)
+        in_hand = self.game.in_hand
+        for seat in self._humans():
+            if seat in to_act and seat not in self._started:
+                self._started[seat] = ((self.hand_no, table.decisions(seat)), now, in_hand[seat])
 
     # ------------------------------------------------------------------ sockets
 
@@ -591,7 +749,7 @@ class LiveTable:
             {
                 "type": "seats",
                 "table_id": self.id,
-                "seats": self.game.seats_info(),
+                "seats": self._seats_info(),
                 "status": self.status,
             }
         )
@@ -607,6 +765,7 @@ class LiveTable:
         chair = self.game.chairs[conn.chair] if conn.chair is not None else None
         if chair is not None:
             chair.connected += 1
+            self._returned(chair.seat)
         conn.send(
             compact_json(
                 {
@@ -617,6 +776,9 @@ class LiveTable:
                     "seat": conn.chair,
                     "player": chair.name if chair is not None else None,
                     "table": self.info(),
+                    # What the page must know of the rules (royalties, Fantasyland, the
+                    # variant's facts): the compiled spec, so it keeps no copy of its own.
+                    "spec": self.game.rules.spec.to_dict(),
                 }
             )
         )
@@ -634,6 +796,7 @@ class LiveTable:
                 chair.connected -= 1
                 if chair.connected == 0:
                     self._broadcast_seats()
+                    self._left(chair.seat)
         conn.close()
 
     def handle(self, conn: Conn, text: str | None) -> None:
@@ -845,6 +1008,9 @@ class LiveTable:
         for task in self._bot_tasks.values():
             task.cancel()
         self._bot_tasks.clear()
+        for timer in self._grace.values():
+            timer.cancel()
+        self._grace.clear()
 
 
 def new_hand(commit: Commitment) -> NewHand:

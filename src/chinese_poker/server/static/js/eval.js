@@ -1,5 +1,5 @@
 // Client-side line evaluator: categories and keys (RULES §3), the top-vs-middle rule
-// (§3.4), foul warnings (§4, §8.1) and the royalty tables (§7.4) of the table's rules.
+// (§3.4), foul warnings (§4, §8.1) and the royalties (§7.4) of the table's compiled spec.
 // Values use the same packing as chinese_poker.evaluate: the category in bits 20..23 and
 // up to five key ranks (2..14, highest first, 0 where a three-card key has no position)
 // in 4-bit slots below, so a top and a middle compare by plain integer comparison.
@@ -116,67 +116,25 @@ function low27HighCard(lowValue) {
   return (Math.floor(high / 65536) % 16) - 2;
 }
 
-// ------------------------------------------------------------------- royalty tables
+// ------------------------------------------------------------------- royalties
 
-// (trips, straight, flush, full house, quads, straight flush, royal flush)
-const AMERICAN_MIDDLE = [2, 4, 8, 12, 20, 30, 50];
-const AMERICAN_BOTTOM = [0, 2, 4, 6, 10, 15, 25];
-const WESTERN_MIDDLE = [2, 4, 8, 12, 16, 20, 30];
-const WESTERN_BOTTOM = [0, 2, 4, 6, 8, 10, 15];
-const FIVE_KEYS = ["three_of_a_kind", "straight", "flush", "full_house", "four_of_a_kind",
-  "straight_flush", "royal_flush"];
-const FIVE_CATS = [THREE_OF_A_KIND, STRAIGHT, FLUSH, FULL_HOUSE, FOUR_OF_A_KIND,
-  STRAIGHT_FLUSH];
+// The royalty tables are not kept here: the server sends the table's compiled rules spec
+// (chinese_poker.rules.spec, RulesSpec.to_dict()) and every figure is read from it.
 
-function fiveTable(row) {
-  const table = new Array(9).fill(0);
-  FIVE_CATS.forEach((cat, i) => { table[cat] = row[i]; });
-  return { table, royal: row[6] };
-}
-
-/** The royalty plan of a rules dict (View.rules): top pairs/trips, middle and bottom rows. */
-export function royaltyPlan(rules = {}) {
-  const name = rules.royalty_table || "american";
-  const topPair = new Array(13).fill(0);
-  const topTrips = new Array(13).fill(0);
-  let mid = [0, 0, 0, 0, 0, 0, 0];
-  let bot = [0, 0, 0, 0, 0, 0, 0];
-  if (name === "american" || name === "western") {
-    for (let r = 4; r < 13; r++) topPair[r] = r - 3;
-    for (let r = 0; r < 13; r++) topTrips[r] = 10 + r;
-    const m = name === "american" ? AMERICAN_MIDDLE : WESTERN_MIDDLE;
-    mid = [rules.middle_trips_royalty ?? 2, ...m.slice(1)];
-    bot = name === "american" ? AMERICAN_BOTTOM : WESTERN_BOTTOM;
-  } else if (name === "classic_standard") {
-    topTrips.fill(3);
-    const [rm, rb] = rules.classic_royal_flush === "14/7" ? [14, 7] : [20, 10];
-    mid = [0, 0, 0, 2, 8, 10, rm];
-    bot = [0, 0, 0, 0, 4, 5, rb];
-  } else if (name === "classic_flat") {
-    topTrips.fill(1);
-    mid = [0, 0, 0, 1, 1, 1, 1];
-    bot = [0, 0, 0, 0, 1, 1, 1];
-  } else if (name === "custom") {
-    const custom = rules.custom_royalties || {};
-    const top = custom.top || {};
-    for (let r = 0; r < 13; r++) {
-      topPair[r] = top[RANKS[r].repeat(2)] || 0;
-      topTrips[r] = top[RANKS[r].repeat(3)] || 0;
-    }
-    const rows = ["middle", "bottom"].map((line) => {
-      const given = custom[line] || {};
-      const row = FIVE_KEYS.slice(0, 6).map((k) => given[k] || 0);
-      row.push(given.royal_flush ?? row[5]);
-      return row;
-    });
-    [mid, bot] = rows;
+/** The royalty plan of a compiled spec ({scoring, variant}, as the server sends it). */
+export function royaltyPlan(spec) {
+  if (!spec || !spec.scoring || !spec.scoring.royalties) {
+    throw new Error("the table's rules spec is missing (the server sends it in the welcome message)");
   }
-  const lowball = rules.middle_mode === "lowball_2_7";
+  const sc = spec.scoring;
+  const r = sc.royalties;
   return {
-    topPair, topTrips, mid: fiveTable(mid), bot: fiveTable(bot), lowball,
-    lowDp: lowball && rules.low_middle_royalties === "dp_table",
-    qualifier: lowball && rules.low_middle_qualifier === "ten_high_no_pair",
-    wheel: rules.wheel_rank || "lowest",
+    topPair: r.top_pair, topTrips: r.top_trips,
+    mid: { table: r.middle, royal: r.middle_royal },
+    bot: { table: r.bottom, royal: r.bottom_royal },
+    lowball: !!sc.lowball_middle, lowDp: !!r.low_middle_dp, qualifier: !!sc.low_qualifier,
+    wheel: sc.wheel || "lowest",
+    fantasyland: sc.fantasyland && sc.fantasyland.enabled ? sc.fantasyland.entry_min_pair : null,
   };
 }
 
@@ -196,6 +154,8 @@ function topRoyalty(plan, value) {
 
 const LOW_75432 = evaluateLow27(["7c", "5d", "4h", "3s", "2c"]);
 
+// The 2-7 low middle's table (§8.1) is the scorer's (scoring/royalties.py low_royalty);
+// the spec says only whether it applies. tests/js checks it against the Python scorer.
 function lowRoyalty(lowValue) {
   const high = low27HighCard(lowValue);
   if (high === null || high > 7) return 0;
@@ -208,12 +168,12 @@ export const SIZES = { top: 3, middle: 5, bottom: 5 };
 
 /**
  * Analyse a (possibly incomplete) board {top, middle, bottom} of card names under the
- * rules dict: per line its made hand, name and royalty so far, plus warnings.
+ * table's compiled spec: per line its made hand, name and royalty so far, plus warnings.
  * Returns {lines: {top: {value, name, royalty, complete}, ...}, royalties, fouled,
  *          foulReason, warnings: [text], fantasyland: bool}.
  */
-export function analyseBoard(board, rules = {}) {
-  const plan = royaltyPlan(rules);
+export function analyseBoard(board, spec) {
+  const plan = royaltyPlan(spec);
   const out = { lines: {}, royalties: 0, fouled: false, foulReason: null, warnings: [] };
   for (const line of LINES) {
     const cards = board[line] || [];
@@ -256,25 +216,22 @@ export function analyseBoard(board, rules = {}) {
       out.fouled = true; out.foulReason = cmp(middle, bottom, "middle", "bottom");
     } else {
       // Incomplete lines: a line can only improve, so a made hand that is already ahead
-      // of a complete line above it is a certain foul; ahead of an incomplete one, a risk.
-      if (top.count && middle.count && category(top.value) > category(middle.value)) {
+      // of a complete line below it is a certain foul. Ahead of an incomplete one it is a
+      // risk, judged on the real values (a middle pair of tens over a bottom pair of
+      // fours warns): the lower line must still catch up.
+      if (top.count && middle.count && top.value > middle.value) {
         if (middle.complete) { out.fouled = true; out.foulReason = cmp(top, middle, "top", "middle"); }
-        else out.warnings.push(`Foul risk: top ${top.name} is ahead of middle ${middle.name || "(empty)"}`);
-      } else if (middle.complete && top.count && top.value > middle.value) {
-        out.warnings.push(`Foul risk: top ${top.name} already beats middle ${middle.name}`);
+        else if (category(top.value) >= ONE_PAIR) out.warnings.push(`Foul risk: top ${top.name} is ahead of middle ${middle.name}`);
       }
-      if (middle.count && bottom.count && category(middle.value) > category(bottom.value)) {
+      if (!out.fouled && middle.count && bottom.count && middle.value > bottom.value) {
         if (bottom.complete) { out.fouled = true; out.foulReason = cmp(middle, bottom, "middle", "bottom"); }
-        else out.warnings.push(`Foul risk: middle ${middle.name} is ahead of bottom ${bottom.name || "(empty)"}`);
-      } else if (bottom.complete && middle.count && middle.value > bottom.value) {
-        out.warnings.push(`Foul risk: middle ${middle.name} already beats bottom ${bottom.name}`);
+        else if (category(middle.value) >= ONE_PAIR) out.warnings.push(`Foul risk: middle ${middle.name} is ahead of bottom ${bottom.name}`);
       }
     }
   }
   out.royalties = out.fouled ? 0 : top.royalty + middle.royalty + bottom.royalty;
   const topCat = category(top.value);
-  out.fantasyland = !out.fouled && top.complete && rules.fantasyland_enabled !== false &&
-    ["ofc", "pineapple", "turbo"].includes(rules.variant) &&
-    (topCat === THREE_OF_A_KIND || (topCat === ONE_PAIR && keyRanks(top.value)[0] >= 10));
+  out.fantasyland = !out.fouled && top.complete && plan.fantasyland !== null &&
+    (topCat === THREE_OF_A_KIND || (topCat === ONE_PAIR && keyRanks(top.value)[0] >= plan.fantasyland));
   return out;
 }

@@ -1,0 +1,350 @@
+// The front page: one-click play (a bot or a friend), joining by link or code, the
+// custom table form with every option, and the list of tables.
+
+import { $, $$, copyText, toast } from "./ui.js";
+import { api, getSeat, inviteTarget, saveSeat } from "./net.js";
+import { esc, store } from "./util.js";
+import { CLOCKS, STRENGTHS, TIMEOUT_POLICIES, botWords, gameHelp, gameName } from "./words.js";
+import { OPTION_WORDS, optionHelp, optionLabel, parseValue, presetCounts, quickTable } from "./tableplan.js";
+
+const FALLBACK_PRESETS = ["ofc", "ofc-western", "ofc-hitspoker", "ofc-finnish", "pineapple",
+  "pineapple-progressive", "turbo", "classic", "classic-1-6", "classic-low-middle",
+  "classic-wheel", "criss-cross"].map((name) => ({ name }));
+
+const presetName = (p) => p.name || p.preset || p.id;
+const gameOptions = (presets, selected) => presets.map((p) => {
+  const n = presetName(p);
+  return `<option value="${esc(n)}" ${n === selected ? "selected" : ""}>${esc(gameName(n))}</option>`;
+}).join("");
+
+export function lobbyScreen(app, navigate) {
+  const L = { presets: FALLBACK_PRESETS, timer: null, alive: true };
+  const saved = store.get("cp.lobby", {});
+  const quick = store.get("cp.quick", { game: "pineapple", strength: "casual", clock: "30" });
+  const myName = store.get("cp.name", "");
+  app.innerHTML = `
+  <div class="lobby">
+    <section>
+      <div class="panel" id="quick-panel">
+        <h2>Play now</h2>
+        <div class="form-grid">
+          <label for="q-name">Your name</label><input id="q-name" type="text" value="${esc(myName)}" placeholder="Player 1" maxlength="30">
+          <label for="q-game">Game</label><div><select id="q-game"></select><div class="help" id="q-game-help"></div></div>
+          <label for="q-strength">Bot</label><div><select id="q-strength">${STRENGTHS.map((s) => `<option value="${s.id}" ${s.id === quick.strength ? "selected" : ""}>${esc(s.label)}</option>`).join("")}</select><div class="help" id="q-strength-help"></div></div>
+          <label for="q-clock">Clock</label><div><select id="q-clock">${CLOCKS.map((c) => `<option value="${c.id}" ${c.id === quick.clock ? "selected" : ""}>${esc(c.label)}</option>`).join("")}</select><div class="help" id="q-clock-help"></div></div>
+        </div>
+        <div class="actions-bar big">
+          <button type="button" class="primary" id="play-bot">Play a bot</button>
+          <button type="button" class="primary" id="play-friend">Play a friend</button>
+        </div>
+        <p class="help">A hand after another, with a short pause; if your time runs out only that move is made for you. Leave whenever you like — a bot keeps your seat warm for a friend.</p>
+        <div id="created"></div>
+      </div>
+      <div class="panel">
+        <h2>Join a friend</h2>
+        <form id="invite-form" class="invite"><input id="invite-input" type="text" placeholder="Paste the invite link" aria-label="Invite link"><button type="submit">Open</button></form>
+      </div>
+      <div class="panel">
+        <h2>Tables <button class="small" id="refresh-tables" type="button" title="Refresh">↻</button></h2>
+        <div id="tables"><p class="muted">Loading…</p></div>
+      </div>
+    </section>
+    <section class="panel" id="create-panel">
+      <details id="custom" ${saved.open ? "open" : ""}><summary><h2>Custom table</h2><span class="muted">every option: players, scoring, clock, tournament</span></summary>
+      <form id="create-form" autocomplete="off">
+        <div class="form-grid">
+          <label for="f-name">Table name</label><input id="f-name" name="name" type="text" placeholder="Friday pineapple" maxlength="60">
+          <label for="f-player">Your name</label><input id="f-player" name="player" type="text" value="${esc(myName)}" placeholder="Player 1" maxlength="30">
+          <label for="f-preset">Game</label><select id="f-preset" name="preset"></select>
+          <span></span><div class="rules-summary help" id="f-preset-summary"></div>
+          <label for="f-count">Players</label><select id="f-count" name="count"></select>
+          <label>Seats</label><div id="f-seats"></div>
+          <label>Rule changes</label>
+          <div><div id="f-options"></div><button type="button" class="small" id="f-add-option">+ Change a rule</button></div>
+          <label for="f-time">Seconds a move</label><div><input id="f-time" name="time_limit" type="number" min="1" step="1" placeholder="no clock"><div class="help">Empty: nobody is hurried.</div></div>
+          <label for="f-bank">Time bank (s)</label><div><input id="f-bank" type="number" min="0" step="1" value="60"><div class="help">Extra seconds for the whole session, used when a move's time runs out.</div></div>
+          <label for="f-timeouts">When time runs out</label><div><select id="f-timeouts">${Object.entries(TIMEOUT_POLICIES).map(([k, [label]]) => `<option value="${k}">${esc(label)}</option>`).join("")}</select><div class="help" id="f-timeouts-help"></div></div>
+          <label for="f-grace">Seat kept for a leaver (s)</label><div><input id="f-grace" type="number" min="0" max="3600" step="1" value="30"><div class="help">Then a bot plays the seat until the player is back. Empty: wait for ever.</div></div>
+          <label for="f-mode">Mode</label>
+          <div><select id="f-mode" name="mode"><option value="session">Cash game (one turn of the button, plus Fantasyland hands)</option><option value="tournament">Tournament (chips and rising levels)</option></select></div>
+          <label class="tourn" for="f-chips">Starting chips</label><input class="tourn" id="f-chips" type="number" min="1" placeholder="1000">
+          <label class="tourn" for="f-levels">Level every N hands</label><input class="tourn" id="f-levels" type="number" min="1" placeholder="by minutes (rules)">
+          <label>Table settings</label>
+          <div>
+            <label class="toggle"><input type="checkbox" id="f-hints" checked> Hints allowed</label>
+            <label class="toggle"><input type="checkbox" id="f-spect" checked> Spectators allowed</label>
+          </div>
+          <label for="f-botdelay">Bot thinking pause (s)</label><input id="f-botdelay" type="number" min="0" max="10" step="0.1" value="0.5">
+          <label for="f-nextdelay">Pause between hands (s)</label><input id="f-nextdelay" type="number" min="0" max="60" step="0.5" value="5">
+        </div>
+        <div class="actions-bar"><button type="submit" class="primary" id="create-btn">Create table</button></div>
+      </form>
+      </details>
+    </section>
+  </div>`;
+
+  const form = $("#create-form", app);
+  const presetSel = $("#f-preset", app);
+  const countSel = $("#f-count", app);
+  const seatsBox = $("#f-seats", app);
+  const optionsBox = $("#f-options", app);
+  const currentPreset = () => L.presets.find((p) => presetName(p) === presetSel.value) || { name: presetSel.value };
+
+  // ---------------------------------------------------------------- play now
+  const quickHelp = () => {
+    $("#q-game-help", app).textContent = gameHelp($("#q-game", app).value);
+    $("#q-strength-help", app).textContent = (STRENGTHS.find((s) => s.id === $("#q-strength", app).value) || {}).help || "";
+    $("#q-clock-help", app).textContent = (CLOCKS.find((c) => c.id === $("#q-clock", app).value) || {}).help || "";
+  };
+  for (const id of ["#q-game", "#q-strength", "#q-clock"]) $(id, app).addEventListener("change", quickHelp);
+
+  async function playNow(friend) {
+    const name = $("#q-name", app).value.trim();
+    if (name) store.set("cp.name", name);
+    const choice = { game: $("#q-game", app).value, strength: $("#q-strength", app).value, clock: $("#q-clock", app).value };
+    store.set("cp.quick", choice);
+    const body = quickTable({ ...choice, name, friend });
+    for (const b of ["#play-bot", "#play-friend"]) $(b, app).disabled = true;
+    try {
+      await created(await api("POST", "/api/tables", body), friend ? 2 : 1);
+    } catch (err) {
+      toast(`Could not open the table: ${err.message}`);
+    } finally {
+      for (const b of ["#play-bot", "#play-friend"]) if ($(b, app)) $(b, app).disabled = false;
+    }
+  }
+  $("#play-bot", app).onclick = () => playNow(false);
+  $("#play-friend", app).onclick = () => playNow(true);
+
+  async function created(made, humans) {
+    const id = made.table.id;
+    saveSeat(id, { token: made.token, seat: made.seat, player: (made.table.seats[made.seat] || {}).name, invite_url: made.invite_url, join_code: made.join_code, creator: true });
+    if (humans <= 1) { navigate(`/table/${encodeURIComponent(id)}`); return; }
+    $("#created", app).innerHTML = `<div class="created-box">
+      <b>Table open.</b> Send this link to your friend${humans > 2 ? "s" : ""}:
+      <div class="invite"><input id="invite-url" type="text" readonly value="${esc(made.invite_url)}" aria-label="Invite link"><button type="button" id="copy-invite">Copy</button></div>
+      <div class="actions-bar"><a class="button" href="/table/${esc(encodeURIComponent(id))}" data-link><button type="button" class="primary" id="go-table">Go to the table</button></a></div>
+    </div>`;
+    $("#copy-invite", app).onclick = () => copyText(made.invite_url);
+    $("#created", app).scrollIntoView({ block: "nearest" });
+    loadTables();
+  }
+
+  // ---------------------------------------------------------------- custom table
+  function fillPresets() {
+    const q = $("#q-game", app);
+    const qv = q.value || quick.game;
+    q.innerHTML = gameOptions(L.presets, L.presets.some((p) => presetName(p) === qv) ? qv : "pineapple");
+    const pv = saved.preset && L.presets.some((p) => presetName(p) === saved.preset) ? saved.preset : "pineapple";
+    presetSel.innerHTML = gameOptions(L.presets, presetSel.value || pv);
+    if (!presetSel.value) presetSel.value = presetName(L.presets[0]);
+    quickHelp();
+    onPreset();
+  }
+
+  function onPreset() {
+    const p = currentPreset();
+    const counts = presetCounts(p);
+    const prev = Number(countSel.value) || saved.count || 2;
+    countSel.innerHTML = counts.map((c) => `<option value="${c}">${c}</option>`).join("");
+    countSel.value = String(counts.includes(prev) ? prev : counts[0]);
+    $("#f-preset-summary", app).textContent = gameHelp(presetSel.value);
+    renderSeats();
+    $$(".option-row", optionsBox).forEach((row) => fillOptionNames($("select", row)));
+  }
+
+  function strengthOptions(selected) {
+    return STRENGTHS.map((s) => `<option value="${s.id}" ${s.id === selected ? "selected" : ""} title="${esc(s.help)}">${esc(s.label)}</option>`).join("");
+  }
+
+  function renderSeats() {
+    const n = Number(countSel.value) || 2;
+    const old = $$(".seat-row", seatsBox).map((row) => ({ kind: $(".s-kind", row).value, name: $(".s-name", row).value, bot: $(".s-bot", row).value }));
+    const defaults = saved.seats || [];
+    let html = "";
+    for (let i = 0; i < n; i++) {
+      const s = old[i] || defaults[i] || { kind: i === 0 ? "human" : "bot", name: "", bot: "casual" };
+      const you = i === 0;
+      html += `<div class="seat-row" data-seat="${i}">
+        <span class="seat-no">Seat ${i + 1}</span>
+        <select class="s-kind" aria-label="Seat ${i + 1} player" ${you ? "disabled" : ""}>
+          <option value="human" ${s.kind === "human" ? "selected" : ""}>${you ? "You" : "A friend (invite)"}</option>
+          <option value="bot" ${s.kind === "bot" && !you ? "selected" : ""}>Bot</option>
+        </select>
+        <input class="s-name" type="text" placeholder="name (optional)" value="${esc(you ? "" : s.name)}" ${you ? "hidden" : ""} aria-label="Seat ${i + 1} name">
+        <select class="s-bot" aria-label="Seat ${i + 1} bot strength">${strengthOptions(STRENGTHS.some((x) => x.id === s.bot) ? s.bot : "casual")}</select>
+      </div>`;
+    }
+    seatsBox.innerHTML = html;
+    $$(".seat-row", seatsBox).forEach(updateSeatRow);
+  }
+
+  function updateSeatRow(row) {
+    $(".s-bot", row).hidden = $(".s-kind", row).value !== "bot";
+  }
+
+  function optionNames() {
+    const p = currentPreset();
+    const keys = p.rules ? Object.keys(p.rules).filter((k) => k !== "variant" && k !== "time_limit") : Object.keys(OPTION_WORDS);
+    return keys;
+  }
+
+  function fillOptionNames(sel) {
+    const cur = sel.value;
+    sel.innerHTML = optionNames().map((k) => `<option value="${esc(k)}" ${k === cur ? "selected" : ""}>${esc(optionLabel(k))}</option>`).join("");
+    showOptionDefault(sel.closest(".option-row"));
+  }
+
+  function showOptionDefault(row) {
+    const p = currentPreset();
+    const name = $("select", row).value;
+    const def = p.rules ? p.rules[name] : undefined;
+    const input = $("input", row);
+    input.placeholder = def === undefined ? "value" : `now: ${typeof def === "object" ? JSON.stringify(def) : def}`;
+    $(".help", row).textContent = optionHelp(name);
+  }
+
+  function addOption(name = "", value = "") {
+    const row = document.createElement("div");
+    row.className = "option-row";
+    row.innerHTML = `<select aria-label="Rule"></select><input type="text" aria-label="Value" value="${esc(value)}"><button type="button" class="small" aria-label="Remove this change">×</button><div class="help"></div>`;
+    optionsBox.appendChild(row);
+    const sel = $("select", row);
+    fillOptionNames(sel);
+    if (name) sel.value = name;
+    showOptionDefault(row);
+    sel.onchange = () => showOptionDefault(row);
+    $("button", row).onclick = () => row.remove();
+  }
+
+  presetSel.onchange = onPreset;
+  countSel.onchange = renderSeats;
+  seatsBox.addEventListener("change", (ev) => { const row = ev.target.closest(".seat-row"); if (row) updateSeatRow(row); });
+  $("#f-add-option", app).onclick = () => addOption();
+  const modeSel = $("#f-mode", app);
+  const timeoutsSel = $("#f-timeouts", app);
+  const showMode = () => {
+    $$(".tourn", app).forEach((el) => { el.hidden = modeSel.value !== "tournament"; });
+    $("#f-timeouts-help", app).textContent = TIMEOUT_POLICIES[timeoutsSel.value][1];
+  };
+  modeSel.onchange = () => { timeoutsSel.value = modeSel.value === "tournament" ? "hand" : "decision"; showMode(); };
+  timeoutsSel.onchange = showMode;
+  showMode();
+  $("#custom", app).addEventListener("toggle", () => store.set("cp.lobby", { ...store.get("cp.lobby", {}), open: $("#custom", app).open }));
+
+  form.onsubmit = async (ev) => {
+    ev.preventDefault();
+    const player = $("#f-player", app).value.trim();
+    if (player) store.set("cp.name", player);
+    const options = {};
+    for (const row of $$(".option-row", optionsBox)) {
+      const value = parseValue($("input", row).value);
+      if (value !== null) options[$("select", row).value] = value;
+    }
+    const mode = modeSel.value;
+    const chips = $("#f-chips", app).value;
+    if (mode === "tournament" && chips) options.starting_chips = Number(chips);
+    const seats = $$(".seat-row", seatsBox).map((row, i) => {
+      if (i === 0) return player ? { kind: "human", name: player } : { kind: "human" };
+      const name = $(".s-name", row).value.trim();
+      if ($(".s-kind", row).value === "human") return name ? { kind: "human", name } : { kind: "human" };
+      const st = STRENGTHS.find((x) => x.id === $(".s-bot", row).value) || STRENGTHS[1];
+      const seat = { kind: "bot", bot: st.bot };
+      if (st.level !== null) seat.level = st.level;
+      if (name) seat.name = name;
+      return seat;
+    });
+    const time = $("#f-time", app).value;
+    const grace = $("#f-grace", app).value;
+    const body = {
+      name: $("#f-name", app).value.trim() || `${gameName(presetSel.value)} table`,
+      preset: presetSel.value,
+      options,
+      seats,
+      time_limit: time ? Number(time) : null,
+      time_bank: time ? Number($("#f-bank", app).value || 0) : 0,
+      timeouts: timeoutsSel.value,
+      grace: grace === "" ? null : Number(grace),
+      mode,
+      tournament: mode === "tournament" ? { stacks: null, level_hands: $("#f-levels", app).value ? Number($("#f-levels", app).value) : null } : null,
+      hints: $("#f-hints", app).checked,
+      spectators: $("#f-spect", app).checked,
+      bot_delay: Number($("#f-botdelay", app).value || 0),
+      next_hand_delay: Number($("#f-nextdelay", app).value || 0),
+      join: true,
+    };
+    store.set("cp.lobby", { open: true, preset: body.preset, count: seats.length, seats: $$(".seat-row", seatsBox).map((row) => ({ kind: $(".s-kind", row).value, name: $(".s-name", row).value, bot: $(".s-bot", row).value })) });
+    const btn = $("#create-btn", app);
+    btn.disabled = true;
+    try {
+      const made = await api("POST", "/api/tables", body);
+      await created(made, seats.filter((s) => s.kind === "human").length);
+    } catch (err) {
+      toast(`Could not create the table: ${err.message}`);
+    } finally {
+      btn.disabled = false;
+    }
+  };
+
+  // ---------------------------------------------------------------- joining
+  $("#invite-form", app).onsubmit = (ev) => {
+    ev.preventDefault();
+    const path = inviteTarget($("#invite-input", app).value, null, location.href);
+    if (path) navigate(path);
+    else toast("That does not look like an invite link (it should contain /join/<table>?code=...).");
+  };
+
+  async function loadTables() {
+    const box = $("#tables", app);
+    if (box.querySelector(".code-form input:focus")) return; // do not wipe a code being typed
+    try {
+      const tables = await api("GET", "/api/tables");
+      if (!L.alive) return;
+      if (!tables.length) { box.innerHTML = `<p class="muted">No tables yet. Start one!</p>`; return; }
+      box.innerHTML = `<table class="table-list"><thead><tr><th>Table</th><th>Game</th><th>Seats</th><th></th></tr></thead><tbody>${tables.map((t) => {
+        const mine = getSeat(t.id);
+        const taken = t.seats.filter((s) => s.taken).length;
+        const who = t.seats.map((s) => (s.taken ? esc(s.name || "?") + (s.kind === "bot" ? ` (${esc(botWords(s.bot, s.level))} bot)` : "") : "<i class='muted'>free</i>")).join(", ");
+        const acts = [];
+        const idq = esc(encodeURIComponent(t.id));
+        if (mine && mine.token && t.status !== "finished") acts.push(`<a href="/table/${idq}" data-link><button class="small primary" type="button">Resume</button></a>`);
+        else if (t.status === "waiting" && taken < t.seats.length) acts.push(`<button class="small" type="button" data-join="${esc(t.id)}">Join…</button>`);
+        if (t.spectators) acts.push(`<a href="/watch/${idq}" data-link><button class="small" type="button">Watch</button></a>`);
+        if (t.hands_played > 0) acts.push(`<a href="/?hands=${idq}" data-link><button class="small" type="button">Hands</button></a>`);
+        return `<tr data-table="${esc(t.id)}"><td><b>${esc(t.name)}</b><br><span class="status ${esc(t.status)}">${esc(t.status)}</span> <span class="muted">${t.time_limit ? `${t.time_limit}s a move` : "no clock"}</span></td><td>${esc(gameName(t.preset))}<br><span class="muted">${t.mode === "tournament" ? "tournament" : "cash game"}${t.hand ? ` · hand ${t.hand}` : ""}</span></td><td>${taken}/${t.seats.length}<br><span class="muted">${who}</span></td><td class="actions">${acts.join(" ")}</td></tr>`;
+      }).join("")}</tbody></table>`;
+    } catch (err) {
+      box.innerHTML = `<p class="warning">Could not load the tables: ${esc(err.message)}</p>`;
+    }
+  }
+  $("#tables", app).addEventListener("click", (ev) => {
+    const b = ev.target.closest("[data-join]");
+    if (!b) return;
+    // The join code typed in the page, in the table's row (no browser prompt).
+    const td = b.closest("td");
+    td.innerHTML = `<form class="code-form invite" data-table="${esc(b.dataset.join)}"><input type="text" class="code-input" placeholder="join code" aria-label="Join code" required><button type="submit" class="small primary">Join</button></form>`;
+    $("input", td).focus();
+  });
+  $("#tables", app).addEventListener("submit", (ev) => {
+    const f = ev.target.closest(".code-form");
+    if (!f) return;
+    ev.preventDefault();
+    const path = inviteTarget($("input", f).value, f.dataset.table, location.href);
+    if (path) navigate(path);
+    else toast("Type the join code from the invite link (the part after code=).");
+  });
+  $("#refresh-tables", app).onclick = loadTables;
+
+  (async () => {
+    const presets = await Promise.allSettled([api("GET", "/api/presets")]);
+    if (!L.alive) return;
+    const p = presets[0];
+    if (p.status === "fulfilled" && Array.isArray(p.value) && p.value.length) L.presets = p.value;
+    else if (p.status === "rejected") toast(`Could not load the game list: ${p.reason.message}`);
+    fillPresets();
+  })();
+  fillPresets();
+  loadTables();
+  L.timer = setInterval(loadTables, 5000);
+  return { stop() { L.alive = false; clearInterval(L.timer); } };
+}

@@ -1,0 +1,65 @@
+// REST calls and the seats this browser holds. No DOM at import.
+
+import { store } from "./util.js";
+import { plainDetail } from "./words.js";
+
+export class ApiError extends Error {
+  constructor(message, status = 0) { super(message); this.status = status; }
+}
+
+export async function api(method, path, body) {
+  let res;
+  try {
+    res = await fetch(path, {
+      method,
+      headers: body ? { "Content-Type": "application/json" } : {},
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  } catch {
+    throw new ApiError("Cannot reach the server. Check your connection and try again.");
+  }
+  const text = await res.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch { data = text; }
+  if (!res.ok) throw new ApiError(plainDetail(res.status, data), res.status);
+  return data;
+}
+
+const seatKey = (tableId) => `cp.seat.${tableId}`;
+export const getSeat = (tableId) => store.get(seatKey(tableId));
+export function saveSeat(tableId, record) {
+  store.set(seatKey(tableId), { ...(getSeat(tableId) || {}), ...record });
+  const mine = store.get("cp.myTables", []);
+  if (!mine.includes(tableId)) store.set("cp.myTables", [tableId, ...mine].slice(0, 50));
+}
+
+/** Staged cards survive a reload: kept per table, for one decision (its signature). */
+const stagingKey = (tableId) => `cp.staging.${tableId}`;
+export const loadStaging = (tableId) => store.get(stagingKey(tableId));
+export function saveStaging(tableId, sig, moves) {
+  if (!sig || !moves.length) store.remove(stagingKey(tableId));
+  else store.set(stagingKey(tableId), { sig, moves });
+}
+
+/** The server serves index.html at /, /join/ID, /table/ID and /watch/ID; a table's hands
+ * live at /?hands=ID so that a reload finds the page too. */
+export function parseRoute(pathname, search = "") {
+  const m = pathname.match(/^\/(join|table|watch)\/([^/]+)\/?$/);
+  if (m) return { name: m[1], id: decodeURIComponent(m[2]) };
+  const hands = new URLSearchParams(search).get("hands");
+  if (hands) return { name: "replay", id: hands };
+  return { name: "lobby" };
+}
+
+/** A pasted invite link or a bare join code (with a table id) as a /join/ path, or null. */
+export function inviteTarget(text, tableId = null, base = "http://localhost/") {
+  const t = String(text || "").trim();
+  if (!t) return null;
+  try {
+    const url = new URL(t, base);
+    const r = parseRoute(url.pathname, url.search);
+    if (r.name !== "lobby") return url.pathname + url.search;
+  } catch { /* not a URL */ }
+  if (tableId && /^[A-Za-z0-9_-]{4,}$/.test(t)) return `/join/${encodeURIComponent(tableId)}?code=${encodeURIComponent(t)}`;
+  return null;
+}

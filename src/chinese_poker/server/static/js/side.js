@@ -1,0 +1,63 @@
+// The side panel of the table screen as HTML: hints, the hand's breakdown (linked to
+// the marks on the boards), the ledger with its chart, the hands and the log. Pure.
+
+import { lineChart, runningTotals } from "../chart.js";
+import { esc, signClass, signed } from "./util.js";
+import { describeAction, hintText } from "./words.js";
+import { pairId } from "./showdown.js";
+
+export function breakdownHTML(view, handNo) {
+  const st = view.settlement;
+  if (!st) return "";
+  const totals = st.totals || view.totals || {};
+  let html = `<div class="panel breakdown" id="breakdown"><h2>Hand ${handNo} result</h2>
+    <div class="totals-row">${Object.entries(totals).map(([n, v]) => `<span>${esc(n)} <b class="${signClass(v)}">${signed(v)}</b></span>`).join("")}</div>`;
+  for (const p of st.players || []) {
+    const flags = [];
+    if (p.fouled) flags.push(`<span class="foul-badge">FOUL</span> <span class="muted">${esc(p.foul_reason || "")}</span>`);
+    if (p.natural) flags.push(`natural: ${esc(p.natural)}`);
+    if (p.surrendered) flags.push("surrendered");
+    if (p.fantasyland) flags.push(`<span class="fl-badge">Fantasyland next: ${esc(p.fantasyland)} cards</span>`);
+    if (flags.length || p.royalties) html += `<div class="muted" style="font-size:12px">${esc(p.name)}: ${p.royalties ? `royalties ${p.royalties}` : ""} ${flags.join(" ")}</div>`;
+  }
+  for (const pair of st.pairs || []) {
+    html += `<div class="pair" id="${pairId(pair.a, pair.b)}"><div class="pair-head">${esc(pair.a)} vs ${esc(pair.b)}: ${esc(pair.a)} <span class="${signClass(pair.points)}">${signed(pair.points)}</span></div><table><tbody>`;
+    for (const it of pair.items || []) {
+      html += `<tr data-kind="${esc(it.kind)}"${it.line ? ` data-line="${esc(it.line)}"` : ""}><td>${esc(it.text || it.kind)}</td><td class="pts ${signClass(it.points)}">${signed(it.points)}</td></tr>`;
+    }
+    html += `</tbody></table></div>`;
+  }
+  return html + `</div>`;
+}
+
+export function hintsHTML(hints) {
+  return `<div class="panel" id="hints"><h2>Hints <span class="muted" style="font-size:12px;font-weight:400">expected points, best first</span></h2>${hints.actions.length ? `<ul class="hint-list">${hints.actions.slice(0, 8).map((h, i) => {
+    const val = h.value ?? h.score ?? h.ev;
+    const foul = typeof h.foul_probability === "number" && h.foul_probability >= 0.005 ? ` · foul ${(h.foul_probability * 100).toFixed(0)}%` : "";
+    return `<li title="${esc(h.explanation || "")}"><span class="what">${esc(h.text || hintText(h.action))}${h.explanation ? `<br><span class="muted">${esc(h.explanation)}</span>` : ""}</span>${val !== undefined && val !== null ? `<span class="val">${typeof val === "number" ? (val > 0 ? "+" : "") + val.toFixed(2) : esc(val)}${foul}</span>` : ""}<button class="small" data-act="use-hint" data-index="${i}">Use</button></li>`;
+  }).join("")}</ul>` : `<p class="muted">No suggestion.</p>`}</div>`;
+}
+
+export function ledgerHTML(lg, final) {
+  const series = runningTotals(lg.players || [], lg.hands || []);
+  return `<div class="panel" id="ledger"><h2>Ledger ${lg.over || final ? `<span class="chip">final</span>` : ""}</h2>
+    <table class="ledger-table"><thead><tr><th>Player</th><th>Points</th><th>Money</th>${lg.stacks ? "<th>Chips</th>" : ""}</tr></thead><tbody>
+    ${(lg.players || []).map((p) => `<tr><td>${esc(p)}${(lg.out || []).includes(p) ? " <span class='muted'>(out)</span>" : ""}</td><td class="${signClass(lg.points[p])}">${signed(lg.points[p] || 0)}</td><td>${lg.money ? (lg.money[p] ?? 0).toFixed(2) : ""}</td>${lg.stacks ? `<td>${lg.stacks[p] ?? ""}</td>` : ""}</tr>`).join("")}
+    </tbody></table>
+    <p class="muted" style="font-size:12px;margin:6px 0 2px">${lg.hands_played || 0} hand(s) played</p>
+    ${(lg.hands || []).length ? lineChart(series, { label: "Running total of each player" }) : ""}
+  </div>`;
+}
+
+export function handsHTML(tableId, hands) {
+  const finished = (hands || []).filter((h) => h.finished);
+  if (!finished.length) return "";
+  const base = `/api/tables/${encodeURIComponent(tableId)}/history`;
+  return `<div class="panel" id="hands"><h2>Hands <a href="${base}" download="${esc(tableId)}-history.jsonl" id="download-all"><button class="small" type="button">⬇ all</button></a></h2>
+    <ul class="hands-list">${finished.map((h) => `<li><span>Hand ${h.hand}</span><button class="small" data-act="replay" data-hand="${h.hand}">▶ Replay</button><a href="${base}?hand=${h.hand}" download="${esc(tableId)}-hand-${h.hand}.jsonl"><button class="small" type="button">⬇</button></a></li>`).join("")}</ul></div>`;
+}
+
+export function logHTML(log, players) {
+  if (!log.length) return "";
+  return `<div class="panel" id="log-panel"><h2>This hand</h2><ol class="log" id="log">${log.map((a) => `<li>${esc(describeAction(a, players))}</li>`).join("")}</ol></div>`;
+}

@@ -1,0 +1,134 @@
+// The staging of a decision: which cards the player has put where before confirming.
+// Pure functions of the table state T (no DOM); table.js renders and sends.
+
+import { LINES, analyseBoard } from "./eval.js";
+import { sortCards } from "./util.js";
+
+export function myDecisions(T) {
+  if (!T.view || T.role !== "seat") return [];
+  return (T.view.decisions || []).filter((d) => d.seat === T.seat);
+}
+
+export function decision(T) {
+  const ds = myDecisions(T);
+  if (!ds.length) return null;
+  return ds[Math.min(T.decisionIndex, ds.length - 1)];
+}
+
+/** What identifies a decision: staging survives messages (and reloads) with the same one. */
+export const decisionSig = (hand, d) => (d ? `${hand}|${d.kind}|${d.hand}|${d.cards.join(",")}` : null);
+
+/** A new decision clears the staging, unless ``saved`` holds staging for this very one. */
+export function syncStaging(T, saved = null) {
+  const d = decision(T);
+  const sig = decisionSig(T.hand, d);
+  if (sig !== T.sig) {
+    T.sig = sig;
+    T.moves = [];
+    T.selected = null;
+    T.foulAsked = false;
+    if (saved && saved.sig === sig && Array.isArray(saved.moves)) {
+      const seen = new Set();
+      for (const m of saved.moves) {
+        if (d.cards.includes(m.card) && !seen.has(m.card) && [...LINES, "discard"].includes(m.to)) {
+          seen.add(m.card);
+          T.moves.push({ card: m.card, to: m.to });
+        }
+      }
+      // Keep only what still fits (a stored record from an older page may not).
+      T.moves = T.moves.filter((m, i) => fitsAfter(d, T.moves.slice(0, i), m.to));
+    }
+  }
+  if (!d) T.decisionIndex = 0;
+}
+
+export const staged = (T, line) => T.moves.filter((m) => m.to === line).map((m) => m.card);
+
+export function sortMode(T) {
+  const d = decision(T);
+  return T.sortMode || (d && d.kind === "set" ? "rank" : "dealt");
+}
+
+export function handCards(T) {
+  const d = decision(T);
+  if (!d) return [];
+  const used = new Set(T.moves.map((m) => m.card));
+  return sortCards(d.cards.filter((c) => !used.has(c)), sortMode(T));
+}
+
+function fitsAfter(d, moves, line) {
+  if (line === "discard") return moves.filter((m) => m.to === "discard").length < d.discard;
+  const placed = moves.filter((m) => m.to !== "discard").length;
+  if (placed >= d.place) return false;
+  return moves.filter((m) => m.to === line).length < d.free[LINES.indexOf(line)];
+}
+
+/** Room left on a line (or the discard pile) for the current decision. */
+export function room(T, line) {
+  const d = decision(T);
+  if (!d) return 0;
+  if (line === "discard") return d.discard - staged(T, "discard").length;
+  const placed = T.moves.filter((m) => m.to !== "discard").length;
+  if (placed >= d.place) return 0;
+  return d.free[LINES.indexOf(line)] - staged(T, line).length;
+}
+
+export function canAct(T) {
+  const d = decision(T);
+  return !!d && (T.view.to_act || []).includes(T.seat) && !T.sessionOver;
+}
+
+/** Stage ``card`` (default: the selected one, else the first) on ``line``: null, or why not. */
+export function stage(T, line, card = T.selected) {
+  const d = decision(T);
+  if (!d || !canAct(T) || (d.kind !== "street" && d.kind !== "set")) return "";
+  const cards = handCards(T);
+  if (!card) card = cards[0];
+  if (!card || !cards.includes(card)) return "";
+  if (room(T, line) <= 0) {
+    if (line === "discard") return d.discard ? `You discard only ${d.discard} card${d.discard > 1 ? "s" : ""} here.` : "Nothing is discarded on this street.";
+    if (T.moves.filter((m) => m.to !== "discard").length >= d.place) return `You place only ${d.place} card${d.place > 1 ? "s" : ""} now${d.discard ? "; the rest is discarded" : ""}.`;
+    return `The ${line} line is full.`;
+  }
+  T.moves.push({ card, to: line });
+  T.selected = null;
+  T.foulAsked = false;
+  return null;
+}
+
+export function unstage(T, card) {
+  const i = T.moves.findIndex((m) => m.card === card);
+  if (i < 0) return false;
+  T.moves.splice(i, 1);
+  T.foulAsked = false;
+  return true;
+}
+
+export function ready(T) {
+  const d = decision(T);
+  if (!d || (d.kind !== "street" && d.kind !== "set")) return false;
+  return T.moves.filter((m) => m.to !== "discard").length === d.place;
+}
+
+/** The board with the staged cards added, as the player will have it after confirming. */
+export function combinedBoard(board, T) {
+  const out = {};
+  for (const line of LINES) out[line] = [...(board ? board[line] : []), ...staged(T, line)];
+  return out;
+}
+
+/** The Place action of the staging (cards left in hand go to the discard). */
+export function placeAction(T) {
+  const d = decision(T);
+  return {
+    type: "place", seat: T.seat, hand: d.hand, version: T.view.version,
+    top: staged(T, "top"), middle: staged(T, "middle"), bottom: staged(T, "bottom"),
+    discard: [...staged(T, "discard"), ...handCards(T)],
+  };
+}
+
+/** Why confirming now would certainly foul (null: it would not). */
+export function certainFoul(T, board, spec) {
+  const a = analyseBoard(combinedBoard(board, T), spec);
+  return a.fouled ? a.foulReason : null;
+}

@@ -1,0 +1,607 @@
+// The table screen: the socket, the messages, the player's input (click, drag, touch,
+// keys) and the render loop. The HTML comes from board.js and side.js, the staging
+// rules from staging.js, the clocks from clock.js.
+
+import { watchTable } from "../fairness.js";
+import { LINES } from "./eval.js";
+import { $, $$, banner, connBadge, copyText, deadEndHTML, isTouch, toast } from "./ui.js";
+import { api, getSeat, loadStaging, saveSeat, saveStaging } from "./net.js";
+import { esc, keyIndex, store } from "./util.js";
+import { CLOSE_WORDS, ERROR_WORDS, gameName, placedWords } from "./words.js";
+import { clockBar, clockFor, clockText } from "./clock.js";
+import { boardBox, myAreaHTML } from "./board.js";
+import { breakdownHTML, handsHTML, hintsHTML, ledgerHTML, logHTML } from "./side.js";
+import * as S from "./staging.js";
+import { openReplay } from "./replay.js";
+import { rematchTable } from "./tableplan.js";
+
+export function tableScreen(app, tableId, wanted, navigate) {
+  const mine = getSeat(tableId);
+  const T = {
+    id: tableId,
+    role: wanted === "seat" && mine && mine.token ? "seat" : "spectator",
+    token: mine && mine.token,
+    seat: null, player: null, spec: null,
+    info: null, view: null, hand: 0, clocks: [], clocksAt: 0, log: [], now: performance.now(),
+    moves: [], sig: null, selected: null, decisionIndex: 0, foulAsked: false,
+    hints: null, hintPending: false, autoPending: false,
+    ledger: null, hands: [], lastEnd: null, nextHandAt: 0, sessionOver: false,
+    ws: null, msgId: 0, sending: null, alive: true, retry: 0, closed: null,
+    sortMode: store.get("cp.sort", null), lastShowdown: null, noHints: false, notice: null,
+  };
+  window.__cp = T; // for tests and debugging
+  const touch = isTouch();
+  const fairWatch = T.fair = watchTable(tableId, { send: (m) => send(m), rerender: () => renderSide() });
+  if (wanted === "seat" && !T.token) toast("You have no seat at this table in this browser, so you are watching. Use the invite link to join.", "info");
+
+  // ------------------------------------------------------------------ socket
+  function wsURL() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    // The seat token goes in the first message, never in the URL (access logs).
+    const q = T.role === "seat" ? "?role=seat" : "";
+    return `${proto}//${location.host}/ws/tables/${encodeURIComponent(tableId)}${q}`;
+  }
+
+  function connect() {
+    if (!T.alive) return;
+    connBadge("connecting…", false);
+    const ws = new WebSocket(wsURL());
+    T.ws = ws;
+    ws.onopen = () => {
+      T.retry = 0;
+      if (T.role === "seat") ws.send(JSON.stringify({ type: "auth", token: T.token }));
+    };
+    ws.onmessage = (ev) => {
+      let msg;
+      try { msg = JSON.parse(ev.data); } catch { return; }
+      onMessage(msg);
+    };
+    ws.onclose = (ev) => {
+      if (T.ws !== ws) return;
+      T.ws = null;
+      T.sending = null;
+      if (!T.alive) return;
+      const words = CLOSE_WORDS[ev.code];
+      if (words) {
+        connBadge("disconnected", false);
+        banner(null);
+        if (ev.code === 4401 && T.role === "seat") {
+          // A stale seat key: watch instead, if the table lets us; one message either way.
+          T.role = "spectator";
+          T.closed = { ...words, code: 4401 };
+          setTimeout(connect, 300);
+        } else if (ev.code === 4403 && T.closed && T.closed.code === 4401) {
+          T.closed = { text: "Your seat key is not valid for this table, and it does not allow spectators. Join again with the invite link.", ways: ["lobby"], code: 4403, final: true };
+        } else {
+          T.closed = { ...words, code: ev.code, final: true };
+        }
+        render();
+        return;
+      }
+      connBadge("reconnecting…", false);
+      banner("Connection lost. Reconnecting…", "info");
+      const delay = Math.min(8000, 400 * 2 ** T.retry++);
+      setTimeout(connect, delay);
+    };
+  }
+
+  function send(msg) {
+    if (!T.ws || T.ws.readyState !== WebSocket.OPEN) {
+      toast("Not connected to the server right now; your move is still staged. Try again in a moment.");
+      return null;
+    }
+    const id = ++T.msgId;
+    T.ws.send(JSON.stringify({ ...msg, id }));
+    return id;
+  }
+
+  function onMessage(msg) {
+    fairWatch.onMessage(msg);
+    switch (msg.type) {
+      case "welcome":
+        T.info = msg.table;
+        T.spec = msg.spec || T.spec;
+        T.role = msg.role;
+        T.seat = msg.seat;
+        T.player = msg.player;
+        if (T.role === "seat") saveSeat(tableId, { seat: msg.seat, player: msg.player });
+        connBadge(T.role === "seat" ? `connected as ${msg.player}` : "watching", true);
+        banner(null);
+        if (T.closed && T.closed.code === 4401) toast(T.closed.text, "info", 10000);
+        T.closed = null;
+        document.title = `${T.info.name} — Chinese poker`;
+        refreshLedger();
+        render();
+        break;
+      case "hand_start":
+        T.hand = msg.hand;
+        T.lastEnd = null;
+        T.nextHandAt = 0;
+        T.hints = null;
+        T.log = [];
+        T.notice = null;
+        T.moves = []; T.sig = null; T.selected = null;
+        if (T.info) { T.info.hand = msg.hand; T.info.status = "playing"; }
+        break;
+      case "state": {
+        if (msg.hand !== T.hand) T.log = [];
+        T.view = msg.view;
+        // The engine seat of this hand (null: out of the tournament or sitting out).
+        if (T.role === "seat") T.seat = msg.view.seat;
+        T.hand = msg.hand;
+        T.clocks = msg.clocks || [];
+        T.clocksAt = performance.now();
+        if (Array.isArray(msg.log)) T.log = msg.log;
+        else if (msg.last) T.log.push(msg.last);
+        if (msg.ack !== null && msg.ack !== undefined && T.sending === msg.ack) T.sending = null;
+        if (T.hints && T.hints.version !== msg.version) T.hints = null;
+        if (T.view.phase === "showdown") T.lastShowdown = { hand: msg.hand, view: T.view };
+        syncStaging();
+        render();
+        break;
+      }
+      case "hand_end":
+        T.lastEnd = msg;
+        T.nextHandAt = msg.session_over ? 0 : performance.now() + (msg.next_hand_in || 0) * 1000;
+        if (msg.session_over) T.sessionOver = true;
+        if (T.info) T.info.hands_played = (T.info.hands_played || 0) + 1;
+        refreshLedger();
+        render();
+        break;
+      case "session_end":
+        T.sessionOver = true;
+        if (msg.ledger) T.ledger = msg.ledger;
+        if (T.info) T.info.status = "finished";
+        refreshLedger();
+        render();
+        break;
+      case "seats":
+        if (T.info) { T.info.seats = msg.seats; T.info.status = msg.status; }
+        refreshLedger(); // a new player's name belongs in the ledger at once
+        render();
+        break;
+      case "notice":
+        onNotice(msg);
+        break;
+      case "hint":
+        T.hintPending = false;
+        T.hints = { version: msg.version, actions: msg.actions || [] };
+        if (T.autoPending) {
+          T.autoPending = false;
+          const best = T.hints.actions[0];
+          if (best) useAction(best.action);
+          else toast("No arrangement was suggested.", "info");
+        }
+        render();
+        break;
+      case "error": {
+        if (fairWatch.owns(msg.ref)) break; // a contribution too late: nothing to tell
+        if (msg.ref !== undefined && msg.ref === T.sending) T.sending = null;
+        T.hintPending = false;
+        T.autoPending = false;
+        if (msg.code === "hints_unavailable" || msg.code === "hints_disabled") T.noHints = true;
+        const words = ERROR_WORDS[msg.code] || "The server refused that.";
+        const detail = msg.message && msg.message !== words ? ` ${msg.message.charAt(0).toUpperCase()}${msg.message.slice(1)}${/[.!?]$/.test(msg.message) ? "" : "."}` : "";
+        toast(`${words}${detail}`);
+        if (msg.code === "stale" || msg.code === "no_hand") send({ type: "sync" });
+        render();
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  /** The server's notices: a decision placed when time ran out, a bot taking a seat. */
+  function onNotice(msg) {
+    const mineNow = T.role === "seat" && msg.chair === (getSeat(tableId) || {}).seat;
+    let text = msg.text || "";
+    if (msg.kind === "timeout") {
+      text = mineNow
+        ? `Time ran out: placed ${msg.action ? placedWords(msg.action) : "your cards"} for you. The game goes on.`
+        : `${msg.player}'s time ran out; the server made that move for them.`;
+    }
+    T.notice = { kind: msg.kind, text, mine: mineNow };
+    toast(text, "info", 9000);
+    render();
+  }
+
+  async function refreshLedger() {
+    try {
+      const [ledger, hands] = await Promise.all([
+        api("GET", `/api/tables/${encodeURIComponent(tableId)}/ledger`),
+        api("GET", `/api/tables/${encodeURIComponent(tableId)}/hands`),
+      ]);
+      if (!T.alive) return;
+      T.ledger = ledger;
+      T.hands = hands;
+      renderSide();
+    } catch (err) {
+      if (T.alive && !/no such table/i.test(err.message)) toast(`Could not load the ledger: ${err.message}`);
+    }
+  }
+
+  // ------------------------------------------------------------------ staging
+  function syncStaging() { S.syncStaging(T, loadStaging(tableId)); }
+  function changed() { saveStaging(tableId, T.sig, T.moves); render(); }
+  function moveTo(line, card = T.selected) {
+    const why = S.stage(T, line, card);
+    if (why) toast(why, "info", 3000);
+    if (why === null) changed();
+  }
+  function unstage(card) { if (S.unstage(T, card)) changed(); }
+  function undo() {
+    if (!T.moves.length) return;
+    T.moves.pop();
+    T.selected = null;
+    T.foulAsked = false;
+    changed();
+  }
+  function resetStaging() { T.moves = []; T.selected = null; T.foulAsked = false; changed(); }
+  function myBoard() {
+    const d = S.decision(T);
+    return T.view.boards.find((b) => b.seat === T.seat && b.hand === (d ? d.hand : 0));
+  }
+  function confirm() {
+    const d = S.decision(T);
+    if (!d || !S.canAct(T) || T.sending !== null) return;
+    if (!S.ready(T)) {
+      toast(`Place ${d.place} card${d.place > 1 ? "s" : ""} first (${T.moves.filter((m) => m.to !== "discard").length} placed).`, "info", 3000);
+      return;
+    }
+    const foul = S.certainFoul(T, myBoard(), T.spec);
+    if (foul && !T.foulAsked) {
+      // A certain foul is asked about once: the next Confirm plays it.
+      T.foulAsked = true;
+      toast(`This board fouls: ${foul}. Confirm again to play it anyway, or change it.`, "error", 9000);
+      render();
+      return;
+    }
+    T.sending = send({ type: "action", action: S.placeAction(T) });
+    if (T.sending !== null) {
+      const mark = T.sending;
+      setTimeout(() => { if (T.sending === mark) { T.sending = null; render(); } }, 8000);
+    }
+    render();
+  }
+  function declare(kind, yes) {
+    const d = S.decision(T);
+    if (!d || !S.canAct(T) || T.sending !== null) return;
+    const action = kind === "surrender"
+      ? { type: "surrender", seat: T.seat, hand: d.hand, version: T.view.version, surrender: yes }
+      : { type: "claim_natural", seat: T.seat, hand: d.hand, version: T.view.version, claim: yes };
+    T.sending = send({ type: "action", action });
+    render();
+  }
+  function useAction(action) {
+    const d = S.decision(T);
+    if (!d) return;
+    if (action.type !== "place") { declare(action.type === "surrender" ? "surrender" : "natural", action.type === "surrender" ? action.surrender : action.claim); return; }
+    T.moves = [];
+    for (const line of [...LINES, "discard"]) for (const c of action[line] || []) if (d.cards.includes(c)) T.moves.push({ card: c, to: line });
+    T.selected = null;
+    changed();
+  }
+  function askHint(auto = false) {
+    if (!T.info || !T.info.hints) { toast("This table does not allow hints."); return; }
+    if (T.noHints) { toast("Hints are not available on this server."); return; }
+    if (T.hintPending) return;
+    T.hintPending = true;
+    T.autoPending = auto;
+    if (send({ type: "hint" }) === null) { T.hintPending = false; T.autoPending = false; }
+    render();
+  }
+  async function rematch() {
+    if (!T.info) return;
+    try {
+      const made = await api("POST", "/api/tables", rematchTable(T.info, T.player || store.get("cp.name", "")));
+      const id = made.table.id;
+      saveSeat(id, { token: made.token, seat: made.seat, player: (made.table.seats[made.seat] || {}).name, invite_url: made.invite_url, join_code: made.join_code, creator: true });
+      navigate(`/table/${encodeURIComponent(id)}`);
+    } catch (err) {
+      toast(`Could not start the rematch: ${err.message}`);
+    }
+  }
+  async function kick(chair) {
+    const me = getSeat(tableId) || {};
+    try {
+      await api("POST", `/api/tables/${encodeURIComponent(tableId)}/seats/${chair}/bot`, { token: me.token });
+      toast("A bot plays that seat now.", "ok", 3000);
+    } catch (err) {
+      toast(`Could not hand the seat to a bot: ${err.message}`);
+    }
+  }
+
+  // ------------------------------------------------------------------ rendering
+  function headHTML() {
+    const info = T.info || {};
+    const view = T.view;
+    const chips = [];
+    chips.push(`<span class="chip">${esc(gameName(info.preset || ""))}</span>`);
+    if (info.mode === "tournament") chips.push(`<span class="chip">tournament</span>`);
+    if (T.hand) chips.push(`<span class="chip" id="hand-no">Hand ${T.hand}</span>`);
+    if (view && view.street) chips.push(`<span class="chip">Street ${view.street}</span>`);
+    if (view) chips.push(`<span class="chip" id="phase">${esc(view.phase)}</span>`);
+    if (view && view.phase !== "showdown" && T.role === "seat") {
+      if ((view.to_act || []).includes(T.seat)) chips.push(`<span class="chip turn" id="your-turn">Your turn</span>`);
+      else if ((view.to_act || []).length) chips.push(`<span class="chip" id="whose-turn">Waiting for ${esc(view.to_act.map((s) => view.players[s]).join(", "))}</span>`);
+    }
+    if (T.role === "spectator") chips.push(`<span class="chip">spectating</span>`);
+    return `<div class="table-head"><a href="/" data-link>← Lobby</a><span class="title">${esc(info.name || "Table")}</span>${chips.join("")}</div>`;
+  }
+
+  function waitingHTML() {
+    const info = T.info;
+    if (!info) return `<p class="muted">Connecting…</p>`;
+    const me = getSeat(tableId) || {};
+    const free = info.seats.filter((s) => !s.taken).length;
+    return `<div class="felt"><div class="panel" id="waiting-room"><h2>Waiting for players</h2>
+      <p>${free ? `${free} seat${free > 1 ? "s are" : " is"} still free. The first hand is dealt when every seat is taken.` : "Every seat is taken; dealing…"}</p>
+      <ul>${info.seats.map((s) => `<li>Seat ${s.seat + 1}: ${s.taken ? `<b>${esc(s.name)}</b>${s.kind === "bot" ? " (bot)" : s.connected ? " · online" : " · offline"}` : "<i>free</i>"}</li>`).join("")}</ul>
+      ${me.invite_url ? `<p>Send this link to your friend:</p><div class="invite"><input type="text" readonly id="invite-url" value="${esc(me.invite_url)}" aria-label="Invite link"><button type="button" data-act="copy-invite" id="copy-invite">Copy</button></div>` : ""}
+    </div></div>`;
+  }
+
+  function seatControlsHTML() {
+    // The table's creator may hand an absent player's seat to a bot at once.
+    const me = getSeat(tableId) || {};
+    if (!me.creator || !T.info || T.sessionOver) return "";
+    const away = T.info.seats.filter((s) => s.kind === "human" && s.taken && !s.connected && !s.stand_in && s.seat !== me.seat);
+    if (!away.length) return "";
+    return `<div class="panel" id="seat-controls">${away.map((s) => `<div>${esc(s.name)} has left. <button class="small danger" data-act="kick" data-chair="${s.seat}">Let a bot play for ${esc(s.name)}</button></div>`).join("")}</div>`;
+  }
+
+  function render() {
+    if (!T.alive) return;
+    T.now = performance.now();
+    const view = T.view;
+    let mainHTML;
+    if (T.closed && (T.closed.final || !view)) {
+      mainHTML = headHTML() + (T.closed.final ? deadEndHTML(esc, T.closed.text, T.closed.ways, tableId) : `<p class="muted">Connecting…</p>`);
+    } else if (!view) {
+      mainHTML = headHTML() + waitingHTML();
+    } else {
+      const others = view.boards.filter((b) => T.role !== "seat" || b.seat !== T.seat);
+      const n = view.players.length;
+      const base = T.role === "seat" ? T.seat : -1;
+      others.sort((a, b) => ((a.seat - base + n) % n) - ((b.seat - base + n) % n) || a.hand - b.hand);
+      const notice = T.notice ? `<div class="notice ${T.notice.mine ? "mine" : ""}" id="${T.notice.kind === "timeout" && T.notice.mine ? "timeout-notice" : "notice"}" role="status">${esc(T.notice.text)}</div>` : "";
+      mainHTML = headHTML() + `<div class="felt">
+        <div class="opponents n${others.length}" id="opponents">${others.map((b) => boardBox(T, b)).join("")}</div>
+        ${notice}${seatControlsHTML()}
+        ${T.role === "seat" ? `<div class="my-area" id="my-area">${myAreaHTML(T, { touch })}</div>` : ""}
+      </div>`;
+    }
+    let root = $(".table-screen", app);
+    if (!root) {
+      app.innerHTML = `<div class="table-screen"><div id="table-main"></div><aside class="side" id="side"></aside></div>`;
+      root = $(".table-screen", app);
+    }
+    $("#table-main", app).innerHTML = mainHTML;
+    renderSide();
+  }
+
+  function renderSide() {
+    const side = $("#side", app);
+    if (!side) return;
+    let html = "";
+    const view = T.view;
+    if (T.hints && T.role === "seat" && S.decision(T)) html += hintsHTML(T.hints);
+    const sd = view && view.phase === "showdown" ? { hand: T.hand, view } : T.lastShowdown;
+    if (sd && sd.view.settlement) html += breakdownHTML(sd.view, sd.hand);
+    if (T.ledger) html += ledgerHTML(T.ledger, T.sessionOver);
+    html += handsHTML(tableId, T.hands);
+    html += fairWatch.html(T.hand, esc);
+    if (view) html += logHTML(T.log, view.players);
+    side.innerHTML = html;
+    const log = $("#log", side);
+    if (log) log.scrollTop = log.scrollHeight;
+  }
+
+  // ------------------------------------------------------------------ events
+  function onClick(ev) {
+    const t = ev.target;
+    if (touchDrag.justDropped) { touchDrag.justDropped = false; return; }
+    const mark = t.closest("[data-pair]");
+    if (mark) {
+      // A mark on a board points at its row of the breakdown: show and flash it.
+      ev.preventDefault();
+      const row = document.getElementById(mark.dataset.pair);
+      if (row) {
+        row.scrollIntoView({ block: "nearest" });
+        row.classList.remove("flash");
+        void row.offsetWidth;
+        row.classList.add("flash");
+      }
+      return;
+    }
+    const pick = t.closest("[data-pick]");
+    if (pick) {
+      T.selected = T.selected === pick.dataset.pick ? null : pick.dataset.pick;
+      render();
+      return;
+    }
+    const un = t.closest("[data-unstage]");
+    if (un) { unstage(un.dataset.unstage); return; }
+    const act = t.closest("[data-act]");
+    if (act) {
+      const a = act.dataset.act;
+      if (LINES.includes(a) || a === "discard") moveTo(a);
+      else if (a === "undo") undo();
+      else if (a === "reset") resetStaging();
+      else if (a === "confirm") confirm();
+      else if (a === "play") declare("surrender", false);
+      else if (a === "surrender") declare("surrender", true);
+      else if (a === "claim") declare("natural", true);
+      else if (a === "noclaim") declare("natural", false);
+      else if (a === "hint") askHint(false);
+      else if (a === "auto") askHint(true);
+      else if (a === "use-hint") { const h = T.hints && T.hints.actions[Number(act.dataset.index)]; if (h) useAction(h.action); }
+      else if (a === "sort") { T.sortMode = { dealt: "rank", rank: "suit", suit: "dealt" }[S.sortMode(T)]; store.set("cp.sort", T.sortMode); render(); }
+      else if (a === "decision") { T.decisionIndex = Number(act.dataset.index); T.sig = null; syncStaging(); render(); }
+      else if (a === "replay") openReplay(tableId, Number(act.dataset.hand));
+      else if (a === "copy-invite") copyText($("#invite-url", app).value);
+      else if (a === "rematch") rematch();
+      else if (a === "kick") kick(Number(act.dataset.chair));
+      return;
+    }
+    const drop = t.closest("[data-drop]");
+    if (drop && drop.dataset.drop !== "hand") moveTo(drop.dataset.drop);
+  }
+  function onKey(ev) {
+    if (ev.target.closest && ev.target.closest("input, textarea, select")) return;
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if ($(".overlay")) return;
+    const k = ev.key.toLowerCase();
+    const cards = S.handCards(T);
+    const i = keyIndex(ev.code, ev.shiftKey);
+    if (i >= 0 || /^[0-9]$/.test(k)) {
+      const j = i >= 0 ? i : (k === "0" ? 9 : Number(k) - 1);
+      if (cards[j]) { T.selected = T.selected === cards[j] ? null : cards[j]; render(); ev.preventDefault(); }
+      return;
+    }
+    if (k === "arrowright" || k === "arrowleft") {
+      if (!cards.length) return;
+      const at = cards.indexOf(T.selected);
+      const j = at < 0 ? 0 : (at + (k === "arrowright" ? 1 : cards.length - 1)) % cards.length;
+      T.selected = cards[j];
+      render();
+      ev.preventDefault();
+      return;
+    }
+    const map = { t: "top", m: "middle", b: "bottom", x: "discard" };
+    if (map[k]) { moveTo(map[k]); ev.preventDefault(); return; }
+    if (k === "u" || k === "backspace") { undo(); ev.preventDefault(); return; }
+    if (k === "enter") { confirm(); ev.preventDefault(); return; }
+    if (k === "escape") { T.selected = null; render(); return; }
+    if (k === "h" && S.decision(T)) { askHint(false); return; }
+    if (k === "a" && S.decision(T) && S.decision(T).kind === "set") { askHint(true); }
+  }
+  function dropOn(zone, card) {
+    if (!zone || !card) return;
+    const to = zone.dataset.drop;
+    const i = T.moves.findIndex((m) => m.card === card);
+    if (i >= 0) {
+      // moving a staged card: take it back first
+      const prev = T.moves.splice(i, 1)[0];
+      if (to === "hand") { changed(); return; }
+      if (S.room(T, to) <= 0) { T.moves.splice(i, 0, prev); moveTo(to, card); return; }
+    }
+    if (to !== "hand") moveTo(to, card);
+  }
+  let dragCard = null;
+  function onDragStart(ev) {
+    const el = ev.target.closest("[data-pick], [data-unstage]");
+    if (!el) return;
+    dragCard = el.dataset.pick || el.dataset.unstage;
+    ev.dataTransfer.setData("text/plain", dragCard);
+    ev.dataTransfer.effectAllowed = "move";
+  }
+  function onDragOver(ev) {
+    const z = ev.target.closest("[data-drop]");
+    if (!z) return;
+    ev.preventDefault();
+    $$(".drop-hover", app).forEach((e) => e !== z && e.classList.remove("drop-hover"));
+    z.classList.add("drop-hover");
+  }
+  function onDragLeave(ev) {
+    const z = ev.target.closest("[data-drop]");
+    if (z && !z.contains(ev.relatedTarget)) z.classList.remove("drop-hover");
+  }
+  function onDrop(ev) {
+    const z = ev.target.closest("[data-drop]");
+    if (!z) return;
+    ev.preventDefault();
+    const card = ev.dataTransfer.getData("text/plain") || dragCard;
+    dragCard = null;
+    z.classList.remove("drop-hover");
+    dropOn(z, card);
+  }
+  // Touch drag (HTML5 drag and drop does not fire for fingers): a card follows the
+  // finger once it moved 10 px, and drops on the line under it; a tap stays a tap.
+  const touchDrag = { card: null, x: 0, y: 0, ghost: null, justDropped: false };
+  function onTouchStart(ev) {
+    const el = ev.target.closest("[data-pick], [data-unstage]");
+    if (!el || ev.touches.length !== 1) return;
+    touchDrag.card = el.dataset.pick || el.dataset.unstage;
+    touchDrag.x = ev.touches[0].clientX;
+    touchDrag.y = ev.touches[0].clientY;
+    touchDrag.source = el;
+  }
+  function onTouchMove(ev) {
+    if (!touchDrag.card) return;
+    const t = ev.touches[0];
+    if (!touchDrag.ghost) {
+      if (Math.hypot(t.clientX - touchDrag.x, t.clientY - touchDrag.y) < 10) return;
+      touchDrag.ghost = touchDrag.source.cloneNode(true);
+      touchDrag.ghost.classList.add("drag-ghost");
+      document.body.appendChild(touchDrag.ghost);
+    }
+    ev.preventDefault();
+    touchDrag.ghost.style.left = `${t.clientX - 20}px`;
+    touchDrag.ghost.style.top = `${t.clientY - 30}px`;
+    const z = document.elementFromPoint(t.clientX, t.clientY);
+    const zone = z && z.closest("[data-drop]");
+    $$(".drop-hover", app).forEach((e) => e !== zone && e.classList.remove("drop-hover"));
+    if (zone) zone.classList.add("drop-hover");
+  }
+  function onTouchEnd(ev) {
+    if (!touchDrag.card) return;
+    const card = touchDrag.card;
+    touchDrag.card = null;
+    if (!touchDrag.ghost) return;
+    touchDrag.ghost.remove();
+    touchDrag.ghost = null;
+    const t = ev.changedTouches[0];
+    const z = document.elementFromPoint(t.clientX, t.clientY);
+    const zone = z && z.closest("[data-drop]");
+    $$(".drop-hover", app).forEach((e) => e.classList.remove("drop-hover"));
+    touchDrag.justDropped = true;
+    setTimeout(() => { touchDrag.justDropped = false; }, 400);
+    dropOn(zone, card);
+  }
+
+  app.addEventListener("click", onClick);
+  app.addEventListener("dragstart", onDragStart);
+  app.addEventListener("dragover", onDragOver);
+  app.addEventListener("dragleave", onDragLeave);
+  app.addEventListener("drop", onDrop);
+  app.addEventListener("touchstart", onTouchStart, { passive: true });
+  app.addEventListener("touchmove", onTouchMove, { passive: false });
+  app.addEventListener("touchend", onTouchEnd);
+  document.addEventListener("keydown", onKey);
+  const tick = setInterval(() => {
+    const now = performance.now();
+    for (const el of $$("[data-timer]", app)) {
+      const c = clockFor(T, Number(el.dataset.timer), now);
+      if (!c) continue;
+      const bar = clockBar(c);
+      el.querySelector(".text").textContent = clockText(c);
+      el.querySelector(".fill").style.width = `${(bar.fill * 100).toFixed(1)}%`;
+      el.classList.toggle("low", bar.low);
+      el.classList.toggle("bank", bar.bank);
+    }
+    const nx = $("[data-next]", app);
+    if (nx && T.nextHandAt) nx.textContent = String(Math.max(0, Math.ceil((T.nextHandAt - now) / 1000)));
+  }, 250);
+
+  render();
+  connect();
+  T.send = send; T.render = render;
+  return {
+    stop() {
+      T.alive = false;
+      clearInterval(tick);
+      document.removeEventListener("keydown", onKey);
+      app.removeEventListener("click", onClick);
+      app.removeEventListener("dragstart", onDragStart);
+      app.removeEventListener("dragover", onDragOver);
+      app.removeEventListener("dragleave", onDragLeave);
+      app.removeEventListener("drop", onDrop);
+      app.removeEventListener("touchstart", onTouchStart);
+      app.removeEventListener("touchmove", onTouchMove);
+      app.removeEventListener("touchend", onTouchEnd);
+      if (T.ws) { const ws = T.ws; T.ws = null; ws.close(); }
+    },
+  };
+}

@@ -1,0 +1,99 @@
+// What the lobby sends to open a table: the one-click presets, the custom form's values
+// and the rematch of a finished table. Pure (tests/js/tableplan.test.mjs).
+
+import { CLOCKS, STRENGTHS, gameName } from "./words.js";
+
+/** Rule options in players' words: [label, one-line explanation]. Others keep their key. */
+export const OPTION_WORDS = {
+  scoring_method: ["Scoring", "How lines and scoops are paid: one_six (1 a line, 6 a scoop), two_four, one_four, one_per_line, two_per_line."],
+  royalty_table: ["Royalty table", "Bonus points for strong lines: american, western, classic_standard, classic_flat, custom."],
+  royalty_award: ["Royalties paid", "net: royalties cancel out between two players; gross: each is paid in full."],
+  middle_trips_royalty: ["Middle trips bonus", "Points for three of a kind in the middle (American table)."],
+  foul_penalty: ["Foul penalty", "What a fouled board pays each opponent (6 = a scoop in 1-6 scoring)."],
+  foul_pays_opponent_royalties: ["Fouler pays royalties", "true: a player who fouls also pays the opponent's royalties."],
+  finnish_deuce: ["Finnish deuce", "A 2 in your hand doubles what you win."],
+  fantasyland_enabled: ["Fantasyland", "QQ or better on top deals your whole next hand at once."],
+  fl_progressive: ["Progressive Fantasyland", "A bigger top pair earns more Fantasyland cards."],
+  fl_repeat_middle_min: ["Stay in Fantasyland with", "The weakest middle that keeps you in Fantasyland."],
+  fl_max_consecutive: ["Fantasyland streak limit", "At most this many Fantasyland hands in a row."],
+  unit_value: ["Money a point", "What one point is worth when the session is settled."],
+  surrender_allowed: ["Surrender", "Classic: give up a bad hand for a fixed cost."],
+  surrender_cost: ["Surrender cost", "Points a surrender pays each opponent."],
+  naturals_enabled: ["Naturals", "Classic: special 13-card hands (dragon, six pairs, ...) paid at once."],
+  middle_mode: ["Middle hand", "high (usual) or lowball_2_7 (the middle is a 2-7 low hand)."],
+  wheel_rank: ["A-2-3-4-5", "lowest straight, or second_highest (as in Pusoy)."],
+  starting_chips: ["Starting chips", "Tournament: each player's stack at the start."],
+  level_minutes: ["Level length (min)", "Tournament: minutes before the point value rises."],
+  timeout_ends_session: ["Timeout ends the session", "Tournament rule (RULES §10): after a timeout the session ends."],
+};
+export const optionLabel = (key) => (OPTION_WORDS[key] ? `${OPTION_WORDS[key][0]} (${key})` : key);
+export const optionHelp = (key) => (OPTION_WORDS[key] ? OPTION_WORDS[key][1] : "");
+
+export function parseValue(text) {
+  const t = String(text).trim();
+  if (t === "") return null;
+  if (/^(true|false)$/i.test(t)) return t.toLowerCase() === "true";
+  if (/^-?\d+(\.\d+)?$/.test(t)) return Number(t);
+  if (/^[[{]/.test(t)) { try { return JSON.parse(t); } catch { return t; } }
+  return t;
+}
+
+/** The player counts a preset allows (the server's /api/presets says). */
+export function presetCounts(p) {
+  const c = p.player_counts || p.players || p.counts;
+  if (Array.isArray(c) && c.length) return c;
+  return [2, 3, 4];
+}
+
+export const QUICK_DEFAULTS = { bot_delay: 0.6, next_hand_delay: 6, grace: 30, timeouts: "decision", hints: true, spectators: true };
+
+/** The one-click table: you against a bot of a strength, or you and a friend. */
+export function quickTable({ game = "pineapple", strength = "casual", clock = "30", name = "", friend = false, overrides = {} }) {
+  const st = STRENGTHS.find((s) => s.id === strength) || STRENGTHS[1];
+  const ck = CLOCKS.find((c) => c.id === String(clock)) || CLOCKS[0];
+  const you = name ? { kind: "human", name } : { kind: "human" };
+  const bot = { kind: "bot", bot: st.bot, name: `${st.label} bot` };
+  if (st.level !== null) bot.level = st.level;
+  return {
+    name: friend ? `${gameName(game)} with a friend` : `${gameName(game)} vs ${st.label} bot`,
+    preset: game,
+    seats: [you, friend ? { kind: "human" } : bot],
+    time_limit: ck.time_limit,
+    time_bank: ck.time_limit ? ck.time_bank : 0,
+    mode: "session",
+    join: true,
+    ...QUICK_DEFAULTS,
+    ...overrides,
+  };
+}
+
+/** The same table again (a rematch): same game, options, clock and bots; new seats. */
+export function rematchTable(info, myName) {
+  const seats = (info.seats || []).map((s) => {
+    if (s.kind === "bot") {
+      const seat = { kind: "bot", bot: s.bot };
+      if (s.level !== null && s.level !== undefined) seat.level = s.level;
+      if (s.name) seat.name = s.name;
+      return seat;
+    }
+    return { kind: "human" };
+  });
+  const mine = seats.findIndex((s) => s.kind === "human");
+  if (mine > 0) [seats[0], seats[mine]] = [seats[mine], seats[0]];
+  if (seats[0] && myName) seats[0] = { kind: "human", name: myName };
+  const body = {
+    name: /rematch/i.test(info.name || "") ? info.name : `${info.name || "Table"} (rematch)`,
+    preset: info.preset,
+    options: info.options || {},
+    seats,
+    time_limit: info.time_limit ?? null,
+    mode: info.mode || "session",
+    hints: info.hints !== false,
+    spectators: info.spectators !== false,
+    bot_delay: info.bot_delay ?? 0.5,
+    next_hand_delay: info.next_hand_delay ?? 3,
+    join: true,
+  };
+  for (const k of ["time_bank", "timeouts", "grace"]) if (info[k] !== undefined) body[k] = info[k];
+  return body;
+}

@@ -1,0 +1,64 @@
+"""Write tests/js/eval-fixtures.json: boards scored by the Python side (the oracle of the
+browser's eval.js). Run ``python tests/js/make_fixtures.py``; tests/test_js.py checks
+that the committed file is what this script writes, and runs ``node --test tests/js/``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+OUT = Path(__file__).with_name("eval-fixtures.json")
+PRESETS = ["ofc", "ofc-western", "pineapple", "classic", "classic-low-middle", "classic-wheel"]
+
+
+def fixtures() -> dict[str, Any]:
+    from chinese_poker.cards import card_name, parse_board
+    from chinese_poker.evaluate import describe, evaluate, evaluate3
+    from chinese_poker.rules import rules_for
+    from chinese_poker.scoring import is_fouled, royalties
+
+    rng = random.Random(12)
+    specs = {name: rules_for(name).spec.to_dict() for name in PRESETS}
+    cases = []
+    for i in range(480):
+        deck = list(range(52))
+        rng.shuffle(deck)
+        if i % 3 == 0:  # sorted cards make many pairs, straights and flushes
+            deck = sorted(deck[:20]) + deck[20:]
+        names = [card_name(c) for c in deck[:13]]
+        preset = PRESETS[i % len(PRESETS)]
+        rules = rules_for(preset)
+        lines = (" ".join(names[:3]), " ".join(names[3:8]), " ".join(names[8:]))
+        board = parse_board(" | ".join(lines))
+        top = evaluate3(*board.top)
+        mid = evaluate(board.middle, wheel=rules.wheel_rank)
+        fouled = is_fouled(rules, board)
+        fl = rules.spec.scoring.fantasyland
+        cases.append(
+            {
+                "preset": preset,
+                "top": names[:3],
+                "middle": names[3:8],
+                "bottom": names[8:],
+                "values": [top, mid, evaluate(board.bottom, wheel=rules.wheel_rank)],
+                "names": [describe(top), describe(mid)],
+                "royalties": list(royalties(rules, board)),
+                "fouled": fouled,
+                "fantasyland": not fouled and fl.entry_cards(top) is not None,
+            }
+        )
+    return {"specs": specs, "cases": cases}
+
+
+def text() -> str:
+    return json.dumps(fixtures(), separators=(",", ":"), sort_keys=True) + "\n"
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
+    OUT.write_text(text())
+    print(f"wrote {OUT}")

@@ -13,25 +13,46 @@ from typing import Any
 
 OUT = Path(__file__).with_name("eval-fixtures.json")
 PRESETS = ["ofc", "ofc-western", "pineapple", "classic", "classic-low-middle", "classic-wheel"]
+# A ruleset beyond the presets: the low middle with the [DP] royalty table, its middles
+# dealt low (five ranks from deuce to nine) so that the table is exercised.
+LOW_DP = "classic-low-middle+dp_table"
+RULESETS = [*PRESETS, LOW_DP]
+
+
+def _rules(name: str) -> Any:
+    from chinese_poker.rules import rules_for
+
+    if name == LOW_DP:
+        return rules_for("classic-low-middle", low_middle_royalties="dp_table")
+    return rules_for(name)
+
+
+def _low_middle_first(rng: random.Random, deck: list[int]) -> list[int]:
+    """The deck with five cards of different ranks deuce..nine in places 3..7."""
+    ranks = rng.sample(range(8), 5) if rng.random() < 0.8 else [5, 3, 2, 1, 0]  # 75432
+    middle = [next(c for c in deck if c >> 2 == r) for r in ranks]
+    rest = [c for c in deck if c not in middle]
+    return rest[:3] + middle + rest[3:]
 
 
 def fixtures() -> dict[str, Any]:
     from chinese_poker.cards import card_name, parse_board
     from chinese_poker.evaluate import describe, evaluate, evaluate3
-    from chinese_poker.rules import rules_for
     from chinese_poker.scoring import is_fouled, royalties
 
     rng = random.Random(12)
-    specs = {name: rules_for(name).spec.to_dict() for name in PRESETS}
+    specs = {name: _rules(name).spec.to_dict() for name in RULESETS}
     cases = []
-    for i in range(480):
+    for i in range(560):
         deck = list(range(52))
         rng.shuffle(deck)
         if i % 3 == 0:  # sorted cards make many pairs, straights and flushes
             deck = sorted(deck[:20]) + deck[20:]
+        preset = RULESETS[i % len(RULESETS)]
+        if preset == LOW_DP:
+            deck = _low_middle_first(rng, deck)
         names = [card_name(c) for c in deck[:13]]
-        preset = PRESETS[i % len(PRESETS)]
-        rules = rules_for(preset)
+        rules = _rules(preset)
         lines = (" ".join(names[:3]), " ".join(names[3:8]), " ".join(names[8:]))
         board = parse_board(" | ".join(lines))
         top = evaluate3(*board.top)

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
-from chinese_poker.cards import RANKS
+from chinese_poker.cards import RANKS, parse_cards
 from chinese_poker.evaluate import (
     FLUSH,
     FOUR_OF_A_KIND,
@@ -33,6 +33,8 @@ from chinese_poker.evaluate import (
     STRAIGHT,
     STRAIGHT_FLUSH,
     THREE_OF_A_KIND,
+    evaluate_low27,
+    low27_high_card,
 )
 from chinese_poker.rules.options import (
     FIVE_CARD_ROYALTY_KEYS,
@@ -65,6 +67,11 @@ _WESTERN_BOTTOM = (0, 2, 4, 6, 8, 10, 15)
 _FIVE_CATEGORIES = (THREE_OF_A_KIND, STRAIGHT, FLUSH, FULL_HOUSE, FOUR_OF_A_KIND, STRAIGHT_FLUSH)
 _FIVE_KEYS = FIVE_CARD_ROYALTY_KEYS[:6]  # without the royal flush, which is apart
 _ACE = 14  # the rank of an ace in a line value's key nibbles
+# The [DP] low-middle royalties (§8.1) by the low's top card (rank index: 5 = seven,
+# 6 = eight, 7 = nine), and the best low, 7-5-4-3-2 (any mixed suits), apart.
+_DP_LOW_MIDDLE = (0, 0, 0, 0, 0, 4, 2, 1, 0, 0, 0, 0, 0)
+_DP_LOW_BEST = 8
+LOW_75432 = evaluate_low27(parse_cards("7c 5d 4h 3s 2c"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +92,8 @@ class RoyaltySpec:
     bottom: tuple[int, ...]
     bottom_royal: int
     low_middle_dp: bool
+    low_middle: tuple[int, ...]  # a low middle's royalty by its top card's rank index
+    low_middle_best: int  # ... and of the best low, 7-5-4-3-2
     award: RoyaltyAward
     split_ties: bool  # best_at_table: tied best holders share what each other seat pays
     max_per_hand: int | None
@@ -106,6 +115,13 @@ class RoyaltySpec:
         if cat == STRAIGHT_FLUSH and (value >> 16) & 15 == _ACE:
             return self.middle_royal
         return self.middle[cat]
+
+    def low_middle_of(self, low: int) -> int:
+        """The royalty of a low middle of low value ``low`` (0 without the [DP] table)."""
+        high = low27_high_card(low)
+        if high is None:
+            return 0
+        return self.low_middle_best if low == LOW_75432 else self.low_middle[high]
 
     def bottom_of(self, value: int) -> int:
         """The royalty of a bottom of value ``value``."""
@@ -311,6 +327,7 @@ def _royalties(rules: Rules) -> RoyaltySpec:
     top_pair, top_trips, mid_row, bot_row = _royalty_rows(rules)
     middle, middle_royal = _by_category(mid_row)
     bottom, bottom_royal = _by_category(bot_row)
+    low_dp = rules.middle_mode == "lowball_2_7" and rules.low_middle_royalties == "dp_table"
     partial = RoyaltySpec(
         table=rules.royalty_table,
         top_pair=tuple(top_pair),
@@ -319,8 +336,9 @@ def _royalties(rules: Rules) -> RoyaltySpec:
         middle_royal=middle_royal,
         bottom=bottom,
         bottom_royal=bottom_royal,
-        low_middle_dp=rules.middle_mode == "lowball_2_7"
-        and rules.low_middle_royalties == "dp_table",
+        low_middle_dp=low_dp,
+        low_middle=_DP_LOW_MIDDLE if low_dp else (0,) * 13,
+        low_middle_best=_DP_LOW_BEST if low_dp else 0,
         award=rules.royalty_award,
         split_ties=rules.best_at_table_ties == "split",
         max_per_hand=rules.max_royalties_per_hand,

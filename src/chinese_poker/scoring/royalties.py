@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chinese_poker.cards import LINE_NAMES, Board, Card, parse_cards
+from chinese_poker.cards import LINE_NAMES, Board, Card
 from chinese_poker.evaluate import (
     FOUR_OF_A_KIND,
     STRAIGHT_FLUSH,
@@ -12,7 +12,6 @@ from chinese_poker.evaluate import (
     evaluate3,
     evaluate5,
     evaluate_low27,
-    low27_high_card,
 )
 from chinese_poker.rules import Rules
 from chinese_poker.rules.spec import RoyaltySpec, ScoringSpec
@@ -22,23 +21,12 @@ __all__ = ["line_royalty", "royalties", "royalty_lookup"]
 
 TOP, MIDDLE, BOTTOM = 0, 1, 2
 
-_LOW_75432 = evaluate_low27(parse_cards("7c 5d 4h 3s 2c"))  # the same for any mixed suits
-
-
-def low_royalty(middle_low: int) -> int:
-    """The [DP] low-middle table: 9-high 1, 8-high 2, 7-high 4, 7 5 4 3 2 8."""
-    high = low27_high_card(middle_low)
-    if high is None or high > 7:
-        return 0
-    if high == 5:
-        return 8 if middle_low == _LOW_75432 else 4
-    return {6: 2, 7: 1}.get(high, 0)
 
 
 def middle_royalty(sc: ScoringSpec, middle: int) -> int:
     """The middle's royalty; ``middle`` is the low value under a low middle."""
     if sc.lowball_middle:
-        return low_royalty(middle) if sc.royalties.low_middle_dp else 0
+        return sc.royalties.low_middle_of(middle)
     return sc.royalties.middle_of(middle)
 
 

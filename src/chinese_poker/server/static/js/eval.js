@@ -132,7 +132,8 @@ export function royaltyPlan(spec) {
     topPair: r.top_pair, topTrips: r.top_trips,
     mid: { table: r.middle, royal: r.middle_royal },
     bot: { table: r.bottom, royal: r.bottom_royal },
-    lowball: !!sc.lowball_middle, lowDp: !!r.low_middle_dp, qualifier: !!sc.low_qualifier,
+    lowball: !!sc.lowball_middle, qualifier: !!sc.low_qualifier,
+    low: { byTop: r.low_middle, best: r.low_middle_best },
     wheel: sc.wheel || "lowest",
     fantasyland: sc.fantasyland && sc.fantasyland.enabled ? sc.fantasyland.entry_min_pair : null,
   };
@@ -154,13 +155,12 @@ function topRoyalty(plan, value) {
 
 const LOW_75432 = evaluateLow27(["7c", "5d", "4h", "3s", "2c"]);
 
-// The 2-7 low middle's table (§8.1) is the scorer's (scoring/royalties.py low_royalty);
-// the spec says only whether it applies. tests/js checks it against the Python scorer.
-function lowRoyalty(lowValue) {
+// The 2-7 low middle's royalties (§8.1) come from the spec too: by the low's top card,
+// and the best low, 7-5-4-3-2, apart (RoyaltySpec.low_middle_of on the Python side).
+function lowRoyalty({ byTop, best }, lowValue) {
   const high = low27HighCard(lowValue);
-  if (high === null || high > 7) return 0;
-  if (high === 5) return lowValue === LOW_75432 ? 8 : 4;
-  return { 6: 2, 7: 1 }[high] || 0;
+  if (high === null) return 0;
+  return lowValue === LOW_75432 ? best : byTop[high] || 0;
 }
 
 export const LINES = ["top", "middle", "bottom"];
@@ -186,7 +186,7 @@ export function analyseBoard(board, spec) {
     else if (line === "middle" && plan.lowball) {
       if (complete) {
         const low = evaluateLow27(cards);
-        royalty = plan.lowDp ? lowRoyalty(low) : 0;
+        royalty = lowRoyalty(plan.low, low);
         name = `Low: ${describe(evaluate(cards, { wheel: "none" }))}`;
       } else name = "";
     } else if (complete || category(value) === FOUR_OF_A_KIND || (line === "middle" && category(value) === THREE_OF_A_KIND)) {

@@ -1170,3 +1170,26 @@ def test_a_misshapen_board_of_13_cards_is_refused() -> None:
         bad = Board(tuple(cards[:a]), tuple(cards[a:b]), tuple(cards[b:]))
         with pytest.raises(ScoringError, match="is not complete"):
             settle(rules_for("ofc"), [Hand(name="A", board=good), Hand(name="B", board=bad)])
+
+
+@pytest.mark.parametrize("preset", ["ofc", "pineapple-progressive", "classic", "ofc-finnish"])
+def test_heads_up_path_equals_the_general_one(preset: str) -> None:
+    """settle's heads-up shortcut gives what the general loops give: a unit table with the
+    default unit value takes the general path, so the two settlements must be equal."""
+    import random
+
+    rules = rules_for(preset)
+    rng = random.Random(7)
+    for i in range(300):
+        deck = list(range(52))
+        rng.shuffle(deck)
+        hands = []
+        for k, name in enumerate(("A", "B")):
+            cards = tuple(deck[13 * k : 13 * k + 13])
+            board = Board(cards[:3], cards[3:8], cards[8:])
+            fantasyland = rules.is_open_face and i % 5 == k
+            hands.append(Hand(name=name, board=board, in_fantasyland=fantasyland))
+        fast = settle(rules, hands)
+        general = settle(rules, hands, units={("A", "B"): rules.unit_value})
+        assert fast.to_dict() == general.to_dict()
+        assert list(fast.totals) == list(general.totals)

@@ -495,7 +495,8 @@ def _check_table(spec: RulesSpec, hands: Sequence[Hand]) -> list[str]:
         cards += board.bottom
         name = hand.name
         names.add(name)
-        owners.append(name if hand.player is None else hand.player)
+        player = hand.player
+        owners.append(name if player is None else player)
     # One count for the lines' sizes: any board off 3/5/5 changes it, or leaves a line
     # short, which the seats' look-ups meet (settle then checks every board).
     if len(cards) - dealt != 13 * len(hands):
@@ -506,7 +507,7 @@ def _check_table(spec: RulesSpec, hands: Sequence[Hand]) -> list[str]:
     distinct = set(cards)
     if len(distinct) != len(cards) or not distinct <= _DECK:
         _explain_cards(hands, cards)
-    players = list(dict.fromkeys(owners))
+    players = owners if len(set(owners)) == len(owners) else list(dict.fromkeys(owners))
     variant = spec.variant
     low, high = variant.player_counts
     # The usual table (one hand a player, a count the variant allows) needs no more checks.
@@ -673,9 +674,24 @@ def settle(
         for hand in hands:
             _check_lines(hand)
         raise
-    best = _best_at_table(sc, seats) if sc.royalties.award == RoyaltyAward.BEST_AT_TABLE else None
-    unit_table = _unit_table(players, units) if units else None
+    best = _best_at_table(sc, seats) if sc.royalties.award is RoyaltyAward.BEST_AT_TABLE else None
     default_unit = sc.unit_value
+    if not units and len(seats) == 2 and len(players) == 2:
+        # Heads-up at one unit value, the most common table: the same result, built
+        # without the general loops below.
+        a, b = seats
+        pair = _settle_pair(sc, a, b, default_unit, best)
+        points = pair.points
+        seat_totals = {a.name: points, b.name: -points}
+        totals = {a.player: points, b.player: -points}
+        money = {a.player: points * default_unit + 0.0, b.player: -points * default_unit + 0.0}
+        fouled: tuple[str, ...] = (a.name, b.name) if a.fouled and b.fouled else (
+            (a.name,) if a.fouled else (b.name,) if b.fouled else ())  # fmt: skip
+        return _NEW(Settlement, (
+            rules, (a, b), (pair,), totals, seat_totals, money, fouled,
+            {a.name: a.fantasyland, b.name: b.fantasyland},
+        ))  # fmt: skip
+    unit_table = _unit_table(players, units) if units else None
     pairs, seat_totals = _pairs(sc, seats, unit_table, sc.unit_value, best)
     names = list(seat_totals)
     if players == names:  # one seat a player, named after him

@@ -19,6 +19,7 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 from starlette.websockets import WebSocketDisconnect
 
+from _helpers import random_action
 from chinese_poker.cards import Card, card_name, parse_card
 from chinese_poker.engine import Table, action_from_dict, read_history, replay_history
 from chinese_poker.rules import Rules
@@ -76,28 +77,6 @@ def quiet(ws: WebSocketTestSession) -> list[Msg]:
         if m["type"] == "pong" and m["ref"] == "quiet":
             return got
         got.append(m)
-
-
-def random_action(view: Msg, rng: random.Random) -> Msg:
-    """A random legal action built from the view's first decision (client side)."""
-    d = view["decisions"][0]
-    if d["kind"] == "surrender":
-        return {"type": "surrender", "hand": d["hand"], "surrender": False,
-                "version": view["version"]}
-    if d["kind"] == "natural":
-        return {"type": "claim_natural", "hand": d["hand"], "claim": True,
-                "version": view["version"]}
-    cards = list(d["cards"])
-    rng.shuffle(cards)
-    discard, rest = cards[: d["discard"]], cards[d["discard"]:]
-    free = list(d["free"])
-    lines: list[list[str]] = [[], [], []]
-    for card in rest:
-        i = rng.choice([k for k in range(3) if free[k] > 0])
-        free[i] -= 1
-        lines[i].append(card)
-    return {"type": "place", "hand": d["hand"], "top": lines[0], "middle": lines[1],
-            "bottom": lines[2], "discard": discard, "version": view["version"]}
 
 
 def create(client: TestClient, **body: Any) -> Msg:

@@ -36,6 +36,7 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 from starlette.websockets import WebSocketDisconnect
 
+from _helpers import random_action
 from chinese_poker.cards import card_name, parse_card
 from chinese_poker.engine import Table, TableError, Timeout, action_from_dict
 from chinese_poker.engine.table import check_player_names
@@ -324,22 +325,6 @@ def play_socket(
     raise AssertionError("the session did not end")
 
 
-def random_place(view: Msg, rng: random.Random) -> Msg:
-    d = view["decisions"][0]
-    cards = list(d["cards"])
-    rng.shuffle(cards)
-    discard, rest = cards[: d["discard"]], cards[d["discard"]:]
-    free = list(d["free"])
-    lines: list[list[str]] = [[], [], []]
-    for card in rest:
-        i = rng.choice([k for k in range(3) if free[k] > 0])
-        free[i] -= 1
-        lines[i].append(card)
-    return {"type": "place", "hand": d["hand"], "top": lines[0], "middle": lines[1],
-            "bottom": lines[2], "discard": discard, "version": view["version"],
-            "seat": view["seat"]}
-
-
 @pytest.mark.parametrize(
     "layout",
     [
@@ -380,7 +365,7 @@ def test_a_tournament_with_eliminations_over_websockets(
         rng = random.Random(name)
         try:
             with seat_socket(client, tid, tokens[name]) as ws:
-                results[name] = play_socket(ws, name, lambda v: random_place(v, rng))
+                results[name] = play_socket(ws, name, lambda v: random_action(v, rng, seat=True))
         except BaseException as exc:  # reported by the main thread
             errors.append(exc)
 
@@ -638,7 +623,7 @@ def test_a_failed_write_leaves_the_table_exactly_as_before(
         mover, ws = ("Ann", a) if 0 in states["Ann"]["view"]["to_act"] else ("Bob", b)
         other = b if ws is a else a
         before = states[mover]
-        action = random_place(before["view"], random.Random(1))
+        action = random_action(before["view"], random.Random(1), seat=True)
 
         def broken(*args: Any, **kwargs: Any) -> None:
             raise OSError("disk full")

@@ -26,6 +26,7 @@ import httpx
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
+from _helpers import random_action
 from chinese_poker.engine import replay_history
 from chinese_poker.server.fairness import verify_record
 
@@ -88,21 +89,6 @@ def recv_state(ws: ClientConnection) -> Msg:
         if m["type"] == "state":
             return m
     raise AssertionError("no state")
-
-
-def random_action(view: Msg, rng: random.Random) -> Msg:
-    d = view["decisions"][0]
-    cards = list(d["cards"])
-    rng.shuffle(cards)
-    discard, rest = cards[: d["discard"]], cards[d["discard"]:]
-    free = list(d["free"])
-    lines: list[list[str]] = [[], [], []]
-    for card in rest:
-        i = rng.choice([k for k in range(3) if free[k] > 0])
-        free[i] -= 1
-        lines[i].append(card)
-    return {"type": "place", "top": lines[0], "middle": lines[1], "bottom": lines[2],
-            "discard": discard, "version": view["version"]}
 
 
 def open_seat(

@@ -30,7 +30,7 @@ from chinese_poker.cards import Board, CardError, parse_board, parse_cards
 from chinese_poker.cli import add_rules_arguments, read_input, rule_overrides, source_name
 from chinese_poker.engine.table import TableError as EngineTableError
 from chinese_poker.engine.table import hand_name, validate_player_name
-from chinese_poker.rules import Rules, RulesError, rules_for
+from chinese_poker.rules import Rules, RulesError, rules_from_document
 from chinese_poker.scoring import Hand, Settlement, settle
 
 __all__ = ["Table", "TableError", "read_session", "read_table", "register", "run"]
@@ -212,30 +212,13 @@ def _table_from(
 
 def _read_rules(data: Mapping[str, Any], preset: str | None, overrides: Mapping[str, Any]) -> Rules:
     if preset is not None:
-        rules = rules_for(preset)
-    else:
-        given = data.get("rules")
-        if given is None:
-            raise TableError(
-                'the table has no "rules": give a preset such as "ofc" or "classic" '
-                "in the file, or use --rules PRESET"
-            )
-        if isinstance(given, str):
-            rules = rules_for(given)
-        elif isinstance(given, dict):
-            rules = Rules.from_dict(given)
-        else:
-            raise TableError('"rules" must be a preset name or an object of options')
-    options = data.get("options", {})
-    if not isinstance(options, dict):
-        raise TableError('"options" must be an object, e.g. {"finnish_deuce": true}')
-    changes = {**options, **overrides}
-    if changes:
-        try:
-            rules = rules.replace(**changes)
-        except TypeError as exc:  # an option name that is not a valid keyword
-            raise RulesError(str(exc)) from None
-    return rules
+        return rules_from_document(preset, data.get("options"), **overrides)
+    if data.get("rules") is None:
+        raise TableError(
+            'the table has no "rules": give a preset such as "ofc" or "classic" '
+            "in the file, or use --rules PRESET"
+        )
+    return rules_from_document(data["rules"], data.get("options"), **overrides)
 
 
 def _flag(entry: Mapping[str, Any], key: str, who: str, count: int) -> list[bool]:

@@ -39,7 +39,7 @@ from typing import Any
 from chinese_poker.cards import Board, Card, CardError, check_disjoint, parse_board, parse_cards
 from chinese_poker.engine.actions import Decision
 from chinese_poker.engine.views import BoardView, View
-from chinese_poker.rules import Rules, RulesError, parse_assignment, rules_for
+from chinese_poker.rules import Rules, RulesError, parse_assignment, rules_from_document
 
 __all__ = ["POSITION_KEYS", "Position", "PositionError", "parse_position", "position_from_dict"]
 
@@ -253,24 +253,9 @@ def position_from_dict(data: Mapping[str, Any]) -> Position:
 
 
 def _rules(data: Mapping[str, Any]) -> Rules:
-    given = data.get("rules")
-    if given is None:
+    if data.get("rules") is None:
         raise PositionError('the position has no "rules": give a preset such as "pineapple"')
-    if isinstance(given, str):
-        rules = rules_for(given)
-    elif isinstance(given, dict):
-        rules = Rules.from_dict(given)
-    else:
-        raise PositionError('"rules" must be a preset name or an object of options')
-    options = data.get("options", {})
-    if not isinstance(options, dict):
-        raise PositionError('"options" must be an object, e.g. {"finnish_deuce": true}')
-    if options:
-        try:
-            rules = rules.replace(**options)
-        except TypeError as exc:
-            raise RulesError(str(exc)) from None
-    return rules
+    return rules_from_document(data["rules"], data.get("options"))
 
 
 def _street(value: object, streets: int) -> int:

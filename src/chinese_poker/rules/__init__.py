@@ -99,6 +99,7 @@ __all__ = [
     "require_supported",
     "resolve_preset",
     "rules_for",
+    "rules_from_document",
 ]
 
 
@@ -1211,3 +1212,34 @@ def rules_for(preset: str, **overrides: Any) -> Rules:
     options: dict[str, Any] = dict(PRESETS[resolve_preset(preset)])
     options.update(_normalize_options(overrides))
     return Rules(**options)
+
+
+def rules_from_document(given: object, options: object = None, **overrides: Any) -> Rules:
+    """The rules a document names (a score table, a position, a study request): ``given``
+    is a preset name or an object of options; ``options`` go over it, then ``overrides``.
+    :class:`RulesError` with one line if they cannot be.
+
+    >>> rules_from_document("ofc", {"finnish_deuce": "on"}).finnish_deuce
+    True
+    >>> rules_from_document(3)
+    Traceback (most recent call last):
+    ...
+    chinese_poker.rules.RulesError: "rules" must be a preset name or an object of options
+    """
+    if isinstance(given, str):
+        rules = rules_for(given)
+    elif isinstance(given, Mapping):
+        rules = Rules.from_dict(dict(given))
+    else:
+        raise RulesError('"rules" must be a preset name or an object of options')
+    if options is None:
+        options = {}
+    if not isinstance(options, Mapping):
+        raise RulesError('"options" must be an object, e.g. {"finnish_deuce": true}')
+    changes = {**options, **overrides}
+    if not changes:
+        return rules
+    try:
+        return rules.replace(**changes)
+    except TypeError as exc:  # an option name that is not a valid keyword
+        raise RulesError(str(exc)) from None

@@ -42,7 +42,7 @@ from chinese_poker.engine.position import (
     parse_position,
     position_from_dict,
 )
-from chinese_poker.rules import Rules, RulesError, rules_for
+from chinese_poker.rules import Rules, rules_for, rules_from_document
 from chinese_poker.server.guard import Limits
 
 __all__ = [
@@ -180,16 +180,6 @@ async def _read(request: Request, model: type[M]) -> M:
         raise HTTPException(400, _one_line(exc)) from None
 
 
-def _rules(given: str | Mapping[str, Any], options: Mapping[str, Any]) -> Rules:
-    rules = rules_for(given) if isinstance(given, str) else Rules.from_dict(dict(given))
-    if options:
-        try:
-            rules = rules.replace(**options)
-        except TypeError as exc:  # an option name that is not a valid keyword
-            raise RulesError(str(exc)) from None
-    return rules
-
-
 def fantasyland_sizes(rules: Rules) -> tuple[int, ...]:
     """The Fantasyland deal sizes the rules can deal (RULES §9.2).
 
@@ -220,7 +210,7 @@ def check_board(req: BoardRequest) -> dict[str, Any]:
     from chinese_poker.evaluate import describe, evaluate, evaluate3
     from chinese_poker.scoring import fantasyland_next, foul_reason, natural_of, royalties
 
-    rules = _rules(req.rules, req.options)
+    rules = rules_from_document(req.rules, req.options)
     board = parse_board(req.board, complete=False)
     wheel = rules.spec.scoring.wheel
     lines: dict[str, str | None] = {}
@@ -282,7 +272,7 @@ def solve_fantasyland_deal(req: FantasylandRequest) -> dict[str, Any]:
     from chinese_poker.ai.hints import _neighbours
     from chinese_poker.cli.solve import solver
 
-    rules = _rules(req.rules, req.options)
+    rules = rules_from_document(req.rules, req.options)
     cards = parse_cards(req.cards)
     solve = solver("fantasyland", rules, stay_value=req.stay_value)
     sizes = fantasyland_sizes(rules)
@@ -329,7 +319,7 @@ def _worth(rules: Rules, board: Board) -> tuple[tuple[int, ...], tuple[int, int,
 def solve_setting_hand(req: SettingRequest, top_n: int = 5) -> dict[str, Any]:
     from chinese_poker.ai.setting import solve_setting
 
-    rules = _rules(req.rules, req.options)
+    rules = rules_from_document(req.rules, req.options)
     cards = parse_cards(req.cards)
     from chinese_poker.cli.solve import solver
 
@@ -464,7 +454,7 @@ def grade(req: GradeRequest) -> dict[str, Any]:
     """Expected points lost by the player's board against the solver's best."""
     from chinese_poker.scoring import foul_reason, line_values
 
-    rules = _rules(req.rules, req.options)
+    rules = rules_from_document(req.rules, req.options)
     cards = parse_cards(req.cards)
     answer = parse_board(req.answer)
     if sorted(answer.cards) != sorted(cards) and req.kind == "setting":

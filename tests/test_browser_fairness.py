@@ -229,6 +229,28 @@ def test_the_page_shows_the_commitment_before_the_deal_and_verifies_after(
     assert "do not hash to the commitment" in reasons["a different seed"]
     assert "your own contribution is not in the deal" in reasons["Ann's value dropped"]
     assert "deal seed" in reasons["a different deal seed"]
+    # A server that refuses a player's value, or shows the commitment only with the deal,
+    # could have chosen the deal: the page never calls that "verified".
+    unprotected = ann.evaluate(
+        """async (r) => {
+          const T = window.__cp, F = T.fair.fair, out = {};
+          F.refused(1, "too_late");
+          out.refused = await F._verify(1, r, T.view, T.info.streets);
+          delete F.s.late[1];
+          F.s.commitments[1].before = false;
+          out.unseen = await F._verify(1, r, T.view, T.info.streets);
+          F.s.commitments[1].before = true;
+          out.honest = await F._verify(1, r, T.view, T.info.streets);
+          return out;
+        }""",
+        reveal,
+    )
+    refused = unprotected["refused"]
+    assert refused["unprotected"] and "was not taken" in refused["reason"]
+    assert unprotected["unseen"]["unprotected"] and "first seen with the deal" in (
+        unprotected["unseen"]["reason"]
+    )
+    assert unprotected["honest"]["ok"] and not unprotected["honest"].get("unprotected")
     browser_test.no_page_errors(ann)
     browser_test.no_page_errors(bob)
     browser_test.no_page_errors(watcher)

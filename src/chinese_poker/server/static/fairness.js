@@ -219,8 +219,12 @@ export class FairDeals {
       const stray = cards.find((c) => !allowed.has(c));
       if (stray) return fail(`you were dealt ${stray} in street ${street}, out of the committed order`);
     }
-    const note = late ? ` (your own value came too late for this deal: ${late})` : "";
-    return { ok: true, reason: `deal seed ${seed.slice(0, 12)}…, the deck and your cards match the commitment${note}` };
+    const matched = `deal seed ${seed.slice(0, 12)}…, the deck and your cards match the commitment`;
+    // Consistent, but not protected: a server that refuses a player's value, or shows the
+    // commitment only with the deal, could have chosen the deal. Never "✓ verified".
+    if (late) return { ok: true, unprotected: true, reason: `${matched}, but your own value was not taken (${late})` };
+    if (!kept.before) return { ok: true, unprotected: true, reason: `${matched}, but its commitment was first seen with the deal` };
+    return { ok: true, reason: matched };
   }
 }
 
@@ -231,7 +235,8 @@ export function fairnessHTML(fair, hand, esc) {
   for (const h of hands) {
     const c = fair.s.commitments[h];
     const v = fair.verdict(h);
-    const mark = v ? (v.ok ? `<span class="fair-ok" title="${esc(v.reason)}">✓ verified</span>` : `<span class="fair-bad" title="${esc(v.reason)}">✗ ${esc(v.reason)}</span>`)
+    const mark = v ? (v.ok && v.unprotected ? `<span class="fair-warn" title="${esc(v.reason)}">⚠ ${esc(v.reason)}</span>`
+      : v.ok ? `<span class="fair-ok" title="${esc(v.reason)}">✓ verified</span>` : `<span class="fair-bad" title="${esc(v.reason)}">✗ ${esc(v.reason)}</span>`)
       : (h > hand ? `<span class="muted">committed, not dealt yet</span>` : `<span class="muted">${c.before ? "checked after the hand" : "seen only at the deal"}</span>`);
     rows.push(`<li data-hand="${h}"><span>Hand ${h}</span> <code title="${esc(c.commitment)}">${esc(c.commitment.slice(0, 16))}…</code> ${mark}</li>`);
   }

@@ -254,6 +254,31 @@ def test_session_ledger_survives_reload_and_works_offline(
     other.context.close()
 
 
+def test_a_hostile_shared_link_runs_no_script_and_is_settled_again(
+    server: Server, phone: Page
+) -> None:
+    """A link is anyone's input: settlements carried in it (here with markup for totals)
+    are dropped and the hands settled again by the server; no script runs."""
+    a = "Kc 8d 3h | Qh Qd 7c 7d 4c | As Js 9s 5s 2s"
+    b = "Ah Qs 4d | Jh Jd 9c 9d 2h | 7s 7h Kd Kh Ks"
+    table = {"rules": "ofc", "players": [{"name": "A", "board": a}, {"name": "B", "board": b}]}
+    evil = "<img src=x onerror=\"window.__pwned=1\">"
+    session = {
+        "preset": "ofc", "options": {}, "unit": 1, "players": ["A", "B"], "draft": {},
+        "hands": [{"table": table, "settlement": {
+            "totals": {"A": evil, "B": 0}, "money": {"A": evil}, "pairs": []}}],
+    }  # fmt: skip
+    import base64
+
+    b64 = base64.urlsafe_b64encode(json.dumps(session).encode()).decode().rstrip("=")
+    open_page(phone, server, f"/score#session={b64}")
+    expect(phone.locator("#ledger-summary")).to_contain_text("1 hand settled")
+    assert phone.evaluate("() => window.__pwned") is None
+    assert phone.locator("#ledger img, #result img").count() == 0
+    want = cli("score", "--json", "-", stdin=json.dumps(table))["totals"]["A"]
+    assert f"A\t{want:+d}".replace("+0", "0") in phone.locator("#ledger-players").inner_text()
+
+
 # --------------------------------------------------------------------------- study desk
 
 

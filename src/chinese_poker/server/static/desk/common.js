@@ -334,5 +334,15 @@ export function download(name, text, type) {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
-export const signed = (n) => (n > 0 ? `+${n}` : `${n}`);
-export const money = (x) => (x > 0 ? "+" : x < 0 ? "−" : "") + Math.abs(x).toFixed(2);
+// Numbers only: a value that is not one (say, from a hostile shared link) shows as "?"
+// and never reaches the page as markup.
+export const signed = (n) => {
+  const v = Number(n);
+  if (!Number.isFinite(v)) return "?";
+  return v > 0 ? `+${v}` : `${v}`;
+};
+export const money = (x) => {
+  const v = Number(x);
+  if (!Number.isFinite(v)) return "?";
+  return (v > 0 ? "+" : v < 0 ? "−" : "") + Math.abs(v).toFixed(2);
+};

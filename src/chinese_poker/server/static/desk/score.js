@@ -32,17 +32,42 @@ function save() { localStorage.setItem(STORE, JSON.stringify(S)); }
 
 function load() {
   const shared = new URLSearchParams(location.hash.slice(1)).get("session");
+  let stored = null;
+  try { stored = JSON.parse(localStorage.getItem(STORE)); } catch (e) { stored = null; }
   if (shared) {
+    history.replaceState(null, "", "/score");
+    let linked = null;
     try {
-      S = JSON.parse(decodeURIComponent(escape(atob(shared.replace(/-/g, "+").replace(/_/g, "/")))));
-      S.draft = S.draft || {};
+      linked = fromLink(JSON.parse(decodeURIComponent(escape(atob(shared.replace(/-/g, "+").replace(/_/g, "/"))))));
+    } catch (e) { linked = null; /* a broken link: keep what is stored */ }
+    const keep = stored && stored.hands && stored.hands.length
+      && !confirm("Replace the session on this device with the shared one?");
+    if (linked && !keep) {
+      S = linked;
       save();
-      history.replaceState(null, "", "/score");
       return;
-    } catch (e) { /* a broken link: keep what is stored */ }
+    }
   }
-  try { S = JSON.parse(localStorage.getItem(STORE)); } catch (e) { S = null; }
-  if (!S || !S.players) S = newSession();
+  S = stored && stored.players ? stored : newSession();
+}
+
+/** A shared session reduced to what a person entered: the tables of its hands, never
+ * their settlements, which the server settles again (a link is anyone's input). */
+function fromLink(data) {
+  const isText = (x) => typeof x === "string";
+  if (!data || !isText(data.preset) || !Array.isArray(data.players) || !data.players.every(isText)) {
+    return null;
+  }
+  const options = data.options && typeof data.options === "object" && !Array.isArray(data.options)
+    ? data.options : {};
+  const unit = Number(data.unit);
+  const hands = (Array.isArray(data.hands) ? data.hands : [])
+    .filter((h) => h && h.table && typeof h.table === "object")
+    .map((h) => ({ table: h.table, settlement: null }));
+  return {
+    id: Date.now().toString(36), preset: data.preset, options,
+    unit: Number.isFinite(unit) && unit > 0 ? unit : 1, players: data.players, hands, draft: {},
+  };
 }
 
 const presetOf = () => PRESETS.find((p) => p.name === S.preset) || { name: S.preset, variant: "ofc", players: [2, 3, 4], rules: {} };

@@ -132,3 +132,21 @@ def test_rule_bot_chases_fantasyland_from_the_rules_entry() -> None:
     qq, kk = rules_for("pineapple"), rules_for("pineapple", fl_entry_min="KK")
     assert simple._fl_bonus(qq, queens) > 0 and simple._fl_bonus(qq, kings) > 0
     assert simple._fl_bonus(kk, queens) == 0 and simple._fl_bonus(kk, kings) > 0
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"royalty_for_dealt_combination": True}, {"misset_rule": "ignore"},
+     {"middle_mode": "lowball_2_7"}],
+)  # fmt: skip
+def test_mc_plays_rules_its_kernels_do_not_all_model(options: dict[str, object]) -> None:
+    """Options the playout kernels refuse send mc to the rule bot instead of raising in
+    the middle of a hand; options they model (misset_rule=ignore) it plays itself, the
+    Fantasyland solver included."""
+    from chinese_poker.ai.mc import MonteCarloBot
+
+    rules = rules_for("pineapple", **options)
+    session = Session(rules, ["A", "B"], seed=3)
+    bots = {"A": MonteCarloBot(seed=1, level=1), "B": MonteCarloBot(seed=2, level=1)}
+    results = play_session(session, bots, max_hands=2)
+    assert len(results) == 2

@@ -97,11 +97,12 @@ def _combos(n: int, k: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64
 
 
 #: The option values the solver models; it refuses the rest with a RulesError. (Its
-#: objective is the player's own royalties and the stay, whatever the award mode.)
+#: objective is the player's own royalties and the stay, whatever the award mode. Under
+#: ``misset_rule = ignore`` it still sets valid boards only, as the setting solver does.)
 SUPPORTED: dict[str, tuple[object, ...]] = {
     "variant": ("ofc", "pineapple", "turbo"),
     "middle_mode": ("high",),
-    "misset_rule": ("penalty",),
+    "misset_rule": ("penalty", "ignore"),
     "max_royalties_per_hand": (None,),
     "royalty_for_dealt_combination": (False,),
 }

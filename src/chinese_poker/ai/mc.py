@@ -265,8 +265,8 @@ class MonteCarloBot:
         rules = view.rules
         if dec.kind in ("natural", "surrender"):
             return self._declare(view, dec)
-        if rules.is_open_face and rules.spec.scoring.lowball_middle:
-            return self._rule_bot().act(view)  # the playout kernels score a high middle
+        if rules.is_open_face and not rollout.models(rules):
+            return self._rule_bot().act(view)  # rules the playout kernels do not model
         if dec.kind == "set":
             if rules.is_open_face:
                 return self._fantasyland(view, dec)

@@ -62,7 +62,7 @@ from chinese_poker.cards import Card, parse_card
 from chinese_poker.engine.actions import Decision, Place
 from chinese_poker.engine.views import View
 from chinese_poker.evaluate import evaluate, evaluate3
-from chinese_poker.rules import Rules, require_supported
+from chinese_poker.rules import Rules, RulesError, require_supported
 
 __all__ = [
     "FL_VALUES",
@@ -209,6 +209,21 @@ def _scoring_array(rules: Rules) -> I64:
     row[SC_MAX_ONE] = int(sc.royalties.max_per_hand == 1)
     row[SC_SPLIT_TIES] = int(sc.royalties.split_ties)
     return np.array([*row, *sc.showdown_points], dtype=np.int64)
+
+
+def models(rules: Rules) -> bool:
+    """Whether the kernels model every option of ``rules`` (else :func:`tables_for`
+    refuses them): the bots that play through rollouts fall back on simpler play then.
+
+    >>> from chinese_poker.rules import rules_for
+    >>> models(rules_for("pineapple")), models(rules_for("ofc", middle_mode="lowball_2_7"))
+    (True, False)
+    """
+    try:
+        require_supported(rules, "the playout kernels", **SUPPORTED)
+    except RulesError:
+        return False
+    return True
 
 
 @lru_cache(maxsize=32)
@@ -648,9 +663,10 @@ def _pair_points(
         return _foul_points(ar, adl, bdl, sc)
     if afoul:
         return -_foul_points(br, bdl, adl, sc)
-    w0 = (av[0] > bv[0]) - (av[0] < bv[0])
-    w1 = (av[1] > bv[1]) - (av[1] < bv[1])
-    w2 = (av[2] > bv[2]) - (av[2] < bv[2])
+    # int(): numpy booleans do not subtract when the kernels run without numba.
+    w0 = int(av[0] > bv[0]) - int(av[0] < bv[0])
+    w1 = int(av[1] > bv[1]) - int(av[1] < bv[1])
+    w2 = int(av[2] > bv[2]) - int(av[2] < bv[2])
     total = float(sc[SC_SHOWDOWN + 13 + 9 * w0 + 3 * w1 + w2])  # lines, overall, scoop
     doubled = -1
     if sc[SC_FINNISH] != 0:

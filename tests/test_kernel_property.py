@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from chinese_poker.ai import fantasyland, rollout, setting
 from chinese_poker.cards import Board
 from chinese_poker.rules import Rules, RulesError, rules_for
-from chinese_poker.scoring import Hand, ScoringError, settle, settle_totals
+from chinese_poker.scoring import Hand, ScoringError, is_fouled, settle, settle_totals
 
 _FIVE_KEYS = ("three_of_a_kind", "straight", "flush", "full_house", "four_of_a_kind",
               "straight_flush", "royal_flush")  # fmt: skip
@@ -162,8 +162,14 @@ def test_kernels_refuse_what_they_do_not_model(rules: Rules, option: str) -> Non
 
 
 def test_fantasyland_solver_refuses_what_it_does_not_model() -> None:
-    with pytest.raises(RulesError, match="misset_rule='ignore' is not modelled by the Fantasy"):
-        fantasyland.solve_fantasyland(list(range(13)), rules_for("ofc", misset_rule="ignore"))
+    with pytest.raises(RulesError, match="max_royalties_per_hand=1 is not modelled by the Fan"):
+        fantasyland.solve_fantasyland(
+            list(range(13)), rules_for("ofc", max_royalties_per_hand=1)
+        )
+    # misset_rule=ignore: it sets a valid board, the same as under the penalty.
+    ignore = fantasyland.solve_fantasyland(list(range(13)), rules_for("ofc", misset_rule="ignore"))
+    penalty = fantasyland.solve_fantasyland(list(range(13)), rules_for("ofc"))
+    assert ignore.board == penalty.board and not is_fouled(rules_for("ofc"), ignore.board)
 
 
 def test_setting_solver_refuses_what_it_does_not_model() -> None:

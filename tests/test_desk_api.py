@@ -273,6 +273,12 @@ def test_position_parser_refuses_what_cannot_be() -> None:
     view = parse_position(POSITION.replace("opponent: Ac 7d | Qs Qd | Ks Kc 3d",
                                            "opponent: fantasyland")).view()  # fmt: skip
     assert view.fantasyland == (1,) and view.board_of(1).hidden
+    assert view.board_of(1).fantasyland_stays_left == 1  # the default limit: one stay
+    no_fantasyland = POSITION.replace(
+        "opponent: Ac 7d | Qs Qd | Ks Kc 3d", "opponent: fantasyland"
+    ).replace("rules: pineapple", "rules: pineapple\noptions: fantasyland_enabled=no")
+    with pytest.raises(PositionError, match="these rules have no Fantasyland"):
+        parse_position(no_fantasyland)
 
 
 # --------------------------------------------------------------------------- trainer

@@ -38,6 +38,7 @@ from typing import Any
 
 from chinese_poker.cards import Board, Card, CardError, check_disjoint, parse_board, parse_cards
 from chinese_poker.engine.actions import Decision
+from chinese_poker.engine.table import fantasyland_stays_left
 from chinese_poker.engine.views import BoardView, View
 from chinese_poker.rules import Rules, RulesError, parse_assignment, rules_from_document
 
@@ -83,7 +84,8 @@ class Position:
                     hidden=True, placed=0, dealt=fl, discarded=0, discards=(),
                     in_fantasyland=True, fantasyland_cards=fl, is_set=False,
                     surrendered=None, natural_claim=None, natural=None,
-                    fantasyland_streak=1, fantasyland_stays_left=None,
+                    fantasyland_streak=1,
+                    fantasyland_stays_left=fantasyland_stays_left(rules, 1, 0),
                 ))  # fmt: skip
             else:
                 boards.append(_board_view(seat, players[seat], board, len(board), (), rules))
@@ -235,6 +237,10 @@ def position_from_dict(data: Mapping[str, Any]) -> Position:
     opponents: list[Board | None] = []
     for i, raw in enumerate(opponents_raw, 1):
         if isinstance(raw, str) and raw.strip().lower() == FANTASYLAND_WORD:
+            if not rules.spec.scoring.fantasyland.enabled:
+                raise PositionError(
+                    f"opponent {i} is in Fantasyland, but these rules have no Fantasyland"
+                )
             opponents.append(None)
             continue
         board = _board(raw, f"opponent {i}'s board")

@@ -172,6 +172,8 @@ def test_fantasyland_is_solve_json_plus_runner_ups(
     [
         ({"rules": "pineapple", "cards": FL16}, "pineapple deals 14 Fantasyland cards, not 16"),
         ({"rules": "ofc", "cards": FL16[:-3]}, "ofc deals 13 Fantasyland cards, not 15"),
+        ({"rules": "ofc", "options": {"fantasyland_enabled": False}, "cards": FL16[:-3]},
+         "ofc with these options has no Fantasyland"),
         ({"rules": "classic", "cards": FL16[:-9]},
          "Fantasyland needs open-face rules, not 'classic'"),
         ({"cards": "As As Ad Kc Kd Qh Qs Js Ts 9s 8s 7s 2d 3c"}, "duplicate card As ('As')"),

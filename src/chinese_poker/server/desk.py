@@ -42,7 +42,7 @@ from chinese_poker.engine.position import (
     parse_position,
     position_from_dict,
 )
-from chinese_poker.rules import Rules, rules_for, rules_from_document
+from chinese_poker.rules import Rules, RulesError, rules_for, rules_from_document
 from chinese_poker.server.guard import Limits
 
 __all__ = [
@@ -51,7 +51,6 @@ __all__ = [
     "TRAINER_THRESHOLD",
     "StudyPool",
     "desk_router",
-    "fantasyland_sizes",
 ]
 
 T = TypeVar("T")
@@ -180,17 +179,6 @@ async def _read(request: Request, model: type[M]) -> M:
         raise HTTPException(400, _one_line(exc)) from None
 
 
-def fantasyland_sizes(rules: Rules) -> tuple[int, ...]:
-    """The Fantasyland deal sizes the rules can deal (RULES §9.2).
-
-    >>> fantasyland_sizes(rules_for("pineapple-progressive")), fantasyland_sizes(rules_for("ofc"))
-    ((14, 15, 16, 17), (13,))
-    """
-    sizes = {rules.fantasyland_cards(None, repeat=True)}
-    sizes |= {rules.fantasyland_cards(top, repeat=False) for top in ("QQ", "KK", "AA", "trips")}
-    return tuple(sorted(sizes))
-
-
 def _sizes_text(sizes: tuple[int, ...]) -> str:
     return str(sizes[0]) if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]}"
 
@@ -247,7 +235,7 @@ def check_board(req: BoardRequest) -> dict[str, Any]:
             "variant": rules.variant,
             "players": list(rules.player_counts),
             "streets": [list(street) for street in rules.streets],
-            "fantasyland_sizes": list(fantasyland_sizes(rules)) if rules.is_open_face else [],
+            "fantasyland_sizes": list(rules.spec.variant.fantasyland_sizes),
         },
     }
 
@@ -275,7 +263,9 @@ def solve_fantasyland_deal(req: FantasylandRequest) -> dict[str, Any]:
     rules = rules_from_document(req.rules, req.options)
     cards = parse_cards(req.cards)
     solve = solver("fantasyland", rules, stay_value=req.stay_value)
-    sizes = fantasyland_sizes(rules)
+    sizes = rules.spec.variant.fantasyland_sizes
+    if not sizes:
+        raise RulesError(f"{rules.variant} with these options has no Fantasyland")
     if len(cards) not in sizes and 13 <= len(cards) <= 17:
         raise CardError(
             f"{rules.variant}{' (progressive)' if rules.fl_progressive else ''} deals "
@@ -407,7 +397,10 @@ def _draw(kind: str, rules: Rules, preset: str, rng: random.Random) -> dict[str,
         gap = sol["expected"] - sol["alternatives"][0]["expected"]
         return {"cards": cards, "gap": gap}
     if kind == "fantasyland":
-        size = rng.choice(fantasyland_sizes(rules))
+        sizes = rules.spec.variant.fantasyland_sizes
+        if not sizes:
+            raise RulesError(f"{rules.variant} with these options has no Fantasyland")
+        size = rng.choice(sizes)
         cards = cards_str(_deck(rng)[:size])
         sol = solve_fantasyland_deal(
             FantasylandRequest.model_validate({"cards": cards, "rules": preset})

@@ -145,6 +145,15 @@ def test_board_flags_a_foul_and_royalties_and_refuses_a_fourth_top_card(
     nat = client.post("/api/board", json={"rules": "classic",
                                           "board": "2c 3d 4h | 5s 6c 7d 8h 9s | Tc Jd Qh Ks Ac"})
     assert nat.json()["natural"] == "dragon"
+    # A low middle is named as its low, as `score` names it.
+    low_board = "Ah Ad 3s | 7c 5d 4h 3c 2c | Ts Th Tc 9s 9h"
+    low = client.post("/api/board", json={"rules": "classic-low-middle", "board": low_board})
+    other = "Kh Kd 4s | 8c 6d 5h 4c 2d | Js Jh Jc 8s 8h"
+    players = [{"name": "A", "board": low_board}, {"name": "B", "board": other}]
+    table = {"rules": "classic-low-middle", "players": players}
+    scored = client.post("/api/score", json=table).json()
+    middle = next(i["a_hand"] for i in scored["pairs"][0]["items"] if i["line"] == "middle")
+    assert low.json()["lines"]["middle"] == middle == "7-low: 7 5 4 3 2"
     bad = client.post("/api/board", json={"rules": "ofc", "board": "| |", "colour": "red"})
     assert bad.status_code == 400 and bad.json()["detail"] == "unknown key 'colour' in the request"
 

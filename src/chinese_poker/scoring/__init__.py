@@ -46,7 +46,7 @@ from chinese_poker.scoring.results import (
     Settlement,
 )
 from chinese_poker.scoring.royalties import line_royalty, royalties, royalty_lookup
-from chinese_poker.scoring.settlement import settle, settle_totals
+from chinese_poker.scoring.settlement import line_name, settle, settle_totals
 
 __all__ = [
     "DEUCE_OF_SPADES",
@@ -63,6 +63,7 @@ __all__ = [
     "foul_reason",
     "is_fouled",
     "item_text",
+    "line_name",
     "line_royalty",
     "line_values",
     "natural_of",

@@ -30,7 +30,7 @@ from chinese_poker.scoring.results import (
 )
 from chinese_poker.scoring.royalties import BOTTOM, MIDDLE, TOP, middle_royalty, royalty_parts
 
-__all__ = ["settle", "settle_totals"]
+__all__ = ["line_name", "settle", "settle_totals"]
 
 _DESCRIPTIONS: dict[int, str] = {}
 _LOW_DESCRIPTIONS: dict[int, str] = {}
@@ -55,6 +55,24 @@ def _describe_low(low: int, high: int) -> str:
             )
         _LOW_DESCRIPTIONS[low] = text
     return text
+
+
+def line_name(rules: Rules, line: int, cards: Sequence[Card]) -> str:
+    """The name of a complete line (0 top, 1 middle, 2 bottom) as the breakdown gives it:
+    the low under a low middle, the wheel option applied.
+
+    >>> from chinese_poker.cards import parse_cards
+    >>> from chinese_poker.rules import rules_for
+    >>> line_name(rules_for("classic-low-middle"), 1, parse_cards("7c 5d 4h 3s 2c"))
+    '7-low: 7 5 4 3 2'
+    """
+    sc = rules.spec.scoring
+    if line == 0:
+        return _describe(_ev.evaluate3(cards[0], cards[1], cards[2]))
+    high = _ev.evaluate(cards, wheel=sc.wheel)
+    if line == 1 and sc.lowball_middle:
+        return _describe_low(evaluate_low27(cards), high)
+    return _describe(high)
 
 
 _ZERO3 = (0, 0, 0)

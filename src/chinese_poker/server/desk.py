@@ -36,7 +36,16 @@ from typing import Any, Literal, TypeVar
 from fastapi import APIRouter, HTTPException, Query, Request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from chinese_poker.cards import Board, Card, CardError, cards_str, parse_board, parse_cards
+from chinese_poker.cards import (
+    LINE_NAMES,
+    LINE_SIZES,
+    Board,
+    Card,
+    CardError,
+    cards_str,
+    parse_board,
+    parse_cards,
+)
 from chinese_poker.engine.position import (
     Position,
     parse_position,
@@ -195,23 +204,22 @@ def score_table(text: str) -> dict[str, Any]:
 
 def check_board(req: BoardRequest) -> dict[str, Any]:
     """What a board entered so far shows: lines, royalties, a foul, a natural."""
-    from chinese_poker.evaluate import describe, evaluate, evaluate3
-    from chinese_poker.scoring import fantasyland_next, foul_reason, natural_of, royalties
+    from chinese_poker.scoring import (
+        fantasyland_next,
+        foul_reason,
+        line_name,
+        natural_of,
+        royalties,
+    )
 
     rules = rules_from_document(req.rules, req.options)
     board = parse_board(req.board, complete=False)
-    wheel = rules.spec.scoring.wheel
     lines: dict[str, str | None] = {}
-    for name, line, size in zip(("top", "middle", "bottom"), board.lines, (3, 5, 5),
-                                strict=True):  # fmt: skip
-        if len(line) == size:
-            value = evaluate3(*line) if size == 3 else evaluate(line, wheel=wheel)
-            lines[name] = describe(value)
-        else:
-            lines[name] = None
+    for i, (name, line, size) in enumerate(zip(LINE_NAMES, board.lines, LINE_SIZES, strict=True)):
+        lines[name] = line_name(rules, i, line) if len(line) == size else None
     complete = board.complete
     foul = foul_reason(rules, board) if complete else None
-    natural = natural_of(rules, board) if complete and rules.is_classic else None
+    natural = natural_of(rules, board) if complete and rules.spec.variant.has_naturals else None
     top, middle, bottom = royalties(rules, board)
     nxt = None
     if complete and rules.is_open_face and foul is None:

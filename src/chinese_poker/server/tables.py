@@ -21,7 +21,6 @@ The wire protocol is ``docs/server-protocol.md``; the design ``docs/server.md``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import hashlib
 import importlib
@@ -31,7 +30,7 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -978,28 +977,18 @@ class LiveTable:
         if not self.spec.hints:
             self._error(conn, ref, ErrorCode.HINTS_DISABLED, "this table does not allow hints")
             return
-        try:
-            module = importlib.import_module("chinese_poker.ai.hints")
-        except ImportError:
-            module = None
-        fn: Callable[..., Any] | None = getattr(module, "hint", None)
-        if fn is None:
-            self._error(
-                conn, ref, ErrorCode.HINTS_UNAVAILABLE, "hints are unavailable in this build"
-            )
-            return
         table = self.table
         seat = self.game.engine_seat(chair)
         if table is None or table.over or seat is None or seat not in table.to_act:
             self._error(conn, ref, ErrorCode.NO_HAND, "you have nothing to decide now")
             return
         view = table.view(seat)
-        kwargs: dict[str, Any] = {}
-        with contextlib.suppress(TypeError, ValueError):
-            if "time_budget" in inspect.signature(fn).parameters:
-                kwargs["time_budget"] = scheduling.HINT_SECONDS
+        from chinese_poker.ai import hints as ai_hints  # imported on first use: a quick start
+
         try:
-            ranked = await self.manager.workers.hint(fn, view, **kwargs)
+            ranked = await self.manager.workers.hint(
+                ai_hints.hint, view, time_budget=scheduling.HINT_SECONDS
+            )
         except TimeoutError:
             self._error(conn, ref, ErrorCode.HINTS_UNAVAILABLE, "the hint took too long")
             return

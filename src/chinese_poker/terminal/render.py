@@ -398,10 +398,6 @@ def settlement_view(
     return Group(boards, pairs, _totals_text(data, money))
 
 
-_ITEM_LABELS = {"overall": "overall", "scoop": "scoop", "foul": "foul", "natural": "natural",
-                "surrender": "surrender"}  # fmt: skip
-
-
 _SHORT_LINES = {"top": "top", "middle": "mid", "bottom": "bot"}
 
 
@@ -412,7 +408,7 @@ def _item_label(item: Mapping[str, Any]) -> str:
         return line
     if item["kind"] == "royalty":
         return f"roy. {line}"
-    return _ITEM_LABELS.get(item["kind"], str(item["kind"]))
+    return str(item["kind"])  # overall, scoop, foul, natural, surrender
 
 
 def showdown_summary(

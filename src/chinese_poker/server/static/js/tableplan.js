@@ -7,11 +7,11 @@ import { CLOCKS, STRENGTHS, gameName } from "./words.js";
 export const OPTION_WORDS = {
   scoring_method: ["Scoring", "How lines and scoops are paid: one_six (1 a line, 6 a scoop), two_four, one_four, one_per_line, two_per_line."],
   royalty_table: ["Royalty table", "Bonus points for strong lines: american, western, classic_standard, classic_flat, custom."],
-  royalty_award: ["Royalties paid", "net: royalties cancel out between two players; gross: each is paid in full."],
+  royalty_award: ["Royalties paid", "net: each pair pays the difference; winner only: to the player who wins the line; best at table: only the best hand collects; cancel: two royalties on one line void each other."],
   middle_trips_royalty: ["Middle trips bonus", "Points for three of a kind in the middle (American table)."],
   foul_penalty: ["Foul penalty", "What a fouled board pays each opponent (6 = a scoop in 1-6 scoring)."],
   foul_pays_opponent_royalties: ["Fouler pays royalties", "true: a player who fouls also pays the opponent's royalties."],
-  finnish_deuce: ["Finnish deuce", "A 2 in your hand doubles what you win."],
+  finnish_deuce: ["Finnish deuce", "The 2♠ doubles both players' royalties on its line."],
   fantasyland_enabled: ["Fantasyland", "QQ or better on top deals your whole next hand at once."],
   fl_progressive: ["Progressive Fantasyland", "A bigger top pair earns more Fantasyland cards."],
   fl_repeat_middle_min: ["Stay in Fantasyland with", "The weakest middle that keeps you in Fantasyland."],

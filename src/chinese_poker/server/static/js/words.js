@@ -10,7 +10,7 @@ export const GAMES = {
   "ofc": ["Open-face Chinese", "The original: 5 cards, then one at a time; American royalties, Fantasyland."],
   "ofc-western": ["Open-face, Western royalties", "Open-face Chinese with the smaller Western royalty table."],
   "ofc-hitspoker": ["Open-face, 2 points a line", "Open-face scored 2 points per line won, Western royalties."],
-  "ofc-finnish": ["Finnish open-face", "Open-face where a 2 in your hand doubles what you win."],
+  "ofc-finnish": ["Finnish open-face", "Open-face where the 2♠ doubles the royalties of its line."],
   "turbo": ["Turbo open-face", "Open-face dealt in fewer, bigger streets: a fast hand."],
   "classic": ["Classic Chinese poker", "All 13 cards at once, set face down; 2-4 scoring, naturals."],
   "classic-1-6": ["Classic, 1-6 scoring", "Classic Chinese poker paid 1 a line and 6 for a scoop."],

@@ -144,7 +144,8 @@ def _scale(rules: Rules) -> float:
 # Named indices of the two parameter arrays the kernels read. ``Tables.policy`` (floats)
 # steers the fast policy; ``Tables.scoring`` (integers) is the settlement of the compiled
 # ScoringSpec, which the kernels reproduce exactly (tests/test_kernel_property.py).
-POL_W, POL_FOUL_PENALTY, POL_STAY_VALUE, POL_STAY_MIDDLE_MIN, POL_FL_ENABLED, POL_THROWN = range(6)
+(POL_W, POL_FOUL_PENALTY, POL_STAY_VALUE, POL_STAY_MIDDLE_MIN, POL_FL_ENABLED, POL_THROWN,
+ POL_STAY_BOTTOM_MIN) = range(7)
 (
     SC_V, SC_O, SC_S, SC_MORE_LINES, SC_FOUL_VALUE, SC_FOUL_PAYS, SC_AWARD, SC_FINNISH,
     SC_DEUCE_FOULED, SC_PENALISED, SC_MAX_ONE, SC_SPLIT_TIES, SC_SHOWDOWN,
@@ -256,11 +257,12 @@ def tables_for(rules: Rules) -> Tables:
     # Cards a player will see but throw, per card still to place (Pineapple: 1 per 2).
     later = spec.variant.streets[1:]
     thrown = sum(d - p for d, p in later) / max(1, sum(p for _, p in later))
-    policy = [0.0] * 6
+    policy = [0.0] * 7
     policy[POL_W], policy[POL_FOUL_PENALTY], policy[POL_STAY_VALUE] = w, foul_penalty, stay
     policy[POL_STAY_MIDDLE_MIN] = 99 if fl.stay_middle_min is None else fl.stay_middle_min
     policy[POL_FL_ENABLED] = float(fl.enabled)
     policy[POL_THROWN] = thrown
+    policy[POL_STAY_BOTTOM_MIN] = fl.stay_bottom_min
     return Tables(
         rules=rules,
         codes=_ev._CODES_NP.astype(np.int64),
@@ -807,7 +809,8 @@ def _fantasyland_earned(mine: Any, in_fl: bool, flv: Any, pol: Any) -> tuple[boo
     and what that is worth."""
     if in_fl:
         stays = pol[POL_FL_ENABLED] != 0.0 and (
-            (mine[0] >> 20) == 3 or (mine[2] >> 20) >= 7
+            (mine[0] >> 20) == 3  # trips on top always stay (§9.4)
+            or (mine[2] >> 20) >= pol[POL_STAY_BOTTOM_MIN]
             or (mine[1] >> 20) >= pol[POL_STAY_MIDDLE_MIN]
         )  # fmt: skip
         return stays, float(pol[POL_STAY_VALUE])

@@ -423,12 +423,14 @@ def run(args: argparse.Namespace, url: str, think: float,
             raise SystemExit("a client process could not connect its seats")
     connect_s = time.perf_counter() - t0
     load0 = os.getloadavg()[0]
+    server_timings(url, reset=True)
     server0 = process_cpu(pid)
     start = time.perf_counter()
     go.set()
     results = [result_q.get(timeout=args.timeout + 60) for _ in procs]
     elapsed = time.perf_counter() - start
     server_cpu = process_cpu(pid) - server0
+    own = server_timings(url)
     load1 = os.getloadavg()[0]
     for p in procs:
         p.join(10)
@@ -478,7 +480,24 @@ def run(args: argparse.Namespace, url: str, think: float,
         "ws": args.ws,
         "failures": [res["failed"] for res in results if "failed" in res],
         "server_rss_mib": server_rss_mib(pid),
+        # The server's own timings (GET /api/metrics): read -> acknowledgement queued,
+        # the event loop's lag and the GC's pauses, free of the clients' own delays.
+        "server_action_ms_p50": own["actions"]["p50_ms"],
+        "server_action_ms_p99": own["actions"]["p99_ms"],
+        "server_action_ms_max": own["actions"]["max_ms"],
+        "server_loop_lag_ms_p99": own["loop_lag"]["p99_ms"],
+        "server_loop_lag_ms_max": own["loop_lag"]["max_ms"],
+        "server_gc_pause_ms_max": own["gc_pauses"]["max_ms"],
+        "server_gc_pause_ms_total": own["gc_pauses"]["total_ms"],
     }
+
+
+def server_timings(url: str, reset: bool = False) -> dict[str, Any]:
+    """The server's own timings (``GET /api/metrics``; ``reset``: start afresh)."""
+    got = httpx.get(f"{url}/api/metrics", params={"reset": reset}, timeout=30)
+    got.raise_for_status()
+    data: dict[str, Any] = got.json()
+    return data
 
 
 def server_rss_mib(pid: int | None) -> float | None:
@@ -607,8 +626,9 @@ def _run_loop(coro: Any) -> Any:
 
 def print_table(results: list[dict[str, Any]]) -> None:
     print("| run | tables | connections | actions | actions/s | p50 ms | p99 ms | max ms | errors"
-          " | server CPU/action | client CPU/action | load avg | server RSS |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          " | server CPU/action | client CPU/action | load avg | server RSS"
+          " | server's own p50 / p99 ms | loop lag p99 ms | longest GC ms |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
         label = ("saturating (think 0)" if r["think_seconds"] == 0
                  else f"human-paced (think {r['think_seconds']:g} s)")
@@ -620,7 +640,9 @@ def print_table(results: list[dict[str, Any]]) -> None:
               f" {r['actions_per_second']} | {r['rtt_ms_p50']} | {r['rtt_ms_p99']} |"
               f" {r['rtt_ms_max']} | {r['errors']} |"
               f" {r['server_cpu_us_per_action']} us | {r['client_cpu_us_per_action']} us |"
-              f" {r['load_average_before']} | {r.get('server_rss_mib')} MiB |")
+              f" {r['load_average_before']} | {r.get('server_rss_mib')} MiB |"
+              f" {r['server_action_ms_p50']} / {r['server_action_ms_p99']} |"
+              f" {r['server_loop_lag_ms_p99']} | {r['server_gc_pause_ms_max']} |")
 
 
 def main() -> None:

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -272,6 +273,7 @@ def create_app(
         # The hint worker starts a little later, so that a restart answers first.
         warming = asyncio.get_running_loop().call_later(5.0, manager.workers.warm)
         count = manager.recover()
+        manager.timings.start()
         log.info("database %s ready; %d table(s) resumed", store.dialect, count)
         if manager.quarantined:
             log.error("%d table(s) unavailable (see above)", len(manager.quarantined))
@@ -287,6 +289,7 @@ def create_app(
         finally:
             warming.cancel()
             evictor.cancel()
+            manager.timings.stop()
             manager.close()
             await asyncio.sleep(0)
             store.close()
@@ -376,6 +379,13 @@ def create_app(
     async def health() -> dict[str, Any]:
         """Liveness check."""
         return {"ok": True, "version": __version__, "protocol": PROTOCOL_VERSION}
+
+    @app.get("/api/metrics", tags=["meta"], include_in_schema=False)
+    async def metrics(request: Request, reset: bool = False) -> dict[str, Any]:
+        """The server's own timings (server/metrics.py), for benchmarks on its machine."""
+        if address(request) not in ("127.0.0.1", "::1"):
+            raise HTTPException(404, "Not Found")
+        return manager_of(request).timings.snapshot(reset)
 
     @app.get("/api/presets", response_model=list[PresetInfo], tags=["meta"])
     async def presets() -> list[dict[str, Any]]:
@@ -565,7 +575,7 @@ def create_app(
         elif not live.spec.spectators:
             await websocket.close(code=4403, reason="this table has no spectators")
             return
-        conn = Conn(seat)
+        conn = Conn(seat, websocket.send_text)
         live.attach(conn)
         writer = asyncio.create_task(_writer(websocket, conn))
         bucket = _Bucket(MESSAGES_PER_SECOND, MESSAGE_BURST)
@@ -577,9 +587,10 @@ def create_app(
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
                     break
+                read_at = time.perf_counter()
                 live = manager.tables.get(table_id, live)
                 try:
-                    live.handle(conn, message.get("text"))
+                    live.handle(conn, message.get("text"), read_at)
                 except Exception:
                     log.exception("table %s: error handling a message", table_id)
                     conn.send(_SERVER_ERROR)
@@ -643,13 +654,18 @@ _SERVER_ERROR = json.dumps(
 
 
 async def _writer(websocket: WebSocket, conn: Conn) -> None:
-    """Write a connection's queued messages in order; close the socket when told to."""
+    """Write what a connection could not send at once, in order (see :class:`Conn`);
+    close the socket when told to."""
     try:
         while True:
-            text = await conn.queue.get()
-            if text is None:
+            item = await conn.next_item()
+            if item is None:
                 break
-            await websocket.send_text(text)
+            if isinstance(item, str):
+                await websocket.send_text(item)
+            else:
+                await item
+            conn.drained()
     except Exception:
         conn.closed = True
         return

@@ -44,6 +44,8 @@ class Step:
     messages: list[tuple[Conn, str]] = field(default_factory=list)
     then: Callable[[], None] | None = None
     sender: tuple[Conn, object] | None = None
+    read_at: float | None = None
+    """When the message that made the step was read (``time.perf_counter()``)."""
 
     @property
     def writes(self) -> bool:

@@ -84,11 +84,28 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+_DIGESTS: dict[int, tuple[Rules, str]] = {}
+
+
 def rules_digest(rules: Rules | Mapping[str, Any]) -> str:
     """SHA-256 (hex) of the rules' canonical JSON: ``Rules.to_dict()``, keys sorted, no
     spaces, non-ASCII escaped (Python's ``json.dumps(..., sort_keys=True,
     separators=(",", ":"))``)."""
-    data = rules.to_dict() if isinstance(rules, Rules) else rules
+    if isinstance(rules, Rules):
+        # Rules are immutable and shared between tables: digest each object once (every
+        # hand end commits the next hand to it, in the event loop's hot path).
+        known = _DIGESTS.get(id(rules))
+        if known is not None and known[0] is rules:
+            return known[1]
+        digest = _digest(rules.to_dict())
+        if len(_DIGESTS) >= 1024:
+            _DIGESTS.clear()
+        _DIGESTS[id(rules)] = (rules, digest)
+        return digest
+    return _digest(rules)
+
+
+def _digest(data: Mapping[str, Any]) -> str:
     return _sha256(json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True))
 
 
@@ -207,8 +224,11 @@ class Commitment:
         seed = deal_seed(self.table, self.hand, self.seed, self.salt, values)
         return Deal(seed, shuffle(seed))
 
-    def reveal(self, contributions: Sequence[Contribution]) -> dict[str, Any]:
-        """The ``fairness`` block of a history line (published after the showdown)."""
+    def reveal(
+        self, contributions: Sequence[Contribution], deal: Deal | None = None
+    ) -> dict[str, Any]:
+        """The ``fairness`` block of a history line (published after the showdown);
+        ``deal``: :meth:`deal` of these contributions, if already made."""
         if self.scheme == LEGACY_SCHEME:
             return {
                 "scheme": LEGACY_SCHEME,
@@ -227,7 +247,7 @@ class Commitment:
             "salt": self.salt,
             "commitment": self.commitment,
             "contributions": [c.to_dict() for c in contributions],
-            "deal_seed": self.deal(contributions).seed,
+            "deal_seed": (deal or self.deal(contributions)).seed,
         }
 
 
@@ -256,6 +276,7 @@ class HandRandomness:
     commit: Commitment
     received: dict[str, str] = field(default_factory=dict)
     contributions: tuple[Contribution, ...] | None = None
+    _deal: Deal | None = field(default=None, repr=False, compare=False)
 
     @property
     def closed(self) -> bool:
@@ -281,11 +302,13 @@ class HandRandomness:
         """The hand is being dealt to ``players``: fix its contributions; its deck."""
         if self.contributions is None:
             self.contributions = self.commit.contributions(players, bots, self.received)
-        return self.commit.deal(self.contributions).deck
+        if self._deal is None:  # fixed from now on: shuffled once
+            self._deal = self.commit.deal(self.contributions)
+        return self._deal.deck
 
     def reveal(self) -> dict[str, Any]:
         """The ``fairness`` block (after the showdown)."""
-        return self.commit.reveal(self.contributions or ())
+        return self.commit.reveal(self.contributions or (), self._deal)
 
 
 # --------------------------------------------------------------------------- verifying

@@ -69,6 +69,7 @@ from chinese_poker.server.messages import (
     parse_client_message,
     validation_message,
 )
+from chinese_poker.server.metrics import Timings
 from chinese_poker.server.scheduling import Timers, Workers
 
 __all__ = [
@@ -401,7 +402,12 @@ class LiveTable:
     # ------------------------------------------------------------------ acting
 
     def submit(
-        self, chair: int, action: Action, ref: object = None, sender: Conn | None = None
+        self,
+        chair: int,
+        action: Action,
+        ref: object = None,
+        sender: Conn | None = None,
+        read_at: float | None = None,
     ) -> Result:
         """Check and apply one action of the person in ``chair``; store it, then
         broadcast it.
@@ -417,6 +423,7 @@ class LiveTable:
             return Result(False, str(outcome.code), outcome.message)
         try:
             step = self._step(chair, outcome, ref, sender)
+            step.read_at = read_at
         except Exception:
             log.exception("table %s: cannot show an applied action; reloading", self.id)
             self.manager.reload(self)
@@ -496,6 +503,8 @@ class LiveTable:
         for step in steps:
             for conn, text in step.messages:
                 conn.send(text)
+            if step.read_at is not None:
+                self.manager.timings.action(time.perf_counter() - step.read_at)
             if step.then is not None:
                 step.then()
 
@@ -818,8 +827,9 @@ class LiveTable:
                     self._left(chair.seat)
         conn.close()
 
-    def handle(self, conn: Conn, text: str | None) -> None:
-        """Validate and carry out one client message; errors go to ``conn`` only."""
+    def handle(self, conn: Conn, text: str | None, read_at: float | None = None) -> None:
+        """Validate and carry out one client message; errors go to ``conn`` only.
+        ``read_at``: when it was read (``time.perf_counter()``, for the server's timings)."""
         self.last_used = time.monotonic()
         if text is None:
             self._error(conn, None, ErrorCode.BAD_JSON, "send JSON text frames, not binary ones")
@@ -872,7 +882,7 @@ class LiveTable:
             return
         assert conn.chair is not None
         if isinstance(msg, ActionMsg):
-            self._action(conn, conn.chair, msg)
+            self._action(conn, conn.chair, msg, read_at)
             return
         if isinstance(msg, ContributeMsg):
             self._contribute(conn, conn.chair, msg)
@@ -914,7 +924,9 @@ class LiveTable:
         table = self.table
         return error_text(ref, code, message, table.version if table is not None else None)
 
-    def _action(self, conn: Conn, chair: int, msg: ActionMsg) -> None:
+    def _action(
+        self, conn: Conn, chair: int, msg: ActionMsg, read_at: float | None = None
+    ) -> None:
         body = msg.action.model_dump(exclude_none=True)
         seat = self.game.engine_seat(chair)
         if seat is None:
@@ -933,7 +945,7 @@ class LiveTable:
         except ValueError as exc:
             self._error(conn, msg.id, ErrorCode.BAD_MESSAGE, f"bad action: {exc}")
             return
-        result = self.submit(chair, action, msg.id, conn)
+        result = self.submit(chair, action, msg.id, conn, read_at)
         if not result.ok:
             assert result.code is not None and result.message is not None
             self._error(conn, msg.id, ErrorCode(result.code), result.message)
@@ -1122,6 +1134,7 @@ class TableManager:
         self.closing = False
         self.commits = GroupCommit(store)
         self.workers = workers or Workers()
+        self.timings = Timings()
 
     # ------------------------------------------------------------------ group commit
 

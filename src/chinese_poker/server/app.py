@@ -235,6 +235,28 @@ IDLE_SECONDS = 300.0
 AUTH_SECONDS = 10.0
 """How long a seat's socket may take to send its ``auth`` message."""
 
+SEAT_COOKIE_DAYS = 30
+"""How long the browser keeps a seat's cookie (the seat survives restarts)."""
+
+
+def seat_cookie(table_id: str) -> str:
+    """The name of the cookie holding a seat token of table ``table_id``."""
+    return f"cp_seat_{table_id}"
+
+
+def _set_seat_cookie(response: Response, request: Request, table_id: str, token: str) -> None:
+    # The token's alternative to the first message: HttpOnly (no script reads it),
+    # SameSite=Strict (no other site's page sends it), scoped to this table's socket.
+    response.set_cookie(
+        seat_cookie(table_id),
+        token,
+        max_age=SEAT_COOKIE_DAYS * 24 * 3600,
+        path=f"/ws/tables/{table_id}",
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
+
 
 def create_app(
     database_url: str | None = None,
@@ -309,6 +331,17 @@ def create_app(
     def table_or_404(request: Request, table_id: str) -> LiveTable:
         manager = manager_of(request)
         live = manager.get(table_id)
+        if live is None:
+            if table_id in manager.quarantined:
+                raise HTTPException(503, f"table {table_id!r} is unavailable")
+            raise HTTPException(404, f"no table {table_id!r}")
+        return live
+
+    async def read_table(request: Request, table_id: str) -> LiveTable:
+        """A table for a read endpoint: rate-limited per address, stored state only."""
+        throttle(request, "read")
+        manager = manager_of(request)
+        live = await manager.settled_table(table_id)
         if live is None:
             if table_id in manager.quarantined:
                 raise HTTPException(503, f"table {table_id!r} is unavailable")
@@ -420,7 +453,9 @@ def create_app(
         return manager_of(request).lobby(status=status, limit=limit, offset=offset)
 
     @app.post("/api/tables", response_model=Created, status_code=201, tags=["lobby"])
-    async def create_table(request: Request, body: CreateTable) -> dict[str, Any]:
+    async def create_table(
+        request: Request, response: Response, body: CreateTable
+    ) -> dict[str, Any]:
         """Open a table from a preset with option overrides, seats, timer and mode."""
         throttle(request, "create")
         try:
@@ -438,6 +473,8 @@ def create_app(
             raise HTTPException(400, str(exc)) from None
         base, ws = _ws_base(request, public_url)
         table_id = made.table.id
+        if made.token is not None:
+            _set_seat_cookie(response, request, table_id, made.token)
         return {
             "table": made.table.info(),
             "join_code": made.join_code,
@@ -450,10 +487,12 @@ def create_app(
     @app.get("/api/tables/{table_id}", response_model=TableInfo, tags=["lobby"])
     async def get_table(request: Request, table_id: str) -> dict[str, Any]:
         """One table."""
-        return table_or_404(request, table_id).info()
+        return (await read_table(request, table_id)).info()
 
     @app.post("/api/tables/{table_id}/join", response_model=Joined, tags=["lobby"])
-    async def join_table(request: Request, table_id: str, body: JoinRequest) -> dict[str, Any]:
+    async def join_table(
+        request: Request, response: Response, table_id: str, body: JoinRequest
+    ) -> dict[str, Any]:
         """Take a free human seat with the join code of the invite link."""
         throttle(request, "join")
         if not limits.allowed("bad_code", address(request)):
@@ -471,6 +510,7 @@ def create_app(
         except ValueError as exc:
             raise HTTPException(400, str(exc)) from None
         _base, ws = _ws_base(request, public_url)
+        _set_seat_cookie(response, request, table_id, token)
         return {
             "table_id": table_id,
             "seat": seat,
@@ -499,12 +539,12 @@ def create_app(
     @app.get("/api/tables/{table_id}/ledger", response_model=LedgerInfo, tags=["results"])
     async def ledger(request: Request, table_id: str) -> dict[str, Any]:
         """The session ledger: points, pairs, money (and chips in a tournament)."""
-        return table_or_404(request, table_id).ledger_info()
+        return (await read_table(request, table_id)).ledger_info()
 
     @app.get("/api/tables/{table_id}/hands", response_model=list[HandInfo], tags=["results"])
     async def hands(request: Request, table_id: str) -> list[dict[str, Any]]:
         """Every hand's fairness commitment, with the seed and salt once it is played."""
-        return table_or_404(request, table_id).hands_info()
+        return (await read_table(request, table_id)).hands_info()
 
     @app.get(
         "/api/tables/{table_id}/history",
@@ -522,7 +562,7 @@ def create_app(
         request: Request, table_id: str, hand: int | None = Query(None, ge=1)
     ) -> Response:
         """Download the finished hands (the engine's hand-history format + fairness)."""
-        live = table_or_404(request, table_id)
+        live = await read_table(request, table_id)
         records = manager_of(request).store.records(live.id, hand)
         body = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records)
         return Response(
@@ -534,9 +574,12 @@ def create_app(
     # ------------------------------------------------------------------ WebSocket
 
     @app.websocket("/ws/tables/{table_id}")
-    async def play(websocket: WebSocket, table_id: str, role: str | None = None) -> None:
+    async def play(
+        websocket: WebSocket, table_id: str, role: str | None = None, auth: str | None = None
+    ) -> None:
         """A seat (``?role=seat``, then ``{"type": "auth", "token": ...}`` as the first
-        message) or a spectator. See docs/server-protocol.md."""
+        message, or ``?role=seat&auth=cookie`` with the seat cookie the join set) or a
+        spectator. See docs/server-protocol.md."""
         manager: TableManager = websocket.app.state.manager
         if not origin_allowed(
             websocket.headers.get("origin"), websocket.headers.get("host"), origins
@@ -554,10 +597,21 @@ def create_app(
             await websocket.close(code=4404, reason="no such table")
             return
         seat: int | None = None
+        if auth not in (None, "cookie") or (auth is not None and role != "seat"):
+            await websocket.close(code=4400, reason="auth=cookie is for role=seat")
+            return
         if role == "seat":
-            token = await _auth(websocket)
+            if auth == "cookie":
+                token = websocket.cookies.get(seat_cookie(table_id))
+            else:
+                token = await _auth(websocket)
             if token is None:
-                await websocket.close(code=4400, reason='first send {"type":"auth","token":...}')
+                reason = (
+                    "no seat cookie for this table"
+                    if auth == "cookie"
+                    else 'first send {"type":"auth","token":...}'
+                )
+                await websocket.close(code=4400 if auth is None else 4401, reason=reason)
                 return
             # The table may have left memory while the token was awaited: fetch it anew.
             fresh = manager.get(table_id)

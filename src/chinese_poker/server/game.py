@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +55,7 @@ __all__ = [
     "Refusal",
     "TableGame",
     "check_name",
+    "default_name",
     "plan_table",
     "shared_rules",
 ]
@@ -106,8 +107,8 @@ class Chair:
 
     @property
     def player(self) -> str:
-        """The name the engine knows him by."""
-        return self.name or f"Seat {self.seat + 1}"
+        """The name the engine knows him by (an unnamed chair: :func:`default_name`)."""
+        return self.name or default_name(self.seat)
 
 
 @dataclass
@@ -147,6 +148,22 @@ class Applied:
     @property
     def finished(self) -> bool:
         return self.end is not None
+
+
+def default_name(seat: int) -> str:
+    """The name of a person who gives none: "Player N" for chair N - 1."""
+    return f"Player {seat + 1}"
+
+
+def unique_name(name: str, taken: Collection[str]) -> str:
+    """``name``, or if another chair has it, ``name (2)``, ``name (3)``, ... (the one
+    rule for every chair: named or not, bot or person, at creation or at a join), then
+    checked by the engine's name rule."""
+    base, k = name, 2
+    while name in taken:
+        name = f"{base} ({k})"
+        k += 1
+    return check_name(name)
 
 
 def check_name(name: str) -> str:
@@ -219,13 +236,9 @@ def plan_table(spec: CreateTable, check_bot: Any) -> Plan:
             name = s.name or ""
         if name:
             try:
-                name = check_name(name)
+                name = unique_name(check_name(name), used)
             except ValueError as exc:
                 raise ValueError(f"seat {i}: {exc}") from None
-            base, k = name, 2
-            while name in used:
-                name = f"{base} ({k})"
-                k += 1
             used.add(name)
         seats.append(StoredSeat(i, s.kind, name or None, s.bot, s.level, None, None))
     if spec.mode == "tournament" and spec.tournament and spec.tournament.stacks:
@@ -237,9 +250,11 @@ def plan_table(spec: CreateTable, check_bot: Any) -> Plan:
         if chair.name is not None:
             names.append(chair.name)
             continue
-        name = f"Player {chair.seat + 1}"  # an unnamed human chair, as his join would name it
-        while name in used:
-            name += "'"
+        # An unnamed human chair, under the name his join will give him.
+        try:
+            name = unique_name(default_name(chair.seat), used)
+        except ValueError as exc:
+            raise ValueError(f"seat {chair.seat}: {exc}") from None
         used.add(name)
         names.append(name)
     try:
@@ -434,13 +449,9 @@ class TableGame:
         elif seat not in free:
             raise LookupError(f"seat {seat} is not a free human seat")
         wanted = wanted.strip()
-        base = check_name(wanted) if wanted else f"Player {seat + 1}"
+        base = check_name(wanted) if wanted else default_name(seat)
         taken = {c.player for c in self.chairs if c.seat != seat and (c.taken or c.name)}
-        name, k = base, 2
-        while name in taken:
-            name = f"{base} ({k})"
-            k += 1
-        return seat, check_name(name)
+        return seat, unique_name(base, taken)
 
     def seated(self, seat: int, name: str, token_hash: str) -> None:
         """Record a stored claim."""

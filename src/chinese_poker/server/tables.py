@@ -209,6 +209,11 @@ class LiveTable:
         return asyncio.get_running_loop()
 
     @property
+    def writing(self) -> bool:
+        """Changes are waiting for the group commit (not to be shown yet)."""
+        return bool(self._steps)
+
+    @property
     def idle(self) -> bool:
         """Nothing in memory that the store does not have, and nobody watching."""
         return (
@@ -512,15 +517,13 @@ class LiveTable:
         """The steps' writes failed: nothing of them is broadcast; rebuild the table."""
         reload = False
         for step in steps:
-            if step.rows or step.end is not None:
+            if step.rows or step.end is not None or step.received is not None:
                 reload = True
                 if step.sender is not None:
                     conn, ref = step.sender
-                    conn.send(
-                        self._error_text(
-                            ref, ErrorCode.SERVER_ERROR, "the action could not be stored; try again"
-                        )
-                    )
+                    what = "value" if step.received is not None else "action"
+                    text = f"the {what} could not be stored; try again"
+                    conn.send(self._error_text(ref, ErrorCode.SERVER_ERROR, text))
             elif step.start is not None:
                 log.error("table %s: cannot store the start of hand %d", self.id, step.start[1])
             else:  # a reply with no write of its own
@@ -698,9 +701,13 @@ class LiveTable:
         if not decisions:
             return
         action = timeout_action(decisions[0], table.version)
+        # The overrun used the bank up: the messages of the move show it empty, but it
+        # is only spent if the move is accepted.
+        bank = self._bank_left(chair)
         self._bank[chair] = 0.0
         result = self.submit(chair, action)
         if not result.ok:
+            self._bank[chair] = bank
             log.warning(
                 "table %s: auto-placement of seat %d refused: %s", self.id, seat, result.message
             )
@@ -904,8 +911,10 @@ class LiveTable:
         if refusal is not None:
             self._error(conn, msg.id, refusal.code, refusal.message)
             return
-        reply = {"type": "contributed", "ref": msg.id, "hand": msg.hand}
-        self._send(conn, compact_json(reply))
+        reply = compact_json({"type": "contributed", "ref": msg.id, "hand": msg.hand})
+        # Acknowledged once stored: a restart before the deal still deals with it.
+        received = (self.id, msg.hand, dict(self.game.received(msg.hand)))
+        self._enqueue(Step(received=received, messages=[(conn, reply)], sender=(conn, msg.id)))
         session = self.game.session
         if (
             msg.hand == 1
@@ -1182,11 +1191,23 @@ class TableManager:
         self.tables[table_id] = live
         return live
 
-    def get(self, table_id: str) -> LiveTable | None:
+    async def settled_table(self, table_id: str) -> LiveTable | None:
+        """A table for a REST read, showing stored state only: if it has writes
+        waiting, this waits for the tick's group commit instead of forcing one."""
+        live = self.get(table_id, flush=False)
+        for _ in range(5):
+            if live is None or not live.writing:
+                return live
+            await self.commits.settled()
+            live = self.get(table_id, flush=False)
+        return self.get(table_id)  # still busy after five commits: commit now
+
+    def get(self, table_id: str, *, flush: bool = True) -> LiveTable | None:
         """A table by id (tables not in memory are rebuilt from the store on first use).
 
-        Pending writes are committed first, so that what is read is stored state."""
-        if self.commits.pending:
+        Pending writes are committed first (unless ``flush`` is false), so that what is
+        read is stored state."""
+        if flush and self.commits.pending:
             self.flush()
         live = self.tables.get(table_id)
         if live is None:
@@ -1282,8 +1303,7 @@ class TableManager:
         seat = token = None
         if spec.join and live.free_human_seats():
             first = live.free_human_seats()[0]
-            wanted = spec.seats[first].name or f"Player {first + 1}"
-            seat, _name, token = live.claim(first, wanted)
+            seat, _name, token = live.claim(first, spec.seats[first].name or "")
         elif not live.free_human_seats():
             live.start_session()
         return Created(live, code, seat, token)

@@ -255,3 +255,32 @@ def test_a_socket_sending_too_fast_is_read_more_slowly(
     # between the first answer and the last (a lower bound: a slow machine only adds).
     assert pongs[7]["time"] - pongs[0]["time"] >= 0.95
     assert pongs[2]["time"] - pongs[0]["time"] < pongs[7]["time"] - pongs[2]["time"]
+
+
+# --------------------------------------------------------------------------- study desk
+
+
+def test_the_study_desk_works_in_a_bounded_process_of_its_own() -> None:
+    import asyncio
+    import os
+
+    from fastapi import HTTPException
+
+    from chinese_poker.server.desk import StudyPool
+
+    pool = StudyPool()  # as the server builds it
+
+    async def scenario() -> tuple[int, int, int]:
+        first = await pool.run(os.getpid)
+        with pytest.raises(HTTPException) as info:  # over budget: 503, the worker stopped
+            await pool.run(time.sleep, 30, budget=0.2)
+        assert info.value.status_code == 503 and "budget" in str(info.value.detail)
+        again = await pool.run(os.getpid)
+        return first, again, os.getpid()
+
+    try:
+        first, again, mine = asyncio.run(scenario())
+    finally:
+        pool.close()
+    assert first != mine  # not the event loop's process
+    assert again not in (first, mine)  # the runaway worker was replaced

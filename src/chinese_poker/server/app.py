@@ -31,7 +31,7 @@ from chinese_poker import __version__
 from chinese_poker.rules import PRESETS, rules_for
 from chinese_poker.server import PROTOCOL_VERSION
 from chinese_poker.server.db import Store
-from chinese_poker.server.desk import desk_router
+from chinese_poker.server.desk import StudyPool, desk_router
 from chinese_poker.server.guard import BodyLimit, Limits, RateSpec, origin_allowed
 from chinese_poker.server.messages import AuthMsg
 from chinese_poker.server.scheduling import Workers
@@ -278,8 +278,8 @@ def create_app(
     WebSocket origins accepted besides the server's own (``"*"``: any).
     ``rate_limits``: per client address (:class:`~chinese_poker.server.guard.RateSpec`).
     ``max_body``: the largest request body. ``idle_seconds``: when unused tables leave
-    memory. ``hint_processes``: hints in a worker process (False: a thread, which lets
-    tests replace the hint function).
+    memory. ``hint_processes``: hints and the study desk in worker processes (False:
+    threads, which lets tests replace their functions).
     """
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
     limits = Limits(rate_limits)
@@ -313,6 +313,7 @@ def create_app(
             evictor.cancel()
             manager.timings.stop()
             manager.close()
+            study.close()
             await asyncio.sleep(0)
             store.close()
 
@@ -402,7 +403,8 @@ def create_app(
 
     # The desk's routes join the app's own list (include_router would add one nested
     # entry without a path, which code reading ``app.routes`` does not expect).
-    app.router.routes.extend(desk_router(limits).routes)
+    study = StudyPool(processes=hint_processes)
+    app.router.routes.extend(desk_router(limits, study).routes)
 
     app.mount("/static", StaticFiles(directory=static, check_dir=False), name="static")
 

@@ -284,3 +284,24 @@ def test_the_study_desk_works_in_a_bounded_process_of_its_own() -> None:
         pool.close()
     assert first != mine  # not the event loop's process
     assert again not in (first, mine)  # the runaway worker was replaced
+
+
+# --------------------------------------------------------------------------- verify
+
+
+def test_which_ledgers_were_checked_is_what_the_replay_did() -> None:
+    from chinese_poker.server.fairness import verify_records
+    from test_fairness import history
+
+    records = history()
+    assert len(records) >= 3
+    assert [c.ledger_checked for c in verify_records(records)] == [True] * len(records)
+    # Line 2 claims another first button: the replay takes it for another session
+    # whose earlier hands are missing, so from there on no ledger is checked (the old
+    # rule looked at kind, seed and players only and said every ledger was).
+    edited = [dict(r) for r in records]
+    edited[1]["session"] = dict(edited[1]["session"])
+    edited[1]["session"]["start_button"] = (edited[1]["session"]["start_button"] + 1) % 3
+    checks = verify_records(edited)
+    assert all(c.ok for c in checks), [c.problem for c in checks]
+    assert [c.ledger_checked for c in checks] == [True] + [False] * (len(records) - 1)

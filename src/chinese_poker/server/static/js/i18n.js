@@ -6,7 +6,14 @@
 // else the first of navigator.languages we speak, else English.
 // No DOM at import (node --test imports this module).
 
-import { store } from "./util.js";
+// Its own tiny store (not util.js's): every module imports this one, util.js included.
+const store = {
+  get(key, fallback) {
+    try { const v = globalThis.localStorage.getItem(key); return v === null ? fallback : JSON.parse(v); }
+    catch { return fallback; }
+  },
+  set(key, value) { try { globalThis.localStorage.setItem(key, JSON.stringify(value)); } catch { /* private mode */ } },
+};
 
 /** The languages we speak, each named in its own words (what the switch shows). */
 export const LANGUAGES = { en: "English", bg: "Български", hr: "Hrvatski", ru: "Русский", lv: "Latviešu" };

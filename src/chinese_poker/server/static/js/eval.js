@@ -5,7 +5,7 @@
 // in 4-bit slots below, so a top and a middle compare by plain integer comparison.
 // The server's own check stays the authority; this only powers live warnings.
 
-import { t } from "./i18n.js";
+import { language, t } from "./i18n.js";
 
 export const RANKS = "23456789TJQKA";
 export const SUITS = "shdc";
@@ -109,6 +109,18 @@ export function describe(value) {
     return capital(t(kick ? "hand.pair_kickers" : "hand.pair", { ranks: plural(ks[0]), kickers: kick }));
   }
   return capital(t(kick ? "hand.high_card_then" : "hand.high_card", { rank: word(ks[0]), kickers: kick }));
+}
+
+/**
+ * The hand name of a settlement line ({cards, hand, value}, engine's to_dict) in the
+ * current language: the server's words in English, the value's name otherwise (the
+ * fixtures hold describe() to the server's names); a low middle is named by its cards.
+ */
+export function lineHandName(line) {
+  if (!line || language() === "en" || !line.cards) return line ? line.hand || "" : "";
+  const cards = line.cards.split(" ").filter(Boolean);
+  if (/^low\b/i.test(line.hand || "")) return t("hand.low", { hand: describe(evaluate(cards, { wheel: "none" })) });
+  return describe(line.value);
 }
 
 /** Deuce-to-seven low value: higher is the better low (the mirror of the high value). */

@@ -3,7 +3,7 @@
 // catalogues (static/i18n/*.json); the tables here hold their keys.
 
 import { LINES } from "./eval.js";
-import { t } from "./i18n.js";
+import { language, t } from "./i18n.js";
 
 /** The §14 presets as a player would name and explain them (catalogue keys: name, help). */
 export const GAMES = {
@@ -109,6 +109,61 @@ export function placedWords(a) {
   for (const line of ["bottom", "middle", "top"]) if (a[line] && a[line].length) parts.push(t(PLACED_KEYS[line], { cards: a[line].join(" ") }));
   const text = parts.join(", ");
   return a.discard && a.discard.length ? `${text}${text ? ", " : ""}${t("placed.discarded", { cards: a.discard.join(" ") })}` : text;
+}
+
+const ROYALTY_NOTES = { net: "note.royalty.net", winner: "note.royalty.winner", winner_none: "note.royalty.winner_none", tie: "note.royalty.tie", cancel: "note.royalty.cancel", best: "note.royalty.best", best_tie: "note.royalty.best_tie", not_best: "note.royalty.not_best", foul: "note.royalty.foul" };
+const NATURAL_NOTES = { a: "note.natural.a", b: "note.natural.b", higher: "note.natural.higher", same_kind: "note.natural.same_kind", tie: "note.natural.tie", cross_tie: "note.natural.cross_tie", order: "note.natural.order" };
+const SURRENDER_NOTES = { both: "note.surrender.both", fouled: "note.surrender.fouled", a: "note.surrender.a", b: "note.surrender.b" };
+const FOUL_NOTES = { scoop_value: "note.foul.scoop_value", fixed: "note.foul.fixed" };
+export const NATURAL_KINDS = { dragon: "natural.dragon", six_pairs: "natural.six_pairs", three_flushes: "natural.three_flushes", three_straights: "natural.three_straights" };
+
+/** A natural's name ("dragon") in the current language, or its code. */
+export const naturalName = (kind) => (NATURAL_KINDS[kind] ? t(NATURAL_KINDS[kind]) : String(kind || "").replace(/_/g, " "));
+
+const noteText = (table, note, a, b) => (table[note] ? t(table[note], { a, b }) : note || "");
+
+/**
+ * One item of a pair's breakdown in words: the server's text in English, the same
+ * sentence from the item's kind and note in another language. ``hand(seat, line)`` names
+ * a seat's hand on a line in that language (default: the item's own English names).
+ */
+export function itemText(pair, it, hand = null) {
+  if (language() === "en" || !it.kind) return it.text || it.kind || "";
+  const { a, b } = pair;
+  const line = it.line ? lineName(it.line) : "";
+  const ha = hand && it.line ? hand(a, it.line) || it.a_hand : it.a_hand;
+  const hb = hand && it.line ? hand(b, it.line) || it.b_hand : it.b_hand;
+  const p = it.points;
+  if (it.kind === "line") {
+    if (p > 0) return t("item.line_won", { line, who: a, hand: ha, hand2: hb });
+    if (p < 0) return t("item.line_won", { line, who: b, hand: hb, hand2: ha });
+    return t("item.line_tied", { line, hand: ha, hand2: hb });
+  }
+  if (it.kind === "overall") {
+    const [wins, losses] = String(it.note || "").split("-");
+    return t("item.overall", { who: p > 0 ? a : b, score: p > 0 ? `${wins}-${losses}` : `${losses}-${wins}` });
+  }
+  if (it.kind === "scoop") return t("item.scoop", { who: p > 0 ? a : b });
+  if (it.kind === "foul") {
+    if (it.note === "both") return t("item.foul_both", { a, b });
+    return t("item.foul", { who: p > 0 ? b : a, what: noteText(FOUL_NOTES, it.note, a, b) });
+  }
+  if (it.kind === "royalty") {
+    const doubled = it.factor === 2 ? t("item.doubled") : "";
+    const why = noteText(ROYALTY_NOTES, it.note, a, b);
+    if (it.note === "foul") {
+      const [who, amount, h] = p > 0 ? [a, it.a_amount, ha] : [b, it.b_amount, hb];
+      return t("item.royalty_foul", { line, who, amount, hand: h, why }) + doubled;
+    }
+    const side = (who, amount, h) => (amount ? t("item.royalty_side", { who, amount, hand: h }) : `${who} ${amount || 0}`);
+    return t("item.royalties", { line, a: side(a, it.a_amount, ha), b: side(b, it.b_amount, hb), why }) + doubled;
+  }
+  if (it.kind === "natural") {
+    const nat = (k) => (k ? naturalName(k) : t("item.no_natural"));
+    return t("item.naturals", { a, b, a_natural: nat(it.a_natural), b_natural: nat(it.b_natural), why: noteText(NATURAL_NOTES, it.note, a, b) });
+  }
+  if (it.kind === "surrender") return noteText(SURRENDER_NOTES, it.note, a, b);
+  return it.text || it.kind;
 }
 
 /** A REST error's detail in words. */

@@ -74,6 +74,10 @@ export const CLOSE_WORDS = {
   get 4403() { return { text: t("close.4403"), ways: ["lobby"] }; },
 };
 
+const STATUS_KEYS = { waiting: "status.waiting", playing: "status.playing", finished: "status.finished" };
+/** A table's status (waiting, playing, finished) in words. */
+export const statusName = (status) => (STATUS_KEYS[status] ? t(STATUS_KEYS[status]) : status);
+
 /** A line's name as a word in the current language ("top", "middle", "bottom"). */
 export const lineName = (line) => t(LINE_KEYS[line] || line);
 const LINE_KEYS = { top: "line.top", middle: "line.middle", bottom: "line.bottom" };

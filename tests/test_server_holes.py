@@ -305,3 +305,95 @@ def test_which_ledgers_were_checked_is_what_the_replay_did() -> None:
     checks = verify_records(edited)
     assert all(c.ok for c in checks), [c.problem for c in checks]
     assert [c.ledger_checked for c in checks] == [True] + [False] * (len(records) - 1)
+
+
+# --------------------------------------------------------------------------- settling
+
+
+def test_a_hand_is_acknowledged_before_it_is_settled_and_a_crash_between_loses_nothing(
+    tmp_path: Path,
+) -> None:
+    # The action that ends a hand is stored and acknowledged first; the hand's
+    # settlement (history line, next commitment, the session's end) is stored right
+    # after. A server killed in between settles the hand again when it restarts.
+    import asyncio
+    import random
+
+    from chinese_poker.server.db import Store
+    from chinese_poker.server.messages import CreateTable
+    from chinese_poker.server.scheduling import Workers
+    from chinese_poker.server.tables import Conn, TableManager
+
+    url = f"sqlite:///{tmp_path / 'settle.db'}"
+    rng = random.Random(5)
+
+    async def until_the_last_action(hands_left: int) -> tuple[str, list[str]]:
+        store = Store(url)
+        store.migrate()
+        manager = TableManager(store, Workers(hint_processes=False))
+        made = manager.create(CreateTable(
+            seats=[{"kind": "human"}, {"kind": "human"}], next_hand_delay=0))
+        made.table.claim(None, "Bob")
+        live = made.table
+        conn = Conn(0)
+        live.attach(conn)
+        sent: list[str] = []
+        while True:
+            deadline = time.monotonic() + 30
+            while (live.table is None or live.table.over) and time.monotonic() < deadline:
+                await asyncio.sleep(0.01)  # the next deal comes after a commit
+            table = live.table
+            assert table is not None and not table.over
+            seat = table.to_act[0]
+            action = table.random_action(seat, rng)
+            assert live.submit(live.game.in_hand[seat], action).ok
+            if table.over:
+                hands_left -= 1
+            if table.over and hands_left == 0:
+                manager.flush()  # the action is stored and its messages sent ...
+                while not conn.queue.empty():
+                    item = conn.queue.get_nowait()
+                    assert isinstance(item, str)
+                    sent.append(item)
+                break  # ... and the server dies before the settlement runs
+            await asyncio.sleep(0)  # the group commit
+            while not conn.queue.empty():
+                conn.queue.get_nowait()
+        manager.tables.clear()  # killed: the settlement already queued never runs
+        manager.closing = True
+        store.engine.dispose()
+        return live.id, sent
+
+    for hands in (1, 2):  # a hand in the middle of the session; the session's last
+        tid, sent = asyncio.run(until_the_last_action(hands))
+        restart = _restart_and_settle
+        assert any('"phase":"showdown"' in m for m in sent)  # acknowledged ...
+        assert not any('"type":"hand_end"' in m for m in sent)  # ... before the settlement
+        before = Store(url)
+        hand = next(h for h in before.load_table(tid).hands if h.number == hands)
+        assert hand.record is None  # the settlement was not stored
+        before.close()
+        asyncio.run(restart(url, tid))
+        after = Store(url)
+        stored = after.load_table(tid)
+        after.close()
+        assert stored is not None
+        settled = next(h for h in stored.hands if h.number == hands)
+        assert settled.record is not None and settled.record["fairness"]["hand"] == hands
+        if stored.status == "finished":
+            assert hands == 2
+        else:
+            assert any(h.number == hands + 1 for h in stored.hands)  # committed next
+
+
+async def _restart_and_settle(url: str, table_id: str) -> None:
+    from chinese_poker.server.db import Store
+    from chinese_poker.server.scheduling import Workers
+    from chinese_poker.server.tables import TableManager
+
+    store = Store(url)
+    manager = TableManager(store, Workers(hint_processes=False))
+    manager.recover()
+    manager.get(table_id)
+    manager.close()
+    store.close()

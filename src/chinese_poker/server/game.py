@@ -144,6 +144,8 @@ class Applied:
     rows: tuple[dict[str, Any], ...]
     first_seq: int
     end: HandEnd | None
+    over: bool = False
+    """The action ended the hand (settled in ``end``, or left to the caller)."""
 
     @property
     def finished(self) -> bool:
@@ -284,6 +286,8 @@ class TableGame:
         self.start_button = stored.start_button
         self.started_at = stored.started_at
         self.status = stored.status
+        self.stored_status = stored.status
+        """The status as stored (the rebuild may find the session over before it is)."""
         self.chairs = [
             Chair(s.seat, s.kind, s.name, s.bot, s.level, s.token_hash) for s in stored.seats
         ]
@@ -508,12 +512,15 @@ class TableGame:
 
     # ------------------------------------------------------------------ acting
 
-    def submit(self, chair: int, action: Action) -> Refusal | Applied:
+    def submit(self, chair: int, action: Action, *, finish: bool = True) -> Refusal | Applied:
         """Check and apply one action of the person in ``chair``.
 
         The action's seat is an engine seat (what the person's view calls his seat). A
         refusal changes nothing; an accepted action changes the session in memory and
-        returns the rows its caller must store before showing anything."""
+        returns the rows its caller must store before showing anything. An action that
+        ends the hand also settles it (``end``), unless ``finish`` is false: then the
+        caller calls :meth:`finish_hand` itself (the server does, after acknowledging
+        the action)."""
         table = self.table
         if table is None or table.over or self.status != "playing":
             return Refusal(ErrorCode.NO_HAND, "no hand is being played now")
@@ -533,29 +540,44 @@ class TableGame:
         number = self.hand_no
         first_seq = self.stored_seq
         self.stored_seq += len(rows)
-        end: HandEnd | None = None
-        if table.over:
-            session = self.session
-            assert session is not None
-            now = time.time()
-            self.clock.fixed = now
-            try:
-                result = session.finish_hand()
-            finally:
-                self.clock.fixed = None
-            finished = (now, self._record(result.record, number))
-            hand = self.hands[number]
-            hand.finished_at, hand.record = finished
-            new: NewHand | None = None
-            status: str | None = None
-            if session.over:
-                status = self.status = "finished"
-            else:
-                nxt = new_commitment(self.id, number + 1, self.rules)
-                self.hands[number + 1] = HandState(HandRandomness(nxt))
-                new = NewHand(nxt.hand, nxt.seed, nxt.salt, nxt.commitment)
-            end = HandEnd(self.id, number, finished, new, status)
-        return Applied(number, entries, rows, first_seq, end)
+        end = self.finish_hand() if table.over and finish else None
+        return Applied(number, entries, rows, first_seq, end, table.over)
+
+    @property
+    def unsettled(self) -> bool:
+        """The hand is over but not yet settled into the session (:meth:`finish_hand`)."""
+        table, session = self.table, self.session
+        return (
+            table is not None
+            and table.over
+            and session is not None
+            and session.hands_played < self.hand_no
+        )
+
+    def finish_hand(self) -> HandEnd:
+        """Settle the hand just over into the session: its history line, the next
+        hand's commitment (or the session's end). Store it, then show it."""
+        table, session = self.table, self.session
+        assert table is not None and table.over and session is not None
+        number = self.hand_no
+        now = time.time()
+        self.clock.fixed = now
+        try:
+            result = session.finish_hand()
+        finally:
+            self.clock.fixed = None
+        finished = (now, self._record(result.record, number))
+        hand = self.hands[number]
+        hand.finished_at, hand.record = finished
+        new: NewHand | None = None
+        status: str | None = None
+        if session.over:
+            status = self.status = "finished"
+        else:
+            nxt = new_commitment(self.id, number + 1, self.rules)
+            self.hands[number + 1] = HandState(HandRandomness(nxt))
+            new = NewHand(nxt.hand, nxt.seed, nxt.salt, nxt.commitment)
+        return HandEnd(self.id, number, finished, new, status)
 
     def store_rows(self, applied: Applied) -> list[tuple[str, int, int, str, float]]:
         """The ``actions`` rows of an applied action."""

@@ -267,10 +267,17 @@ class LiveTable:
         return [self._split_bank(c) for c in clocks]
 
     def state_message(
-        self, chair: int | None, last: LogEntry | None, ack: object, *, with_log: bool = False
+        self,
+        chair: int | None,
+        last: LogEntry | None,
+        ack: object,
+        *,
+        with_log: bool = False,
+        clocks: list[dict[str, Any]] | None = None,
     ) -> str:
         """The ``state`` message for a socket of ``chair`` (None: a spectator): the view
-        of the engine seat the chair holds in this hand, or a spectator's if none."""
+        of the engine seat the chair holds in this hand, or a spectator's if none.
+        ``clocks``: :meth:`clocks`, if the caller has them (the same for every socket)."""
         table = self.table
         assert table is not None
         return self.views.state_message(
@@ -280,7 +287,7 @@ class LiveTable:
             seat=self.game.engine_seat(chair),
             last=last,
             ack=ack,
-            clocks=self.clocks(),
+            clocks=self.clocks() if clocks is None else clocks,
             commitment=self.game.commitment(self.hand_no),
             with_log=with_log,
         )
@@ -294,9 +301,20 @@ class LiveTable:
         if session is None:
             return
         if session.over:
-            if game.status != "finished":
-                game.status = "finished"
-                self.store.set_status(self.id, "finished")
+            if game.stored_status != "finished":
+                game.status = game.stored_status = "finished"
+                # The last hand's end may not have been stored (it is stored just after
+                # the action that ended it): store it with the status.
+                last = game.hands.get(game.hand_no)
+                finished = (
+                    (last.finished_at or time.time(), last.record)
+                    if last is not None and last.record is not None
+                    else None
+                )
+                self.store.add_actions(
+                    self.id, game.hand_no, game.stored_seq, [], finished=finished,
+                    status="finished",
+                )  # fmt: skip
             return
         table = self.table
         if table is not None and not table.over:
@@ -423,7 +441,12 @@ class LiveTable:
         from the database (exactly as it was before the action) and ``sender`` gets
         ``server_error``.
         """
-        outcome = self.game.submit(chair, action)
+        # The hand's settlement (history line, ledger, next commitment) is not made
+        # here but just after the action is acknowledged: in lock step, hundreds of
+        # tables end their hands in the same instant, and no acknowledgement of that
+        # round should wait for all of their settlements (a restart settles a hand
+        # stored as over but not settled).
+        outcome = self.game.submit(chair, action, finish=False)
         if not isinstance(outcome, Applied):
             return Result(False, str(outcome.code), outcome.message)
         try:
@@ -443,16 +466,39 @@ class LiveTable:
             sender=(sender, ref) if sender is not None else None,
         )
         acting = applied.entries[0]
+        clocks = self.clocks()
         step.messages = [
-            (conn, self.state_message(conn.chair, acting, ref if conn.chair == chair else None))
+            (
+                conn,
+                self.state_message(
+                    conn.chair, acting, ref if conn.chair == chair else None, clocks=clocks
+                ),
+            )
             for conn in self.conns
         ]
-        session = self.game.session
-        assert session is not None
-        if applied.finished:
-            step.messages += self._hand_end(applied.hand)
-        step.then = self._after_change if not applied.finished or session.over else self._ended
+        step.then = self._settle_soon if applied.over else self._after_change
         return step
+
+    def _settle_soon(self) -> None:
+        self._after_change()  # the clocks stop, no bot is woken: the hand is over
+        self.loop.call_soon(self._settle)
+
+    def _settle(self) -> None:
+        """Settle the hand that just ended, store that, then show ``hand_end``."""
+        game = self.game
+        if not game.unsettled or self.manager.tables.get(self.id) is not self:
+            return
+        try:
+            end = game.finish_hand()
+            messages = self._hand_end(end.hand)
+        except Exception:
+            log.exception("table %s: cannot settle hand %d; reloading", self.id, game.hand_no)
+            self.manager.reload(self)
+            return
+        session = game.session
+        assert session is not None
+        then = self._after_change if session.over else self._ended
+        self._enqueue(Step(end=end, messages=messages, then=then))
 
     def _ended(self) -> None:
         self._schedule_next_hand()

@@ -397,3 +397,45 @@ async def _restart_and_settle(url: str, table_id: str) -> None:
     manager.get(table_id)
     manager.close()
     store.close()
+
+
+# --------------------------------------------------------------------------- gc
+
+
+def test_the_gc_pacer_freezes_survivors_and_still_frees_cycles(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import asyncio
+    import gc
+    import weakref
+
+    from chinese_poker.server import scheduling
+
+    monkeypatch.setattr(scheduling, "FREEZE_SECONDS", 0.02)
+    monkeypatch.setattr(scheduling, "FULL_SECONDS", 0.3)
+
+    class Node:
+        other: Any = None
+
+    async def scenario() -> tuple[int, bool, bool]:
+        pacer = scheduling.GcPacer()
+        a, b = Node(), Node()
+        a.other, b.other = b, a  # a reference cycle, alive when it is frozen
+        gone = weakref.ref(a)
+        pacer.start()
+        await asyncio.sleep(0.1)
+        frozen = gc.get_freeze_count()
+        del a, b  # now garbage, but frozen: only the full collection frees it
+        gc.collect()
+        waiting = gone() is not None
+        await asyncio.sleep(0.6)
+        freed = gone() is None
+        pacer.stop()
+        return frozen, waiting, freed
+
+    try:
+        frozen, waiting, freed = asyncio.run(scenario())
+    finally:
+        gc.unfreeze()
+    assert frozen > 0 and waiting and freed
+    assert gc.get_freeze_count() == 0

@@ -98,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
         public_url=args.public_url,
         allowed_origins=args.allow_origin,
         rate_limits=limits,
+        pace_gc=True,
     )
     config = uvicorn.Config(
         app,

@@ -34,7 +34,7 @@ from chinese_poker.server.db import Store
 from chinese_poker.server.desk import StudyPool, desk_router
 from chinese_poker.server.guard import BodyLimit, Limits, RateSpec, origin_allowed
 from chinese_poker.server.messages import AuthMsg
-from chinese_poker.server.scheduling import Workers
+from chinese_poker.server.scheduling import GcPacer, Workers
 from chinese_poker.server.tables import (
     Conn,
     CreateTable,
@@ -268,6 +268,7 @@ def create_app(
     max_body: int = MAX_BODY,
     idle_seconds: float = IDLE_SECONDS,
     hint_processes: bool = True,
+    pace_gc: bool = False,
 ) -> FastAPI:
     """Build the application.
 
@@ -279,7 +280,9 @@ def create_app(
     ``rate_limits``: per client address (:class:`~chinese_poker.server.guard.RateSpec`).
     ``max_body``: the largest request body. ``idle_seconds``: when unused tables leave
     memory. ``hint_processes``: hints and the study desk in worker processes (False:
-    threads, which lets tests replace their functions).
+    threads, which lets tests replace their functions). ``pace_gc``: freeze the
+    garbage collector's survivors every few seconds (:class:`~.scheduling.GcPacer`;
+    ``serve`` does; it acts on the whole process).
     """
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
     limits = Limits(rate_limits)
@@ -296,6 +299,9 @@ def create_app(
         warming = asyncio.get_running_loop().call_later(5.0, manager.workers.warm)
         count = manager.recover()
         manager.timings.start()
+        pacer = GcPacer() if pace_gc else None
+        if pacer is not None:
+            pacer.start()
         log.info("database %s ready; %d table(s) resumed", store.dialect, count)
         if manager.quarantined:
             log.error("%d table(s) unavailable (see above)", len(manager.quarantined))
@@ -312,6 +318,8 @@ def create_app(
             warming.cancel()
             evictor.cancel()
             manager.timings.stop()
+            if pacer is not None:
+                pacer.stop()
             manager.close()
             study.close()
             await asyncio.sleep(0)

@@ -148,7 +148,7 @@ def test_the_switch_changes_the_page_and_a_reload_keeps_it(browser: Any, server:
     page.wait_for_function("() => window.__cp.moves.length === 1")
     page.select_option("#lang", "ru")
     expect(page.locator("#my-board .line-label .long").first).to_have_text("верх")
-    page.wait_for_function("() => window.__cp && window.__cp.view && window.__cp.moves.length === 1")
+    page.wait_for_function("() => window.__cp.view && window.__cp.moves.length === 1")
     assert d["staged"] == 0
 
     # A server error, shown by its code in the player's language (a stale version).

@@ -39,8 +39,9 @@ def register(sub: Any) -> None:
         "(default rules; e.g. random, rules)",
     )
     p.add_argument("--name", default="You", help="your name at the table (default You)")
-    p.add_argument("--seed", type=whole(0), default=None, metavar="S",
-                   help="seed of the session's deals")
+    p.add_argument(
+        "--seed", type=whole(0), default=None, metavar="S", help="seed of the session's deals"
+    )
     p.add_argument(
         "--hands",
         type=whole(1),
@@ -57,6 +58,13 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--four-color", action="store_true", help="four-colour suits")
     p.add_argument("--symbols", action="store_true", help="show suits as ♠ ♥ ♦ ♣")
+    p.add_argument(
+        "--lang",
+        default=None,
+        metavar="LANG",
+        help="language of the game: en, bg, hr, ru or lv (default: from LANGUAGE, LC_ALL,"
+        " LC_MESSAGES or LANG, else English)",
+    )
     # Testing hook: stack the first cards of the first hand (in the engine's dealing order).
     p.add_argument("--deck", default=None, help=argparse.SUPPRESS)
     p.set_defaults(run=run)
@@ -67,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
 
     from chinese_poker.ai import BOTS
     from chinese_poker.terminal.game import Game, GameConfig, parse_deck
+    from chinese_poker.terminal.i18n import LANGUAGES, language_from_env
 
     preset = resolve_preset(args.rules)
     rules = rules_from_args(args)
@@ -74,6 +83,11 @@ def run(args: argparse.Namespace) -> int:
     for bot in bots:
         if bot.lower() not in BOTS:
             raise ValueError(f"unknown bot {bot!r}; bots: {', '.join(BOTS)}")
+    lang = args.lang.strip().lower() if args.lang is not None else language_from_env()
+    if lang not in LANGUAGES:
+        raise ValueError(
+            f"unknown language {args.lang!r} for --lang; use one of {', '.join(LANGUAGES)}"
+        )
     config = GameConfig(
         rules=rules,
         title=preset,
@@ -86,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
         four_color=args.four_color,
         symbols=args.symbols,
         deck=parse_deck(args.deck) if args.deck else None,
+        language=lang,
     )
     if sys.stdin.isatty():
         # Line editing and history for input() (arrow keys to fix a typo); only on a

@@ -38,7 +38,9 @@ def register(sub: Any) -> None:
         help="bot of each opponent, comma-separated, or one for all "
         "(default rules; e.g. random, rules)",
     )
-    p.add_argument("--name", default="You", help="your name at the table (default You)")
+    p.add_argument(
+        "--name", default=None, help="your name at the table (default You, in the game's language)"
+    )
     p.add_argument(
         "--seed", type=whole(0), default=None, metavar="S", help="seed of the session's deals"
     )
@@ -75,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
 
     from chinese_poker.ai import BOTS
     from chinese_poker.terminal.game import Game, GameConfig, parse_deck
-    from chinese_poker.terminal.i18n import LANGUAGES, language_from_env
+    from chinese_poker.terminal.i18n import LANGUAGES, default_name, language_from_env, use_language
 
     preset = resolve_preset(args.rules)
     rules = rules_from_args(args)
@@ -88,12 +90,13 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(
             f"unknown language {args.lang!r} for --lang; use one of {', '.join(LANGUAGES)}"
         )
+    use_language(lang)
     config = GameConfig(
         rules=rules,
         title=preset,
         players=args.players,
         bots=bots,
-        name=args.name,
+        name=args.name if args.name is not None else default_name(),
         seed=args.seed,
         hands=args.hands,
         delay=args.delay,

@@ -52,6 +52,7 @@ __all__ = [
     "N_",
     "_",
     "current_language",
+    "default_name",
     "hand_name",
     "language_from_env",
     "ngettext",
@@ -111,6 +112,11 @@ def use_language(lang: str) -> None:
         # A missing compiled catalogue is a broken install: say so rather than fall back.
         _state["tr"] = gettext.translation(DOMAIN, localedir=LOCALE_DIR, languages=[lang])
     _state["lang"] = lang
+
+
+def default_name() -> str:
+    """The person's name at the table when none is given ("You" in English)."""
+    return _("You")
 
 
 def language_from_env(env: Mapping[str, str] | None = None) -> str:

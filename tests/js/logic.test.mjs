@@ -7,7 +7,7 @@ import { clockFor, clockBar, clockText, lowAt } from "../../src/chinese_poker/se
 import { cardKey, keyIndex, sortCards } from "../../src/chinese_poker/server/static/js/util.js";
 import { botWords, placedWords, describeAction } from "../../src/chinese_poker/server/static/js/words.js";
 import { inviteTarget, parseRoute } from "../../src/chinese_poker/server/static/js/net.js";
-import { quickTable, rematchTable, parseValue } from "../../src/chinese_poker/server/static/js/tableplan.js";
+import { quickTable, parseValue } from "../../src/chinese_poker/server/static/js/tableplan.js";
 import { marksFor, lineMarksHTML, pairId } from "../../src/chinese_poker/server/static/js/showdown.js";
 import { replaySteps } from "../../src/chinese_poker/server/static/js/history.js";
 import { myAreaHTML } from "../../src/chinese_poker/server/static/js/board.js";
@@ -100,21 +100,17 @@ test("routes and invites: a link, a bare code with its table, nonsense", () => {
   assert.equal(inviteTarget(""), null);
 });
 
-test("one-click tables and rematches", () => {
+test("one-click tables", () => {
   const bot = quickTable({ game: "pineapple", strength: "strong", clock: "30", name: "Ann" });
   assert.deepEqual(bot.seats, [{ kind: "human", name: "Ann" }, { kind: "bot", bot: "mc", level: 2, name: "Strong bot" }]);
   assert.equal(bot.time_limit, 30);
   assert.equal(bot.time_bank, 60);
   assert.equal(bot.timeouts, "decision");
   assert.ok(bot.grace > 0);
+  assert.equal(bot.hands, "continuous");
   const friend = quickTable({ friend: true, clock: "none" });
   assert.deepEqual(friend.seats[1], { kind: "human" });
   assert.equal(friend.time_limit, null);
-  const again = rematchTable({ name: "T", preset: "ofc", options: { unit_value: 2 }, time_limit: 20, time_bank: 10, timeouts: "decision", grace: 5,
-    seats: [{ kind: "bot", bot: "rules", level: null, name: "R" }, { kind: "human", name: "Ann" }] }, "Ann");
-  assert.deepEqual(again.seats, [{ kind: "human", name: "Ann" }, { kind: "bot", bot: "rules", name: "R" }]);
-  assert.equal(again.name, "T (rematch)");
-  assert.deepEqual([again.time_bank, again.timeouts, again.grace, again.options.unit_value], [10, "decision", 5, 2]);
   assert.equal(parseValue("true"), true);
   assert.equal(parseValue(" 2.5 "), 2.5);
   assert.equal(parseValue(""), null);

@@ -125,6 +125,11 @@ class TableInfo(BaseModel):
         default="hand", description="what a timeout does (see CreateTable.timeouts)"
     )
     grace: float | None = Field(default=None, description="seconds before a bot plays a leaver")
+    session_hands: Literal["orbit", "continuous"] = Field(
+        default="orbit", description="how long the session is (see CreateTable.hands)"
+    )
+    left: str | None = Field(default=None, description="who left, ending the session")
+    rematch: str | None = Field(default=None, description="the id of this table's rematch")
 
 
 class Created(BaseModel):
@@ -160,6 +165,13 @@ class StandIn(BaseModel):
     table_id: str
     seat: int
     stand_in: bool
+
+
+class Rematch(BaseModel):
+    """The rematch table: the asker's seat there (his token for the old table opens it)."""
+
+    table: TableInfo
+    seat: int
 
 
 class Joined(BaseModel):
@@ -485,6 +497,22 @@ def create_app(
         if not live.stand_in(seat):
             raise HTTPException(409, f"seat {seat} has nobody away (or the table is not playing)")
         return {"table_id": table_id, "seat": seat, "stand_in": True}
+
+    @app.post("/api/tables/{table_id}/rematch", response_model=Rematch, tags=["lobby"])
+    async def rematch(request: Request, table_id: str, body: SeatToken) -> dict[str, Any]:
+        """The same table again with the same people, once its session is over: every
+        person is seated under the token he already holds, and the others are offered
+        to follow (a ``rematch`` message on their sockets). Asked again: the same one."""
+        throttle(request, "create")
+        live = table_or_404(request, table_id)
+        asker = live.seat_for_token(body.token)
+        if asker is None:
+            raise HTTPException(403, "only a player of this table can ask for its rematch")
+        try:
+            new = manager_of(request).rematch(live, asker)
+        except ValueError as exc:
+            raise HTTPException(409, str(exc)) from None
+        return {"table": new.info(), "seat": asker}
 
     @app.get("/api/tables/{table_id}/ledger", response_model=LedgerInfo, tags=["results"])
     async def ledger(request: Request, table_id: str) -> dict[str, Any]:

@@ -131,11 +131,31 @@ export function myAreaHTML(T, { touch = false } = {}) {
   return html;
 }
 
+/** The end of a session: who left, the rematch offer (one click to follow), the lobby. */
+export function sessionOverHTML(T) {
+  const left = T.info && T.info.left;
+  const why = left ? `${esc(left)} left, so the session is over.` : "The session is over.";
+  const offer = T.rematchOffer;
+  const again = offer
+    ? `<span id="rematch-offer">${offer.by ? `${esc(offer.by)} started a rematch.` : "A rematch has started."}</span> <button class="primary" data-act="follow" id="follow-btn">${T.role === "seat" ? "Join the rematch" : "Watch the rematch"}</button>`
+    : (T.role === "seat" ? `<button class="primary" data-act="rematch" id="rematch-btn">Rematch</button>` : "");
+  return `<div class="waiting-msg action-bar" id="session-over"><span>${why}</span> ${again} <a href="/" data-link><button type="button">Lobby</button></a></div>`;
+}
+
+/** Leave the table: ends a cash session after this hand (asked twice, so a stray tap
+ * does not end it). Not in tournaments, which are played to the end. */
+export function leaveHTML(T) {
+  if (T.role !== "seat" || T.sessionOver || !T.info || T.info.mode === "tournament") return "";
+  if (T.info.left) return `<span class="chip" id="last-hand">Last hand: ${esc(T.info.left)} is leaving</span>`;
+  if (T.leaveAsk) {
+    return `<span class="leave-ask" id="leave-ask">End the session after this hand? <button class="small danger" data-act="leave" id="leave-yes">Yes, leave</button><button class="small" data-act="stay" id="leave-no">Stay</button></span>`;
+  }
+  return `<button class="small" data-act="leave" id="leave-btn" title="The session ends after this hand">Leave</button>`;
+}
+
 function decisionZoneHTML(T, { d, ds, board, showdown, touch, fouled }) {
   const view = T.view;
-  if (T.sessionOver) {
-    return `<div class="waiting-msg" id="session-over">The session is over. <button class="primary" data-act="rematch" id="rematch-btn">Rematch</button> <a href="/" data-link><button type="button">Lobby</button></a></div>`;
-  }
+  if (T.sessionOver) return sessionOverHTML(T);
   if (showdown) {
     const secs = T.nextHandAt ? Math.max(0, Math.ceil((T.nextHandAt - T.now) / 1000)) : null;
     const next = T.lastEnd ? (T.nextSent ? `<span class="muted">waiting for the others…</span>` : `<button class="primary" data-act="next" id="next-btn">Next hand ▶</button>`) : "";

@@ -66,7 +66,7 @@ export function lobbyScreen(app, navigate) {
           <label for="f-timeouts">When time runs out</label><div><select id="f-timeouts">${Object.entries(TIMEOUT_POLICIES).map(([k, [label]]) => `<option value="${k}">${esc(label)}</option>`).join("")}</select><div class="help" id="f-timeouts-help"></div></div>
           <label for="f-grace">Seat kept for a leaver (s)</label><div><input id="f-grace" type="number" min="0" max="3600" step="1" value="30"><div class="help">Then a bot plays the seat until the player is back. Empty: wait for ever.</div></div>
           <label for="f-mode">Mode</label>
-          <div><select id="f-mode" name="mode"><option value="session">Cash game (one turn of the button, plus Fantasyland hands)</option><option value="tournament">Tournament (chips and rising levels)</option></select></div>
+          <div><select id="f-mode" name="mode"><option value="continuous">Cash game, hand after hand until somebody leaves</option><option value="session">Cash game of one turn of the button (plus Fantasyland hands)</option><option value="tournament">Tournament (chips and rising levels)</option></select></div>
           <label class="tourn" for="f-chips">Starting chips</label><input class="tourn" id="f-chips" type="number" min="1" placeholder="1000">
           <label class="tourn" for="f-levels">Level every N hands</label><input class="tourn" id="f-levels" type="number" min="1" placeholder="by minutes (rules)">
           <label>Table settings</label>
@@ -241,7 +241,8 @@ export function lobbyScreen(app, navigate) {
       const value = parseValue($("input", row).value);
       if (value !== null) options[$("select", row).value] = value;
     }
-    const mode = modeSel.value;
+    const mode = modeSel.value === "continuous" ? "session" : modeSel.value;
+    const hands = modeSel.value === "continuous" ? "continuous" : "orbit";
     const chips = $("#f-chips", app).value;
     if (mode === "tournament" && chips) options.starting_chips = Number(chips);
     const seats = $$(".seat-row", seatsBox).map((row, i) => {
@@ -266,6 +267,7 @@ export function lobbyScreen(app, navigate) {
       timeouts: timeoutsSel.value,
       grace: grace === "" ? null : Number(grace),
       mode,
+      hands,
       tournament: mode === "tournament" ? { stacks: null, level_hands: $("#f-levels", app).value ? Number($("#f-levels", app).value) : null } : null,
       hints: $("#f-hints", app).checked,
       spectators: $("#f-spect", app).checked,

@@ -9,11 +9,10 @@ import { api, getSeat, loadStaging, saveSeat, saveStaging } from "./net.js";
 import { esc, keyIndex, store } from "./util.js";
 import { CLOSE_WORDS, ERROR_WORDS, gameName, placedWords } from "./words.js";
 import { clockBar, clockFor, clockText } from "./clock.js";
-import { boardBox, myAreaHTML } from "./board.js";
+import { boardBox, leaveHTML, myAreaHTML, sessionOverHTML } from "./board.js";
 import { breakdownHTML, handsHTML, hintsHTML, ledgerHTML, logHTML } from "./side.js";
 import * as S from "./staging.js";
 import { openReplay } from "./replay.js";
-import { rematchTable } from "./tableplan.js";
 
 export function tableScreen(app, tableId, wanted, navigate) {
   const mine = getSeat(tableId);
@@ -28,6 +27,7 @@ export function tableScreen(app, tableId, wanted, navigate) {
     ledger: null, hands: [], lastEnd: null, nextHandAt: 0, sessionOver: false,
     ws: null, msgId: 0, sending: null, alive: true, retry: 0, closed: null,
     sortMode: store.get("cp.sort", null), lastShowdown: null, noHints: false, notice: null,
+    leaveAsk: false, rematchOffer: null,
   };
   window.__cp = T; // for tests and debugging
   const touch = isTouch();
@@ -110,6 +110,8 @@ export function tableScreen(app, tableId, wanted, navigate) {
         if (T.closed && T.closed.code === 4401) toast(T.closed.text, "info", 10000);
         T.closed = null;
         document.title = `${T.info.name} — Chinese poker`;
+        if (T.info.rematch) T.rematchOffer = T.rematchOffer || { id: T.info.rematch, by: null };
+        if (T.info.session_over) T.sessionOver = true;
         refreshLedger();
         render();
         break;
@@ -151,8 +153,9 @@ export function tableScreen(app, tableId, wanted, navigate) {
         break;
       case "session_end":
         T.sessionOver = true;
+        T.leaveAsk = false;
         if (msg.ledger) T.ledger = msg.ledger;
-        if (T.info) T.info.status = "finished";
+        if (T.info) { T.info.status = "finished"; T.info.left = msg.left || null; }
         refreshLedger();
         render();
         break;
@@ -162,7 +165,17 @@ export function tableScreen(app, tableId, wanted, navigate) {
         render();
         break;
       case "notice":
+        if (msg.kind === "leaving" && T.info) T.info.left = msg.player;
         onNotice(msg);
+        break;
+      case "rematch":
+        // Somebody started the rematch: this browser's seat key opens its seat there.
+        T.rematchOffer = { id: msg.rematch, by: msg.by };
+        render();
+        break;
+      case "leaving":
+        T.leaveAsk = false;
+        render();
         break;
       case "hint":
         T.hintPending = false;
@@ -292,16 +305,30 @@ export function tableScreen(app, tableId, wanted, navigate) {
     if (send({ type: "hint" }) === null) { T.hintPending = false; T.autoPending = false; }
     render();
   }
+  /** The rematch: the server seats every person of this table at a new one under the
+   * seat key each already holds, so following is one click and needs no new link. */
   async function rematch() {
-    if (!T.info) return;
+    const me = getSeat(tableId) || {};
+    if (!T.info || !me.token) { if (T.rematchOffer) follow(); return; }
     try {
-      const made = await api("POST", "/api/tables", rematchTable(T.info, T.player || store.get("cp.name", "")));
-      const id = made.table.id;
-      saveSeat(id, { token: made.token, seat: made.seat, player: (made.table.seats[made.seat] || {}).name, invite_url: made.invite_url, join_code: made.join_code, creator: true });
-      navigate(`/table/${encodeURIComponent(id)}`);
+      const made = await api("POST", `/api/tables/${encodeURIComponent(tableId)}/rematch`, { token: me.token });
+      follow(made.table.id, made.seat);
     } catch (err) {
       toast(`Could not start the rematch: ${err.message}`);
     }
+  }
+  function follow(id = T.rematchOffer && T.rematchOffer.id, seat = null) {
+    if (!id) return;
+    const me = getSeat(tableId) || {};
+    if (!me.token) { navigate(`/watch/${encodeURIComponent(id)}`); return; }
+    saveSeat(id, { token: me.token, seat: seat ?? me.seat, player: me.player, creator: !!me.creator });
+    navigate(`/table/${encodeURIComponent(id)}`);
+  }
+  function leave() {
+    if (!T.leaveAsk) { T.leaveAsk = true; render(); return; }
+    T.leaveAsk = false;
+    send({ type: "leave" });
+    render();
   }
   async function kick(chair) {
     const me = getSeat(tableId) || {};
@@ -328,6 +355,7 @@ export function tableScreen(app, tableId, wanted, navigate) {
       else if ((view.to_act || []).length) chips.push(`<span class="chip" id="whose-turn">Waiting for ${esc(view.to_act.map((s) => view.players[s]).join(", "))}</span>`);
     }
     if (T.role === "spectator") chips.push(`<span class="chip">spectating</span>`);
+    chips.push(leaveHTML(T));
     return `<div class="table-head"><a href="/" data-link>← Lobby</a><span class="title">${esc(info.name || "Table")}</span>${chips.join("")}</div>`;
   }
 
@@ -443,6 +471,9 @@ export function tableScreen(app, tableId, wanted, navigate) {
       else if (a === "replay") openReplay(tableId, Number(act.dataset.hand));
       else if (a === "copy-invite") copyText($("#invite-url", app).value);
       else if (a === "rematch") rematch();
+      else if (a === "follow") follow();
+      else if (a === "leave") leave();
+      else if (a === "stay") { T.leaveAsk = false; render(); }
       else if (a === "next") { if (send({ type: "next" }) !== null) { T.nextSent = true; render(); } }
       else if (a === "kick") kick(Number(act.dataset.chair));
       return;

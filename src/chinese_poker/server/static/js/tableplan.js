@@ -1,5 +1,5 @@
 // What the lobby sends to open a table: the one-click presets, the custom form's values
-// and the rematch of a finished table. Pure (tests/js/tableplan.test.mjs).
+// and the rematch is the server's own (POST /api/tables/{id}/rematch). Pure (tests/js).
 
 import { CLOCKS, STRENGTHS, gameName } from "./words.js";
 
@@ -45,7 +45,8 @@ export function presetCounts(p) {
   return [2, 3, 4];
 }
 
-export const QUICK_DEFAULTS = { bot_delay: 0.6, next_hand_delay: 6, grace: 30, timeouts: "decision", hints: true, spectators: true };
+// Casual tables deal hand after hand until somebody leaves (docs/rules-decisions.md).
+export const QUICK_DEFAULTS = { hands: "continuous", bot_delay: 0.6, next_hand_delay: 6, grace: 30, timeouts: "decision", hints: true, spectators: true };
 
 /** The one-click table: you against a bot of a strength, or you and a friend. */
 export function quickTable({ game = "pineapple", strength = "casual", clock = "30", name = "", friend = false, overrides = {} }) {
@@ -65,35 +66,4 @@ export function quickTable({ game = "pineapple", strength = "casual", clock = "3
     ...QUICK_DEFAULTS,
     ...overrides,
   };
-}
-
-/** The same table again (a rematch): same game, options, clock and bots; new seats. */
-export function rematchTable(info, myName) {
-  const seats = (info.seats || []).map((s) => {
-    if (s.kind === "bot") {
-      const seat = { kind: "bot", bot: s.bot };
-      if (s.level !== null && s.level !== undefined) seat.level = s.level;
-      if (s.name) seat.name = s.name;
-      return seat;
-    }
-    return { kind: "human" };
-  });
-  const mine = seats.findIndex((s) => s.kind === "human");
-  if (mine > 0) [seats[0], seats[mine]] = [seats[mine], seats[0]];
-  if (seats[0] && myName) seats[0] = { kind: "human", name: myName };
-  const body = {
-    name: /rematch/i.test(info.name || "") ? info.name : `${info.name || "Table"} (rematch)`,
-    preset: info.preset,
-    options: info.options || {},
-    seats,
-    time_limit: info.time_limit ?? null,
-    mode: info.mode || "session",
-    hints: info.hints !== false,
-    spectators: info.spectators !== false,
-    bot_delay: info.bot_delay ?? 0.5,
-    next_hand_delay: info.next_hand_delay ?? 3,
-    join: true,
-  };
-  for (const k of ["time_bank", "timeouts", "grace"]) if (info[k] !== undefined) body[k] = info[k];
-  return body;
 }

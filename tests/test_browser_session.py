@@ -1,0 +1,214 @@
+"""Issue 12, the rest, in Debian's Chromium as a person plays: a rematch with a friend
+who follows in one click (no new link), a real touch drag of a card to a line on a
+390x844 phone, and the 4-player layout with no opponent or hand name cut.
+
+Screenshots go to ``CP_SCREENSHOT_DIR`` (docs/screenshots for the docs), as in
+tests/test_browser.py, whose server, browser and helpers these tests share.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import test_browser
+from test_browser import (
+    CHROMIUM,
+    DECISION_JS,
+    Server,
+    new_page,
+    no_page_errors,
+    play_keys,
+    set_with_keys,
+    wait_decision,
+)
+
+browser = test_browser.browser
+server = test_browser.server
+shots = test_browser.shots
+
+pytestmark = [
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed"),
+    pytest.mark.xdist_group("browser"),
+]
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+
+
+def play_all(pages: list[Any], done: Callable[[], bool], deadline: float) -> None:
+    """Each page plays its own decisions with the keyboard until ``done()``."""
+    while not done():
+        assert time.monotonic() < deadline, "the table never got there"
+        for page in pages:
+            d = page.evaluate(f"({DECISION_JS})()")
+            if d and not d.get("showdown"):
+                if d["kind"] == "set":
+                    set_with_keys(page, d)
+                else:
+                    play_keys(page, d)
+        time.sleep(0.05)
+
+
+def test_a_rematch_with_a_friend_who_follows_in_one_click(
+    browser: Any, server: Server, shots: Path
+) -> None:
+    ann = new_page(browser)
+    ann.goto(server.base + "/")
+    ann.click("#custom summary")
+    ann.fill("#f-player", "Ann")
+    ann.select_option("#f-preset", "pineapple")
+    expect(ann.locator("#f-mode")).to_have_value("continuous")  # hand after hand
+    ann.select_option(".seat-row[data-seat='1'] .s-kind", "human")
+    ann.fill("#f-nextdelay", "1")
+    ann.click("#create-btn")
+    invite = ann.locator("#invite-url").input_value()
+    ann.click("#go-table")
+    bob = new_page(browser)
+    bob.goto(invite)
+    bob.fill("#j-name", "Bob")
+    bob.click("#join-btn")
+    bob.wait_for_url("**/table/*")
+    old = bob.url
+
+    # Two hands (the button's orbit), then a third: the session goes on.
+    hand = "() => window.__cp.hand"
+    play_all([ann, bob], lambda: ann.evaluate(hand) >= 3, time.monotonic() + 150)
+    ann.click("#leave-btn")
+    ann.click("#leave-yes")
+    expect(bob.locator("#last-hand")).to_contain_text("Ann is leaving")
+    over = "() => window.__cp.sessionOver"
+    play_all([ann, bob], lambda: bool(bob.evaluate(over)), time.monotonic() + 90)
+    expect(bob.locator("#session-over")).to_contain_text("Ann left")
+
+    ann.click("#rematch-btn")
+    ann.wait_for_function(f"() => location.href !== {old!r}")
+    new = ann.url
+    # Bob is offered to follow on the page he has open: one click, no link, no code.
+    offer = bob.locator("#rematch-offer")
+    expect(offer).to_contain_text("Ann started a rematch")
+    bob.screenshot(path=str(shots / "rematch-offer.png"))
+    bob.click("#follow-btn")
+    bob.wait_for_url(new)
+    expect(bob.locator("#conn")).to_contain_text("Bob")
+    expect(ann.locator("#opponents")).to_contain_text("Bob")
+    play_all([ann, bob], lambda: ann.evaluate(hand) == 1 and bool(
+        bob.evaluate("() => window.__cp.view && window.__cp.view.street >= 2")),
+        time.monotonic() + 60)  # fmt: skip
+    assert ann.evaluate("() => window.__cp.info.id") == bob.evaluate(
+        "() => window.__cp.info.id")
+    no_page_errors(ann)
+    no_page_errors(bob)
+    ann.context.close()
+    bob.context.close()
+
+
+def _centre(page: Any, selector: str) -> tuple[float, float]:
+    box = page.locator(selector).first.bounding_box()
+    assert box is not None, selector
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def touch_drag(page: Any, source: str, target: str) -> None:
+    """A finger on ``source``, moved in steps onto ``target`` and lifted: real touch
+    events through Chromium's input pipeline (DevTools' Input.dispatchTouchEvent)."""
+    cdp = page.context.new_cdp_session(page)
+    (x0, y0), (x1, y1) = _centre(page, source), _centre(page, target)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y0}]})
+    for i in range(1, 13):
+        x, y = x0 + (x1 - x0) * i / 12, y0 + (y1 - y0) * i / 12
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
+        if i == 6:  # mid-way a ghost of the card follows the finger
+            assert page.locator(".drag-ghost").count() == 1
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    cdp.detach()
+
+
+def test_a_card_dragged_by_touch_on_a_phone(browser: Any, server: Server, shots: Path) -> None:
+    page = new_page(
+        browser, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+        device_scale_factor=2,
+    )  # fmt: skip
+    page.goto(server.base + "/")
+    page.tap("#play-bot")
+    page.wait_for_url("**/table/*")
+    d = wait_decision(page)
+    first, second = d["cards"][0], d["cards"][1]
+    touch_drag(page, f"#hand [data-card='{first}']", "[data-drop='middle']")
+    moves = page.evaluate("() => window.__cp.moves")
+    assert moves == [{"card": first, "to": "middle"}]
+    expect(page.locator(".drag-ghost")).to_have_count(0)
+    expect(page.locator("#my-board [data-line='middle'] .card.staged")).to_have_count(1)
+    touch_drag(page, f"#hand [data-card='{second}']", "[data-drop='top']")
+    # A staged card is dragged on to another line the same way.
+    touch_drag(page, f"#my-board [data-unstage='{first}']", "[data-drop='bottom']")
+    moves = page.evaluate("() => window.__cp.moves")
+    assert {m["card"]: m["to"] for m in moves} == {first: "bottom", second: "top"}
+    page.screenshot(path=str(shots / "phone-touch-drag.png"))
+    # A drop outside every line leaves the card in the hand.
+    third = d["cards"][2]
+    touch_drag(page, f"#hand [data-card='{third}']", ".table-head")
+    assert len(page.evaluate("() => window.__cp.moves")) == 2
+    no_page_errors(page)
+    page.context.close()
+
+
+CUT_JS = """() => {
+  const bad = [];
+  const els = document.querySelectorAll(
+    '#opponents .board-head .name, #opponents .bot-level, #opponents .line-info');
+  for (const el of els) {
+    if (!el.textContent.trim()) continue;
+    if (el.scrollWidth > el.clientWidth + 1) bad.push(`cut: ${el.textContent}`);
+    const box = el.getBoundingClientRect();
+    const outer = el.closest('.board-box').getBoundingClientRect();
+    if (box.left < outer.left - 1 || box.right > outer.right + 1)
+      bad.push(`outside its board: ${el.textContent}`);
+    if (box.right > document.documentElement.clientWidth + 1)
+      bad.push(`off the page: ${el.textContent}`);
+  }
+  return bad;
+}"""
+
+
+def test_four_players_names_and_hand_names_are_not_cut(
+    browser: Any, server: Server, shots: Path
+) -> None:
+    page = new_page(browser)
+    page.goto(server.base + "/")
+    page.click("#custom summary")
+    page.fill("#f-player", "Ann")
+    page.select_option("#f-preset", "ofc")
+    page.select_option("#f-count", "4")
+    names = ["Bartholomew Pennington", "Anastasia Wolkonsky", "Christopher Ashdown"]
+    for i, name in enumerate(names, 1):
+        page.select_option(f".seat-row[data-seat='{i}'] .s-bot", "beginner")
+        page.fill(f".seat-row[data-seat='{i}'] .s-name", name)
+    page.fill("#f-botdelay", "0")
+    page.fill("#f-nextdelay", "60")
+    page.click("#create-btn")
+    page.wait_for_url("**/table/*")
+    showdown = "() => window.__cp.view && window.__cp.view.phase === 'showdown'"
+    play_all([page], lambda: bool(page.evaluate(showdown)), time.monotonic() + 120)
+    heads = page.locator("#opponents .board-head .name")
+    expect(heads).to_have_count(3)
+    for name in names:
+        expect(page.locator("#opponents")).to_contain_text(name)
+    # Every opponent's three lines are named at the showdown (the hands as held).
+    infos = page.locator("#opponents .line-info")
+    assert sum(1 for t in infos.all_inner_texts() if t.strip()) >= 6
+    for width, height in ((1280, 900), (1024, 768), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(100)
+        assert page.evaluate(CUT_JS) == [], (width, height)
+        if width == 1280:
+            page.screenshot(path=str(shots / "four-players.png"), full_page=True)
+    # The check sees a cut when there is one (the old one-line, clipped name).
+    page.add_style_tag(content="#opponents .board-head .name { display: inline-block;"
+                       " max-width: 60px; overflow: hidden; white-space: nowrap; }")
+    assert any(names[0] in bad for bad in page.evaluate(CUT_JS))
+    no_page_errors(page)
+    page.context.close()

@@ -116,14 +116,18 @@ def touch_drag(page: Any, source: str, target: str) -> None:
     """A finger on ``source``, moved in steps onto ``target`` and lifted: real touch
     events through Chromium's input pipeline (DevTools' Input.dispatchTouchEvent)."""
     cdp = page.context.new_cdp_session(page)
+
+    def finger(kind: str, *at: float) -> None:
+        points = [{"x": at[0], "y": at[1]}] if at else []
+        cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
     (x0, y0), (x1, y1) = _centre(page, source), _centre(page, target)
-    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y0}]})
+    finger("touchStart", x0, y0)
     for i in range(1, 13):
-        x, y = x0 + (x1 - x0) * i / 12, y0 + (y1 - y0) * i / 12
-        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
+        finger("touchMove", x0 + (x1 - x0) * i / 12, y0 + (y1 - y0) * i / 12)
         if i == 6:  # mid-way a ghost of the card follows the finger
             assert page.locator(".drag-ghost").count() == 1
-    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    finger("touchEnd")
     cdp.detach()
 
 

@@ -216,3 +216,45 @@ def test_four_players_names_and_hand_names_are_not_cut(
     assert any(names[0] in bad for bad in page.evaluate(CUT_JS))
     no_page_errors(page)
     page.context.close()
+
+
+def test_rule_changes_are_offered_in_the_servers_words(
+    browser: Any, server: Server, shots: Path
+) -> None:
+    from chinese_poker.rules.words import OPTION_WORDS, PRESET_WORDS
+
+    page = new_page(browser)
+    page.goto(server.base + "/")
+    page.click("#custom summary")
+    page.fill("#f-player", "Ann")
+    page.select_option("#f-preset", "ofc")
+    expect(page.locator("#f-preset option[value=ofc]")).to_have_text(PRESET_WORDS["ofc"].label)
+    expect(page.locator("#f-preset-summary")).to_have_text(PRESET_WORDS["ofc"].help)
+    # A closed option: its choices in words, the preset's value marked.
+    page.click("#f-add-option")
+    row = page.locator(".option-row").nth(0)
+    row.locator(".o-name").select_option("royalty_award")
+    words = OPTION_WORDS["royalty_award"]
+    expect(row.locator(".help")).to_have_text(words.help)
+    expect(row.locator("select.o-value option[value=net]")).to_contain_text("(now)")
+    row.locator(".o-value").select_option(label=words.choices["winner_only"])
+    # A yes/no option, and an open one typed as text.
+    page.click("#f-add-option")
+    row = page.locator(".option-row").nth(1)
+    row.locator(".o-name").select_option("finnish_deuce")
+    row.locator(".o-value").select_option("true")
+    page.click("#f-add-option")
+    row = page.locator(".option-row").nth(2)
+    row.locator(".o-name").select_option("unit_value")
+    expect(row.locator("input.o-value")).to_have_attribute("placeholder", "now: 1")
+    row.locator(".o-value").fill("2.5")
+    page.screenshot(path=str(shots / "lobby-rule-words.png"), full_page=True)
+    page.click("#create-btn")
+    page.wait_for_url("**/table/*")
+    tid = page.evaluate("() => window.__cp.id")
+    info = server.get(f"/api/tables/{tid}")
+    assert info["options"] == {"royalty_award": "winner_only", "finnish_deuce": True,
+                               "unit_value": 2.5}  # fmt: skip
+    assert info["rules"]["royalty_award"] == "winner_only"
+    no_page_errors(page)
+    page.context.close()

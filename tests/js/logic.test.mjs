@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import * as S from "../../src/chinese_poker/server/static/js/staging.js";
 import { clockFor, clockBar, clockText, lowAt } from "../../src/chinese_poker/server/static/js/clock.js";
 import { cardKey, keyIndex, sortCards } from "../../src/chinese_poker/server/static/js/util.js";
-import { botWords, placedWords, describeAction } from "../../src/chinese_poker/server/static/js/words.js";
+import { botWords, placedWords, describeAction, setRuleWords, gameName, gameHelp, optionLabel, choiceWords, rulePresets } from "../../src/chinese_poker/server/static/js/words.js";
 import { inviteTarget, parseRoute } from "../../src/chinese_poker/server/static/js/net.js";
 import { quickTable, parseValue } from "../../src/chinese_poker/server/static/js/tableplan.js";
 import { marksFor, lineMarksHTML, pairId } from "../../src/chinese_poker/server/static/js/showdown.js";
@@ -153,4 +153,20 @@ test("the own board shows the player's discards and no key hints on touch", () =
   assert.doesNotMatch(html, /data-card="Jc"/);
   assert.match(html, /class="key">1</);
   assert.doesNotMatch(myAreaHTML(T, { touch: true }), /class="key"|id="shortcuts"/);
+});
+
+test("rule words are the server's catalogue, with the rule keys as the fallback", () => {
+  assert.equal(gameName("pineapple"), "pineapple"); // nothing loaded yet: the key
+  setRuleWords({
+    presets: [{ name: "pineapple", label: "Pineapple", help: "Keep 2, throw 1.", open_face: true }],
+    options: [{ key: "royalty_award", label: "Royalties paid", help: "Who collects.", kind: "choice",
+      choices: [{ value: "winner_only", label: "Only the winner of the line" }] }],
+  });
+  assert.equal(gameName("pineapple"), "Pineapple");
+  assert.equal(gameHelp("pineapple"), "Keep 2, throw 1.");
+  assert.equal(gameName("turbo"), "turbo");
+  assert.equal(optionLabel("royalty_award"), "Royalties paid (royalty_award)");
+  assert.equal(choiceWords("royalty_award", "winner_only"), "Only the winner of the line");
+  assert.equal(choiceWords("royalty_award", "net"), "net");
+  assert.equal(rulePresets().length, 1);
 });

@@ -3,7 +3,8 @@
 // Speaks the protocol of docs/server-protocol.md.
 
 import { $, banner, connBadge, toast } from "./js/ui.js";
-import { parseRoute } from "./js/net.js";
+import { api, parseRoute } from "./js/net.js";
+import { setRuleWords } from "./js/words.js";
 import { store } from "./js/util.js";
 import { lobbyScreen } from "./js/lobby.js";
 import { joinScreen } from "./js/join.js";
@@ -58,4 +59,9 @@ fc.addEventListener("change", () => applyFourColour(fc.checked));
 window.addEventListener("unhandledrejection", (ev) => {
   toast(`Something went wrong: ${ev.reason && ev.reason.message ? ev.reason.message : ev.reason}`);
 });
-route();
+// The rule words (presets and options in players' words) are the server's: load them
+// once, then show the page (without them, names fall back to the rule keys).
+Promise.all([api("GET", "/api/presets"), api("GET", "/api/options")])
+  .then(([presets, options]) => setRuleWords({ presets, options }))
+  .catch(() => {})
+  .finally(route);

@@ -4,12 +4,8 @@
 import { $, $$, copyText, toast } from "./ui.js";
 import { api, getSeat, inviteTarget, saveSeat } from "./net.js";
 import { esc, store } from "./util.js";
-import { CLOCKS, STRENGTHS, TIMEOUT_POLICIES, botWords, gameHelp, gameName } from "./words.js";
-import { OPTION_WORDS, optionHelp, optionLabel, parseValue, presetCounts, quickTable } from "./tableplan.js";
-
-const FALLBACK_PRESETS = ["ofc", "ofc-western", "ofc-hitspoker", "ofc-finnish", "pineapple",
-  "pineapple-progressive", "turbo", "classic", "classic-1-6", "classic-low-middle",
-  "classic-wheel", "criss-cross"].map((name) => ({ name }));
+import { CLOCKS, STRENGTHS, TIMEOUT_POLICIES, botWords, gameHelp, gameName, optionHelp, optionLabel, optionWords, rulePresets, setRuleWords } from "./words.js";
+import { parseValue, presetCounts, quickTable } from "./tableplan.js";
 
 const presetName = (p) => p.name || p.preset || p.id;
 const gameOptions = (presets, selected) => presets.map((p) => {
@@ -18,7 +14,8 @@ const gameOptions = (presets, selected) => presets.map((p) => {
 }).join("");
 
 export function lobbyScreen(app, navigate) {
-  const L = { presets: FALLBACK_PRESETS, timer: null, alive: true };
+  // The games are the server's presets (loaded by app.js; again below if that failed).
+  const L = { presets: rulePresets(), timer: null, alive: true };
   const saved = store.get("cp.lobby", {});
   const quick = store.get("cp.quick", { game: "pineapple", strength: "casual", clock: "30" });
   const myName = store.get("cp.name", "");
@@ -132,6 +129,7 @@ export function lobbyScreen(app, navigate) {
 
   // ---------------------------------------------------------------- custom table
   function fillPresets() {
+    if (!L.presets.length) return;
     const q = $("#q-game", app);
     const qv = q.value || quick.game;
     q.innerHTML = gameOptions(L.presets, L.presets.some((p) => presetName(p) === qv) ? qv : "pineapple");
@@ -150,7 +148,7 @@ export function lobbyScreen(app, navigate) {
     countSel.value = String(counts.includes(prev) ? prev : counts[0]);
     $("#f-preset-summary", app).textContent = gameHelp(presetSel.value);
     renderSeats();
-    $$(".option-row", optionsBox).forEach((row) => fillOptionNames($("select", row)));
+    $$(".option-row", optionsBox).forEach((row) => fillOptionNames($(".o-name", row)));
   }
 
   function strengthOptions(selected) {
@@ -185,8 +183,7 @@ export function lobbyScreen(app, navigate) {
 
   function optionNames() {
     const p = currentPreset();
-    const keys = p.rules ? Object.keys(p.rules).filter((k) => k !== "variant" && k !== "time_limit") : Object.keys(OPTION_WORDS);
-    return keys;
+    return p.rules ? Object.keys(p.rules).filter((k) => k !== "variant" && k !== "time_limit") : [];
   }
 
   function fillOptionNames(sel) {
@@ -195,21 +192,37 @@ export function lobbyScreen(app, navigate) {
     showOptionDefault(sel.closest(".option-row"));
   }
 
+  /** The value control of a rule change: the option's choices in words (from the
+   * server's catalogue) where it has closed choices, a text field otherwise. */
   function showOptionDefault(row) {
     const p = currentPreset();
-    const name = $("select", row).value;
+    const name = $(".o-name", row).value;
     const def = p.rules ? p.rules[name] : undefined;
-    const input = $("input", row);
-    input.placeholder = def === undefined ? "value" : `now: ${typeof def === "object" ? JSON.stringify(def) : def}`;
+    const now = def === undefined ? "" : typeof def === "object" ? JSON.stringify(def) : String(def);
+    const o = optionWords(name);
+    const old = $(".o-value", row);
+    let control;
+    if (o && o.kind !== "value" && o.choices.length) {
+      control = document.createElement("select");
+      control.innerHTML = o.choices.map((c) => `<option value="${esc(c.value)}" ${c.value === now ? "selected" : ""}>${esc(c.label)}${c.value === now ? " (now)" : ""}</option>`).join("");
+    } else {
+      control = document.createElement("input");
+      control.type = "text";
+      control.placeholder = now === "" ? "value" : `now: ${now}`;
+      if (old && old.tagName === "INPUT") control.value = old.value;
+    }
+    control.className = "o-value";
+    control.setAttribute("aria-label", "Value");
+    if (old) old.replaceWith(control); else $(".o-name", row).after(control);
     $(".help", row).textContent = optionHelp(name);
   }
 
   function addOption(name = "", value = "") {
     const row = document.createElement("div");
     row.className = "option-row";
-    row.innerHTML = `<select aria-label="Rule"></select><input type="text" aria-label="Value" value="${esc(value)}"><button type="button" class="small" aria-label="Remove this change">×</button><div class="help"></div>`;
+    row.innerHTML = `<select class="o-name" aria-label="Rule"></select><input class="o-value" type="text" aria-label="Value" value="${esc(value)}"><button type="button" class="small" aria-label="Remove this change">×</button><div class="help"></div>`;
     optionsBox.appendChild(row);
-    const sel = $("select", row);
+    const sel = $(".o-name", row);
     fillOptionNames(sel);
     if (name) sel.value = name;
     showOptionDefault(row);
@@ -238,8 +251,12 @@ export function lobbyScreen(app, navigate) {
     if (player) store.set("cp.name", player);
     const options = {};
     for (const row of $$(".option-row", optionsBox)) {
-      const value = parseValue($("input", row).value);
-      if (value !== null) options[$("select", row).value] = value;
+      const key = $(".o-name", row).value;
+      const o = optionWords(key);
+      const text = $(".o-value", row).value;
+      // A choice is sent as the option's own value (yes/no as true/false).
+      const value = o && o.kind === "yes_no" ? text === "true" : o && o.kind === "choice" ? text : parseValue(text);
+      if (value !== null) options[key] = value;
     }
     const mode = modeSel.value === "continuous" ? "session" : modeSel.value;
     const hands = modeSel.value === "continuous" ? "continuous" : "orbit";
@@ -341,7 +358,7 @@ export function lobbyScreen(app, navigate) {
     const presets = await Promise.allSettled([api("GET", "/api/presets")]);
     if (!L.alive) return;
     const p = presets[0];
-    if (p.status === "fulfilled" && Array.isArray(p.value) && p.value.length) L.presets = p.value;
+    if (p.status === "fulfilled" && Array.isArray(p.value) && p.value.length) { L.presets = p.value; setRuleWords({ presets: p.value }); }
     else if (p.status === "rejected") toast(`Could not load the game list: ${p.reason.message}`);
     fillPresets();
   })();

@@ -3,32 +3,6 @@
 
 import { CLOCKS, STRENGTHS, gameName } from "./words.js";
 
-/** Rule options in players' words: [label, one-line explanation]. Others keep their key. */
-export const OPTION_WORDS = {
-  scoring_method: ["Scoring", "How lines and scoops are paid: one_six (1 a line, 6 a scoop), two_four, one_four, one_per_line, two_per_line."],
-  royalty_table: ["Royalty table", "Bonus points for strong lines: american, western, classic_standard, classic_flat, custom."],
-  royalty_award: ["Royalties paid", "net: each pair pays the difference; winner only: to the player who wins the line; best at table: only the best hand collects; cancel: two royalties on one line void each other."],
-  middle_trips_royalty: ["Middle trips bonus", "Points for three of a kind in the middle (American table)."],
-  foul_penalty: ["Foul penalty", "What a fouled board pays each opponent (6 = a scoop in 1-6 scoring)."],
-  foul_pays_opponent_royalties: ["Fouler pays royalties", "true: a player who fouls also pays the opponent's royalties."],
-  finnish_deuce: ["Finnish deuce", "The 2♠ doubles both players' royalties on its line."],
-  fantasyland_enabled: ["Fantasyland", "QQ or better on top deals your whole next hand at once."],
-  fl_progressive: ["Progressive Fantasyland", "A bigger top pair earns more Fantasyland cards."],
-  fl_repeat_middle_min: ["Stay in Fantasyland with", "The weakest middle that keeps you in Fantasyland."],
-  fl_max_consecutive: ["Fantasyland streak limit", "At most this many Fantasyland hands in a row."],
-  unit_value: ["Money a point", "What one point is worth when the session is settled."],
-  surrender_allowed: ["Surrender", "Classic: give up a bad hand for a fixed cost."],
-  surrender_cost: ["Surrender cost", "Points a surrender pays each opponent."],
-  naturals_enabled: ["Naturals", "Classic: special 13-card hands (dragon, six pairs, ...) paid at once."],
-  middle_mode: ["Middle hand", "high (usual) or lowball_2_7 (the middle is a 2-7 low hand)."],
-  wheel_rank: ["A-2-3-4-5", "lowest straight, or second_highest (as in Pusoy)."],
-  starting_chips: ["Starting chips", "Tournament: each player's stack at the start."],
-  level_minutes: ["Level length (min)", "Tournament: minutes before the point value rises."],
-  timeout_ends_session: ["Timeout ends the session", "Tournament rule (RULES §10): after a timeout the session ends."],
-};
-export const optionLabel = (key) => (OPTION_WORDS[key] ? `${OPTION_WORDS[key][0]} (${key})` : key);
-export const optionHelp = (key) => (OPTION_WORDS[key] ? OPTION_WORDS[key][1] : "");
-
 export function parseValue(text) {
   const t = String(text).trim();
   if (t === "") return null;

@@ -3,23 +3,30 @@
 
 import { LINES } from "./eval.js";
 
-/** The §14 presets as a player would name and explain them (one line each). */
-export const GAMES = {
-  "pineapple": ["Pineapple", "Open-face: 5 cards, then 3 at a time, keep 2, throw 1. Fantasyland on QQ+ up top."],
-  "pineapple-progressive": ["Progressive Pineapple", "Pineapple where a bigger top pair earns a bigger Fantasyland deal."],
-  "ofc": ["Open-face Chinese", "The original: 5 cards, then one at a time; American royalties, Fantasyland."],
-  "ofc-western": ["Open-face, Western royalties", "Open-face Chinese with the smaller Western royalty table."],
-  "ofc-hitspoker": ["Open-face, 2 points a line", "Open-face scored 2 points per line won, Western royalties."],
-  "ofc-finnish": ["Finnish open-face", "Open-face where the 2♠ doubles the royalties of its line."],
-  "turbo": ["Turbo open-face", "Open-face dealt in fewer, bigger streets: a fast hand."],
-  "classic": ["Classic Chinese poker", "All 13 cards at once, set face down; 2-4 scoring, naturals."],
-  "classic-1-6": ["Classic, 1-6 scoring", "Classic Chinese poker paid 1 a line and 6 for a scoop."],
-  "classic-low-middle": ["Classic, low middle", "Classic where the middle is a 2-7 lowball hand."],
-  "classic-wheel": ["Classic, wheel second", "Classic where A-2-3-4-5 is the second-best straight."],
-  "criss-cross": ["Criss Cross", "Heads-up, two hands each, played across: Pusoy style."],
-};
-export const gameName = (preset) => (GAMES[preset] || [preset])[0];
-export const gameHelp = (preset) => (GAMES[preset] || [null, ""])[1];
+// The presets' and options' words are the server's (chinese_poker.rules.words, served
+// as GET /api/presets and GET /api/options): one table, loaded once when the page starts.
+const RULE_WORDS = { presets: [], byPreset: new Map(), byOption: new Map() };
+
+/** Keep the server's rule words: its preset list and its option catalogue. */
+export function setRuleWords({ presets = [], options = [] } = {}) {
+  if (presets.length) RULE_WORDS.presets = presets;
+  for (const p of presets) RULE_WORDS.byPreset.set(p.name, p);
+  for (const o of options) RULE_WORDS.byOption.set(o.key, o);
+}
+/** The presets as the server sent them (empty before they are loaded). */
+export const rulePresets = () => RULE_WORDS.presets;
+export const gameName = (preset) => (RULE_WORDS.byPreset.get(preset) || {}).label || preset;
+export const gameHelp = (preset) => (RULE_WORDS.byPreset.get(preset) || {}).help || "";
+/** An option's words {key, label, help, kind, choices: [{value, label}]}, or null. */
+export const optionWords = (key) => RULE_WORDS.byOption.get(key) || null;
+export const optionLabel = (key) => { const o = optionWords(key); return o ? `${o.label} (${key})` : key; };
+export const optionHelp = (key) => (optionWords(key) || {}).help || "";
+/** A value of an option in words ("Only the winner of the line"), or the value itself. */
+export function choiceWords(key, value) {
+  const o = optionWords(key);
+  const c = o && o.choices.find((x) => x.value === String(value));
+  return c ? c.label : String(value);
+}
 
 /** Bots by strength, weakest first: what the lobby offers instead of engine names. */
 export const STRENGTHS = [

@@ -26,6 +26,7 @@ from test_browser import (
     set_with_keys,
     wait_decision,
 )
+from test_browser_table import custom_table
 
 browser = test_browser.browser
 server = test_browser.server
@@ -56,14 +57,8 @@ def play_all(pages: list[Any], done: Callable[[], bool], deadline: float) -> Non
 def test_a_rematch_with_a_friend_who_follows_in_one_click(
     browser: Any, server: Server, shots: Path
 ) -> None:
-    ann = new_page(browser)
-    ann.goto(server.base + "/")
-    ann.click("#custom summary")
-    ann.fill("#f-player", "Ann")
-    ann.select_option("#f-preset", "pineapple")
+    ann = custom_table(browser, server, {"#f-nextdelay": "1"}, friend=True)
     expect(ann.locator("#f-mode")).to_have_value("continuous")  # hand after hand
-    ann.select_option(".seat-row[data-seat='1'] .s-kind", "human")
-    ann.fill("#f-nextdelay", "1")
     ann.click("#create-btn")
     invite = ann.locator("#invite-url").input_value()
     ann.click("#go-table")
@@ -80,6 +75,7 @@ def test_a_rematch_with_a_friend_who_follows_in_one_click(
     ann.click("#leave-btn")
     ann.click("#leave-yes")
     expect(bob.locator("#last-hand")).to_contain_text("Ann is leaving")
+    bob.screenshot(path=str(shots / "last-hand.png"))
     over = "() => window.__cp.sessionOver"
     play_all([ann, bob], lambda: bool(bob.evaluate(over)), time.monotonic() + 90)
     expect(bob.locator("#session-over")).to_contain_text("Ann left")
@@ -181,10 +177,7 @@ CUT_JS = """() => {
 def test_four_players_names_and_hand_names_are_not_cut(
     browser: Any, server: Server, shots: Path
 ) -> None:
-    page = new_page(browser)
-    page.goto(server.base + "/")
-    page.click("#custom summary")
-    page.fill("#f-player", "Ann")
+    page = custom_table(browser, server, {})
     page.select_option("#f-preset", "ofc")
     page.select_option("#f-count", "4")
     names = ["Bartholomew Pennington", "Anastasia Wolkonsky", "Christopher Ashdown"]
@@ -223,10 +216,7 @@ def test_rule_changes_are_offered_in_the_servers_words(
 ) -> None:
     from chinese_poker.rules.words import OPTION_WORDS, PRESET_WORDS
 
-    page = new_page(browser)
-    page.goto(server.base + "/")
-    page.click("#custom summary")
-    page.fill("#f-player", "Ann")
+    page = custom_table(browser, server, {})
     page.select_option("#f-preset", "ofc")
     expect(page.locator("#f-preset option[value=ofc]")).to_have_text(PRESET_WORDS["ofc"].label)
     expect(page.locator("#f-preset-summary")).to_have_text(PRESET_WORDS["ofc"].help)

@@ -19,6 +19,7 @@ from chinese_poker.engine import (
 )
 from chinese_poker.rules import rules_for
 from test_engine_scripts import drive, stack_hand
+from test_session import play_scripted
 
 # Ann enters Fantasyland with kings on top (a valid board).
 KK_TOP = "Kd Kc 2h | 7s 7h 7d 3c 4c | As Ah Ad Qs Qh"
@@ -28,15 +29,6 @@ def random_hand(session: Session, rng: random.Random) -> None:
     table = session.start_hand()
     while not table.over:
         table.apply(table.random_action(table.to_act[0], rng))
-
-
-def scripted_hand(session: Session, scripts: dict[int, str]) -> None:
-    names = session.next_participants()
-    seats = {name: i for i, name in enumerate(names)}
-    button = seats[session.players[session.button]]
-    fl = {seats[p]: c for p, c in session.fantasyland_pending.items()}
-    deck, queues = stack_hand(session.rules, len(names), button, scripts, fl)
-    drive(session.start_hand(deck=deck), queues)
 
 
 def test_a_continuous_session_deals_past_the_orbit_with_running_totals() -> None:
@@ -96,7 +88,7 @@ def test_a_leave_forfeits_the_pending_fantasyland_hand() -> None:
     session = Session(rules_for("ofc"), ["Ann", "Bob"], seed=7, continuous=True)
     names = session.next_participants()
     ann = names.index("Ann")
-    scripted_hand(session, {ann: KK_TOP})
+    play_scripted(session, {ann: KK_TOP})
     session.end()  # asked during the hand in which Ann earned Fantasyland
     result = session.finish_hand()
     assert result.settlement.fantasyland["Ann"] == 13
@@ -106,7 +98,7 @@ def test_a_leave_forfeits_the_pending_fantasyland_hand() -> None:
 def test_fantasyland_still_carries_over_hand_after_hand() -> None:
     session = Session(rules_for("ofc"), ["Ann", "Bob"], seed=8, continuous=True)
     ann = session.next_participants().index("Ann")
-    scripted_hand(session, {ann: KK_TOP})
+    play_scripted(session, {ann: KK_TOP})
     session.finish_hand()
     assert session.fantasyland_pending["Ann"] == 13
     table = session.start_hand()

@@ -10,6 +10,7 @@ import { lobbyScreen } from "./js/lobby.js";
 import { joinScreen } from "./js/join.js";
 import { tableScreen } from "./js/table.js";
 import { replayPage } from "./js/replay.js";
+import { LANGUAGES, language, onLanguage, setLanguage, startLanguage, t } from "./js/i18n.js";
 
 export { toast };
 
@@ -29,7 +30,7 @@ function route() {
   const r = parseRoute(location.pathname, location.search);
   const app = $("#app");
   app.innerHTML = "";
-  document.title = "Chinese poker";
+  document.title = t("common.title");
   const q = new URLSearchParams(location.search);
   if (r.name === "join") current = joinScreen(app, r.id, q.get("code") || "", navigate);
   else if (r.name === "table") current = tableScreen(app, r.id, "seat", navigate);
@@ -57,11 +58,25 @@ fc.checked = !!store.get("cp.fourColour", false);
 applyFourColour(fc.checked);
 fc.addEventListener("change", () => applyFourColour(fc.checked));
 window.addEventListener("unhandledrejection", (ev) => {
-  toast(`Something went wrong: ${ev.reason && ev.reason.message ? ev.reason.message : ev.reason}`);
+  toast(t("common.went_wrong", { reason: ev.reason && ev.reason.message ? ev.reason.message : ev.reason }));
 });
-// The rule words (presets and options in players' words) are the server's: load them
-// once, then show the page (without them, names fall back to the rule keys).
-Promise.all([api("GET", "/api/presets"), api("GET", "/api/options")])
+
+// The language switch: the browser's language first, the player's choice kept across
+// reloads; a switch re-renders the current screen (a table reconnects and keeps its staging).
+const langSel = $("#lang");
+function fillLanguages() {
+  langSel.innerHTML = Object.entries(LANGUAGES).map(([code, name]) => `<option value="${code}" ${code === language() ? "selected" : ""} lang="${code}">${name}</option>`).join("");
+}
+langSel.addEventListener("change", async () => {
+  try { await setLanguage(langSel.value); }
+  catch (err) { toast(String(err.message || err)); fillLanguages(); }
+});
+onLanguage(() => { fillLanguages(); route(); });
+// The rule words (presets and options in players' words) are the server's: loaded once,
+// with the language, before the first screen (without them, names fall back to the keys).
+const ruleWords = Promise.all([api("GET", "/api/presets"), api("GET", "/api/options")])
   .then(([presets, options]) => setRuleWords({ presets, options }))
-  .catch(() => {})
-  .finally(route);
+  .catch(() => {});
+await ruleWords; // the language's listener shows the first screen
+try { await startLanguage(); }
+catch (err) { fillLanguages(); route(); toast(String(err.message || err)); }

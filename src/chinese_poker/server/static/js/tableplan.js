@@ -2,14 +2,15 @@
 // and the rematch is the server's own (POST /api/tables/{id}/rematch). Pure (tests/js).
 
 import { CLOCKS, STRENGTHS, gameName } from "./words.js";
+import { t } from "./i18n.js";
 
 export function parseValue(text) {
-  const t = String(text).trim();
-  if (t === "") return null;
-  if (/^(true|false)$/i.test(t)) return t.toLowerCase() === "true";
-  if (/^-?\d+(\.\d+)?$/.test(t)) return Number(t);
-  if (/^[[{]/.test(t)) { try { return JSON.parse(t); } catch { return t; } }
-  return t;
+  const v = String(text).trim();
+  if (v === "") return null;
+  if (/^(true|false)$/i.test(v)) return v.toLowerCase() === "true";
+  if (/^-?\d+(\.\d+)?$/.test(v)) return Number(v);
+  if (/^[[{]/.test(v)) { try { return JSON.parse(v); } catch { return v; } }
+  return v;
 }
 
 /** The player counts a preset allows (the server's /api/presets says). */
@@ -27,10 +28,10 @@ export function quickTable({ game = "pineapple", strength = "casual", clock = "3
   const st = STRENGTHS.find((s) => s.id === strength) || STRENGTHS[1];
   const ck = CLOCKS.find((c) => c.id === String(clock)) || CLOCKS[0];
   const you = name ? { kind: "human", name } : { kind: "human" };
-  const bot = { kind: "bot", bot: st.bot, name: `${st.label} bot` };
+  const bot = { kind: "bot", bot: st.bot, name: t("join.bot_of", { level: st.label }) };
   if (st.level !== null) bot.level = st.level;
   return {
-    name: friend ? `${gameName(game)} with a friend` : `${gameName(game)} vs ${st.label} bot`,
+    name: friend ? t("plan.with_friend", { game: gameName(game) }) : t("plan.vs_bot", { game: gameName(game), level: st.label }),
     preset: game,
     seats: [you, friend ? { kind: "human" } : bot],
     time_limit: ck.time_limit,

@@ -40,6 +40,12 @@ sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
 
+def shot(page: Any, path: Path, **kw: Any) -> None:
+    """A screenshot of the page as it stands, without the toasts the keyboard play left."""
+    page.evaluate("() => document.querySelectorAll('.toast').forEach((e) => e.remove())")
+    page.screenshot(path=str(path), **kw)
+
+
 def play_all(pages: list[Any], done: Callable[[], bool], deadline: float) -> None:
     """Each page plays its own decisions with the keyboard until ``done()``."""
     while not done():
@@ -75,7 +81,7 @@ def test_a_rematch_with_a_friend_who_follows_in_one_click(
     ann.click("#leave-btn")
     ann.click("#leave-yes")
     expect(bob.locator("#last-hand")).to_contain_text("Ann is leaving")
-    bob.screenshot(path=str(shots / "last-hand.png"))
+    shot(bob, shots / "last-hand.png")
     over = "() => window.__cp.sessionOver"
     play_all([ann, bob], lambda: bool(bob.evaluate(over)), time.monotonic() + 90)
     expect(bob.locator("#session-over")).to_contain_text("Ann left")
@@ -86,7 +92,7 @@ def test_a_rematch_with_a_friend_who_follows_in_one_click(
     # Bob is offered to follow on the page he has open: one click, no link, no code.
     offer = bob.locator("#rematch-offer")
     expect(offer).to_contain_text("Ann started a rematch")
-    bob.screenshot(path=str(shots / "rematch-offer.png"))
+    shot(bob, shots / "rematch-offer.png")
     bob.click("#follow-btn")
     bob.wait_for_url(new)
     expect(bob.locator("#conn")).to_contain_text("Bob")
@@ -147,7 +153,7 @@ def test_a_card_dragged_by_touch_on_a_phone(browser: Any, server: Server, shots:
     touch_drag(page, f"#my-board [data-unstage='{first}']", "[data-drop='bottom']")
     moves = page.evaluate("() => window.__cp.moves")
     assert {m["card"]: m["to"] for m in moves} == {first: "bottom", second: "top"}
-    page.screenshot(path=str(shots / "phone-touch-drag.png"))
+    shot(page, shots / "phone-touch-drag.png")
     # A drop outside every line leaves the card in the hand.
     third = d["cards"][2]
     touch_drag(page, f"#hand [data-card='{third}']", ".table-head")
@@ -202,7 +208,7 @@ def test_four_players_names_and_hand_names_are_not_cut(
         page.wait_for_timeout(100)
         assert page.evaluate(CUT_JS) == [], (width, height)
         if width == 1280:
-            page.screenshot(path=str(shots / "four-players.png"), full_page=True)
+            shot(page, shots / "four-players.png", full_page=True)
     # The check sees a cut when there is one (the old one-line, clipped name).
     page.add_style_tag(content="#opponents .board-head .name { display: inline-block;"
                        " max-width: 60px; overflow: hidden; white-space: nowrap; }")
@@ -238,7 +244,7 @@ def test_rule_changes_are_offered_in_the_servers_words(
     row.locator(".o-name").select_option("unit_value")
     expect(row.locator("input.o-value")).to_have_attribute("placeholder", "now: 1")
     row.locator(".o-value").fill("2.5")
-    page.screenshot(path=str(shots / "lobby-rule-words.png"), full_page=True)
+    shot(page, shots / "lobby-rule-words.png", full_page=True)
     page.click("#create-btn")
     page.wait_for_url("**/table/*")
     tid = page.evaluate("() => window.__cp.id")

@@ -254,3 +254,56 @@ def test_rule_changes_are_offered_in_the_servers_words(
     assert info["rules"]["royalty_award"] == "winner_only"
     no_page_errors(page)
     page.context.close()
+
+
+def test_a_server_restart_keeps_the_bank_left_and_the_stand_in(
+    browser: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    own = test_browser.start_server(tmp_path)
+    try:
+        fields = {"#f-time": "1", "#f-bank": "20", "#f-grace": "120", "#f-botdelay": "0.3"}
+        ann = custom_table(browser, own, fields, friend=True)
+        ann.click("#create-btn")
+        invite = ann.locator("#invite-url").input_value()
+        ann.click("#go-table")
+        bob = new_page(browser)
+        bob.goto(invite)
+        bob.fill("#j-name", "Bob")
+        bob.click("#join-btn")
+        bob.wait_for_url("**/table/*")
+        play_keys(bob, wait_decision(bob))
+        d = wait_decision(ann)
+        time.sleep(3)  # Ann thinks 2 s past her move's second: her bank pays for it
+        play_keys(ann, d)
+        # Bob goes; Ann, who opened the table, hands his seat to a bot at once.
+        bob.goto(own.base + "/")
+        ann.locator("#seat-controls button").click(timeout=15000)
+        expect(ann.locator("#opponents .chip.standin")).to_be_visible()
+        d = wait_decision(ann)  # the stand-in played Bob's street 2
+        assert d["street"] == 2
+        bank_js = ("() => { const T = window.__cp; const c = (T.clocks || [])"
+                   ".find((x) => x.seat === T.seat); return c ? c.bank : null; }")  # fmt: skip
+        bank = ann.evaluate(bank_js)
+        assert bank is not None and 16 < bank < 19.5
+
+        # The server dies mid-hand and comes back on the same port and database.
+        port = int(own.base.rsplit(":", 1)[1])
+        own.proc.kill()
+        own.proc.wait(timeout=10)
+        ann.evaluate("() => { window.__cp.clocks = []; }")
+        monkeypatch.setattr(test_browser, "_free_port", lambda: port)
+        own = test_browser.start_server(tmp_path)
+        ann.wait_for_function(f"() => ({bank_js})() !== null", timeout=30000)
+        # Not refilled to 20: what Ann had left (less what her new clock has run since the
+        # server dealt her decision again, if she was slow to reconnect).
+        again = ann.evaluate(bank_js)
+        assert bank - 10 < again <= bank + 0.001, (again, bank)
+        expect(ann.locator("#opponents .chip.standin")).to_be_visible()
+        tid = ann.evaluate("() => window.__cp.id")
+        assert own.get(f"/api/tables/{tid}")["seats"][1]["stand_in"] is True
+        play_keys(ann, wait_decision(ann))  # and the hand goes on, the bot for Bob
+        ann.wait_for_function("() => window.__cp.view.street >= 3", timeout=20000)
+        ann.context.close()
+        bob.context.close()
+    finally:
+        own.stop()

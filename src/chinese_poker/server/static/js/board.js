@@ -149,7 +149,7 @@ export function sessionOverHTML(T) {
 /** Leave the table: ends a cash session after this hand (asked twice, so a stray tap
  * does not end it). Not in tournaments, which are played to the end. */
 export function leaveHTML(T) {
-  if (T.role !== "seat" || T.sessionOver || !T.info || T.info.mode === "tournament") return "";
+  if (T.role !== "seat" || T.sessionOver || !T.info || T.info.mode === "tournament" || T.info.status !== "playing") return "";
   if (T.info.left) return `<span class="chip" id="last-hand">${esc(t("head.last_hand", { name: T.info.left }))}</span>`;
   if (T.leaveAsk) {
     return `<span class="leave-ask" id="leave-ask">${esc(t("head.leave_ask"))} <button class="small danger" data-act="leave" id="leave-yes">${esc(t("head.leave_yes"))}</button><button class="small" data-act="stay" id="leave-no">${esc(t("head.leave_no"))}</button></span>`;

@@ -74,6 +74,8 @@ def test_a_rematch_with_a_friend_who_follows_in_one_click(
     bob.click("#join-btn")
     bob.wait_for_url("**/table/*")
     old = bob.url
+    watcher = new_page(browser)
+    watcher.goto(old.replace("/table/", "/watch/"))
 
     # Two hands (the button's orbit), then a third: the session goes on.
     hand = "() => window.__cp.hand"
@@ -95,6 +97,11 @@ def test_a_rematch_with_a_friend_who_follows_in_one_click(
     shot(bob, shots / "rematch-offer.png")
     bob.click("#follow-btn")
     bob.wait_for_url(new)
+    # Somebody watching the old table is offered to watch the new one.
+    expect(watcher.locator("#follow-btn")).to_have_text("Watch the rematch")
+    watcher.click("#follow-btn")
+    watcher.wait_for_url(new.replace("/table/", "/watch/"))
+    expect(watcher.locator(".table-head")).to_contain_text("spectating")
     expect(bob.locator("#conn")).to_contain_text("Bob")
     expect(ann.locator("#opponents")).to_contain_text("Bob")
     play_all([ann, bob], lambda: ann.evaluate(hand) == 1 and bool(
@@ -104,8 +111,9 @@ def test_a_rematch_with_a_friend_who_follows_in_one_click(
         "() => window.__cp.info.id")
     no_page_errors(ann)
     no_page_errors(bob)
-    ann.context.close()
-    bob.context.close()
+    no_page_errors(watcher)
+    for page in (ann, bob, watcher):
+        page.context.close()
 
 
 def _centre(page: Any, selector: str) -> tuple[float, float]:

@@ -413,7 +413,7 @@ export function tableScreen(app, tableId, wanted, navigate) {
       mainHTML = headHTML() + `<div class="felt">
         <div class="opponents n${others.length}" id="opponents">${others.map((b) => boardBox(T, b)).join("")}</div>
         ${notice}${seatControlsHTML()}
-        ${T.role === "seat" ? `<div class="my-area" id="my-area">${myAreaHTML(T, { touch })}</div>` : ""}
+        ${T.role === "seat" ? `<div class="my-area" id="my-area">${myAreaHTML(T, { touch })}</div>` : T.sessionOver ? sessionOverHTML(T) : ""}
       </div>`;
     }
     let root = $(".table-screen", app);

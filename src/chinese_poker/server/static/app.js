@@ -3,7 +3,8 @@
 // Speaks the protocol of docs/server-protocol.md.
 
 import { $, banner, connBadge, toast } from "./js/ui.js";
-import { parseRoute } from "./js/net.js";
+import { api, parseRoute } from "./js/net.js";
+import { setRuleWords } from "./js/words.js";
 import { store } from "./js/util.js";
 import { lobbyScreen } from "./js/lobby.js";
 import { joinScreen } from "./js/join.js";
@@ -71,5 +72,11 @@ langSel.addEventListener("change", async () => {
   catch (err) { toast(String(err.message || err)); fillLanguages(); }
 });
 onLanguage(() => { fillLanguages(); route(); });
+// The rule words (presets and options in players' words) are the server's: loaded once,
+// with the language, before the first screen (without them, names fall back to the keys).
+const ruleWords = Promise.all([api("GET", "/api/presets"), api("GET", "/api/options")])
+  .then(([presets, options]) => setRuleWords({ presets, options }))
+  .catch(() => {});
+await ruleWords; // the language's listener shows the first screen
 try { await startLanguage(); }
 catch (err) { fillLanguages(); route(); toast(String(err.message || err)); }

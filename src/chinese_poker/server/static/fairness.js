@@ -77,14 +77,16 @@ export async function shuffle(seedHex) {
 /**
  * Where each box's cards come from in the deck (RULES §5.1): a list of runs
  * {seat, hand, street (1-based; 0 for a Fantasyland deal), start, count}.
- * deal = {players: n, button, variant, streets: [[dealt, placed], ...], fantasyland: {seat: cards}}
+ * deal = {players: n, button, open_face, hands_per_seat, streets: [[dealt, placed], ...],
+ *         fantasyland: {seat: cards}}; open_face, hands_per_seat and streets are the
+ * compiled spec's variant facts (the welcome message's spec.variant).
  */
 export function dealRuns(deal) {
   const n = deal.players;
   const order = Array.from({ length: n }, (_, i) => (deal.button + 1 + i) % n);
   const runs = [];
-  if (!["ofc", "pineapple", "turbo"].includes(deal.variant)) {
-    const hands = deal.variant === "criss_cross" ? 2 : 1;
+  if (!deal.open_face) {
+    const hands = deal.hands_per_seat;
     for (let h = 0; h < hands; h++) {
       for (let i = 0; i < 13 * n; i++) {
         runs.push({ seat: order[i % n], hand: h, street: 1, start: h * 13 * n + i, count: 1 });
@@ -162,12 +164,12 @@ export class FairDeals {
 
   /**
    * Check hand `hand` from its reveal and the showdown view; returns and keeps
-   * {ok, reason}. `streets` is the table's street list (table info).
+   * {ok, reason}. `variant` is the compiled spec's variant facts (streets and all).
    */
-  async verify(hand, reveal, view, streets) {
+  async verify(hand, reveal, view, variant) {
     let result;
     try {
-      result = await this._verify(hand, reveal, view, streets);
+      result = await this._verify(hand, reveal, view, variant);
     } catch (err) {
       result = { ok: false, reason: err.message };
     }
@@ -176,7 +178,7 @@ export class FairDeals {
     return result;
   }
 
-  async _verify(hand, r, view, streets) {
+  async _verify(hand, r, view, variant) {
     const fail = (reason) => ({ ok: false, reason });
     if (!r || r.scheme !== SCHEME) return fail(t("fair.scheme", { scheme: r && r.scheme }));
     if (r.hand !== hand) return fail(t("fair.other_hand", { revealed: r.hand, hand }));
@@ -203,7 +205,8 @@ export class FairDeals {
     const deck = (await shuffle(seed)).map(cardName);
     const fantasyland = {};
     for (const b of view.boards) if (b.fantasyland_cards) fantasyland[b.seat] = b.fantasyland_cards;
-    const runs = dealRuns({ players: players.length, button: view.button, variant: view.variant, streets, fantasyland });
+    if (!variant) return fail("the page has not been sent the table's rules spec");
+    const runs = dealRuns({ players: players.length, button: view.button, open_face: variant.open_face, hands_per_seat: variant.hands_per_seat, streets: variant.streets, fantasyland });
     const cardsOf = (seat, hand, street = null) => runs
       .filter((x) => x.seat === seat && x.hand === hand && (street === null || x.street === street))
       .flatMap((x) => deck.slice(x.start, x.start + x.count));
@@ -257,6 +260,7 @@ export function watchTable(tableId, { send, rerender }) {
   let info = null;
   let view = null;
   let role = null;
+  let spec = null;
   function contribute(hand) {
     if (role !== "seat") return;
     const id = send({ type: "contribute", hand, value: fair.contribution(hand) });
@@ -269,6 +273,7 @@ export function watchTable(tableId, { send, rerender }) {
         case "welcome": {
           info = msg.table;
           role = msg.role;
+          spec = msg.spec || spec;
           if (info.hand && info.commitment) fair.dealt(info.hand, info.commitment);
           if (info.next_commitment && !info.session_over) {
             fair.committed((info.hand || 0) + 1, info.next_commitment);
@@ -292,7 +297,7 @@ export function watchTable(tableId, { send, rerender }) {
             fair.committed(msg.hand + 1, msg.next_commitment);
             contribute(msg.hand + 1);
           }
-          if (view) fair.verify(msg.hand, msg.reveal, view, info && info.streets).then(rerender);
+          if (view) fair.verify(msg.hand, msg.reveal, view, spec && spec.variant).then(rerender);
           break;
         default:
           break;

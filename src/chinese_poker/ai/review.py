@@ -17,10 +17,11 @@ Each decision is marked by the loss (see docs/review.md):
 and only when the loss is also more than :data:`NOISE_SIGMAS` standard errors of the
 Monte Carlo estimates (a street's values are sampled: a small gap may be noise).
 
-Where the hint engine lists only the best few options (a classic set, a Fantasyland
-deal: there are too many to list) and the played one is not among them, the loss is at
-least the gap to the weakest option listed: the decision is marked with that lower bound
-and ``exact`` is False.
+Where the hint engine lists only the best few options and the played one is not among
+them: a valid classic setting is valued by the setting solver itself (which can list
+every setting); a classic set that fouls is a ``blunder`` (a valid setting was there);
+otherwise (a Fantasyland arrangement) the loss is at least the gap to the weakest option
+listed: the decision is marked with that lower bound and ``exact`` is False.
 
 A player's **accuracy** over a session is the share of his decisions that got no mark.
 
@@ -45,8 +46,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from chinese_poker.ai.hints import describe_action, hint
+from chinese_poker.cards import Board
 from chinese_poker.engine.actions import Action, ClaimNatural, Place, Surrender, action_from_dict
 from chinese_poker.engine.history import HistoryError, apply_actions, table_from_record
+from chinese_poker.scoring import foul_reason, line_values
 
 __all__ = [
     "BLUNDER",
@@ -307,7 +310,17 @@ def _review_decision(
             f"not among the {len(entries)} options the hint engine lists: it loses at"
             " least the gap to the weakest of them"
         )
+        foul = _classic_foul(view, action)
+        if foul is not None:
+            explanation = f"the board fouls ({foul}); a valid setting was there"
+        elif isinstance(action, Place) and dec.kind == "set" and not view.rules.is_open_face:
+            value = _classic_value(view, action)
+            if value is not None:
+                played_value, exact, explanation = value, True, "a valid setting, not the best"
     loss = max(0.0, best.value - played_value) if rank != 1 else 0.0
+    mark = mark_for(loss, gap_err)
+    if rank is None and _classic_foul(view, action) is not None:
+        mark = "blunder"  # fouling a set that could be valid: always the worst mark
     return DecisionReview(
         hand=index,
         player=table.players[action.seat],
@@ -320,12 +333,43 @@ def _review_decision(
         best_value=best.value,
         loss=loss,
         stderr=gap_err,
-        mark=mark_for(loss, gap_err),
+        mark=mark,
         exact=exact,
         rank=rank,
         options=len(entries),
         explanation=explanation if rank != 1 else best.explanation,
     )
+
+
+def _classic_foul(view: Any, action: Action) -> str | None:
+    """Why a classic set fouls (None: it does not, or it is not a classic set)."""
+    if not isinstance(action, Place) or view.rules.is_open_face:
+        return None
+    if len(action.top) + len(action.middle) + len(action.bottom) != 13:
+        return None
+    return foul_reason(view.rules, Board(action.top, action.middle, action.bottom))
+
+
+def _classic_value(view: Any, action: Place) -> float | None:
+    """The setting solver's expected points of the played (valid) classic setting: the
+    solver lists settings by their line values, so the played one is found by its own."""
+    from chinese_poker.ai.setting import solve_setting
+
+    rules = view.rules
+    board = Board(action.top, action.middle, action.bottom)
+    cards = action.top + action.middle + action.bottom
+    sol = solve_setting(cards, rules, opponents=rules.spec.opponent_hands(len(view.players)),
+                        top_n=_ALL_SETTINGS)  # fmt: skip
+    wanted = line_values(rules, board)
+    listed = [] if sol.natural else [(sol.board, sol.expected)]
+    for alt, expected in (*listed, *sol.alternatives):
+        if line_values(rules, alt) == wanted:
+            return float(expected)
+    return None
+
+
+#: More than the settings of 13 cards (72,072): every valid setting is listed.
+_ALL_SETTINGS = 80_000
 
 
 def _with_decisions(view: Any, decisions: tuple[Any, ...]) -> Any:
@@ -400,4 +444,3 @@ _KIND_ORDER = {"surrender": 0, "natural": 1, "set": 2, "street": 3}
 
 def _order(d: DecisionReview) -> tuple[int, int]:
     return (_KIND_ORDER.get(d.kind, 9), d.street)
-

@@ -77,7 +77,7 @@ export function replayPage(app, tableId, hand) {
       const finished = hands.filter((h) => h.finished);
       const base = `/api/tables/${encodeURIComponent(tableId)}/history`;
       $("#replay-list", app).innerHTML = `<p><b>${esc(info.name)}</b> · ${esc(info.preset)} · ${esc(info.status)}</p>` + (finished.length
-        ? `<ul class="hands-list">${finished.map((h) => `<li><span>Hand ${h.hand}</span><button class="small" data-hand="${h.hand}">▶ Replay</button><a href="${base}?hand=${h.hand}" download><button class="small" type="button">⬇ history</button></a></li>`).join("")}</ul><p><a href="${base}" download="${esc(tableId)}-history.jsonl">Download the whole history</a></p>`
+        ? `<ul class="hands-list">${finished.map((h) => `<li><span>Hand ${h.hand}</span><button class="small" data-hand="${h.hand}">▶ Replay</button><button class="small" data-review-hand="${h.hand}" data-table="${esc(tableId)}">☑ Review</button><a href="${base}?hand=${h.hand}" download><button class="small" type="button">⬇ history</button></a></li>`).join("")}</ul><p><a href="${base}" download="${esc(tableId)}-history.jsonl">Download the whole history</a></p>`
         : "<p>No finished hand yet.</p>");
       if (hand) openReplay(tableId, Number(hand));
     } catch (err) {

@@ -10,7 +10,7 @@ export function breakdownHTML(view, handNo) {
   const st = view.settlement;
   if (!st) return "";
   const totals = st.totals || view.totals || {};
-  let html = `<div class="panel breakdown" id="breakdown"><h2>Hand ${handNo} result</h2>
+  let html = `<div class="panel breakdown" id="breakdown"><h2>Hand ${handNo} result <button class="small" data-review-hand="${handNo}" id="review-this-hand">☑ Review this hand</button></h2>
     <div class="totals-row">${Object.entries(totals).map(([n, v]) => `<span>${esc(n)} <b class="${signClass(v)}">${signed(v)}</b></span>`).join("")}</div>`;
   for (const p of st.players || []) {
     const flags = [];
@@ -54,7 +54,7 @@ export function handsHTML(tableId, hands) {
   if (!finished.length) return "";
   const base = `/api/tables/${encodeURIComponent(tableId)}/history`;
   return `<div class="panel" id="hands"><h2>Hands <a href="${base}" download="${esc(tableId)}-history.jsonl" id="download-all"><button class="small" type="button">⬇ all</button></a></h2>
-    <ul class="hands-list">${finished.map((h) => `<li><span>Hand ${h.hand}</span><button class="small" data-act="replay" data-hand="${h.hand}">▶ Replay</button><a href="${base}?hand=${h.hand}" download="${esc(tableId)}-hand-${h.hand}.jsonl"><button class="small" type="button">⬇</button></a></li>`).join("")}</ul></div>`;
+    <ul class="hands-list">${finished.map((h) => `<li><span>Hand ${h.hand}</span><button class="small" data-act="replay" data-hand="${h.hand}">▶ Replay</button><button class="small" data-review-hand="${h.hand}" data-table="${esc(tableId)}">☑ Review</button><a href="${base}?hand=${h.hand}" download="${esc(tableId)}-hand-${h.hand}.jsonl"><button class="small" type="button">⬇</button></a></li>`).join("")}</ul></div>`;
 }
 
 export function logHTML(log, players) {

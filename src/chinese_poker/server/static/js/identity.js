@@ -3,6 +3,7 @@
 
 import { store } from "./util.js";
 import { plainDetail } from "./words.js";
+import { t } from "./i18n.js";
 
 const KEY = "cp.playerKey";
 
@@ -35,7 +36,7 @@ export async function asMe(method, path, body) {
       body: body ? JSON.stringify(body) : undefined,
     });
   } catch {
-    throw new Error("Cannot reach the server. Check your connection and try again.");
+    throw new Error(t("http.unreachable"));
   }
   const text = await res.text();
   let data = null;

@@ -7,30 +7,34 @@ import { $ } from "./ui.js";
 import { api } from "./net.js";
 import { asMe, newKey, setPlayerKey, whoAmI } from "./identity.js";
 import { esc, signed } from "./util.js";
+import { t } from "./i18n.js";
 
-export const FAMILY_WORDS = { "open-face": "Open-face (OFC, Pineapple)", classic: "Classic 13 cards" };
+export const FAMILIES = ["open-face", "classic"];
+const familyWords = (f) => t(`profile.family.${f}`);
 
 /** A profile as HTML (pure). */
 export function profileHTML(p) {
   const fams = (p.families || []).map((f) => `<div class="panel family" data-family="${esc(f.family)}">
-      <h3>${esc(FAMILY_WORDS[f.family] || f.family)}</h3>
+      <h3>${esc(familyWords(f.family))}</h3>
       <div class="figures">
-        <div><span class="muted">Rating</span><b class="rating">${f.rating.toFixed(1)}</b><span class="muted" style="font-size:11px">μ ${f.mu.toFixed(1)} ± ${(3 * f.sigma).toFixed(1)}</span></div>
-        <div><span class="muted">Hands played</span><b class="hands">${f.hands}</b></div>
-        <div><span class="muted">Points / hand</span><b class="pph">${f.points_per_hand >= 0 ? "+" : ""}${f.points_per_hand.toFixed(2)}</b></div>
-        <div><span class="muted">Foul %</span><b class="fouls">${f.foul_percent.toFixed(1)}%</b></div>
-        <div><span class="muted">Fantasyland %</span><b class="fl">${f.fantasyland_percent.toFixed(1)}%</b></div>
-        <div><span class="muted">Royalties / hand</span><b class="roy">${f.royalties_per_hand.toFixed(2)}</b></div>
+        <div><span class="muted">${esc(t("profile.rating"))}</span><b class="rating">${f.rating.toFixed(1)}</b><span class="muted" style="font-size:11px">μ ${f.mu.toFixed(1)} ± ${(3 * f.sigma).toFixed(1)}</span></div>
+        <div><span class="muted">${esc(t("profile.hands"))}</span><b class="hands">${f.hands}</b></div>
+        <div><span class="muted">${esc(t("profile.points_per_hand"))}</span><b class="pph">${f.points_per_hand >= 0 ? "+" : ""}${f.points_per_hand.toFixed(2)}</b></div>
+        <div><span class="muted">${esc(t("profile.fouls"))}</span><b class="fouls">${f.foul_percent.toFixed(1)}%</b></div>
+        <div><span class="muted">${esc(t("profile.fantasyland"))}</span><b class="fl">${f.fantasyland_percent.toFixed(1)}%</b></div>
+        <div><span class="muted">${esc(t("profile.royalties"))}</span><b class="roy">${f.royalties_per_hand.toFixed(2)}</b></div>
       </div>
-      ${(p.history || {})[f.family] && p.history[f.family].length ? lineChart([{ name: "rating", values: p.history[f.family].map((e) => e.rating) }], { width: 360, label: `Rating after each hand (${f.family})` }) : ""}
+      ${(p.history || {})[f.family] && p.history[f.family].length ? lineChart([{ name: t("profile.chart_series"), values: p.history[f.family].map((e) => e.rating) }], { width: 360, label: t("profile.chart", { family: familyWords(f.family) }) }) : ""}
     </div>`).join("");
-  return `<h2 id="profile-name">${esc(p.name || "(no name yet)")} ${p.kind === "bot" ? "<span class='chip'>bot</span>" : ""}</h2>
-    <p class="muted" style="font-size:12px">Player id <code id="profile-id">${esc(p.id)}</code>${p.handle ? ` · handle <b>${esc(p.handle)}</b>` : ""}. Rating: μ − 3σ of openskill (a newcomer starts near 0); bots' ratings are fixed anchors.</p>
-    ${fams || `<p id="no-hands">No rated hands yet: play at a table and the finished hands count here.</p>`}`;
+  const id = esc(t("profile.id", { id: "\u0000" })).replace("\u0000", `<code id="profile-id">${esc(p.id)}</code>`);
+  const handle = p.handle ? ` · ${esc(t("profile.handle", { handle: "\u0000" })).replace("\u0000", `<b>${esc(p.handle)}</b>`)}` : "";
+  return `<h2 id="profile-name">${esc(p.name || t("profile.no_name"))} ${p.kind === "bot" ? `<span class='chip'>${esc(t("profile.bot"))}</span>` : ""}</h2>
+    <p class="muted" style="font-size:12px">${id}${handle}. ${esc(t("profile.about"))}</p>
+    ${fams || `<p id="no-hands">${esc(t("profile.no_hands"))}</p>`}`;
 }
 
 export function profilePage(app, playerId) {
-  app.innerHTML = `<div class="panel" id="profile"><p class="muted">Loading…</p></div>`;
+  app.innerHTML = `<div class="panel" id="profile"><p class="muted">${esc(t("common.loading"))}</p></div>`;
   let alive = true;
   (async () => {
     try {
@@ -44,17 +48,19 @@ export function profilePage(app, playerId) {
 }
 
 function accountHTML(me) {
-  return `<div class="panel" id="account"><h2>Your identity</h2>
-    <p class="muted" style="font-size:13px">This browser keeps your player key: no sign-up needed. To play as yourself on another device, choose a handle and a password here, then sign in there.</p>
-    <form id="name-form" class="row"><label>Name <input id="me-name" maxlength="40" value="${esc(me.name || "")}" required></label><button type="submit">Save name</button></form>
-    ${me.signed_up ? `<p id="signed-up">Signed up as <b>${esc(me.handle)}</b>: sign in with it on your other devices.</p>` : `<form id="password-form" class="row"><label>Handle <input id="me-handle" maxlength="40" autocomplete="username" required></label><label>Password <input id="me-password" type="password" minlength="8" autocomplete="new-password" required></label><button type="submit">Save handle and password</button></form>`}
-    <h3>Sign in with an account you already have</h3>
-    <form id="signin-form" class="row"><label>Handle <input id="signin-handle" maxlength="40" autocomplete="username" required></label><label>Password <input id="signin-password" type="password" autocomplete="current-password" required></label><button type="submit">Sign in</button></form>
+  const w = (key) => esc(t(key));
+  const signedUp = esc(t("account.signed_up", { handle: "\u0000" })).replace("\u0000", `<b>${esc(me.handle)}</b>`);
+  return `<div class="panel" id="account"><h2>${w("account.title")}</h2>
+    <p class="muted" style="font-size:13px">${w("account.intro")}</p>
+    <form id="name-form" class="row"><label>${w("account.name")} <input id="me-name" maxlength="40" value="${esc(me.name || "")}" required></label><button type="submit">${w("account.save_name")}</button></form>
+    ${me.signed_up ? `<p id="signed-up">${signedUp}</p>` : `<form id="password-form" class="row"><label>${w("account.handle")} <input id="me-handle" maxlength="40" autocomplete="username" required></label><label>${w("account.password")} <input id="me-password" type="password" minlength="8" autocomplete="new-password" required></label><button type="submit">${w("account.save_password")}</button></form>`}
+    <h3>${w("account.signin_title")}</h3>
+    <form id="signin-form" class="row"><label>${w("account.handle")} <input id="signin-handle" maxlength="40" autocomplete="username" required></label><label>${w("account.password")} <input id="signin-password" type="password" autocomplete="current-password" required></label><button type="submit">${w("account.signin")}</button></form>
     <p class="warning" id="account-error" hidden></p></div>`;
 }
 
 export function mePage(app, navigate) {
-  app.innerHTML = `<div id="me-page"><p class="muted">Loading…</p></div>`;
+  app.innerHTML = `<div id="me-page"><p class="muted">${esc(t("common.loading"))}</p></div>`;
   let alive = true;
   const show = async () => {
     let me;
@@ -86,19 +92,19 @@ export function mePage(app, navigate) {
 /** The leaderboard as HTML (pure). */
 export function leaderboardHTML(board) {
   const rows = (board.players || []).map((r, i) => `<tr data-player="${esc(r.player)}" data-kind="${esc(r.kind)}"><td>${i + 1}</td>
-      <td><a href="/profile/${encodeURIComponent(r.player)}" data-link>${esc(r.name)}</a>${r.kind === "bot" ? " <span class='chip'>bot</span>" : ""}</td>
+      <td><a href="/profile/${encodeURIComponent(r.player)}" data-link>${esc(r.name)}</a>${r.kind === "bot" ? ` <span class='chip'>${esc(t("profile.bot"))}</span>` : ""}</td>
       <td class="rating">${r.rating.toFixed(1)}</td><td>${r.hands}</td><td>${signed(Math.round(r.points_per_hand * 100) / 100)}</td><td>${r.foul_percent.toFixed(1)}%</td></tr>`).join("");
   return rows
-    ? `<table class="ledger-table" id="leaderboard-table"><thead><tr><th>#</th><th>Player</th><th>Rating</th><th>Hands</th><th>Points / hand</th><th>Foul %</th></tr></thead><tbody>${rows}</tbody></table>`
-    : `<p class="muted">Nobody is rated in this family yet.</p>`;
+    ? `<table class="ledger-table" id="leaderboard-table"><thead><tr><th>#</th>${["player", "rating", "hands", "points_per_hand", "fouls"].map((k) => `<th>${esc(t(`leaderboard.${k}`))}</th>`).join("")}</tr></thead><tbody>${rows}</tbody></table>`
+    : `<p class="muted">${esc(t("leaderboard.none"))}</p>`;
 }
 
 export function leaderboardPage(app, family) {
   const fam = family === "classic" ? "classic" : "open-face";
-  app.innerHTML = `<div class="panel" id="leaderboard"><h2>Leaderboard</h2>
-    <div class="row" role="tablist">${Object.entries(FAMILY_WORDS).map(([k, w]) => `<a href="/leaderboard?family=${k}" data-link role="tab" aria-selected="${k === fam}" class="chip${k === fam ? " turn" : ""}" data-family="${k}">${esc(w)}</a>`).join(" ")}</div>
-    <p class="muted" style="font-size:12px">Ratings per family (openskill's μ − 3σ); the bots' ratings are fixed and anchor the scale: the rules bot stands at 22 (μ 25 − 3).</p>
-    <div id="leaderboard-body" class="muted">Loading…</div></div>`;
+  app.innerHTML = `<div class="panel" id="leaderboard"><h2>${esc(t("leaderboard.title"))}</h2>
+    <div class="row" role="tablist">${FAMILIES.map((k) => `<a href="/leaderboard?family=${k}" data-link role="tab" aria-selected="${k === fam}" class="chip${k === fam ? " turn" : ""}" data-family="${k}">${esc(familyWords(k))}</a>`).join(" ")}</div>
+    <p class="muted" style="font-size:12px">${esc(t("leaderboard.intro"))}</p>
+    <div id="leaderboard-body" class="muted">${esc(t("common.loading"))}</div></div>`;
   let alive = true;
   (async () => {
     try {

@@ -5,8 +5,11 @@
 import { $, toast } from "./ui.js";
 import { api, getSeat } from "./net.js";
 import { esc } from "./util.js";
+import { t } from "./i18n.js";
 
-const MARK_WORDS = { inaccuracy: "inaccuracy", mistake: "mistake", blunder: "blunder" };
+const markWord = (m) => t(`review.mark.${m}`);
+/** The decision's place in the hand: "street 2", "set", "surrender", "natural". */
+const labelOf = (d) => (d.kind === "street" ? t("review.street", { n: d.street }) : t(`review.kind.${d.kind}`));
 
 export function fetchReview(tableId, hand) {
   return api("GET", `/api/tables/${encodeURIComponent(tableId)}/hands/${encodeURIComponent(hand)}/review`);
@@ -17,19 +20,21 @@ const pct = (x) => (x === null || x === undefined ? "–" : `${Math.round(x)}%`)
 /** The review as HTML (pure: tests and both views use it). */
 export function reviewHTML(review, me = null) {
   const summary = (review.players_summary || []).map((s) => `<tr data-player="${esc(s.player)}"${s.player === me ? ' class="me"' : ""}>
-      <td>${esc(s.player)}${s.player === me ? " <span class='chip'>you</span>" : ""}</td><td class="accuracy">${pct(s.accuracy)}</td>
+      <td>${esc(s.player)}${s.player === me ? ` <span class='chip'>${esc(t("review.you"))}</span>` : ""}</td><td class="accuracy">${pct(s.accuracy)}</td>
       <td>${s.loss_per_hand.toFixed(2)}</td><td>${s.marks.inaccuracy}</td><td>${s.marks.mistake}</td><td>${s.marks.blunder}</td></tr>`).join("");
   const items = (review.decisions || []).map((d) => {
-    const mark = d.mark ? `<span class="mark-badge ${esc(d.mark)}">${esc(MARK_WORDS[d.mark] || d.mark)}</span>` : d.rank === 1 ? `<span class="mark-badge best">best</span>` : `<span class="mark-badge ok">ok</span>`;
-    const lost = d.loss > 0 ? `<span class="neg">−${d.loss.toFixed(2)}</span>${d.exact ? "" : " <span class='muted'>(at least)</span>"}` : `<span class="muted">0.00</span>`;
-    const best = d.rank === 1 ? "" : `<div class="best-line"><span class="muted">best</span> <code>${esc(d.best)}</code> <span class="muted">(${d.best_value >= 0 ? "+" : ""}${d.best_value.toFixed(2)})</span></div>`;
+    const kind = d.mark || (d.rank === 1 ? "best" : "ok");
+    const mark = `<span class="mark-badge ${esc(kind)}" data-kind="${esc(kind)}">${esc(markWord(kind))}</span>`;
+    const lost = d.loss > 0 ? `<span class="neg">−${d.loss.toFixed(2)}</span>${d.exact ? "" : ` <span class='muted'>${esc(t("review.at_least"))}</span>`}` : `<span class="muted">0.00</span>`;
+    const best = d.rank === 1 ? "" : `<div class="best-line"><span class="muted">${esc(t("review.best"))}</span> <code>${esc(d.best)}</code> <span class="muted">(${d.best_value >= 0 ? "+" : ""}${d.best_value.toFixed(2)})</span></div>`;
     return `<li class="review-item${d.mark ? ` mark-${esc(d.mark)}` : ""}${d.player === me ? " me" : ""}" data-mark="${esc(d.mark)}" data-player="${esc(d.player)}">
-      <div class="review-head"><b>${esc(d.box)}</b> <span class="muted">${esc(d.label)}</span> ${mark} <span class="spacer"></span> ${lost}</div>
-      <div><span class="muted">played</span> <code>${esc(d.played)}</code> <span class="muted">(${d.played_value >= 0 ? "+" : ""}${d.played_value.toFixed(2)})</span></div>${best}
+      <div class="review-head"><b>${esc(d.box)}</b> <span class="muted">${esc(labelOf(d))}</span> ${mark} <span class="spacer"></span> ${lost}</div>
+      <div><span class="muted">${esc(t("review.played"))}</span> <code>${esc(d.played)}</code> <span class="muted">(${d.played_value >= 0 ? "+" : ""}${d.played_value.toFixed(2)})</span></div>${best}
       <div class="muted explain">${esc(d.explanation)}</div></li>`;
   }).join("");
-  return `<p class="muted" style="font-size:12px">Expected points from the hint engine at level ${esc(review.level)}; marks from 0.5 (inaccuracy), 1.5 (mistake) and 3 (blunder) points lost, beyond the sampling noise. Accuracy: the share of decisions without a mark.</p>
-    <table class="ledger-table review-summary"><thead><tr><th>Player</th><th>Accuracy</th><th>Lost / hand</th><th>Inacc.</th><th>Mistakes</th><th>Blunders</th></tr></thead><tbody>${summary}</tbody></table>
+  const heads = ["player", "accuracy", "lost_per_hand", "inaccuracies", "mistakes", "blunders"].map((k) => `<th>${esc(t(`review.${k}`))}</th>`).join("");
+  return `<p class="muted" style="font-size:12px">${esc(t("review.intro", { level: review.level }))}</p>
+    <table class="ledger-table review-summary"><thead><tr>${heads}</tr></thead><tbody>${summary}</tbody></table>
     <ol class="review-list">${items}</ol>`;
 }
 
@@ -43,8 +48,8 @@ export async function openReview(tableId, hand) {
   const ov = document.createElement("div");
   ov.className = "overlay";
   ov.id = "review";
-  ov.innerHTML = `<div class="dialog review-dialog" role="dialog" aria-label="Review of hand ${esc(hand)}"><h2>Review — hand ${esc(hand)} <span class="spacer"></span><a href="/review/${encodeURIComponent(tableId)}/${encodeURIComponent(hand)}" data-link class="small" id="review-page-link">page</a> <button id="review-close">Close</button></h2>
-    <div id="review-body" class="muted">Reviewing the hand… (the server's hint engine weighs every decision)</div></div>`;
+  ov.innerHTML = `<div class="dialog review-dialog" role="dialog" aria-label="${esc(t("review.aria", { n: hand }))}"><h2>${esc(t("review.title", { n: hand }))} <span class="spacer"></span><a href="/review/${encodeURIComponent(tableId)}/${encodeURIComponent(hand)}" data-link class="small" id="review-page-link">${esc(t("review.page"))}</a> <button id="review-close">${esc(t("review.close"))}</button></h2>
+    <div id="review-body" class="muted">${esc(t("review.loading"))}</div></div>`;
   document.body.appendChild(ov);
   const close = () => { ov.remove(); document.removeEventListener("keydown", key, true); };
   function key(ev) { if (ev.key === "Escape") { close(); ev.stopPropagation(); } }
@@ -54,13 +59,13 @@ export async function openReview(tableId, hand) {
     const review = await fetchReview(tableId, hand);
     if (ov.isConnected) $("#review-body", ov).outerHTML = `<div id="review-body">${reviewHTML(review, myName(tableId))}</div>`;
   } catch (err) {
-    if (ov.isConnected) $("#review-body", ov).innerHTML = `<p class="warning">Could not review the hand: ${esc(err.message)}</p>`;
+    if (ov.isConnected) $("#review-body", ov).innerHTML = `<p class="warning">${esc(t("review.failed", { reason: err.message }))}</p>`;
   }
 }
 
 /** The page /review/TABLE/HAND. */
 export function reviewPage(app, tableId, hand) {
-  app.innerHTML = `<div class="panel"><h2>Review — hand ${esc(hand)} <span class="spacer"></span><a href="/?hands=${encodeURIComponent(tableId)}" data-link>All hands of the table</a></h2><div id="review-body" class="muted">Reviewing the hand…</div></div>`;
+  app.innerHTML = `<div class="panel"><h2>${esc(t("review.title", { n: hand }))} <span class="spacer"></span><a href="/?hands=${encodeURIComponent(tableId)}" data-link>${esc(t("review.all_hands"))}</a></h2><div id="review-body" class="muted">${esc(t("review.loading"))}</div></div>`;
   let alive = true;
   (async () => {
     try {
@@ -83,7 +88,7 @@ export function installReviewButtons() {
     ev.stopPropagation();
     const m = location.pathname.match(/^\/(?:table|watch)\/([^/]+)/);
     const tableId = b.dataset.table || (m && decodeURIComponent(m[1]));
-    if (!tableId) { toast("Which table? Open the review from the table's hands."); return; }
+    if (!tableId) { toast(t("review.which_table")); return; }
     openReview(tableId, Number(b.dataset.reviewHand));
   }, true);
 }

@@ -76,6 +76,17 @@ def test_review_after_a_hand_profile_and_leaderboard(
     expect(page.locator("#review h2")).to_contain_text("hand 1")
     page.locator("#review").screenshot(path=str(shots / "review-from-hand-list.png"))
     page.keyboard.press("Escape")
+    # The session's accuracy, over every hand.
+    page.click("#review-session")
+    session = page.locator("#session-review")
+    expect(session.locator("tr[data-player='Ann'] .accuracy")).to_have_text(
+        re.compile(r"^\d+%$"), timeout=REVIEW_WAIT
+    )
+    want = next(p for p in server.get(f"/api/tables/{tid}/review")["players"]
+                if p["player"] == "Ann")  # fmt: skip
+    expect(session.locator("tr[data-player='Ann'] .accuracy")).to_have_text(
+        f"{int(want['accuracy'] + 0.5)}%"  # JavaScript's Math.round
+    )
 
     # The profile: a rating and the figures of the hands just played.
     page.click("#nav-me")

@@ -238,4 +238,18 @@ def test_review_over_http_is_the_librarys_and_is_stored(client: TestClient) -> N
     assert {s["player"] for s in data["players_summary"]} == set(records[0]["players"])
     assert client.get(f"/api/tables/{tid}/hands/1/review").json() == data
     assert client.get(f"/api/tables/{tid}/hands/99/review").status_code == 409
+    # The session: every hand's decisions, summarised by the library.
+    from chinese_poker.ai.review import summarise
+
+    session = client.get(f"/api/tables/{tid}/review").json()
+    assert session["hands"] == list(range(1, len(records) + 1))
+    hands = [
+        review_hand({k: v for k, v in r.items() if k != "fairness"}, index=i)
+        for i, r in enumerate(records, 1)
+    ]
+    ann = next(p for p in session["players"] if p["player"] == "Ann")
+    want = summarise(hands, "Ann").to_dict()
+    assert ann["decisions"] == want["decisions"] and ann["marks"] == want["marks"]
+    assert ann["accuracy"] == want["accuracy"]
+    assert ann["loss"] == pytest.approx(want["loss"], abs=0.01)
     assert client.get("/api/tables/t-none/hands/1/review").status_code == 404

@@ -66,6 +66,7 @@ __all__ = [
     "mark_for",
     "review_hand",
     "review_history",
+    "review_record",
     "street_label",
     "summarise",
 ]
@@ -143,6 +144,12 @@ class DecisionReview:
             "explanation": self.explanation,
         }
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DecisionReview:
+        """The inverse of :meth:`to_dict` (values as rounded there)."""
+        names = [f for f in cls.__dataclass_fields__ if f != "label"]
+        return cls(**{name: data[name] for name in names})
+
 
 @dataclass(frozen=True, slots=True)
 class HandReview:
@@ -162,6 +169,17 @@ class HandReview:
             "session_hand": self.session_hand,
             "decisions": [d.to_dict() for d in self.decisions],
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> HandReview:
+        """The inverse of :meth:`to_dict` (a stored review read back)."""
+        return cls(
+            index=int(data["index"]),
+            players=tuple(data["players"]),
+            totals=dict(data["totals"]),
+            session_hand=data.get("session_hand"),
+            decisions=tuple(DecisionReview.from_dict(d) for d in data["decisions"]),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -394,6 +412,20 @@ def _same(option: Action, played: Action) -> bool:
     if isinstance(option, ClaimNatural) and isinstance(played, ClaimNatural):
         return option.hand == played.hand and option.claim == played.claim
     return False
+
+
+def review_record(record: Mapping[str, Any], index: int = 1) -> dict[str, Any]:
+    """:func:`review_hand` in its JSON form with each player's summary, or ``{"error":
+    message}`` for a record that cannot be reviewed: what the server's hint workers run
+    (a module-level function of the library, so that a worker process imports little)."""
+    try:
+        review = review_hand(record, index=index)
+    except ReviewError as exc:
+        return {"error": str(exc)}
+    return {
+        **review.to_dict(),
+        "players_summary": [summarise([review], p).to_dict() for p in review.players],
+    }
 
 
 def review_history(

@@ -24,29 +24,14 @@ from sqlalchemy.exc import IntegrityError
 from chinese_poker.server.ratings import HandReviewRow
 from chinese_poker.server.scheduling import HINT_DEADLINE
 
-__all__ = ["review_record", "reviews_router"]
+__all__ = ["reviews_router"]
 
 _REVIEWS = cast(SATable, HandReviewRow.__table__)
 
 
-def review_record(record: dict[str, Any], index: int) -> dict[str, Any]:
-    """The review of one history record with each player's summary (JSON form); runs in
-    a hint worker (a module-level function, so that a worker process can import it)."""
-    from chinese_poker.ai.review import ReviewError, review_hand, summarise
-
-    try:
-        review = review_hand(record, index=index)
-    except ReviewError as exc:
-        return {"error": str(exc)}
-    return {
-        **review.to_dict(),
-        "players_summary": [summarise([review], p).to_dict() for p in review.players],
-    }
-
-
 def reviews_router(index: Callable[[], Response]) -> APIRouter:
     """The review route (``index``: the page for ``/review/{id}/{n}``)."""
-    from chinese_poker.ai.review import REVIEW_LEVEL
+    from chinese_poker.ai.review import REVIEW_LEVEL, review_record
 
     router = APIRouter()
 
@@ -54,16 +39,7 @@ def reviews_router(index: Callable[[], Response]) -> APIRouter:
     async def review_page(table_id: str, hand: int) -> Response:
         return index()
 
-    @router.get("/api/tables/{table_id}/hands/{hand}/review", tags=["results"])
-    async def review(request: Request, table_id: str, hand: int) -> dict[str, Any]:
-        """Each decision of the hand next to the best one, the expected points lost and
-        the marks (docs/review.md); 409 while the hand is not finished."""
-        manager = request.app.state.manager
-        live = manager.get(table_id)
-        if live is None:
-            raise HTTPException(404, f"no table {table_id!r}")
-        if hand < 1:
-            raise HTTPException(400, "hands are numbered from 1")
+    async def hand_review(manager: Any, table_id: str, hand: int) -> dict[str, Any]:
         store = manager.store
         with store.engine.connect() as conn:
             cached = conn.execute(
@@ -76,7 +52,7 @@ def reviews_router(index: Callable[[], Response]) -> APIRouter:
         if cached is not None:
             data: dict[str, Any] = json.loads(cached)
             return data
-        records = store.records(live.id, hand)
+        records = store.records(table_id, hand)
         if not records:
             raise HTTPException(409, f"hand {hand} of this table is not finished")
         workers = manager.workers
@@ -104,5 +80,39 @@ def reviews_router(index: Callable[[], Response]) -> APIRouter:
         except IntegrityError:
             pass  # stored by a request that finished first: the same review
         return result
+
+    def live_manager(request: Request, table_id: str) -> Any:
+        manager = request.app.state.manager
+        if manager.get(table_id) is None:
+            raise HTTPException(404, f"no table {table_id!r}")
+        return manager
+
+    @router.get("/api/tables/{table_id}/hands/{hand}/review", tags=["results"])
+    async def review(request: Request, table_id: str, hand: int) -> dict[str, Any]:
+        """Each decision of the hand next to the best one, the expected points lost and
+        the marks (docs/review.md); 409 while the hand is not finished."""
+        manager = live_manager(request, table_id)
+        if hand < 1:
+            raise HTTPException(400, "hands are numbered from 1")
+        return await hand_review(manager, table_id, hand)
+
+    @router.get("/api/tables/{table_id}/review", tags=["results"])
+    async def session_review(request: Request, table_id: str) -> dict[str, Any]:
+        """The session so far: each player's accuracy and expected points lost per hand
+        over every finished hand (each hand reviewed, or read back, as above)."""
+        from chinese_poker.ai.review import HandReview, summarise
+
+        manager = live_manager(request, table_id)
+        numbers = [h["hand"] for h in manager.get(table_id).hands_info() if h["finished"]]
+        hands = [HandReview.from_dict(await hand_review(manager, table_id, n)) for n in numbers]
+        players: list[str] = []
+        for h in hands:
+            players += [p for p in h.players if p not in players]
+        return {
+            "table_id": table_id,
+            "level": REVIEW_LEVEL,
+            "hands": numbers,
+            "players": [summarise(hands, p).to_dict() for p in players],
+        }
 
     return router

@@ -17,11 +17,17 @@ export function fetchReview(tableId, hand) {
 
 const pct = (x) => (x === null || x === undefined ? "–" : `${Math.round(x)}%`);
 
-/** The review as HTML (pure: tests and both views use it). */
-export function reviewHTML(review, me = null) {
-  const summary = (review.players_summary || []).map((s) => `<tr data-player="${esc(s.player)}"${s.player === me ? ' class="me"' : ""}>
+/** Each player's accuracy, points lost per hand and marks, as a table (pure). */
+export function summaryHTML(summaries, me = null) {
+  const rows = (summaries || []).map((s) => `<tr data-player="${esc(s.player)}"${s.player === me ? ' class="me"' : ""}>
       <td>${esc(s.player)}${s.player === me ? ` <span class='chip'>${esc(t("review.you"))}</span>` : ""}</td><td class="accuracy">${pct(s.accuracy)}</td>
       <td>${s.loss_per_hand.toFixed(2)}</td><td>${s.marks.inaccuracy}</td><td>${s.marks.mistake}</td><td>${s.marks.blunder}</td></tr>`).join("");
+  const heads = ["player", "accuracy", "lost_per_hand", "inaccuracies", "mistakes", "blunders"].map((k) => `<th>${esc(t(`review.${k}`))}</th>`).join("");
+  return `<table class="ledger-table review-summary"><thead><tr>${heads}</tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+/** The review as HTML (pure: tests and both views use it). */
+export function reviewHTML(review, me = null) {
   const items = (review.decisions || []).map((d) => {
     const kind = d.mark || (d.rank === 1 ? "best" : "ok");
     const mark = `<span class="mark-badge ${esc(kind)}" data-kind="${esc(kind)}">${esc(markWord(kind))}</span>`;
@@ -32,9 +38,8 @@ export function reviewHTML(review, me = null) {
       <div><span class="muted">${esc(t("review.played"))}</span> <code>${esc(d.played)}</code> <span class="muted">(${d.played_value >= 0 ? "+" : ""}${d.played_value.toFixed(2)})</span></div>${best}
       <div class="muted explain">${esc(d.explanation)}</div></li>`;
   }).join("");
-  const heads = ["player", "accuracy", "lost_per_hand", "inaccuracies", "mistakes", "blunders"].map((k) => `<th>${esc(t(`review.${k}`))}</th>`).join("");
   return `<p class="muted" style="font-size:12px">${esc(t("review.intro", { level: review.level }))}</p>
-    <table class="ledger-table review-summary"><thead><tr>${heads}</tr></thead><tbody>${summary}</tbody></table>
+    ${summaryHTML(review.players_summary, me)}
     <ol class="review-list">${items}</ol>`;
 }
 
@@ -78,10 +83,27 @@ export function reviewPage(app, tableId, hand) {
   return { stop() { alive = false; } };
 }
 
+/** The session's figures into ``box`` (the hand list's "Review the session"). */
+export async function showSessionReview(tableId, box) {
+  box.innerHTML = `<p class="muted">${esc(t("review.loading"))}</p>`;
+  try {
+    const data = await api("GET", `/api/tables/${encodeURIComponent(tableId)}/review`);
+    box.innerHTML = `<h3>${esc(t("review.session_title", { n: data.hands.length }))}</h3>${summaryHTML(data.players, myName(tableId))}`;
+  } catch (err) {
+    box.innerHTML = `<p class="warning">${esc(t("review.failed", { reason: err.message }))}</p>`;
+  }
+}
+
 /** Buttons with data-review-hand (and data-table, else the table of the page) open the
  * overlay, wherever a screen puts them. */
 export function installReviewButtons() {
   document.addEventListener("click", (ev) => {
+    const s = ev.target.closest("[data-session-review]");
+    if (s) {
+      ev.preventDefault();
+      showSessionReview(s.dataset.sessionReview, document.getElementById("session-review") || s.parentElement);
+      return;
+    }
     const b = ev.target.closest("[data-review-hand]");
     if (!b) return;
     ev.preventDefault();

@@ -253,3 +253,32 @@ def test_review_over_http_is_the_librarys_and_is_stored(client: TestClient) -> N
     assert ann["accuracy"] == want["accuracy"]
     assert ann["loss"] == pytest.approx(want["loss"], abs=0.01)
     assert client.get("/api/tables/t-none/hands/1/review").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "status", "words"),
+    [
+        ("put", "/api/me/name", {"name": ""}, 422, "name"),
+        ("put", "/api/me/name", {"name": "x" * 41}, 422, "name"),
+        ("put", "/api/me/name", {"name": "a\nb"}, 400, "control characters"),
+        ("put", "/api/me/name", {"name": "   "}, 400, "non-empty"),
+        ("post", "/api/me/password", {"handle": "a b", "password": "long enough"}, 400, "handle"),
+        ("post", "/api/me/password", {"handle": "ann", "password": "x", "extra": 1}, 422, "extra"),
+        ("post", "/api/me/seats", {"table_id": "t-x"}, 422, "token"),
+    ],
+)
+def test_bad_identity_requests_change_nothing(
+    client: TestClient, method: str, path: str, body: Msg, status: int, words: str
+) -> None:
+    key = new_key()
+    before = me(client, key)
+    r = getattr(client, method)(path, json=body, headers={"X-Player-Key": key})
+    assert r.status_code == status, r.text
+    assert words in json.dumps(r.json()["detail"])
+    assert me(client, key) == before
+
+
+def test_profiles_and_leaderboard_refuse_what_does_not_exist(client: TestClient) -> None:
+    assert client.get("/api/players/p-nobody").status_code == 404
+    assert client.get("/api/leaderboard", params={"family": "poker"}).status_code == 422
+    assert client.get("/api/leaderboard", params={"family": "classic"}).status_code == 200

@@ -53,6 +53,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 from chinese_poker.server.db import Base, Store
 
 __all__ = [
+    "IDENTITY_PER_ADDRESS",
     "SIGNIN_PER_ADDRESS",
     "SIGNIN_PER_HANDLE",
     "PlayerKeyRow",
@@ -68,6 +69,10 @@ SIGNIN_PER_ADDRESS = "10/minute"
 
 SIGNIN_PER_HANDLE = "5/minute"
 """Sign-in attempts on one handle, from anywhere (a slow guess at one account)."""
+
+IDENTITY_PER_ADDRESS = "120/minute"
+"""Calls that may create a player (``/api/me``, its name, password and seats) per address:
+nobody fills the database with players."""
 
 KEY_PATTERN = re.compile(r"^[A-Za-z0-9_-]{22,128}$")
 HANDLE_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{3,40}$")
@@ -247,6 +252,10 @@ def accounts_router(index: Callable[[], Response]) -> APIRouter:
     limiter = MovingWindowRateLimiter(MemoryStorage())
     per_address = parse(SIGNIN_PER_ADDRESS)
     per_handle = parse(SIGNIN_PER_HANDLE)
+    per_identity = parse(IDENTITY_PER_ADDRESS)
+
+    def address(request: Request) -> str:
+        return request.client.host if request.client is not None else "?"
 
     def store_of(request: Request) -> Store:
         store: Store = request.app.state.store
@@ -256,7 +265,11 @@ def accounts_router(index: Callable[[], Response]) -> APIRouter:
         result: T = await request.app.state.manager.workers.setup(fn, *args)
         return result
 
-    def check_key(key: str | None) -> str:
+    def check_key(key: str | None, request: Request | None = None) -> str:
+        if request is not None and not limiter.hit(per_identity, "identity", address(request)):
+            raise HTTPException(
+                429, f"too many requests from your address ({IDENTITY_PER_ADDRESS})"
+            )
         if key is None:
             raise HTTPException(401, "send your player key in the X-Player-Key header")
         if not KEY_PATTERN.match(key):
@@ -266,7 +279,7 @@ def accounts_router(index: Callable[[], Response]) -> APIRouter:
     @router.post("/api/me", tags=["players"])
     async def me(request: Request, x_player_key: str | None = Header(None)) -> dict[str, Any]:
         """This browser's player (made on the first call with a new key)."""
-        key = check_key(x_player_key)
+        key = check_key(x_player_key, request)
         store = store_of(request)
 
         def work() -> dict[str, Any]:
@@ -284,11 +297,13 @@ def accounts_router(index: Callable[[], Response]) -> APIRouter:
         """The name shown on the profile and the leaderboard."""
         from chinese_poker.engine import validate_player_name
 
-        key = check_key(x_player_key)
+        key = check_key(x_player_key, request)
         try:
-            name = validate_player_name(body.name)
+            name = validate_player_name(body.name.strip())
         except ValueError as exc:
             raise HTTPException(400, str(exc)) from None
+        if any(not ch.isprintable() for ch in name):
+            raise HTTPException(400, f"a name to show cannot contain control characters: {name!r}")
         store = store_of(request)
 
         def work() -> dict[str, Any]:
@@ -305,7 +320,7 @@ def accounts_router(index: Callable[[], Response]) -> APIRouter:
         request: Request, body: PasswordBody, x_player_key: str | None = Header(None)
     ) -> dict[str, Any]:
         """Choose a handle and a password, to sign in on another device."""
-        key = check_key(x_player_key)
+        key = check_key(x_player_key, request)
         if not HANDLE_PATTERN.match(body.handle):
             raise HTTPException(400, "a handle is 3 to 40 letters, digits, '.', '-' or '_'")
         if len(body.password) < MIN_PASSWORD:
@@ -337,8 +352,7 @@ def accounts_router(index: Callable[[], Response]) -> APIRouter:
     @router.post("/api/signin", tags=["players"])
     async def sign_in(request: Request, body: SignInBody) -> dict[str, Any]:
         """Sign in with a handle and password: this browser's key joins that player."""
-        address = request.client.host if request.client is not None else "?"
-        if not limiter.hit(per_address, "signin", address) or not limiter.hit(
+        if not limiter.hit(per_address, "signin", address(request)) or not limiter.hit(
             per_handle, "signin-handle", body.handle.lower()
         ):
             raise HTTPException(429, "too many sign-in attempts: wait a minute and try again")
@@ -378,7 +392,7 @@ def accounts_router(index: Callable[[], Response]) -> APIRouter:
         request: Request, body: SeatBody, x_player_key: str | None = Header(None)
     ) -> dict[str, Any]:
         """Make a seat this player's (its token proves it): its hands count for him."""
-        key = check_key(x_player_key)
+        key = check_key(x_player_key, request)
         live = request.app.state.manager.get(body.table_id)
         if live is None:
             raise HTTPException(404, f"no table {body.table_id!r}")

@@ -153,6 +153,7 @@ def svg_plot(summaries: Sequence[Any]) -> str:
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{base + 60}"'
         f' viewBox="0 0 {width} {base + 60}" font-family="sans-serif" font-size="12">',
+        '<rect width="100%" height="100%" fill="#fff"/>',
         f'<text x="{left}" y="16" font-size="14">expected points lost per hand, by street</text>',
         f'<line x1="{left}" y1="{base}" x2="{width - 10}" y2="{base}" stroke="#333"/>',
         f'<text x="{left - 6}" y="{base - height}" text-anchor="end">{top:.2f}</text>',

@@ -45,6 +45,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy import Table as SATable
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
 from chinese_poker.rules import Rules
@@ -215,8 +216,6 @@ def rate_pending(store: Store, batch: int = 500) -> int:
 
 
 def _rate_batch(store: Store, limit: int) -> int:
-    from chinese_poker.server.accounts import bot_player, seat_player_ids
-
     with store.engine.connect() as conn:
         rows = list(
             conn.execute(
@@ -237,39 +236,44 @@ def _rate_batch(store: Store, limit: int) -> int:
         )
     done = 0
     for table_id, number, finished_at in rows:
-        with store.engine.begin() as conn:
-            record_text = conn.execute(
-                select(_HANDS.c.record).where(
-                    _HANDS.c.table_id == table_id, _HANDS.c.number == number
-                )
-            ).scalar_one()
-            seats = list(
-                conn.execute(select(_SEATS).where(_SEATS.c.table_id == table_id)).mappings()
-            )
-            linked = seat_player_ids(conn, table_id)
-            ids: dict[str, str | None] = {}
-            bots: dict[str, tuple[str, int | None]] = {}
-            for s in seats:
-                if s["kind"] == "bot" and s["bot"]:
-                    name = s["name"] or ""
-                    bots[name] = (s["bot"], s["level"])
-                    ids[name] = bot_player(conn, s["bot"], s["level"])
-                else:
-                    ids[s["name"] or f"Seat {s['seat'] + 1}"] = linked.get(s["seat"])
-            _rate_one(
-                conn,
-                table_id,
-                number,
-                finished_at or time.time(),
-                json.loads(record_text),
-                ids,
-                bots,
-            )
-            conn.execute(
-                insert(_RATED).values(table_id=table_id, number=number, rated_at=time.time())
-            )
+        try:
+            _rate_stored(store, table_id, number, finished_at)
+        except IntegrityError:
+            continue  # another process was first (this hand, or a bot's row): next time
         done += 1
     return done
+
+
+def _rate_stored(store: Store, table_id: str, number: int, finished_at: float | None) -> None:
+    """Rate one stored hand in one transaction, which first claims it in ``rated_hands``
+    (a second process rating the same hand fails there and changes nothing)."""
+    from chinese_poker.server.accounts import bot_player, seat_player_ids
+
+    with store.engine.begin() as conn:
+        conn.execute(insert(_RATED).values(table_id=table_id, number=number, rated_at=time.time()))
+        record_text = conn.execute(
+            select(_HANDS.c.record).where(_HANDS.c.table_id == table_id, _HANDS.c.number == number)
+        ).scalar_one()
+        seats = list(conn.execute(select(_SEATS).where(_SEATS.c.table_id == table_id)).mappings())
+        linked = seat_player_ids(conn, table_id)
+        ids: dict[str, str | None] = {}
+        bots: dict[str, tuple[str, int | None]] = {}
+        for s in seats:
+            if s["kind"] == "bot" and s["bot"]:
+                name = s["name"] or ""
+                bots[name] = (s["bot"], s["level"])
+                ids[name] = bot_player(conn, s["bot"], s["level"])
+            else:
+                ids[s["name"] or f"Seat {s['seat'] + 1}"] = linked.get(s["seat"])
+        _rate_one(
+            conn,
+            table_id,
+            number,
+            finished_at or time.time(),
+            json.loads(record_text),
+            ids,
+            bots,
+        )
 
 
 def _rate_one(

@@ -232,6 +232,8 @@ class MonteCarloBot:
     """
 
     name = "mc"
+    kernels: tuple[str, ...] = ("setting", "fantasyland", "open-face")
+    """The kernel families it runs (:mod:`chinese_poker.ai.warm`)."""
 
     def __init__(
         self,

@@ -1237,6 +1237,10 @@ class RolloutStats:
         return self.fantasyland / np.maximum(self.n, 1)
 
 
+DEADLINE_CHUNK = 0.004
+"""Seconds a batch of rollouts lasts under a deadline: how far a budget can overshoot."""
+
+
 def run_rollouts(
     sit: Situation,
     cands: Sequence[Candidate],
@@ -1261,8 +1265,9 @@ def run_rollouts(
     last, and after each round only the better half (at least ``keep``) goes on, so the
     work is about ``rounds x keep x rollouts`` however many candidates there are. The
     halving ranks by mean points minus ``foul_aversion`` x foul rate.
-    ``deadline`` (a ``time.monotonic()`` value): stop after the batch that passes it (at
-    least one batch is always played).
+    ``deadline`` (a ``time.monotonic()`` value): no batch is started that would end past
+    it by the measured cost of a rollout, and batches then last about
+    :data:`DEADLINE_CHUNK` (at least one rollout is always played).
     """
     t = sit.tables
     code, cnt, dz = sit.arrays(cands)
@@ -1278,10 +1283,21 @@ def run_rollouts(
         rounds = max(halving, 1)
     done = 0
     batch_no = 0
+    # Under a deadline the batches are sized from the measured cost of a rollout so that
+    # each takes about DEADLINE_CHUNK seconds, and none starts that would end past the
+    # deadline: the budget is kept to a few ms, however costly a rollout is.
+    per_rollout = 0.0
+    size = 1 if deadline is not None else batch
     for rnd in range(rounds):
         target = max(1, math.ceil(rollouts / 2 ** (rounds - 1 - rnd)))
         while done < target:
-            stop = min(target, done + batch)
+            if deadline is not None and batch_no > 0:
+                left = deadline - time.monotonic()
+                if left < per_rollout:
+                    return stats
+                size = max(1, min(batch, int(min(left, DEADLINE_CHUNK) / per_rollout)))
+            stop = min(target, done + size)
+            began = time.monotonic()
             _rollouts(
                 sit.pool, done, stop, (seed * 1_000_003 + batch_no) % (2**32 - 1),
                 fl_cards, fl_vals, fl_dl,
@@ -1291,9 +1307,12 @@ def run_rollouts(
                 t.ev, t.roy, t.flv, t.strength, t.policy, t.scoring,
                 stats.n, stats.total, stats.squares, stats.fouls, stats.fantasyland,
             )  # fmt: skip
+            now = time.monotonic()
+            # The latest batch's cost per rollout (candidates drop out as rounds go by).
+            per_rollout = max((now - began) / (stop - done), 1e-7)
             done = stop
             batch_no += 1
-            if deadline is not None and time.monotonic() > deadline:
+            if deadline is not None and now > deadline:
                 return stats
         if rnd < rounds - 1:
             live = np.flatnonzero(active)

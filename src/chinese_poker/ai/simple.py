@@ -122,6 +122,8 @@ class RuleBot:
     """
 
     name = "rules"
+    kernels: tuple[str, ...] = ("fantasyland",)
+    """The kernel families it runs (:mod:`chinese_poker.ai.warm`): the Fantasyland solver."""
 
     def __init__(self, seed: int | None = None, *, samples: int = 24) -> None:
         self.rng = random.Random(seed)

@@ -50,7 +50,7 @@ def _four_flush(rng: random.Random) -> list[Card]:
     suit = rng.randrange(4)
     flush = [r * 4 + suit for r in rng.sample(range(13), 4)]
     other = rng.choice([c for c in range(52) if c & 3 != suit])
-    return flush + [other]
+    return [*flush, other]
 
 
 def _pair_of_threes(rng: random.Random) -> list[Card]:

@@ -55,6 +55,9 @@ def register(sub: Any) -> None:
         metavar="SEC",
         help="pause after each bot action, 0 to 10 seconds (default 0.3)",
     )
+    p.add_argument("--advisor", default="hints", metavar="NAME",
+                   help="what s suggests: hints (the hint engine, default) or a bot's "
+                   "choice (e.g. rules)")
     p.add_argument("--four-color", action="store_true", help="four-colour suits")
     p.add_argument("--symbols", action="store_true", help="show suits as ♠ ♥ ♦ ♣")
     # Testing hook: stack the first cards of the first hand (in the engine's dealing order).
@@ -74,7 +77,11 @@ def run(args: argparse.Namespace) -> int:
     for bot in bots:
         if bot.lower() not in BOTS:
             raise ValueError(f"unknown bot {bot!r}; bots: {', '.join(BOTS)}")
+    advisor = args.advisor.strip().lower()
+    if advisor != "hints" and advisor not in BOTS:
+        raise ValueError(f"unknown advisor {args.advisor!r}; hints, or a bot: {', '.join(BOTS)}")
     config = GameConfig(
+        advisor=advisor,
         rules=rules,
         title=preset,
         players=args.players,

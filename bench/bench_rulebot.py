@@ -79,10 +79,10 @@ def main() -> None:
     print("| preset | players | bots | hands | points/hand of the first (95%) | its fouls |"
           " its Fantasyland |\n|---|---|---|---|---|---|---|")  # fmt: skip
     for preset, bots, players, hands in [
-        ("pineapple", "rules,random", 2, 2000),
-        ("ofc", "rules,random", 2, 2000),
-        ("pineapple", "rules,mc-v1", 2, 300),
-        ("ofc", "rules,mc-v1", 2, 300),
+        ("pineapple", "rules,random", 2, 1000),
+        ("ofc", "rules,random", 2, 1000),
+        ("pineapple", "rules,mc-v1", 2, 150),
+        ("ofc", "rules,mc-v1", 2, 150),
     ]:
         print(pairing(preset, bots, players, hands // scale, args.seed), flush=True)
     print()

@@ -69,6 +69,35 @@ def test_a_leaver_is_played_by_a_bot_after_the_grace_and_gets_the_seat_back(
             assert client.get(f"/api/tables/{tid}").json()["seats"][1]["stand_in"] is False
 
 
+def test_a_stand_in_that_is_still_waiting_does_not_move_once_its_person_is_back(
+    client: TestClient,
+) -> None:
+    # The stand-in waits bot_delay (1 s) before it plays; Bob is back within it, so the
+    # street stays his to play (before, the stand-in played it after he was back).
+    made, joined = two_humans(client, grace=0.1, bot_delay=1.0)
+    tid = made["table"]["id"]
+    with connect(client, tid, made["token"]) as ann:
+        first_state(ann)
+        with connect(client, tid, joined["token"]) as bob:
+            first_state(bob)
+        notice = recv_until(ann, lambda m: m["type"] == "notice")
+        assert notice["kind"] == "stand_in"
+        with connect(client, tid, joined["token"]) as bob:
+            state = first_state(bob)
+            assert 1 in state["view"]["to_act"] and state["view"]["street"] == 1
+            time.sleep(1.5)  # past the stand-in's delay
+            view = client.get(f"/api/tables/{tid}").json()
+            assert view["seats"][1]["stand_in"] is False
+            ws_state = first_state_again(bob)
+            assert 1 in ws_state["view"]["to_act"] and ws_state["view"]["street"] == 1
+
+
+def first_state_again(ws: Any) -> Any:
+    """The seat's current state: ask for it afresh and take the newest one."""
+    ws.send_json({"type": "sync"})
+    return recv_until(ws, lambda m: m["type"] == "state")
+
+
 def test_only_the_creator_hands_an_absent_seat_to_a_bot(client: TestClient) -> None:
     made, joined = two_humans(client)
     tid = made["table"]["id"]

@@ -3,6 +3,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import * as E from "../../src/chinese_poker/server/static/js/eval.js";
+import { useCatalogues } from "../../src/chinese_poker/server/static/js/i18n.js";
+
+// Hand names come from the catalogues: the English one must say what the Python scorer says.
+useCatalogues({ en: JSON.parse(readFileSync(new URL("../../src/chinese_poker/server/static/i18n/en.json", import.meta.url))) }, "en");
 
 const { specs, cases } = JSON.parse(readFileSync(new URL("./eval-fixtures.json", import.meta.url)));
 

@@ -11,6 +11,10 @@ import { quickTable, rematchTable, parseValue } from "../../src/chinese_poker/se
 import { marksFor, lineMarksHTML, pairId } from "../../src/chinese_poker/server/static/js/showdown.js";
 import { replaySteps } from "../../src/chinese_poker/server/static/js/history.js";
 import { myAreaHTML } from "../../src/chinese_poker/server/static/js/board.js";
+import { useCatalogues } from "../../src/chinese_poker/server/static/js/i18n.js";
+
+// The client's words come from its catalogues: these tests read the English one.
+useCatalogues({ en: JSON.parse(readFileSync(new URL("../../src/chinese_poker/server/static/i18n/en.json", import.meta.url))) }, "en");
 
 const { specs } = JSON.parse(readFileSync(new URL("./eval-fixtures.json", import.meta.url)));
 

@@ -558,8 +558,11 @@ class LiveTable:
         """The table and the engine seat of a bot's chair, if it is to act now."""
         table = self.table
         seat = self.game.engine_seat(chair)
+        # A stand-in stops the moment its person is back, even mid-think.
+        botted = self.game.chairs[chair].kind == "bot" or chair in self._stand_in
         if (
             table is None
+            or not botted
             or seat is None
             or table.over
             or seat not in table.to_act
@@ -585,7 +588,7 @@ class LiveTable:
                     action = table.random_action(seat, self._rng)
                 if action.version is None:
                     action = dataclasses.replace(action, version=view.version)
-                if self.table is not table or self.manager.closing:
+                if self.table is not table or self._bot_seat(chair) is None:
                     return
                 self._bot_tasks.pop(chair, None)
                 result = self.submit(chair, action)
@@ -784,7 +787,6 @@ class LiveTable:
         chair = self.game.chairs[conn.chair] if conn.chair is not None else None
         if chair is not None:
             chair.connected += 1
-            self._returned(chair.seat)
         conn.send(
             compact_json(
                 {
@@ -801,8 +803,11 @@ class LiveTable:
                 }
             )
         )
-        if chair is not None and chair.connected == 1:
-            self._broadcast_seats()
+        if chair is not None:
+            # After the welcome, so that a returning person's socket hears it first.
+            self._returned(chair.seat)
+            if chair.connected == 1:
+                self._broadcast_seats()
         if self.table is not None:
             conn.send(self.state_message(conn.chair, None, None, with_log=True))
 

@@ -9,6 +9,7 @@ import { lobbyScreen } from "./js/lobby.js";
 import { joinScreen } from "./js/join.js";
 import { tableScreen } from "./js/table.js";
 import { replayPage } from "./js/replay.js";
+import { LANGUAGES, language, onLanguage, setLanguage, startLanguage, t } from "./js/i18n.js";
 
 export { toast };
 
@@ -28,7 +29,7 @@ function route() {
   const r = parseRoute(location.pathname, location.search);
   const app = $("#app");
   app.innerHTML = "";
-  document.title = "Chinese poker";
+  document.title = t("common.title");
   const q = new URLSearchParams(location.search);
   if (r.name === "join") current = joinScreen(app, r.id, q.get("code") || "", navigate);
   else if (r.name === "table") current = tableScreen(app, r.id, "seat", navigate);
@@ -56,6 +57,19 @@ fc.checked = !!store.get("cp.fourColour", false);
 applyFourColour(fc.checked);
 fc.addEventListener("change", () => applyFourColour(fc.checked));
 window.addEventListener("unhandledrejection", (ev) => {
-  toast(`Something went wrong: ${ev.reason && ev.reason.message ? ev.reason.message : ev.reason}`);
+  toast(t("common.went_wrong", { reason: ev.reason && ev.reason.message ? ev.reason.message : ev.reason }));
 });
-route();
+
+// The language switch: the browser's language first, the player's choice kept across
+// reloads; a switch re-renders the current screen (a table reconnects and keeps its staging).
+const langSel = $("#lang");
+function fillLanguages() {
+  langSel.innerHTML = Object.entries(LANGUAGES).map(([code, name]) => `<option value="${code}" ${code === language() ? "selected" : ""} lang="${code}">${name}</option>`).join("");
+}
+langSel.addEventListener("change", async () => {
+  try { await setLanguage(langSel.value); }
+  catch (err) { toast(String(err.message || err)); fillLanguages(); }
+});
+onLanguage(() => { fillLanguages(); route(); });
+try { await startLanguage(); }
+catch (err) { fillLanguages(); route(); toast(String(err.message || err)); }

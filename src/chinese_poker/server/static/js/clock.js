@@ -1,6 +1,8 @@
 // Decision clocks: the time left of a seat from the last state message, and its bar.
 // Pure: ``now`` is passed in (performance.now() in the page).
 
+import { t } from "./i18n.js";
+
 /** The threshold under which a clock turns red: the last 5 s, or the last fifth. */
 export const lowAt = (limit) => Math.min(5, limit / 5);
 
@@ -26,8 +28,8 @@ export function clockFor(T, seat, now) {
 }
 
 export function clockText(c) {
-  if (c.inBank) return `time bank ${Math.ceil(c.bank)}s`;
-  return `${Math.ceil(c.left)}s left${c.bank ? ` + ${Math.ceil(c.bank)}s bank` : ""}`;
+  if (c.inBank) return t("clock.in_bank", { s: Math.ceil(c.bank) });
+  return c.bank ? t("clock.left_bank", { s: Math.ceil(c.left), bank: Math.ceil(c.bank) }) : t("clock.left", { s: Math.ceil(c.left) });
 }
 
 /** The bar's fill (0..1) and whether it is red. */
@@ -39,7 +41,7 @@ export function clockBar(c) {
 export function timerHTML(c, seat) {
   if (!c) return "";
   const bar = clockBar(c);
-  return `<span class="timer ${bar.low ? "low" : ""} ${bar.bank ? "bank" : ""}" data-timer="${seat}" title="Time left for this decision">` +
+  return `<span class="timer ${bar.low ? "low" : ""} ${bar.bank ? "bank" : ""}" data-timer="${seat}" title="${t("clock.title")}">` +
     `<span class="bar"><span class="fill" style="width:${(bar.fill * 100).toFixed(1)}%"></span></span>` +
     `<span class="text">${clockText(c)}</span></span>`;
 }

@@ -5,16 +5,23 @@
 // in 4-bit slots below, so a top and a middle compare by plain integer comparison.
 // The server's own check stays the authority; this only powers live warnings.
 
+import { language, t } from "./i18n.js";
+
 export const RANKS = "23456789TJQKA";
 export const SUITS = "shdc";
 export const HIGH_CARD = 0, ONE_PAIR = 1, TWO_PAIR = 2, THREE_OF_A_KIND = 3, STRAIGHT = 4,
   FLUSH = 5, FULL_HOUSE = 6, FOUR_OF_A_KIND = 7, STRAIGHT_FLUSH = 8;
 export const CATEGORY_NAMES = ["High card", "One pair", "Two pair", "Three of a kind",
   "Straight", "Flush", "Full house", "Four of a kind", "Straight flush"];
-const WORDS = ["deuce", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-  "jack", "queen", "king", "ace"];
-const PLURALS = ["deuces", "threes", "fours", "fives", "sixes", "sevens", "eights", "nines",
-  "tens", "jacks", "queens", "kings", "aces"];
+// Rank words from the catalogues: the singular ("king") and the form after "pair of"
+// ("kings"; a genitive plural in the Slavic and Baltic languages).
+const RANK_KEYS = [["rank.2", "ranks.2"], ["rank.3", "ranks.3"], ["rank.4", "ranks.4"],
+  ["rank.5", "ranks.5"], ["rank.6", "ranks.6"], ["rank.7", "ranks.7"], ["rank.8", "ranks.8"],
+  ["rank.9", "ranks.9"], ["rank.T", "ranks.T"], ["rank.J", "ranks.J"], ["rank.Q", "ranks.Q"],
+  ["rank.K", "ranks.K"], ["rank.A", "ranks.A"]];
+const word = (r) => t(RANK_KEYS[r][0]);
+const plural = (r) => t(RANK_KEYS[r][1]);
+const capital = (s) => s.charAt(0).toLocaleUpperCase() + s.slice(1);
 
 /** "Ah" -> {rank: 12, suit: 1} */
 export function parseCard(name) {
@@ -79,29 +86,41 @@ export function keyRanks(value) {
   return out;
 }
 
-/** A player's name for a value, as the server's scorer writes it. */
+/** A player's name for a value, as the server's scorer writes it (in English; the
+ * current language's words otherwise). */
 export function describe(value) {
   const cat = category(value);
   const ks = keyRanks(value);
   if (!ks.length) return "";
-  if (cat === STRAIGHT_FLUSH && ks[0] === 12) return "Royal flush";
+  if (cat === STRAIGHT_FLUSH && ks[0] === 12) return t("hand.royal_flush");
   if (cat === STRAIGHT || cat === STRAIGHT_FLUSH) {
-    const name = cat === STRAIGHT_FLUSH ? "Straight flush" : "Straight";
-    if (Math.floor(value / 4096) % 16 === 1) return `${name}, five high (wheel)`;
-    return `${name}, ${WORDS[ks[0]]} high`;
+    const flush = cat === STRAIGHT_FLUSH;
+    if (Math.floor(value / 4096) % 16 === 1) return t(flush ? "hand.straight_flush_wheel" : "hand.straight_wheel");
+    return capital(t(flush ? "hand.straight_flush" : "hand.straight", { rank: word(ks[0]) }));
   }
-  if (cat === FOUR_OF_A_KIND) return `Four ${PLURALS[ks[0]]}`;
-  if (cat === FULL_HOUSE) return `Full house, ${PLURALS[ks[0]]} full of ${PLURALS[ks[1]]}`;
-  if (cat === FLUSH) return `Flush, ${WORDS[ks[0]]} high`;
-  if (cat === THREE_OF_A_KIND) return `Three ${PLURALS[ks[0]]}`;
-  if (cat === TWO_PAIR) return `Two pair, ${PLURALS[ks[0]]} and ${PLURALS[ks[1]]}`;
+  if (cat === FOUR_OF_A_KIND) return capital(t("hand.quads", { ranks: plural(ks[0]) }));
+  if (cat === FULL_HOUSE) return capital(t("hand.full_house", { ranks: plural(ks[0]), ranks2: plural(ks[1]) }));
+  if (cat === FLUSH) return capital(t("hand.flush", { rank: word(ks[0]) }));
+  if (cat === THREE_OF_A_KIND) return capital(t("hand.trips", { ranks: plural(ks[0]) }));
+  if (cat === TWO_PAIR) return capital(t("hand.two_pair", { ranks: plural(ks[0]), ranks2: plural(ks[1]) }));
   const kick = ks.slice(1).map((r) => RANKS[r]).join(", ");
   if (cat === ONE_PAIR) {
-    if (ks.length === 2) return `Pair of ${PLURALS[ks[0]]}, ${WORDS[ks[1]]} kicker`;
-    return `Pair of ${PLURALS[ks[0]]}` + (kick ? `, kickers ${kick}` : "");
+    if (ks.length === 2) return capital(t("hand.pair_kicker", { ranks: plural(ks[0]), rank: word(ks[1]) }));
+    return capital(t(kick ? "hand.pair_kickers" : "hand.pair", { ranks: plural(ks[0]), kickers: kick }));
   }
-  const head = WORDS[ks[0]][0].toUpperCase() + WORDS[ks[0]].slice(1) + " high";
-  return head + (kick ? `, then ${kick}` : "");
+  return capital(t(kick ? "hand.high_card_then" : "hand.high_card", { rank: word(ks[0]), kickers: kick }));
+}
+
+/**
+ * The hand name of a settlement line ({cards, hand, value}, engine's to_dict) in the
+ * current language: the server's words in English, the value's name otherwise (the
+ * fixtures hold describe() to the server's names); a low middle is named by its cards.
+ */
+export function lineHandName(line) {
+  if (!line || language() === "en" || !line.cards) return line ? line.hand || "" : "";
+  const cards = line.cards.split(" ").filter(Boolean);
+  if (/^low\b/i.test(line.hand || "")) return t("hand.low", { hand: describe(evaluate(cards, { wheel: "none" })) });
+  return describe(line.value);
 }
 
 /** Deuce-to-seven low value: higher is the better low (the mirror of the high value). */
@@ -187,7 +206,7 @@ export function analyseBoard(board, spec) {
       if (complete) {
         const low = evaluateLow27(cards);
         royalty = lowRoyalty(plan.low, low);
-        name = `Low: ${describe(evaluate(cards, { wheel: "none" }))}`;
+        name = t("hand.low", { hand: describe(evaluate(cards, { wheel: "none" })) });
       } else name = "";
     } else if (complete || category(value) === FOUR_OF_A_KIND || (line === "middle" && category(value) === THREE_OF_A_KIND)) {
       royalty = fiveRoyalty(value, line === "middle" ? plan.mid : plan.bot);
@@ -195,18 +214,19 @@ export function analyseBoard(board, spec) {
     out.lines[line] = { value, name, royalty, complete, count: cards.length };
   }
   const { top, middle, bottom } = out.lines;
-  const cmp = (a, b, an, bn) => `${an} (${a.name}) beats ${bn} (${b.name})`;
+  const LINE = { top: "line.top", middle: "line.middle", bottom: "line.bottom" };
+  const cmp = (a, b, an, bn) => t("foul.beats", { line: t(LINE[an]), hand: a.name, below: t(LINE[bn]), hand2: b.name });
   if (plan.lowball) {
     if (top.complete && bottom.complete && top.value > bottom.value) {
       out.fouled = true; out.foulReason = cmp(top, bottom, "top", "bottom");
     } else if (top.count && bottom.count && top.value > bottom.value) {
-      out.warnings.push(`Foul risk: ${cmp(top, bottom, "top", "bottom")} so far`);
+      out.warnings.push(t("foul.risk_so_far", { reason: cmp(top, bottom, "top", "bottom") }));
     }
     if (plan.qualifier && middle.complete) {
       const high = low27HighCard(evaluateLow27(board.middle));
       if (high === null || high > 8) {
         out.fouled = true;
-        out.foulReason = out.foulReason || "the low middle must be ten-high or better with no pair, straight or flush";
+        out.foulReason = out.foulReason || t("foul.low_middle");
       }
     }
   } else {
@@ -221,11 +241,11 @@ export function analyseBoard(board, spec) {
       // fours warns): the lower line must still catch up.
       if (top.count && middle.count && top.value > middle.value) {
         if (middle.complete) { out.fouled = true; out.foulReason = cmp(top, middle, "top", "middle"); }
-        else if (category(top.value) >= ONE_PAIR) out.warnings.push(`Foul risk: top ${top.name} is ahead of middle ${middle.name}`);
+        else if (category(top.value) >= ONE_PAIR) out.warnings.push(t("foul.risk_ahead", { line: t(LINE.top), hand: top.name, below: t(LINE.middle), hand2: middle.name }));
       }
       if (!out.fouled && middle.count && bottom.count && middle.value > bottom.value) {
         if (bottom.complete) { out.fouled = true; out.foulReason = cmp(middle, bottom, "middle", "bottom"); }
-        else if (category(middle.value) >= ONE_PAIR) out.warnings.push(`Foul risk: middle ${middle.name} is ahead of bottom ${bottom.name}`);
+        else if (category(middle.value) >= ONE_PAIR) out.warnings.push(t("foul.risk_ahead", { line: t(LINE.middle), hand: middle.name, below: t(LINE.bottom), hand2: bottom.name }));
       }
     }
   }

@@ -2,7 +2,8 @@
 
 import { LINES, SIZES } from "./eval.js";
 import { cardHTML, esc, signClass, signed, slotHTML } from "./util.js";
-import { describeAction } from "./words.js";
+import { describeAction, lineName } from "./words.js";
+import { t } from "./i18n.js";
 
 export function parseHistory(text) {
   return text.split("\n").map((l) => l.trim()).filter(Boolean).map((l) => JSON.parse(l));
@@ -17,30 +18,31 @@ export function replaySteps(rec) {
     for (const h of criss ? [0, 1] : [0]) boards[keyOf(s, h)] = { seat: s, hand: h, player: players[s], top: [], middle: [], bottom: [], discard: [], notes: [] };
   }
   const clone = () => JSON.parse(JSON.stringify(boards));
-  const steps = [{ text: `Hand dealt. Button: ${players[rec.button]}.${Object.keys(rec.fantasyland || {}).length ? ` Fantasyland: ${Object.keys(rec.fantasyland).join(", ")}.` : ""}`, boards: clone() }];
+  const fl = Object.keys(rec.fantasyland || {});
+  const steps = [{ text: t("replay.dealt", { button: players[rec.button] }) + (fl.length ? ` ${t("replay.dealt_fl", { players: fl.join(", ") })}` : ""), boards: clone() }];
   for (const a of rec.actions || []) {
     const b = boards[keyOf(a.seat, a.hand)];
     if (b && a.type === "place") {
       for (const line of LINES) b[line].push(...(a[line] || []));
       b.discard.push(...(a.discard || []));
-    } else if (b && a.type === "surrender") b.notes.push(a.surrender ? "surrendered" : "plays");
-    else if (b && a.type === "claim_natural") b.notes.push(a.claim ? "natural declared" : "plays the board");
-    else if (b && a.type === "timeout") b.notes.push("timed out");
+    } else if (b && a.type === "surrender") b.notes.push(a.surrender ? t("breakdown.surrendered") : t("log.plays"));
+    else if (b && a.type === "claim_natural") b.notes.push(a.claim ? t("replay.natural_declared") : t("log.plays_board"));
+    else if (b && a.type === "timeout") b.notes.push(t("replay.timed_out"));
     steps.push({ text: describeAction(a, players), boards: clone() });
   }
   const totals = rec.totals || {};
-  steps.push({ text: `Showdown: ${Object.entries(totals).map(([n, v]) => `${n} ${signed(v)}`).join(", ")}`, boards: clone(), final: true });
+  steps.push({ text: t("replay.showdown", { totals: Object.entries(totals).map(([n, v]) => `${n} ${signed(v)}`).join(", ") }), boards: clone(), final: true });
   return steps;
 }
 
 export function replayBoardsHTML(step, rec) {
   return Object.values(step.boards).map((b) => {
-    const name = rec.players.length && rec.rules && rec.rules.variant === "criss_cross" ? `${b.player} / hand ${b.hand + 1}` : b.player;
+    const name = rec.players.length && rec.rules && rec.rules.variant === "criss_cross" ? `${b.player} / ${t("board.hand_n", { n: b.hand + 1 })}` : b.player;
     const total = step.final && b.hand === 0 && rec.totals ? rec.totals[b.player] : undefined;
     const rows = LINES.map((line) => {
       const cards = b[line].map((c) => cardHTML(c)).join("") + Array.from({ length: Math.max(0, SIZES[line] - b[line].length) }, slotHTML).join("");
-      return `<div class="line-row"><span class="line-label">${line}</span><div class="cards">${cards}</div></div>`;
+      return `<div class="line-row"><span class="line-label">${esc(lineName(line))}</span><div class="cards">${cards}</div></div>`;
     }).join("");
-    return `<div class="board-box"><div class="board-head"><span class="name">${esc(name)}</span>${rec.players[rec.button] === b.player ? `<span class="button-chip">D</span>` : ""}${total !== undefined ? `<b class="${signClass(total)}">${signed(total)}</b>` : ""}${b.notes.length ? `<span class="chip">${esc(b.notes.join(", "))}</span>` : ""}</div>${rows}${b.discard.length ? `<div class="muted" style="font-size:12px">discarded: ${esc(b.discard.join(" "))}</div>` : ""}</div>`;
+    return `<div class="board-box"><div class="board-head"><span class="name">${esc(name)}</span>${rec.players[rec.button] === b.player ? `<span class="button-chip">${esc(t("board.button"))}</span>` : ""}${total !== undefined ? `<b class="${signClass(total)}">${signed(total)}</b>` : ""}${b.notes.length ? `<span class="chip">${esc(b.notes.join(", "))}</span>` : ""}</div>${rows}${b.discard.length ? `<div class="muted" style="font-size:12px">${esc(t("replay.discarded", { cards: b.discard.join(" ") }))}</div>` : ""}</div>`;
   }).join("");
 }

@@ -4,50 +4,51 @@ import { $, deadEndHTML } from "./ui.js";
 import { api, getSeat, saveSeat } from "./net.js";
 import { esc, store } from "./util.js";
 import { botWords, gameName } from "./words.js";
+import { t } from "./i18n.js";
 
 export function joinScreen(app, tableId, code, navigate) {
   const mine = getSeat(tableId);
   const idq = esc(encodeURIComponent(tableId));
-  app.innerHTML = `<div class="panel join-box" id="join-panel"><h2>Join a table</h2><div id="join-info" class="muted">Loading…</div></div>`;
+  app.innerHTML = `<div class="panel join-box" id="join-panel"><h2>${esc(t("join.title"))}</h2><div id="join-info" class="muted">${esc(t("common.loading"))}</div></div>`;
   let alive = true;
-  const formHTML = (t, free) => `
+  const formHTML = (info, free) => `
     <form id="join-form" class="form-grid" style="margin-top:10px">
-      <label for="j-name">Your name</label><input id="j-name" type="text" maxlength="30" value="${esc(store.get("cp.name", ""))}" placeholder="Your name" required>
-      <label for="j-code">Join code</label><input id="j-code" type="text" value="${esc(code)}" required>
-      <label for="j-seat">Seat</label><select id="j-seat"><option value="">first free seat</option>${free.map((s) => `<option value="${s.seat}">seat ${s.seat + 1}</option>`).join("")}</select>
+      <label for="j-name">${esc(t("lobby.your_name"))}</label><input id="j-name" type="text" maxlength="30" value="${esc(store.get("cp.name", ""))}" placeholder="${esc(t("lobby.your_name"))}" required>
+      <label for="j-code">${esc(t("join.code"))}</label><input id="j-code" type="text" value="${esc(code)}" required>
+      <label for="j-seat">${esc(t("join.seat"))}</label><select id="j-seat"><option value="">${esc(t("join.first_free"))}</option>${free.map((s) => `<option value="${s.seat}">${esc(t("seat.n", { n: s.seat + 1 }))}</option>`).join("")}</select>
       <span></span><div id="join-error" class="warning" hidden></div>
-      <span></span><div class="actions-bar"><button type="submit" class="primary" id="join-btn">Join</button>
-      ${mine && mine.token ? `<a href="/table/${idq}" data-link><button type="button" id="resume-btn">Resume my seat</button></a>` : ""}
-      ${t.spectators ? `<a href="/watch/${idq}" data-link><button type="button" id="watch-btn">Just watch</button></a>` : ""}</div>
+      <span></span><div class="actions-bar"><button type="submit" class="primary" id="join-btn">${esc(t("join.join"))}</button>
+      ${mine && mine.token ? `<a href="/table/${idq}" data-link><button type="button" id="resume-btn">${esc(t("join.resume"))}</button></a>` : ""}
+      ${info.spectators ? `<a href="/watch/${idq}" data-link><button type="button" id="watch-btn">${esc(t("join.watch"))}</button></a>` : ""}</div>
     </form>`;
   (async () => {
-    let t;
+    let info;
     try {
-      t = await api("GET", `/api/tables/${encodeURIComponent(tableId)}`);
+      info = await api("GET", `/api/tables/${encodeURIComponent(tableId)}`);
     } catch (err) {
       if (!alive) return;
-      $("#join-panel", app).outerHTML = deadEndHTML(esc, err.status === 404 ? "This invite is for a table that no longer exists (it was removed, or the link is mistyped)." : err.message, ["lobby"], tableId);
+      $("#join-panel", app).outerHTML = deadEndHTML(esc, err.status === 404 ? t("join.gone") : err.message, ["lobby"], tableId);
       return;
     }
     if (!alive) return;
-    const free = t.seats.filter((s) => s.kind === "human" && !s.taken);
-    const summary = `<b>${esc(t.name)}</b> · ${esc(gameName(t.preset))} · ${t.mode === "tournament" ? "tournament" : "cash game"} · ${t.time_limit ? `${t.time_limit}s a move` : "no clock"}<br>
-      Seats: ${t.seats.map((s) => (s.taken ? `${esc(s.name)}${s.kind === "bot" ? ` (${esc(botWords(s.bot, s.level))} bot)` : ""}` : "<i>free</i>")).join(", ")}`;
-    if (mine && mine.token && t.status !== "finished") {
+    const free = info.seats.filter((s) => s.kind === "human" && !s.taken);
+    const summary = `<b>${esc(info.name)}</b> · ${esc(gameName(info.preset))} · ${esc(info.mode === "tournament" ? t("table.tournament") : t("join.cash"))} · ${esc(info.time_limit ? t("join.per_move", { s: info.time_limit }) : t("clock.none"))}<br>
+      ${esc(t("join.seats"))} ${info.seats.map((s) => (s.taken ? `${esc(s.name)}${s.kind === "bot" ? ` (${esc(t("join.bot_of", { level: botWords(s.bot, s.level) }))})` : ""}` : `<i>${esc(t("table.free"))}</i>`)).join(", ")}`;
+    if (mine && mine.token && info.status !== "finished") {
       navigate(`/table/${encodeURIComponent(tableId)}`, true); // this browser holds a seat here already
       return;
     }
-    if (t.status === "finished" || t.session_over) {
-      $("#join-panel", app).outerHTML = deadEndHTML(esc, "This table has finished its session.", ["lobby", t.hands_played ? "hands" : null].filter(Boolean), tableId);
+    if (info.status === "finished" || info.session_over) {
+      $("#join-panel", app).outerHTML = deadEndHTML(esc, t("join.finished"), ["lobby", info.hands_played ? "hands" : null].filter(Boolean), tableId);
       return;
     }
     if (!free.length) {
-      const text = t.spectators ? "Every seat at this table is taken. You can watch it." : "Every seat at this table is taken, and it does not allow spectators.";
-      $("#join-panel", app).outerHTML = deadEndHTML(esc, text, t.spectators ? ["watch", "lobby"] : ["lobby"], tableId);
+      const text = info.spectators ? t("join.full_watch") : t("join.full");
+      $("#join-panel", app).outerHTML = deadEndHTML(esc, text, info.spectators ? ["watch", "lobby"] : ["lobby"], tableId);
       return;
     }
     $("#join-info", app).innerHTML = summary;
-    $("#join-panel", app).insertAdjacentHTML("beforeend", formHTML(t, free));
+    $("#join-panel", app).insertAdjacentHTML("beforeend", formHTML(info, free));
     $("#join-form", app).onsubmit = submit;
   })();
   async function submit(ev) {
@@ -64,7 +65,7 @@ export function joinScreen(app, tableId, code, navigate) {
       navigate(`/table/${encodeURIComponent(tableId)}`, true);
     } catch (e) {
       // One message, in the form, where the player is looking.
-      err.textContent = `Could not join: ${e.message}`;
+      err.textContent = t("join.failed", { reason: e.message });
       err.hidden = false;
       $("#join-btn", app).disabled = false;
     }

@@ -4,8 +4,9 @@
 import { $, $$, copyText, toast } from "./ui.js";
 import { api, getSeat, inviteTarget, saveSeat } from "./net.js";
 import { esc, store } from "./util.js";
-import { CLOCKS, STRENGTHS, TIMEOUT_POLICIES, botWords, gameHelp, gameName } from "./words.js";
+import { CLOCKS, STRENGTHS, TIMEOUT_POLICIES, botWords, gameHelp, gameName, statusName } from "./words.js";
 import { OPTION_WORDS, optionHelp, optionLabel, parseValue, presetCounts, quickTable } from "./tableplan.js";
+import { t } from "./i18n.js";
 
 const FALLBACK_PRESETS = ["ofc", "ofc-western", "ofc-hitspoker", "ofc-finnish", "pineapple",
   "pineapple-progressive", "turbo", "classic", "classic-1-6", "classic-low-middle",
@@ -26,58 +27,58 @@ export function lobbyScreen(app, navigate) {
   <div class="lobby">
     <section>
       <div class="panel" id="quick-panel">
-        <h2>Play now</h2>
+        <h2>${esc(t("lobby.play_now"))}</h2>
         <div class="form-grid">
-          <label for="q-name">Your name</label><input id="q-name" type="text" value="${esc(myName)}" placeholder="Player 1" maxlength="30">
-          <label for="q-game">Game</label><div><select id="q-game"></select><div class="help" id="q-game-help"></div></div>
-          <label for="q-strength">Bot</label><div><select id="q-strength">${STRENGTHS.map((s) => `<option value="${s.id}" ${s.id === quick.strength ? "selected" : ""}>${esc(s.label)}</option>`).join("")}</select><div class="help" id="q-strength-help"></div></div>
-          <label for="q-clock">Clock</label><div><select id="q-clock">${CLOCKS.map((c) => `<option value="${c.id}" ${c.id === quick.clock ? "selected" : ""}>${esc(c.label)}</option>`).join("")}</select><div class="help" id="q-clock-help"></div></div>
+          <label for="q-name">${esc(t("lobby.your_name"))}</label><input id="q-name" type="text" value="${esc(myName)}" placeholder="${esc(t("lobby.player1"))}" maxlength="30">
+          <label for="q-game">${esc(t("lobby.game"))}</label><div><select id="q-game"></select><div class="help" id="q-game-help"></div></div>
+          <label for="q-strength">${esc(t("lobby.bot"))}</label><div><select id="q-strength">${STRENGTHS.map((s) => `<option value="${s.id}" ${s.id === quick.strength ? "selected" : ""}>${esc(s.label)}</option>`).join("")}</select><div class="help" id="q-strength-help"></div></div>
+          <label for="q-clock">${esc(t("lobby.clock"))}</label><div><select id="q-clock">${CLOCKS.map((c) => `<option value="${c.id}" ${c.id === quick.clock ? "selected" : ""}>${esc(c.label)}</option>`).join("")}</select><div class="help" id="q-clock-help"></div></div>
         </div>
         <div class="actions-bar big">
-          <button type="button" class="primary" id="play-bot">Play a bot</button>
-          <button type="button" class="primary" id="play-friend">Play a friend</button>
+          <button type="button" class="primary" id="play-bot">${esc(t("lobby.play_bot"))}</button>
+          <button type="button" class="primary" id="play-friend">${esc(t("lobby.play_friend"))}</button>
         </div>
-        <p class="help">A hand after another, with a short pause; if your time runs out only that move is made for you. Leave whenever you like — a bot keeps your seat warm for a friend.</p>
+        <p class="help">${esc(t("lobby.play_help"))}</p>
         <div id="created"></div>
       </div>
       <div class="panel">
-        <h2>Join a friend</h2>
-        <form id="invite-form" class="invite"><input id="invite-input" type="text" placeholder="Paste the invite link" aria-label="Invite link"><button type="submit">Open</button></form>
+        <h2>${esc(t("lobby.join_friend"))}</h2>
+        <form id="invite-form" class="invite"><input id="invite-input" type="text" placeholder="${esc(t("lobby.paste_invite"))}" aria-label="${esc(t("lobby.invite_link"))}"><button type="submit">${esc(t("lobby.open"))}</button></form>
       </div>
       <div class="panel">
-        <h2>Tables <button class="small" id="refresh-tables" type="button" title="Refresh">↻</button></h2>
-        <div id="tables"><p class="muted">Loading…</p></div>
+        <h2>${esc(t("lobby.tables"))} <button class="small" id="refresh-tables" type="button" title="${esc(t("lobby.refresh"))}">↻</button></h2>
+        <div id="tables"><p class="muted">${esc(t("common.loading"))}</p></div>
       </div>
     </section>
     <section class="panel" id="create-panel">
-      <details id="custom" ${saved.open ? "open" : ""}><summary><h2>Custom table</h2><span class="muted">every option: players, scoring, clock, tournament</span></summary>
+      <details id="custom" ${saved.open ? "open" : ""}><summary><h2>${esc(t("lobby.custom"))}</h2><span class="muted">${esc(t("lobby.custom_sub"))}</span></summary>
       <form id="create-form" autocomplete="off">
         <div class="form-grid">
-          <label for="f-name">Table name</label><input id="f-name" name="name" type="text" placeholder="Friday pineapple" maxlength="60">
-          <label for="f-player">Your name</label><input id="f-player" name="player" type="text" value="${esc(myName)}" placeholder="Player 1" maxlength="30">
-          <label for="f-preset">Game</label><select id="f-preset" name="preset"></select>
+          <label for="f-name">${esc(t("lobby.table_name"))}</label><input id="f-name" name="name" type="text" placeholder="${esc(t("lobby.table_name_example"))}" maxlength="60">
+          <label for="f-player">${esc(t("lobby.your_name"))}</label><input id="f-player" name="player" type="text" value="${esc(myName)}" placeholder="${esc(t("lobby.player1"))}" maxlength="30">
+          <label for="f-preset">${esc(t("lobby.game"))}</label><select id="f-preset" name="preset"></select>
           <span></span><div class="rules-summary help" id="f-preset-summary"></div>
-          <label for="f-count">Players</label><select id="f-count" name="count"></select>
-          <label>Seats</label><div id="f-seats"></div>
-          <label>Rule changes</label>
-          <div><div id="f-options"></div><button type="button" class="small" id="f-add-option">+ Change a rule</button></div>
-          <label for="f-time">Seconds a move</label><div><input id="f-time" name="time_limit" type="number" min="1" step="1" placeholder="no clock"><div class="help">Empty: nobody is hurried.</div></div>
-          <label for="f-bank">Time bank (s)</label><div><input id="f-bank" type="number" min="0" step="1" value="60"><div class="help">Extra seconds for the whole session, used when a move's time runs out.</div></div>
-          <label for="f-timeouts">When time runs out</label><div><select id="f-timeouts">${Object.entries(TIMEOUT_POLICIES).map(([k, [label]]) => `<option value="${k}">${esc(label)}</option>`).join("")}</select><div class="help" id="f-timeouts-help"></div></div>
-          <label for="f-grace">Seat kept for a leaver (s)</label><div><input id="f-grace" type="number" min="0" max="3600" step="1" value="30"><div class="help">Then a bot plays the seat until the player is back. Empty: wait for ever.</div></div>
-          <label for="f-mode">Mode</label>
-          <div><select id="f-mode" name="mode"><option value="session">Cash game (one turn of the button, plus Fantasyland hands)</option><option value="tournament">Tournament (chips and rising levels)</option></select></div>
-          <label class="tourn" for="f-chips">Starting chips</label><input class="tourn" id="f-chips" type="number" min="1" placeholder="1000">
-          <label class="tourn" for="f-levels">Level every N hands</label><input class="tourn" id="f-levels" type="number" min="1" placeholder="by minutes (rules)">
-          <label>Table settings</label>
+          <label for="f-count">${esc(t("lobby.players"))}</label><select id="f-count" name="count"></select>
+          <label>${esc(t("lobby.seats"))}</label><div id="f-seats"></div>
+          <label>${esc(t("lobby.rule_changes"))}</label>
+          <div><div id="f-options"></div><button type="button" class="small" id="f-add-option">+ ${esc(t("lobby.change_rule"))}</button></div>
+          <label for="f-time">${esc(t("lobby.seconds_move"))}</label><div><input id="f-time" name="time_limit" type="number" min="1" step="1" placeholder="${esc(t("lobby.no_clock"))}"><div class="help">${esc(t("lobby.seconds_help"))}</div></div>
+          <label for="f-bank">${esc(t("lobby.bank"))}</label><div><input id="f-bank" type="number" min="0" step="1" value="60"><div class="help">${esc(t("lobby.bank_help"))}</div></div>
+          <label for="f-timeouts">${esc(t("lobby.timeouts"))}</label><div><select id="f-timeouts">${Object.entries(TIMEOUT_POLICIES).map(([k, [label]]) => `<option value="${k}">${esc(label)}</option>`).join("")}</select><div class="help" id="f-timeouts-help"></div></div>
+          <label for="f-grace">${esc(t("lobby.grace"))}</label><div><input id="f-grace" type="number" min="0" max="3600" step="1" value="30"><div class="help">${esc(t("lobby.grace_help"))}</div></div>
+          <label for="f-mode">${esc(t("lobby.mode"))}</label>
+          <div><select id="f-mode" name="mode"><option value="session">${esc(t("lobby.mode_session"))}</option><option value="tournament">${esc(t("lobby.mode_tournament"))}</option></select></div>
+          <label class="tourn" for="f-chips">${esc(t("lobby.chips"))}</label><input class="tourn" id="f-chips" type="number" min="1" placeholder="1000">
+          <label class="tourn" for="f-levels">${esc(t("lobby.levels"))}</label><input class="tourn" id="f-levels" type="number" min="1" placeholder="${esc(t("lobby.levels_placeholder"))}">
+          <label>${esc(t("lobby.settings"))}</label>
           <div>
-            <label class="toggle"><input type="checkbox" id="f-hints" checked> Hints allowed</label>
-            <label class="toggle"><input type="checkbox" id="f-spect" checked> Spectators allowed</label>
+            <label class="toggle"><input type="checkbox" id="f-hints" checked> ${esc(t("lobby.hints_allowed"))}</label>
+            <label class="toggle"><input type="checkbox" id="f-spect" checked> ${esc(t("lobby.spectators_allowed"))}</label>
           </div>
-          <label for="f-botdelay">Bot thinking pause (s)</label><input id="f-botdelay" type="number" min="0" max="10" step="0.1" value="0.5">
-          <label for="f-nextdelay">Pause between hands (s)</label><input id="f-nextdelay" type="number" min="0" max="60" step="0.5" value="5">
+          <label for="f-botdelay">${esc(t("lobby.bot_delay"))}</label><input id="f-botdelay" type="number" min="0" max="10" step="0.1" value="0.5">
+          <label for="f-nextdelay">${esc(t("lobby.next_delay"))}</label><input id="f-nextdelay" type="number" min="0" max="60" step="0.5" value="5">
         </div>
-        <div class="actions-bar"><button type="submit" class="primary" id="create-btn">Create table</button></div>
+        <div class="actions-bar"><button type="submit" class="primary" id="create-btn">${esc(t("lobby.create"))}</button></div>
       </form>
       </details>
     </section>
@@ -108,7 +109,7 @@ export function lobbyScreen(app, navigate) {
     try {
       await created(await api("POST", "/api/tables", body), friend ? 2 : 1);
     } catch (err) {
-      toast(`Could not open the table: ${err.message}`);
+      toast(t("lobby.open_failed", { reason: err.message }));
     } finally {
       for (const b of ["#play-bot", "#play-friend"]) if ($(b, app)) $(b, app).disabled = false;
     }
@@ -121,9 +122,9 @@ export function lobbyScreen(app, navigate) {
     saveSeat(id, { token: made.token, seat: made.seat, player: (made.table.seats[made.seat] || {}).name, invite_url: made.invite_url, join_code: made.join_code, creator: true });
     if (humans <= 1) { navigate(`/table/${encodeURIComponent(id)}`); return; }
     $("#created", app).innerHTML = `<div class="created-box">
-      <b>Table open.</b> Send this link to your friend${humans > 2 ? "s" : ""}:
-      <div class="invite"><input id="invite-url" type="text" readonly value="${esc(made.invite_url)}" aria-label="Invite link"><button type="button" id="copy-invite">Copy</button></div>
-      <div class="actions-bar"><a class="button" href="/table/${esc(encodeURIComponent(id))}" data-link><button type="button" class="primary" id="go-table">Go to the table</button></a></div>
+      <b>${esc(t("lobby.table_open"))}</b> ${esc(t("lobby.send_link", { n: humans - 1 }))}
+      <div class="invite"><input id="invite-url" type="text" readonly value="${esc(made.invite_url)}" aria-label="${esc(t("lobby.invite_link"))}"><button type="button" id="copy-invite">${esc(t("common.copy"))}</button></div>
+      <div class="actions-bar"><a class="button" href="/table/${esc(encodeURIComponent(id))}" data-link><button type="button" class="primary" id="go-table">${esc(t("lobby.go_table"))}</button></a></div>
     </div>`;
     $("#copy-invite", app).onclick = () => copyText(made.invite_url);
     $("#created", app).scrollIntoView({ block: "nearest" });
@@ -166,13 +167,13 @@ export function lobbyScreen(app, navigate) {
       const s = old[i] || defaults[i] || { kind: i === 0 ? "human" : "bot", name: "", bot: "casual" };
       const you = i === 0;
       html += `<div class="seat-row" data-seat="${i}">
-        <span class="seat-no">Seat ${i + 1}</span>
-        <select class="s-kind" aria-label="Seat ${i + 1} player" ${you ? "disabled" : ""}>
-          <option value="human" ${s.kind === "human" ? "selected" : ""}>${you ? "You" : "A friend (invite)"}</option>
-          <option value="bot" ${s.kind === "bot" && !you ? "selected" : ""}>Bot</option>
+        <span class="seat-no">${esc(t("lobby.seat_n", { n: i + 1 }))}</span>
+        <select class="s-kind" aria-label="${esc(t("lobby.seat_player", { n: i + 1 }))}" ${you ? "disabled" : ""}>
+          <option value="human" ${s.kind === "human" ? "selected" : ""}>${esc(you ? t("lobby.you") : t("lobby.a_friend"))}</option>
+          <option value="bot" ${s.kind === "bot" && !you ? "selected" : ""}>${esc(t("lobby.bot"))}</option>
         </select>
-        <input class="s-name" type="text" placeholder="name (optional)" value="${esc(you ? "" : s.name)}" ${you ? "hidden" : ""} aria-label="Seat ${i + 1} name">
-        <select class="s-bot" aria-label="Seat ${i + 1} bot strength">${strengthOptions(STRENGTHS.some((x) => x.id === s.bot) ? s.bot : "casual")}</select>
+        <input class="s-name" type="text" placeholder="${esc(t("lobby.name_optional"))}" value="${esc(you ? "" : s.name)}" ${you ? "hidden" : ""} aria-label="${esc(t("lobby.seat_name", { n: i + 1 }))}">
+        <select class="s-bot" aria-label="${esc(t("lobby.seat_bot", { n: i + 1 }))}">${strengthOptions(STRENGTHS.some((x) => x.id === s.bot) ? s.bot : "casual")}</select>
       </div>`;
     }
     seatsBox.innerHTML = html;
@@ -200,14 +201,14 @@ export function lobbyScreen(app, navigate) {
     const name = $("select", row).value;
     const def = p.rules ? p.rules[name] : undefined;
     const input = $("input", row);
-    input.placeholder = def === undefined ? "value" : `now: ${typeof def === "object" ? JSON.stringify(def) : def}`;
+    input.placeholder = def === undefined ? t("lobby.value") : t("lobby.now", { value: typeof def === "object" ? JSON.stringify(def) : def });
     $(".help", row).textContent = optionHelp(name);
   }
 
   function addOption(name = "", value = "") {
     const row = document.createElement("div");
     row.className = "option-row";
-    row.innerHTML = `<select aria-label="Rule"></select><input type="text" aria-label="Value" value="${esc(value)}"><button type="button" class="small" aria-label="Remove this change">×</button><div class="help"></div>`;
+    row.innerHTML = `<select aria-label="${esc(t("lobby.rule"))}"></select><input type="text" aria-label="${esc(t("lobby.value"))}" value="${esc(value)}"><button type="button" class="small" aria-label="${esc(t("lobby.remove_change"))}">×</button><div class="help"></div>`;
     optionsBox.appendChild(row);
     const sel = $("select", row);
     fillOptionNames(sel);
@@ -257,7 +258,7 @@ export function lobbyScreen(app, navigate) {
     const time = $("#f-time", app).value;
     const grace = $("#f-grace", app).value;
     const body = {
-      name: $("#f-name", app).value.trim() || `${gameName(presetSel.value)} table`,
+      name: $("#f-name", app).value.trim() || t("lobby.default_table_name", { game: gameName(presetSel.value) }),
       preset: presetSel.value,
       options,
       seats,
@@ -280,7 +281,7 @@ export function lobbyScreen(app, navigate) {
       const made = await api("POST", "/api/tables", body);
       await created(made, seats.filter((s) => s.kind === "human").length);
     } catch (err) {
-      toast(`Could not create the table: ${err.message}`);
+      toast(t("lobby.create_failed", { reason: err.message }));
     } finally {
       btn.disabled = false;
     }
@@ -291,7 +292,7 @@ export function lobbyScreen(app, navigate) {
     ev.preventDefault();
     const path = inviteTarget($("#invite-input", app).value, null, location.href);
     if (path) navigate(path);
-    else toast("That does not look like an invite link (it should contain /join/<table>?code=...).");
+    else toast(t("lobby.not_invite"));
   };
 
   async function loadTables() {
@@ -300,21 +301,21 @@ export function lobbyScreen(app, navigate) {
     try {
       const tables = await api("GET", "/api/tables");
       if (!L.alive) return;
-      if (!tables.length) { box.innerHTML = `<p class="muted">No tables yet. Start one!</p>`; return; }
-      box.innerHTML = `<table class="table-list"><thead><tr><th>Table</th><th>Game</th><th>Seats</th><th></th></tr></thead><tbody>${tables.map((t) => {
-        const mine = getSeat(t.id);
-        const taken = t.seats.filter((s) => s.taken).length;
-        const who = t.seats.map((s) => (s.taken ? esc(s.name || "?") + (s.kind === "bot" ? ` (${esc(botWords(s.bot, s.level))} bot)` : "") : "<i class='muted'>free</i>")).join(", ");
+      if (!tables.length) { box.innerHTML = `<p class="muted">${esc(t("lobby.no_tables"))}</p>`; return; }
+      box.innerHTML = `<table class="table-list"><thead><tr><th>${esc(t("table.table"))}</th><th>${esc(t("lobby.game"))}</th><th>${esc(t("lobby.seats"))}</th><th></th></tr></thead><tbody>${tables.map((tb) => {
+        const mine = getSeat(tb.id);
+        const taken = tb.seats.filter((s) => s.taken).length;
+        const who = tb.seats.map((s) => (s.taken ? esc(s.name || "?") + (s.kind === "bot" ? ` (${esc(t("join.bot_of", { level: botWords(s.bot, s.level) }))})` : "") : `<i class='muted'>${esc(t("table.free"))}</i>`)).join(", ");
         const acts = [];
-        const idq = esc(encodeURIComponent(t.id));
-        if (mine && mine.token && t.status !== "finished") acts.push(`<a href="/table/${idq}" data-link><button class="small primary" type="button">Resume</button></a>`);
-        else if (t.status === "waiting" && taken < t.seats.length) acts.push(`<button class="small" type="button" data-join="${esc(t.id)}">Join…</button>`);
-        if (t.spectators) acts.push(`<a href="/watch/${idq}" data-link><button class="small" type="button">Watch</button></a>`);
-        if (t.hands_played > 0) acts.push(`<a href="/?hands=${idq}" data-link><button class="small" type="button">Hands</button></a>`);
-        return `<tr data-table="${esc(t.id)}"><td><b>${esc(t.name)}</b><br><span class="status ${esc(t.status)}">${esc(t.status)}</span> <span class="muted">${t.time_limit ? `${t.time_limit}s a move` : "no clock"}</span></td><td>${esc(gameName(t.preset))}<br><span class="muted">${t.mode === "tournament" ? "tournament" : "cash game"}${t.hand ? ` · hand ${t.hand}` : ""}</span></td><td>${taken}/${t.seats.length}<br><span class="muted">${who}</span></td><td class="actions">${acts.join(" ")}</td></tr>`;
+        const idq = esc(encodeURIComponent(tb.id));
+        if (mine && mine.token && tb.status !== "finished") acts.push(`<a href="/table/${idq}" data-link><button class="small primary" type="button">${esc(t("lobby.resume"))}</button></a>`);
+        else if (tb.status === "waiting" && taken < tb.seats.length) acts.push(`<button class="small" type="button" data-join="${esc(tb.id)}">${esc(t("lobby.join_ellipsis"))}</button>`);
+        if (tb.spectators) acts.push(`<a href="/watch/${idq}" data-link><button class="small" type="button">${esc(t("lobby.watch"))}</button></a>`);
+        if (tb.hands_played > 0) acts.push(`<a href="/?hands=${idq}" data-link><button class="small" type="button">${esc(t("hands.title"))}</button></a>`);
+        return `<tr data-table="${esc(tb.id)}"><td><b>${esc(tb.name)}</b><br><span class="status ${esc(tb.status)}">${esc(statusName(tb.status))}</span> <span class="muted">${esc(tb.time_limit ? t("join.per_move", { s: tb.time_limit }) : t("lobby.no_clock"))}</span></td><td>${esc(gameName(tb.preset))}<br><span class="muted">${esc(tb.mode === "tournament" ? t("table.tournament") : t("join.cash"))}${tb.hand ? ` · ${esc(t("board.hand_n", { n: tb.hand }))}` : ""}</span></td><td>${taken}/${tb.seats.length}<br><span class="muted">${who}</span></td><td class="actions">${acts.join(" ")}</td></tr>`;
       }).join("")}</tbody></table>`;
     } catch (err) {
-      box.innerHTML = `<p class="warning">Could not load the tables: ${esc(err.message)}</p>`;
+      box.innerHTML = `<p class="warning">${esc(t("lobby.tables_failed", { reason: err.message }))}</p>`;
     }
   }
   $("#tables", app).addEventListener("click", (ev) => {
@@ -322,7 +323,7 @@ export function lobbyScreen(app, navigate) {
     if (!b) return;
     // The join code typed in the page, in the table's row (no browser prompt).
     const td = b.closest("td");
-    td.innerHTML = `<form class="code-form invite" data-table="${esc(b.dataset.join)}"><input type="text" class="code-input" placeholder="join code" aria-label="Join code" required><button type="submit" class="small primary">Join</button></form>`;
+    td.innerHTML = `<form class="code-form invite" data-table="${esc(b.dataset.join)}"><input type="text" class="code-input" placeholder="${esc(t("lobby.join_code_placeholder"))}" aria-label="${esc(t("join.code"))}" required><button type="submit" class="small primary">${esc(t("join.join"))}</button></form>`;
     $("input", td).focus();
   });
   $("#tables", app).addEventListener("submit", (ev) => {
@@ -331,7 +332,7 @@ export function lobbyScreen(app, navigate) {
     ev.preventDefault();
     const path = inviteTarget($("input", f).value, f.dataset.table, location.href);
     if (path) navigate(path);
-    else toast("Type the join code from the invite link (the part after code=).");
+    else toast(t("lobby.type_code"));
   });
   $("#refresh-tables", app).onclick = loadTables;
 
@@ -340,7 +341,7 @@ export function lobbyScreen(app, navigate) {
     if (!L.alive) return;
     const p = presets[0];
     if (p.status === "fulfilled" && Array.isArray(p.value) && p.value.length) L.presets = p.value;
-    else if (p.status === "rejected") toast(`Could not load the game list: ${p.reason.message}`);
+    else if (p.status === "rejected") toast(t("lobby.presets_failed", { reason: p.reason.message }));
     fillPresets();
   })();
   fillPresets();

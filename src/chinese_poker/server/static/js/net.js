@@ -1,5 +1,6 @@
 // REST calls and the seats this browser holds. No DOM at import.
 
+import { t } from "./i18n.js";
 import { store } from "./util.js";
 import { plainDetail } from "./words.js";
 
@@ -16,7 +17,7 @@ export async function api(method, path, body) {
       body: body ? JSON.stringify(body) : undefined,
     });
   } catch {
-    throw new ApiError("Cannot reach the server. Check your connection and try again.");
+    throw new ApiError(t("http.unreachable"));
   }
   const text = await res.text();
   let data = null;

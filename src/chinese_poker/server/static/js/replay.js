@@ -3,7 +3,8 @@
 import { $, toast } from "./ui.js";
 import { api, ApiError } from "./net.js";
 import { esc } from "./util.js";
-import { plainDetail } from "./words.js";
+import { gameName, plainDetail, statusName } from "./words.js";
+import { t } from "./i18n.js";
 import { parseHistory, replayBoardsHTML, replaySteps } from "./history.js";
 
 export async function openReplay(tableId, hand) {
@@ -16,9 +17,9 @@ export async function openReplay(tableId, hand) {
       throw new ApiError(plainDetail(res.status, data));
     }
     rec = parseHistory(await res.text())[0];
-    if (!rec) throw new ApiError("That hand has no history yet.");
+    if (!rec) throw new ApiError(t("replay.no_history"));
   } catch (err) {
-    toast(`Could not load the hand for the replay: ${err.message}`);
+    toast(t("replay.load_failed", { reason: err.message }));
     return;
   }
   const steps = replaySteps(rec);
@@ -27,19 +28,19 @@ export async function openReplay(tableId, hand) {
   const ov = document.createElement("div");
   ov.className = "overlay";
   ov.id = "replay";
-  ov.innerHTML = `<div class="dialog" role="dialog" aria-label="Replay of hand ${hand}"><h2>Replay — hand ${hand} <span class="spacer"></span></h2>
-    <div class="replay-controls"><button data-r="first" aria-label="First step">|◀</button><button data-r="prev" aria-label="Previous step">◀ Back</button>
-    <button data-r="play" id="replay-play">▶ Play</button><button data-r="next" aria-label="Next step" id="replay-next">Next ▶</button><button data-r="last" aria-label="Last step">▶|</button>
-    <span class="muted" id="replay-pos"></span><span class="spacer"></span><button data-r="close" id="replay-close">Close</button></div>
+  ov.innerHTML = `<div class="dialog" role="dialog" aria-label="${esc(t("replay.aria", { n: hand }))}"><h2>${esc(t("replay.title", { n: hand }))} <span class="spacer"></span></h2>
+    <div class="replay-controls"><button data-r="first" aria-label="${esc(t("replay.first"))}">|◀</button><button data-r="prev" aria-label="${esc(t("replay.prev"))}">◀ ${esc(t("replay.back"))}</button>
+    <button data-r="play" id="replay-play">▶ ${esc(t("replay.play"))}</button><button data-r="next" aria-label="${esc(t("replay.next_step"))}" id="replay-next">${esc(t("replay.next"))} ▶</button><button data-r="last" aria-label="${esc(t("replay.last"))}">▶|</button>
+    <span class="muted" id="replay-pos"></span><span class="spacer"></span><button data-r="close" id="replay-close">${esc(t("replay.close"))}</button></div>
     <div class="replay-step" id="replay-step"></div><div class="replay-boards" id="replay-boards"></div>
-    <p class="muted" style="font-size:12px">Keys: <kbd>←</kbd>/<kbd>→</kbd> step, <kbd>Esc</kbd> close.</p></div>`;
+    <p class="muted" style="font-size:12px">${esc(t("replay.keys"))} <kbd>←</kbd>/<kbd>→</kbd> ${esc(t("replay.keys_step"))}, <kbd>Esc</kbd> ${esc(t("replay.keys_close"))}.</p></div>`;
   document.body.appendChild(ov);
   const show = () => {
-    $("#replay-pos", ov).textContent = `step ${i} / ${steps.length - 1}`;
+    $("#replay-pos", ov).textContent = t("replay.pos", { i, n: steps.length - 1 });
     $("#replay-step", ov).textContent = steps[i].text;
     $("#replay-boards", ov).innerHTML = replayBoardsHTML(steps[i], rec);
   };
-  const stopPlay = () => { if (timer) { clearInterval(timer); timer = null; $("#replay-play", ov).textContent = "▶ Play"; } };
+  const stopPlay = () => { if (timer) { clearInterval(timer); timer = null; $("#replay-play", ov).textContent = `▶ ${t("replay.play")}`; } };
   const close = () => { stopPlay(); ov.remove(); document.removeEventListener("keydown", key, true); };
   const go = (j) => { i = Math.max(0, Math.min(steps.length - 1, j)); show(); };
   function key(ev) {
@@ -60,7 +61,7 @@ export async function openReplay(tableId, hand) {
     else if (r === "close") close();
     else if (r === "play") {
       if (timer) { stopPlay(); return; }
-      b.textContent = "Pause";
+      b.textContent = t("replay.pause");
       timer = setInterval(() => { if (i >= steps.length - 1) stopPlay(); else go(i + 1); }, 900);
     }
   });
@@ -68,7 +69,7 @@ export async function openReplay(tableId, hand) {
 }
 
 export function replayPage(app, tableId, hand) {
-  app.innerHTML = `<div class="panel"><h2>Hands of the table</h2><div id="replay-list" class="muted">Loading…</div></div>`;
+  app.innerHTML = `<div class="panel"><h2>${esc(t("replay.page_title"))}</h2><div id="replay-list" class="muted">${esc(t("common.loading"))}</div></div>`;
   let alive = true;
   (async () => {
     try {
@@ -76,9 +77,9 @@ export function replayPage(app, tableId, hand) {
       if (!alive) return;
       const finished = hands.filter((h) => h.finished);
       const base = `/api/tables/${encodeURIComponent(tableId)}/history`;
-      $("#replay-list", app).innerHTML = `<p><b>${esc(info.name)}</b> · ${esc(info.preset)} · ${esc(info.status)}</p>` + (finished.length
-        ? `<ul class="hands-list">${finished.map((h) => `<li><span>Hand ${h.hand}</span><button class="small" data-hand="${h.hand}">▶ Replay</button><a href="${base}?hand=${h.hand}" download><button class="small" type="button">⬇ history</button></a></li>`).join("")}</ul><p><a href="${base}" download="${esc(tableId)}-history.jsonl">Download the whole history</a></p>`
-        : "<p>No finished hand yet.</p>");
+      $("#replay-list", app).innerHTML = `<p><b>${esc(info.name)}</b> · ${esc(gameName(info.preset))} · ${esc(statusName(info.status))}</p>` + (finished.length
+        ? `<ul class="hands-list">${finished.map((h) => `<li><span>${esc(t("hands.hand", { n: h.hand }))}</span><button class="small" data-hand="${h.hand}">▶ ${esc(t("hands.replay"))}</button><a href="${base}?hand=${h.hand}" download><button class="small" type="button">⬇ ${esc(t("replay.history"))}</button></a></li>`).join("")}</ul><p><a href="${base}" download="${esc(tableId)}-history.jsonl">${esc(t("replay.download_all"))}</a></p>`
+        : `<p>${esc(t("replay.none_finished"))}</p>`);
       if (hand) openReplay(tableId, Number(hand));
     } catch (err) {
       $("#replay-list", app).innerHTML = `<p class="warning">${esc(err.message)}</p>`;

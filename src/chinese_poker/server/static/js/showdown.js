@@ -2,8 +2,24 @@
 // (+1/−1), royalties, fouls and scoops, each linked to its row of the breakdown panel.
 // Pure: reads the settlement of the view (engine's Settlement.to_dict()).
 
-import { LINES } from "./eval.js";
+import { LINES, lineHandName } from "./eval.js";
 import { esc, signed, signClass } from "./util.js";
+import { language, t } from "./i18n.js";
+import { lineName } from "./words.js";
+
+/**
+ * A fouled seat's reason in the current language. The server says which line beats which
+ * ("top Q Q 7 beats middle Q Q 6 5 4", scoring.lines); the lines' hands are named here.
+ */
+export function foulReason(p) {
+  const reason = p.foul_reason || "";
+  if (language() === "en") return reason;
+  const m = /^(top|middle|bottom) .* beats (top|middle|bottom) /.exec(reason);
+  const line = (n) => (p.lines || []).find((l) => l.line === n);
+  if (m && line(m[1]) && line(m[2])) return t("foul.beats", { line: lineName(m[1]), hand: lineHandName(line(m[1])), below: lineName(m[2]), hand2: lineHandName(line(m[2])) });
+  if (/low middle/.test(reason)) return t("foul.low_middle");
+  return reason;
+}
 
 /** A stable id for the breakdown row of a pair (and the marks that point at it). */
 export const pairId = (a, b) => `pair-${[a, b].map((x) => String(x).replace(/[^A-Za-z0-9_-]/g, "_")).join("-")}`;
@@ -17,7 +33,7 @@ export function marksFor(settlement, name) {
   if (!settlement || !settlement.players) return null;
   const me = settlement.players.find((p) => p.name === name);
   if (!me) return null;
-  const out = { lines: { top: [], middle: [], bottom: [] }, royalties: {}, fouled: !!me.fouled, foulReason: me.foul_reason || "", scoops: [] };
+  const out = { lines: { top: [], middle: [], bottom: [] }, royalties: {}, fouled: !!me.fouled, foulReason: foulReason(me), scoops: [] };
   for (const l of me.lines || []) out.royalties[l.line] = l.royalty || 0;
   for (const pair of settlement.pairs || []) {
     let sign = 0;
@@ -40,17 +56,17 @@ export function marksFor(settlement, name) {
 export function lineMarksHTML(marks, line) {
   if (!marks) return "";
   const parts = [];
-  if (marks.fouled) parts.push(`<a class="mark foul" href="#${marks.pair || ""}" data-pair="${marks.pair || ""}" title="${esc(marks.foulReason)}">foul</a>`);
+  if (marks.fouled) parts.push(`<a class="mark foul" href="#${marks.pair || ""}" data-pair="${marks.pair || ""}" title="${esc(marks.foulReason)}">${esc(t("mark.foul"))}</a>`);
   for (const m of marks.lines[line]) {
-    parts.push(`<a class="mark ${signClass(m.points)}" href="#${m.pair}" data-pair="${m.pair}" title="${esc(line)} against ${esc(m.vs)}">${m.points === 0 ? "=" : signed(m.points)}</a>`);
+    parts.push(`<a class="mark ${signClass(m.points)}" href="#${m.pair}" data-pair="${m.pair}" title="${esc(t("mark.line_against", { line: lineName(line), vs: m.vs }))}">${m.points === 0 ? "=" : signed(m.points)}</a>`);
   }
   const roy = marks.royalties[line];
-  if (roy && !marks.fouled) parts.push(`<span class="mark roy" title="royalty">★+${roy}</span>`);
+  if (roy && !marks.fouled) parts.push(`<span class="mark roy" title="${esc(t("mark.royalty"))}">★+${roy}</span>`);
   return `<span class="marks" data-marks="${line}">${parts.join("")}</span>`;
 }
 
 /** Scoop marks for the head of a board. */
 export function scoopMarksHTML(marks) {
   if (!marks || !marks.scoops.length) return "";
-  return marks.scoops.map((s) => `<a class="mark scoop ${signClass(s.points)}" href="#${s.pair}" data-pair="${s.pair}" title="${s.foul ? "foul" : "scoop"} against ${esc(s.vs)}">${s.foul ? (s.points > 0 ? `${esc(s.vs)} fouled` : "fouled") : s.points > 0 ? "SCOOP" : "scooped"} ${signed(s.points)}</a>`).join("");
+  return marks.scoops.map((s) => `<a class="mark scoop ${signClass(s.points)}" href="#${s.pair}" data-pair="${s.pair}" title="${esc(t(s.foul ? "mark.foul_against" : "mark.scoop_against", { vs: s.vs }))}">${esc(s.foul ? (s.points > 0 ? t("mark.they_fouled", { vs: s.vs }) : t("mark.fouled")) : s.points > 0 ? t("mark.scoop") : t("mark.scooped"))} ${signed(s.points)}</a>`).join("");
 }

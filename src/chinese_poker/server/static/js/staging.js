@@ -2,6 +2,7 @@
 // Pure functions of the table state T (no DOM); table.js renders and sends.
 
 import { LINES, analyseBoard } from "./eval.js";
+import { t } from "./i18n.js";
 import { sortCards } from "./util.js";
 
 export function myDecisions(T) {
@@ -79,6 +80,8 @@ export function canAct(T) {
 }
 
 /** Stage ``card`` (default: the selected one, else the first) on ``line``: null, or why not. */
+const FULL_KEYS = { top: "stage.full.top", middle: "stage.full.middle", bottom: "stage.full.bottom" };
+
 export function stage(T, line, card = T.selected) {
   const d = decision(T);
   if (!d || !canAct(T) || (d.kind !== "street" && d.kind !== "set")) return "";
@@ -86,9 +89,9 @@ export function stage(T, line, card = T.selected) {
   if (!card) card = cards[0];
   if (!card || !cards.includes(card)) return "";
   if (room(T, line) <= 0) {
-    if (line === "discard") return d.discard ? `You discard only ${d.discard} card${d.discard > 1 ? "s" : ""} here.` : "Nothing is discarded on this street.";
-    if (T.moves.filter((m) => m.to !== "discard").length >= d.place) return `You place only ${d.place} card${d.place > 1 ? "s" : ""} now${d.discard ? "; the rest is discarded" : ""}.`;
-    return `The ${line} line is full.`;
+    if (line === "discard") return d.discard ? t("stage.discard_only", { n: d.discard }) : t("stage.no_discard");
+    if (T.moves.filter((m) => m.to !== "discard").length >= d.place) return t(d.discard ? "stage.place_only_rest" : "stage.place_only", { n: d.place });
+    return t(FULL_KEYS[line] || line);
   }
   T.moves.push({ card, to: line });
   T.selected = null;

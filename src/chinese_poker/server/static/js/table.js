@@ -14,6 +14,21 @@ import { breakdownHTML, handsHTML, hintsHTML, ledgerHTML, logHTML } from "./side
 import * as S from "./staging.js";
 import { openReplay } from "./replay.js";
 import { rematchTable } from "./tableplan.js";
+import { language, t } from "./i18n.js";
+
+const PHASE_KEYS = { play: "phase.play", naturals: "phase.naturals", surrender: "phase.surrender", showdown: "phase.showdown" };
+const NOTICE_KEYS = { back: "notice.back", stand_in: "notice.stand_in" };
+
+/**
+ * A server error in words, by its code. In English the server's own detail follows; in
+ * another language only an illegal move keeps it (its reason names the cards).
+ */
+export function errorText(msg) {
+  const words = ERROR_WORDS[msg.code] || t("error.refused");
+  const m = msg.message;
+  if (!m || m === words || (language() !== "en" && msg.code !== "illegal")) return words;
+  return `${words} ${m.charAt(0).toUpperCase()}${m.slice(1)}${/[.!?]$/.test(m) ? "" : "."}`;
+}
 
 export function tableScreen(app, tableId, wanted, navigate) {
   const mine = getSeat(tableId);
@@ -32,7 +47,7 @@ export function tableScreen(app, tableId, wanted, navigate) {
   window.__cp = T; // for tests and debugging
   const touch = isTouch();
   const fairWatch = T.fair = watchTable(tableId, { send: (m) => send(m), rerender: () => renderSide() });
-  if (wanted === "seat" && !T.token) toast("You have no seat at this table in this browser, so you are watching. Use the invite link to join.", "info");
+  if (wanted === "seat" && !T.token) toast(t("table.no_seat_watching"), "info");
 
   // ------------------------------------------------------------------ socket
   function wsURL() {
@@ -44,7 +59,7 @@ export function tableScreen(app, tableId, wanted, navigate) {
 
   function connect() {
     if (!T.alive) return;
-    connBadge("connecting…", false);
+    connBadge(t("conn.connecting"), false);
     const ws = new WebSocket(wsURL());
     T.ws = ws;
     ws.onopen = () => {
@@ -63,7 +78,7 @@ export function tableScreen(app, tableId, wanted, navigate) {
       if (!T.alive) return;
       const words = CLOSE_WORDS[ev.code];
       if (words) {
-        connBadge("disconnected", false);
+        connBadge(t("conn.disconnected"), false);
         banner(null);
         if (ev.code === 4401 && T.role === "seat") {
           // A stale seat key: watch instead, if the table lets us; one message either way.
@@ -71,15 +86,15 @@ export function tableScreen(app, tableId, wanted, navigate) {
           T.closed = { ...words, code: 4401 };
           setTimeout(connect, 300);
         } else if (ev.code === 4403 && T.closed && T.closed.code === 4401) {
-          T.closed = { text: "Your seat key is not valid for this table, and it does not allow spectators. Join again with the invite link.", ways: ["lobby"], code: 4403, final: true };
+          T.closed = { text: t("close.4401_no_spectators"), ways: ["lobby"], code: 4403, final: true };
         } else {
           T.closed = { ...words, code: ev.code, final: true };
         }
         render();
         return;
       }
-      connBadge("reconnecting…", false);
-      banner("Connection lost. Reconnecting…", "info");
+      connBadge(t("conn.reconnecting"), false);
+      banner(t("conn.lost"), "info");
       const delay = Math.min(8000, 400 * 2 ** T.retry++);
       setTimeout(connect, delay);
     };
@@ -87,7 +102,7 @@ export function tableScreen(app, tableId, wanted, navigate) {
 
   function send(msg) {
     if (!T.ws || T.ws.readyState !== WebSocket.OPEN) {
-      toast("Not connected to the server right now; your move is still staged. Try again in a moment.");
+      toast(t("conn.not_connected"));
       return null;
     }
     const id = ++T.msgId;
@@ -105,11 +120,11 @@ export function tableScreen(app, tableId, wanted, navigate) {
         T.seat = msg.seat;
         T.player = msg.player;
         if (T.role === "seat") saveSeat(tableId, { seat: msg.seat, player: msg.player });
-        connBadge(T.role === "seat" ? `connected as ${msg.player}` : "watching", true);
+        connBadge(T.role === "seat" ? t("conn.connected_as", { player: msg.player }) : t("conn.watching"), true);
         banner(null);
         if (T.closed && T.closed.code === 4401) toast(T.closed.text, "info", 10000);
         T.closed = null;
-        document.title = `${T.info.name} — Chinese poker`;
+        document.title = `${T.info.name} — ${t("common.title")}`;
         refreshLedger();
         render();
         break;
@@ -171,7 +186,7 @@ export function tableScreen(app, tableId, wanted, navigate) {
           T.autoPending = false;
           const best = T.hints.actions[0];
           if (best) useAction(best.action);
-          else toast("No arrangement was suggested.", "info");
+          else toast(t("table.no_arrangement"), "info");
         }
         render();
         break;
@@ -181,9 +196,7 @@ export function tableScreen(app, tableId, wanted, navigate) {
         T.hintPending = false;
         T.autoPending = false;
         if (msg.code === "hints_unavailable" || msg.code === "hints_disabled") T.noHints = true;
-        const words = ERROR_WORDS[msg.code] || "The server refused that.";
-        const detail = msg.message && msg.message !== words ? ` ${msg.message.charAt(0).toUpperCase()}${msg.message.slice(1)}${/[.!?]$/.test(msg.message) ? "" : "."}` : "";
-        toast(`${words}${detail}`);
+        toast(errorText(msg));
         if (msg.code === "stale" || msg.code === "no_hand") send({ type: "sync" });
         render();
         break;
@@ -199,8 +212,10 @@ export function tableScreen(app, tableId, wanted, navigate) {
     let text = msg.text || "";
     if (msg.kind === "timeout") {
       text = mineNow
-        ? `Time ran out: placed ${msg.action ? placedWords(msg.action) : "your cards"} for you. The game goes on.`
-        : `${msg.player}'s time ran out; the server made that move for them.`;
+        ? t("notice.timeout_mine", { placed: msg.action ? placedWords(msg.action) : t("notice.your_cards") })
+        : t("notice.timeout", { player: msg.player });
+    } else if (NOTICE_KEYS[msg.kind] && language() !== "en") {
+      text = t(NOTICE_KEYS[msg.kind], { player: msg.player });
     }
     T.notice = { kind: msg.kind, text, mine: mineNow };
     toast(text, "info", 9000);
@@ -218,7 +233,7 @@ export function tableScreen(app, tableId, wanted, navigate) {
       T.hands = hands;
       renderSide();
     } catch (err) {
-      if (T.alive && !/no such table/i.test(err.message)) toast(`Could not load the ledger: ${err.message}`);
+      if (T.alive && !/no such table/i.test(err.message)) toast(t("table.ledger_failed", { reason: err.message }));
     }
   }
 
@@ -247,14 +262,14 @@ export function tableScreen(app, tableId, wanted, navigate) {
     const d = S.decision(T);
     if (!d || !S.canAct(T) || T.sending !== null) return;
     if (!S.ready(T)) {
-      toast(`Place ${d.place} card${d.place > 1 ? "s" : ""} first (${T.moves.filter((m) => m.to !== "discard").length} placed).`, "info", 3000);
+      toast(t("table.place_first", { n: d.place, placed: T.moves.filter((m) => m.to !== "discard").length }), "info", 3000);
       return;
     }
     const foul = S.certainFoul(T, myBoard(), T.spec);
     if (foul && !T.foulAsked) {
       // A certain foul is asked about once: the next Confirm plays it.
       T.foulAsked = true;
-      toast(`This board fouls: ${foul}. Confirm again to play it anyway, or change it.`, "error", 9000);
+      toast(t("table.fouls_confirm", { reason: foul }), "error", 9000);
       render();
       return;
     }
@@ -284,8 +299,8 @@ export function tableScreen(app, tableId, wanted, navigate) {
     changed();
   }
   function askHint(auto = false) {
-    if (!T.info || !T.info.hints) { toast("This table does not allow hints."); return; }
-    if (T.noHints) { toast("Hints are not available on this server."); return; }
+    if (!T.info || !T.info.hints) { toast(ERROR_WORDS.hints_disabled); return; }
+    if (T.noHints) { toast(ERROR_WORDS.hints_unavailable); return; }
     if (T.hintPending) return;
     T.hintPending = true;
     T.autoPending = auto;
@@ -300,16 +315,16 @@ export function tableScreen(app, tableId, wanted, navigate) {
       saveSeat(id, { token: made.token, seat: made.seat, player: (made.table.seats[made.seat] || {}).name, invite_url: made.invite_url, join_code: made.join_code, creator: true });
       navigate(`/table/${encodeURIComponent(id)}`);
     } catch (err) {
-      toast(`Could not start the rematch: ${err.message}`);
+      toast(t("table.rematch_failed", { reason: err.message }));
     }
   }
   async function kick(chair) {
     const me = getSeat(tableId) || {};
     try {
       await api("POST", `/api/tables/${encodeURIComponent(tableId)}/seats/${chair}/bot`, { token: me.token });
-      toast("A bot plays that seat now.", "ok", 3000);
+      toast(t("table.bot_plays_now"), "ok", 3000);
     } catch (err) {
-      toast(`Could not hand the seat to a bot: ${err.message}`);
+      toast(t("table.kick_failed", { reason: err.message }));
     }
   }
 
@@ -319,27 +334,27 @@ export function tableScreen(app, tableId, wanted, navigate) {
     const view = T.view;
     const chips = [];
     chips.push(`<span class="chip">${esc(gameName(info.preset || ""))}</span>`);
-    if (info.mode === "tournament") chips.push(`<span class="chip">tournament</span>`);
-    if (T.hand) chips.push(`<span class="chip" id="hand-no">Hand ${T.hand}</span>`);
-    if (view && view.street) chips.push(`<span class="chip">Street ${view.street}</span>`);
-    if (view) chips.push(`<span class="chip" id="phase">${esc(view.phase)}</span>`);
+    if (info.mode === "tournament") chips.push(`<span class="chip">${esc(t("table.tournament"))}</span>`);
+    if (T.hand) chips.push(`<span class="chip" id="hand-no">${esc(t("hands.hand", { n: T.hand }))}</span>`);
+    if (view && view.street) chips.push(`<span class="chip">${esc(t("table.street", { n: view.street }))}</span>`);
+    if (view) chips.push(`<span class="chip" id="phase" data-phase="${esc(view.phase)}">${esc(PHASE_KEYS[view.phase] ? t(PHASE_KEYS[view.phase]) : view.phase)}</span>`);
     if (view && view.phase !== "showdown" && T.role === "seat") {
-      if ((view.to_act || []).includes(T.seat)) chips.push(`<span class="chip turn" id="your-turn">Your turn</span>`);
-      else if ((view.to_act || []).length) chips.push(`<span class="chip" id="whose-turn">Waiting for ${esc(view.to_act.map((s) => view.players[s]).join(", "))}</span>`);
+      if ((view.to_act || []).includes(T.seat)) chips.push(`<span class="chip turn" id="your-turn">${esc(t("table.your_turn"))}</span>`);
+      else if ((view.to_act || []).length) chips.push(`<span class="chip" id="whose-turn">${esc(t("table.waiting_for", { who: view.to_act.map((s) => view.players[s]).join(", ") }))}</span>`);
     }
-    if (T.role === "spectator") chips.push(`<span class="chip">spectating</span>`);
-    return `<div class="table-head"><a href="/" data-link>← Lobby</a><span class="title">${esc(info.name || "Table")}</span>${chips.join("")}</div>`;
+    if (T.role === "spectator") chips.push(`<span class="chip">${esc(t("table.spectating"))}</span>`);
+    return `<div class="table-head"><a href="/" data-link>← ${esc(t("zone.lobby"))}</a><span class="title">${esc(info.name || t("table.table"))}</span>${chips.join("")}</div>`;
   }
 
   function waitingHTML() {
     const info = T.info;
-    if (!info) return `<p class="muted">Connecting…</p>`;
+    if (!info) return `<p class="muted">${esc(t("table.connecting"))}</p>`;
     const me = getSeat(tableId) || {};
     const free = info.seats.filter((s) => !s.taken).length;
-    return `<div class="felt"><div class="panel" id="waiting-room"><h2>Waiting for players</h2>
-      <p>${free ? `${free} seat${free > 1 ? "s are" : " is"} still free. The first hand is dealt when every seat is taken.` : "Every seat is taken; dealing…"}</p>
-      <ul>${info.seats.map((s) => `<li>Seat ${s.seat + 1}: ${s.taken ? `<b>${esc(s.name)}</b>${s.kind === "bot" ? " (bot)" : s.connected ? " · online" : " · offline"}` : "<i>free</i>"}</li>`).join("")}</ul>
-      ${me.invite_url ? `<p>Send this link to your friend:</p><div class="invite"><input type="text" readonly id="invite-url" value="${esc(me.invite_url)}" aria-label="Invite link"><button type="button" data-act="copy-invite" id="copy-invite">Copy</button></div>` : ""}
+    return `<div class="felt"><div class="panel" id="waiting-room"><h2>${esc(t("table.waiting_players"))}</h2>
+      <p>${esc(free ? t("table.seats_free", { n: free }) : t("table.all_taken_dealing"))}</p>
+      <ul>${info.seats.map((s) => `<li>${esc(t("table.seat_n", { n: s.seat + 1 }))} ${s.taken ? `<b>${esc(s.name)}</b>${esc(s.kind === "bot" ? t("table.is_bot") : s.connected ? t("table.online") : t("table.offline"))}` : `<i>${esc(t("table.free"))}</i>`}</li>`).join("")}</ul>
+      ${me.invite_url ? `<p>${esc(t("table.send_link"))}</p><div class="invite"><input type="text" readonly id="invite-url" value="${esc(me.invite_url)}" aria-label="${esc(t("lobby.invite_link"))}"><button type="button" data-act="copy-invite" id="copy-invite">${esc(t("common.copy"))}</button></div>` : ""}
     </div></div>`;
   }
 
@@ -349,7 +364,7 @@ export function tableScreen(app, tableId, wanted, navigate) {
     if (!me.creator || !T.info || T.sessionOver) return "";
     const away = T.info.seats.filter((s) => s.kind === "human" && s.taken && !s.connected && !s.stand_in && s.seat !== me.seat);
     if (!away.length) return "";
-    return `<div class="panel" id="seat-controls">${away.map((s) => `<div>${esc(s.name)} has left. <button class="small danger" data-act="kick" data-chair="${s.seat}">Let a bot play for ${esc(s.name)}</button></div>`).join("")}</div>`;
+    return `<div class="panel" id="seat-controls">${away.map((s) => `<div>${esc(t("table.has_left", { player: s.name }))} <button class="small danger" data-act="kick" data-chair="${s.seat}">${esc(t("table.let_bot", { player: s.name }))}</button></div>`).join("")}</div>`;
   }
 
   function render() {
@@ -358,7 +373,7 @@ export function tableScreen(app, tableId, wanted, navigate) {
     const view = T.view;
     let mainHTML;
     if (T.closed && (T.closed.final || !view)) {
-      mainHTML = headHTML() + (T.closed.final ? deadEndHTML(esc, T.closed.text, T.closed.ways, tableId) : `<p class="muted">Connecting…</p>`);
+      mainHTML = headHTML() + (T.closed.final ? deadEndHTML(esc, T.closed.text, T.closed.ways, tableId) : `<p class="muted">${esc(t("table.connecting"))}</p>`);
     } else if (!view) {
       mainHTML = headHTML() + waitingHTML();
     } else {

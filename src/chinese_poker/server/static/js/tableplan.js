@@ -2,40 +2,42 @@
 // and the rematch of a finished table. Pure (tests/js/tableplan.test.mjs).
 
 import { CLOCKS, STRENGTHS, gameName } from "./words.js";
+import { t } from "./i18n.js";
 
-/** Rule options in players' words: [label, one-line explanation]. Others keep their key. */
+/** Rule options in players' words (catalogue keys of the label and its one-line
+ * explanation). Others keep their key. */
 export const OPTION_WORDS = {
-  scoring_method: ["Scoring", "How lines and scoops are paid: one_six (1 a line, 6 a scoop), two_four, one_four, one_per_line, two_per_line."],
-  royalty_table: ["Royalty table", "Bonus points for strong lines: american, western, classic_standard, classic_flat, custom."],
-  royalty_award: ["Royalties paid", "net: each pair pays the difference; winner only: to the player who wins the line; best at table: only the best hand collects; cancel: two royalties on one line void each other."],
-  middle_trips_royalty: ["Middle trips bonus", "Points for three of a kind in the middle (American table)."],
-  foul_penalty: ["Foul penalty", "What a fouled board pays each opponent (6 = a scoop in 1-6 scoring)."],
-  foul_pays_opponent_royalties: ["Fouler pays royalties", "true: a player who fouls also pays the opponent's royalties."],
-  finnish_deuce: ["Finnish deuce", "The 2♠ doubles both players' royalties on its line."],
-  fantasyland_enabled: ["Fantasyland", "QQ or better on top deals your whole next hand at once."],
-  fl_progressive: ["Progressive Fantasyland", "A bigger top pair earns more Fantasyland cards."],
-  fl_repeat_middle_min: ["Stay in Fantasyland with", "The weakest middle that keeps you in Fantasyland."],
-  fl_max_consecutive: ["Fantasyland streak limit", "At most this many Fantasyland hands in a row."],
-  unit_value: ["Money a point", "What one point is worth when the session is settled."],
-  surrender_allowed: ["Surrender", "Classic: give up a bad hand for a fixed cost."],
-  surrender_cost: ["Surrender cost", "Points a surrender pays each opponent."],
-  naturals_enabled: ["Naturals", "Classic: special 13-card hands (dragon, six pairs, ...) paid at once."],
-  middle_mode: ["Middle hand", "high (usual) or lowball_2_7 (the middle is a 2-7 low hand)."],
-  wheel_rank: ["A-2-3-4-5", "lowest straight, or second_highest (as in Pusoy)."],
-  starting_chips: ["Starting chips", "Tournament: each player's stack at the start."],
-  level_minutes: ["Level length (min)", "Tournament: minutes before the point value rises."],
-  timeout_ends_session: ["Timeout ends the session", "Tournament rule (RULES §10): after a timeout the session ends."],
+  scoring_method: ["option.scoring_method", "option.scoring_method.help"],
+  royalty_table: ["option.royalty_table", "option.royalty_table.help"],
+  royalty_award: ["option.royalty_award", "option.royalty_award.help"],
+  middle_trips_royalty: ["option.middle_trips_royalty", "option.middle_trips_royalty.help"],
+  foul_penalty: ["option.foul_penalty", "option.foul_penalty.help"],
+  foul_pays_opponent_royalties: ["option.foul_pays_opponent_royalties", "option.foul_pays_opponent_royalties.help"],
+  finnish_deuce: ["option.finnish_deuce", "option.finnish_deuce.help"],
+  fantasyland_enabled: ["option.fantasyland_enabled", "option.fantasyland_enabled.help"],
+  fl_progressive: ["option.fl_progressive", "option.fl_progressive.help"],
+  fl_repeat_middle_min: ["option.fl_repeat_middle_min", "option.fl_repeat_middle_min.help"],
+  fl_max_consecutive: ["option.fl_max_consecutive", "option.fl_max_consecutive.help"],
+  unit_value: ["option.unit_value", "option.unit_value.help"],
+  surrender_allowed: ["option.surrender_allowed", "option.surrender_allowed.help"],
+  surrender_cost: ["option.surrender_cost", "option.surrender_cost.help"],
+  naturals_enabled: ["option.naturals_enabled", "option.naturals_enabled.help"],
+  middle_mode: ["option.middle_mode", "option.middle_mode.help"],
+  wheel_rank: ["option.wheel_rank", "option.wheel_rank.help"],
+  starting_chips: ["option.starting_chips", "option.starting_chips.help"],
+  level_minutes: ["option.level_minutes", "option.level_minutes.help"],
+  timeout_ends_session: ["option.timeout_ends_session", "option.timeout_ends_session.help"],
 };
-export const optionLabel = (key) => (OPTION_WORDS[key] ? `${OPTION_WORDS[key][0]} (${key})` : key);
-export const optionHelp = (key) => (OPTION_WORDS[key] ? OPTION_WORDS[key][1] : "");
+export const optionLabel = (key) => (OPTION_WORDS[key] ? `${t(OPTION_WORDS[key][0])} (${key})` : key);
+export const optionHelp = (key) => (OPTION_WORDS[key] ? t(OPTION_WORDS[key][1]) : "");
 
 export function parseValue(text) {
-  const t = String(text).trim();
-  if (t === "") return null;
-  if (/^(true|false)$/i.test(t)) return t.toLowerCase() === "true";
-  if (/^-?\d+(\.\d+)?$/.test(t)) return Number(t);
-  if (/^[[{]/.test(t)) { try { return JSON.parse(t); } catch { return t; } }
-  return t;
+  const v = String(text).trim();
+  if (v === "") return null;
+  if (/^(true|false)$/i.test(v)) return v.toLowerCase() === "true";
+  if (/^-?\d+(\.\d+)?$/.test(v)) return Number(v);
+  if (/^[[{]/.test(v)) { try { return JSON.parse(v); } catch { return v; } }
+  return v;
 }
 
 /** The player counts a preset allows (the server's /api/presets says). */
@@ -52,10 +54,10 @@ export function quickTable({ game = "pineapple", strength = "casual", clock = "3
   const st = STRENGTHS.find((s) => s.id === strength) || STRENGTHS[1];
   const ck = CLOCKS.find((c) => c.id === String(clock)) || CLOCKS[0];
   const you = name ? { kind: "human", name } : { kind: "human" };
-  const bot = { kind: "bot", bot: st.bot, name: `${st.label} bot` };
+  const bot = { kind: "bot", bot: st.bot, name: t("join.bot_of", { level: st.label }) };
   if (st.level !== null) bot.level = st.level;
   return {
-    name: friend ? `${gameName(game)} with a friend` : `${gameName(game)} vs ${st.label} bot`,
+    name: friend ? t("plan.with_friend", { game: gameName(game) }) : t("plan.vs_bot", { game: gameName(game), level: st.label }),
     preset: game,
     seats: [you, friend ? { kind: "human" } : bot],
     time_limit: ck.time_limit,
@@ -82,7 +84,7 @@ export function rematchTable(info, myName) {
   if (mine > 0) [seats[0], seats[mine]] = [seats[mine], seats[0]];
   if (seats[0] && myName) seats[0] = { kind: "human", name: myName };
   const body = {
-    name: /rematch/i.test(info.name || "") ? info.name : `${info.name || "Table"} (rematch)`,
+    name: (info.name || "").toLowerCase().includes(t("plan.rematch").toLowerCase()) ? info.name : `${info.name || t("table.table")} (${t("plan.rematch")})`,
     preset: info.preset,
     options: info.options || {},
     seats,

@@ -1,6 +1,8 @@
 // The page's shared widgets: toasts, the banner, the connection badge, copying text.
 // DOM only when called (nothing touches the document at import).
 
+import { t } from "./i18n.js";
+
 export const $ = (sel, root = document) => root.querySelector(sel);
 export const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
 
@@ -12,7 +14,7 @@ export function toast(message, kind = "error", ms = 7000) {
   const el = document.createElement("div");
   el.className = `toast ${kind}`;
   el.setAttribute("role", kind === "error" ? "alert" : "status");
-  el.innerHTML = `<span class="msg"></span><button class="close" aria-label="Dismiss">×</button>`;
+  el.innerHTML = `<span class="msg"></span><button class="close" aria-label="${t("common.dismiss")}">×</button>`;
   el.querySelector(".msg").textContent = message;
   el.querySelector(".close").onclick = () => el.remove();
   box.appendChild(el);
@@ -40,14 +42,14 @@ export function connBadge(text, ok) {
 export async function copyText(text) {
   try {
     await navigator.clipboard.writeText(text);
-    toast("Invite link copied.", "ok", 2500);
+    toast(t("common.copied"), "ok", 2500);
   } catch {
     const input = document.createElement("textarea");
     input.value = text;
     document.body.appendChild(input);
     input.select();
-    try { document.execCommand("copy"); toast("Invite link copied.", "ok", 2500); }
-    catch { toast("Copy failed: select the link and copy it by hand."); }
+    try { document.execCommand("copy"); toast(t("common.copied"), "ok", 2500); }
+    catch { toast(t("common.copy_failed")); }
     input.remove();
   }
 }
@@ -59,9 +61,9 @@ export const isTouch = () => !!(globalThis.matchMedia && matchMedia("(hover: non
 export function deadEndHTML(esc, text, ways, tableId) {
   const id = encodeURIComponent(tableId || "");
   const links = {
-    lobby: `<a href="/" data-link><button type="button" class="primary">Go to the lobby</button></a>`,
-    watch: `<a href="/watch/${esc(id)}" data-link><button type="button" id="way-watch">Watch the table</button></a>`,
-    hands: `<a href="/?hands=${esc(id)}" data-link><button type="button">See its hands</button></a>`,
+    lobby: `<a href="/" data-link><button type="button" class="primary">${esc(t("way.lobby"))}</button></a>`,
+    watch: `<a href="/watch/${esc(id)}" data-link><button type="button" id="way-watch">${esc(t("way.watch"))}</button></a>`,
+    hands: `<a href="/?hands=${esc(id)}" data-link><button type="button">${esc(t("way.hands"))}</button></a>`,
   };
   return `<div class="panel dead-end" id="dead-end"><p class="warning">${esc(text)}</p><div class="actions-bar">${ways.map((w) => links[w] || "").join("")}</div></div>`;
 }

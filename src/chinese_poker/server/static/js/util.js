@@ -2,16 +2,20 @@
 // No DOM at import (node --test imports this module).
 
 import { RANKS, SUITS } from "./eval.js";
+import { t } from "./i18n.js";
 
 export const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 export const signed = (n) => (n > 0 ? `+${n}` : `${n}`);
 export const signClass = (n) => (n > 0 ? "pos" : n < 0 ? "neg" : "");
 export const SUIT_SYMBOL = { s: "♠", h: "♥", d: "♦", c: "♣" };
-export const SUIT_NAME = { s: "spades", h: "hearts", d: "diamonds", c: "clubs" };
 const RANK_NAME = { T: "10" };
 
+const RANK_KEY = { 2: "rank.2", 3: "rank.3", 4: "rank.4", 5: "rank.5", 6: "rank.6", 7: "rank.7", 8: "rank.8", 9: "rank.9", T: "rank.T", J: "rank.J", Q: "rank.Q", K: "rank.K", A: "rank.A" };
+const SUIT_KEY = { s: "suit.s", h: "suit.h", d: "suit.d", c: "suit.c" };
+
+/** "Ah" -> "ace of hearts", in the current language. */
 export function cardLabel(name) {
-  return `${RANK_NAME[name[0]] || name[0]} of ${SUIT_NAME[name[1]]}`;
+  return t("card.label", { rank: t(RANK_KEY[name[0]] || name[0]), suit: t(SUIT_KEY[name[1]] || name[1]) });
 }
 
 export function cardHTML(name, { tag = "div", cls = "", attrs = "", key = null } = {}) {
@@ -21,7 +25,7 @@ export function cardHTML(name, { tag = "div", cls = "", attrs = "", key = null }
     (key ? `<span class="key">${esc(key)}</span>` : "") +
     `<span class="rank">${RANK_NAME[r] || r}</span><span class="suit">${SUIT_SYMBOL[s]}</span></${tag}>`;
 }
-export const backHTML = () => `<div class="card back" aria-label="face-down card"></div>`;
+export const backHTML = () => `<div class="card back" aria-label="${esc(t("card.back"))}"></div>`;
 export const slotHTML = () => `<div class="slot"></div>`;
 
 export function sortCards(cards, mode) {

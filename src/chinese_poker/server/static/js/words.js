@@ -1,107 +1,173 @@
 // Everything the page says in players' words: games, bots, options, errors, the log.
-// Pure (no DOM): tests/js/words.test.mjs checks it.
+// Pure (no DOM): tests/js/words.test.mjs checks it. The words themselves are in the
+// catalogues (static/i18n/*.json); the tables here hold their keys.
 
 import { LINES } from "./eval.js";
+import { language, t } from "./i18n.js";
 
-/** The §14 presets as a player would name and explain them (one line each). */
+/** The §14 presets as a player would name and explain them (catalogue keys: name, help). */
 export const GAMES = {
-  "pineapple": ["Pineapple", "Open-face: 5 cards, then 3 at a time, keep 2, throw 1. Fantasyland on QQ+ up top."],
-  "pineapple-progressive": ["Progressive Pineapple", "Pineapple where a bigger top pair earns a bigger Fantasyland deal."],
-  "ofc": ["Open-face Chinese", "The original: 5 cards, then one at a time; American royalties, Fantasyland."],
-  "ofc-western": ["Open-face, Western royalties", "Open-face Chinese with the smaller Western royalty table."],
-  "ofc-hitspoker": ["Open-face, 2 points a line", "Open-face scored 2 points per line won, Western royalties."],
-  "ofc-finnish": ["Finnish open-face", "Open-face where the 2♠ doubles the royalties of its line."],
-  "turbo": ["Turbo open-face", "Open-face dealt in fewer, bigger streets: a fast hand."],
-  "classic": ["Classic Chinese poker", "All 13 cards at once, set face down; 2-4 scoring, naturals."],
-  "classic-1-6": ["Classic, 1-6 scoring", "Classic Chinese poker paid 1 a line and 6 for a scoop."],
-  "classic-low-middle": ["Classic, low middle", "Classic where the middle is a 2-7 lowball hand."],
-  "classic-wheel": ["Classic, wheel second", "Classic where A-2-3-4-5 is the second-best straight."],
-  "criss-cross": ["Criss Cross", "Heads-up, two hands each, played across: Pusoy style."],
+  "pineapple": ["game.pineapple", "game.pineapple.help"],
+  "pineapple-progressive": ["game.pineapple-progressive", "game.pineapple-progressive.help"],
+  "ofc": ["game.ofc", "game.ofc.help"],
+  "ofc-western": ["game.ofc-western", "game.ofc-western.help"],
+  "ofc-hitspoker": ["game.ofc-hitspoker", "game.ofc-hitspoker.help"],
+  "ofc-finnish": ["game.ofc-finnish", "game.ofc-finnish.help"],
+  "turbo": ["game.turbo", "game.turbo.help"],
+  "classic": ["game.classic", "game.classic.help"],
+  "classic-1-6": ["game.classic-1-6", "game.classic-1-6.help"],
+  "classic-low-middle": ["game.classic-low-middle", "game.classic-low-middle.help"],
+  "classic-wheel": ["game.classic-wheel", "game.classic-wheel.help"],
+  "criss-cross": ["game.criss-cross", "game.criss-cross.help"],
 };
-export const gameName = (preset) => (GAMES[preset] || [preset])[0];
-export const gameHelp = (preset) => (GAMES[preset] || [null, ""])[1];
+export const gameName = (preset) => (GAMES[preset] ? t(GAMES[preset][0]) : preset);
+export const gameHelp = (preset) => (GAMES[preset] ? t(GAMES[preset][1]) : "");
 
 /** Bots by strength, weakest first: what the lobby offers instead of engine names. */
 export const STRENGTHS = [
-  { id: "beginner", label: "Beginner", help: "Plays legal cards at random: learn the rules against it.", bot: "random", level: null },
-  { id: "casual", label: "Casual", help: "Follows sound rules of thumb, rarely fouls, thinks instantly.", bot: "rules", level: null },
-  { id: "strong", label: "Strong", help: "Simulates the rest of the hand before each move (a few seconds).", bot: "mc", level: 2 },
-  { id: "expert", label: "Expert", help: "Simulates much deeper; slow, and hard to beat.", bot: "mc", level: 4 },
+  { id: "beginner", get label() { return t("bot.beginner"); }, get help() { return t("bot.beginner.help"); }, bot: "random", level: null },
+  { id: "casual", get label() { return t("bot.casual"); }, get help() { return t("bot.casual.help"); }, bot: "rules", level: null },
+  { id: "strong", get label() { return t("bot.strong"); }, get help() { return t("bot.strong.help"); }, bot: "mc", level: 2 },
+  { id: "expert", get label() { return t("bot.expert"); }, get help() { return t("bot.expert.help"); }, bot: "mc", level: 4 },
 ];
 
 /** The strength of a seat ({bot, level}) in words, or the engine's name. */
 export function botWords(bot, level) {
   const s = STRENGTHS.find((x) => x.bot === bot && (x.level === null || x.level === level));
   if (s) return s.label;
-  return bot ? `${bot}${level ? ` ${level}` : ""}` : "bot";
+  return bot ? `${bot}${level ? ` ${level}` : ""}` : t("bot.bot");
 }
 
 /** Clock choices: seconds per decision and the time bank. */
 export const CLOCKS = [
-  { id: "30", label: "30 s a move + 60 s bank", help: "Enough to think; the bank covers a hard street.", time_limit: 30, time_bank: 60 },
-  { id: "15", label: "15 s a move + 30 s bank", help: "Brisk.", time_limit: 15, time_bank: 30 },
-  { id: "60", label: "60 s a move + 120 s bank", help: "Relaxed, for learning.", time_limit: 60, time_bank: 120 },
-  { id: "none", label: "No clock", help: "Nobody is hurried; a player who leaves is replaced by a bot after the grace period.", time_limit: null, time_bank: 0 },
+  { id: "30", get label() { return t("clock.30"); }, get help() { return t("clock.30.help"); }, time_limit: 30, time_bank: 60 },
+  { id: "15", get label() { return t("clock.15"); }, get help() { return t("clock.15.help"); }, time_limit: 15, time_bank: 30 },
+  { id: "60", get label() { return t("clock.60"); }, get help() { return t("clock.60.help"); }, time_limit: 60, time_bank: 120 },
+  { id: "none", get label() { return t("clock.none"); }, get help() { return t("clock.none.help"); }, time_limit: null, time_bank: 0 },
 ];
 
 /** What happens when the clock runs out. */
 export const TIMEOUT_POLICIES = {
-  decision: ["Place the cards for me and go on", "Only that decision is made for you (bottom first); the session goes on."],
-  hand: ["Tournament rule (RULES §10)", "The rest of your hand is played for you and the session ends after it."],
+  get decision() { return [t("timeouts.decision"), t("timeouts.decision.help")]; },
+  get hand() { return [t("timeouts.hand"), t("timeouts.hand.help")]; },
 };
 
 export const ERROR_WORDS = {
-  bad_json: "The server could not read the message.",
-  too_large: "The message was too large.",
-  bad_message: "The server did not understand the message.",
-  unknown_type: "The server did not understand the request.",
-  read_only: "You are watching this table, so you cannot act.",
-  not_your_seat: "That move was for another seat.",
-  no_hand: "No hand is being played right now.",
-  stale: "The table moved on before your move arrived; look again and confirm.",
-  illegal: "That move is not allowed.",
-  hints_disabled: "This table does not allow hints.",
-  hints_unavailable: "Hints are not available on this server.",
-  server_error: "The server could not save the move; nothing changed. Try again.",
+  get bad_json() { return t("error.bad_json"); },
+  get too_large() { return t("error.too_large"); },
+  get bad_message() { return t("error.bad_message"); },
+  get unknown_type() { return t("error.unknown_type"); },
+  get read_only() { return t("error.read_only"); },
+  get not_your_seat() { return t("error.not_your_seat"); },
+  get no_hand() { return t("error.no_hand"); },
+  get stale() { return t("error.stale"); },
+  get illegal() { return t("error.illegal"); },
+  get hints_disabled() { return t("error.hints_disabled"); },
+  get hints_unavailable() { return t("error.hints_unavailable"); },
+  get server_error() { return t("error.server_error"); },
 };
 
 /** Socket close codes: the message and the ways on offered with it. */
 export const CLOSE_WORDS = {
-  4404: { text: "This table does not exist (it may have been removed).", ways: ["lobby"] },
-  4401: { text: "Your seat key is not valid for this table (it was taken in another browser, or the table was reset). You can watch, or join again with the invite link.", ways: ["watch", "lobby"] },
-  4403: { text: "This table does not allow spectators.", ways: ["lobby"] },
+  get 4404() { return { text: t("close.4404"), ways: ["lobby"] }; },
+  get 4401() { return { text: t("close.4401"), ways: ["watch", "lobby"] }; },
+  get 4403() { return { text: t("close.4403"), ways: ["lobby"] }; },
 };
 
+const STATUS_KEYS = { waiting: "status.waiting", playing: "status.playing", finished: "status.finished" };
+/** A table's status (waiting, playing, finished) in words. */
+export const statusName = (status) => (STATUS_KEYS[status] ? t(STATUS_KEYS[status]) : status);
+
+/** A line's name as a word in the current language ("top", "middle", "bottom"). */
+export const lineName = (line) => t(LINE_KEYS[line] || line);
+const LINE_KEYS = { top: "line.top", middle: "line.middle", bottom: "line.bottom" };
+const PLACED_KEYS = { top: "placed.top", middle: "placed.middle", bottom: "placed.bottom" };
+
 export function describeAction(a, players) {
-  const who = players ? players[a.seat] ?? `seat ${a.seat + 1}` : `seat ${a.seat + 1}`;
-  const auto = a.auto ? " (auto, timed out)" : "";
+  const who = players ? players[a.seat] ?? t("seat.n", { n: a.seat + 1 }) : t("seat.n", { n: a.seat + 1 });
+  const auto = a.auto ? t("log.auto") : "";
   if (a.type === "place") {
     const parts = [];
-    for (const line of LINES) if (a[line] && a[line].length) parts.push(`${line} ${a[line].join(" ")}`);
-    if (a.discard && a.discard.length) parts.push(`discard ${a.discard.join(" ")}`);
-    return `${who}: ${parts.join(", ") || "placed (hidden)"}${auto}`;
+    for (const line of LINES) if (a[line] && a[line].length) parts.push(`${lineName(line)} ${a[line].join(" ")}`);
+    if (a.discard && a.discard.length) parts.push(t("log.discard", { cards: a.discard.join(" ") }));
+    return `${who}: ${parts.join(", ") || t("log.placed_hidden")}${auto}`;
   }
-  if (a.type === "surrender") return `${who}: ${a.surrender ? "surrenders" : "plays"}${auto}`;
-  if (a.type === "claim_natural") return `${who}: ${a.claim ? "declares a natural" : "plays the board"}${auto}`;
-  if (a.type === "timeout") return `${who}: time ran out — the engine plays the rest`;
+  if (a.type === "surrender") return `${who}: ${a.surrender ? t("log.surrenders") : t("log.plays")}${auto}`;
+  if (a.type === "claim_natural") return `${who}: ${a.claim ? t("log.declares_natural") : t("log.plays_board")}${auto}`;
+  if (a.type === "timeout") return `${who}: ${t("log.timeout")}`;
   return `${who}: ${a.type}`;
 }
 
 export function hintText(action) {
   const parts = [];
-  for (const line of LINES) if (action[line] && action[line].length) parts.push(`${line[0].toUpperCase()}: ${action[line].join(" ")}`);
+  for (const line of LINES) if (action[line] && action[line].length) parts.push(`${lineName(line)[0].toUpperCase()}: ${action[line].join(" ")}`);
   if (action.discard && action.discard.length) parts.push(`✕ ${action.discard.join(" ")}`);
-  if (action.type === "surrender") return action.surrender ? "Surrender" : "Play";
-  if (action.type === "claim_natural") return action.claim ? "Declare the natural" : "Play the board";
+  if (action.type === "surrender") return action.surrender ? t("hint.surrender") : t("hint.play");
+  if (action.type === "claim_natural") return action.claim ? t("hint.declare_natural") : t("log.plays_board_hint");
   return parts.join(" · ");
 }
 
 /** "placed 7h 8c on the bottom, 2d on the middle, discarded Kd" */
 export function placedWords(a) {
   const parts = [];
-  for (const line of ["bottom", "middle", "top"]) if (a[line] && a[line].length) parts.push(`${a[line].join(" ")} on the ${line}`);
+  for (const line of ["bottom", "middle", "top"]) if (a[line] && a[line].length) parts.push(t(PLACED_KEYS[line], { cards: a[line].join(" ") }));
   const text = parts.join(", ");
-  return a.discard && a.discard.length ? `${text}${text ? ", " : ""}discarded ${a.discard.join(" ")}` : text;
+  return a.discard && a.discard.length ? `${text}${text ? ", " : ""}${t("placed.discarded", { cards: a.discard.join(" ") })}` : text;
+}
+
+const ROYALTY_NOTES = { net: "note.royalty.net", winner: "note.royalty.winner", winner_none: "note.royalty.winner_none", tie: "note.royalty.tie", cancel: "note.royalty.cancel", best: "note.royalty.best", best_tie: "note.royalty.best_tie", not_best: "note.royalty.not_best", foul: "note.royalty.foul" };
+const NATURAL_NOTES = { a: "note.natural.a", b: "note.natural.b", higher: "note.natural.higher", same_kind: "note.natural.same_kind", tie: "note.natural.tie", cross_tie: "note.natural.cross_tie", order: "note.natural.order" };
+const SURRENDER_NOTES = { both: "note.surrender.both", fouled: "note.surrender.fouled", a: "note.surrender.a", b: "note.surrender.b" };
+const FOUL_NOTES = { scoop_value: "note.foul.scoop_value", fixed: "note.foul.fixed" };
+export const NATURAL_KINDS = { dragon: "natural.dragon", six_pairs: "natural.six_pairs", three_flushes: "natural.three_flushes", three_straights: "natural.three_straights" };
+
+/** A natural's name ("dragon") in the current language, or its code. */
+export const naturalName = (kind) => (NATURAL_KINDS[kind] ? t(NATURAL_KINDS[kind]) : String(kind || "").replace(/_/g, " "));
+
+const noteText = (table, note, a, b) => (table[note] ? t(table[note], { a, b }) : note || "");
+
+/**
+ * One item of a pair's breakdown in words: the server's text in English, the same
+ * sentence from the item's kind and note in another language. ``hand(seat, line)`` names
+ * a seat's hand on a line in that language (default: the item's own English names).
+ */
+export function itemText(pair, it, hand = null) {
+  if (language() === "en" || !it.kind) return it.text || it.kind || "";
+  const { a, b } = pair;
+  const line = it.line ? lineName(it.line) : "";
+  const ha = hand && it.line ? hand(a, it.line) || it.a_hand : it.a_hand;
+  const hb = hand && it.line ? hand(b, it.line) || it.b_hand : it.b_hand;
+  const p = it.points;
+  if (it.kind === "line") {
+    if (p > 0) return t("item.line_won", { line, who: a, hand: ha, hand2: hb });
+    if (p < 0) return t("item.line_won", { line, who: b, hand: hb, hand2: ha });
+    return t("item.line_tied", { line, hand: ha, hand2: hb });
+  }
+  if (it.kind === "overall") {
+    const [wins, losses] = String(it.note || "").split("-");
+    return t("item.overall", { who: p > 0 ? a : b, score: p > 0 ? `${wins}-${losses}` : `${losses}-${wins}` });
+  }
+  if (it.kind === "scoop") return t("item.scoop", { who: p > 0 ? a : b });
+  if (it.kind === "foul") {
+    if (it.note === "both") return t("item.foul_both", { a, b });
+    return t("item.foul", { who: p > 0 ? b : a, what: noteText(FOUL_NOTES, it.note, a, b) });
+  }
+  if (it.kind === "royalty") {
+    const doubled = it.factor === 2 ? t("item.doubled") : "";
+    const why = noteText(ROYALTY_NOTES, it.note, a, b);
+    if (it.note === "foul") {
+      const [who, amount, h] = p > 0 ? [a, it.a_amount, ha] : [b, it.b_amount, hb];
+      return t("item.royalty_foul", { line, who, amount, hand: h, why }) + doubled;
+    }
+    const side = (who, amount, h) => (amount ? t("item.royalty_side", { who, amount, hand: h }) : `${who} ${amount || 0}`);
+    return t("item.royalties", { line, a: side(a, it.a_amount, ha), b: side(b, it.b_amount, hb), why }) + doubled;
+  }
+  if (it.kind === "natural") {
+    const nat = (k) => (k ? naturalName(k) : t("item.no_natural"));
+    return t("item.naturals", { a, b, a_natural: nat(it.a_natural), b_natural: nat(it.b_natural), why: noteText(NATURAL_NOTES, it.note, a, b) });
+  }
+  if (it.kind === "surrender") return noteText(SURRENDER_NOTES, it.note, a, b);
+  return it.text || it.kind;
 }
 
 /** A REST error's detail in words. */
@@ -114,11 +180,6 @@ export function plainDetail(status, data) {
       return where ? `${where}: ${d.msg}` : d.msg;
     }).join("; ");
   }
-  return {
-    400: "The server did not accept that request.",
-    403: "That join code is not valid for this table.",
-    404: "There is no such table (it may have been removed).",
-    409: "That is not possible right now (for example, no free seat is left).",
-    500: "The server hit an internal error; nothing was changed. Try again.",
-  }[status] || `The server answered with status ${status}.`;
+  const key = { 400: "http.400", 403: "http.403", 404: "http.404", 409: "http.409", 500: "http.500" }[status];
+  return key ? t(key) : t("http.other", { status });
 }

@@ -99,3 +99,23 @@ def test_notice_only_when_numba_really_compiles(tmp_path: Path) -> None:
     assert runs[1].stdout.strip() == "False"
     assert runs[1].stderr.strip() == ""
     assert any(tmp_path.rglob("*.nbi"))
+
+
+def test_the_server_warms_its_hint_worker_then_a_bot_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Workers.warm (called 5 s after the server starts): the hint worker process warms
+    every family in its initializer, and when it is up a bot thread of the server warms
+    too (loading what the worker compiled)."""
+    import threading
+
+    from chinese_poker.server import scheduling
+
+    done = threading.Event()
+    monkeypatch.setattr(scheduling, "_warm_kernels", done.set)
+    workers = scheduling.Workers(hint_processes=True)
+    try:
+        workers.warm()
+        assert done.wait(timeout=240)
+    finally:
+        workers.close()

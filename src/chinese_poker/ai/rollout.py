@@ -1240,6 +1240,8 @@ class RolloutStats:
 DEADLINE_CHUNK = 0.004
 """Seconds a batch of rollouts lasts under a deadline: how far a budget can overshoot."""
 
+_COST = [0.0]  # seconds per rollout of one candidate, last measured (0: not yet)
+
 
 def run_rollouts(
     sit: Situation,
@@ -1265,9 +1267,11 @@ def run_rollouts(
     last, and after each round only the better half (at least ``keep``) goes on, so the
     work is about ``rounds x keep x rollouts`` however many candidates there are. The
     halving ranks by mean points minus ``foul_aversion`` x foul rate.
-    ``deadline`` (a ``time.monotonic()`` value): no batch is started that would end past
-    it by the measured cost of a rollout, and batches then last about
-    :data:`DEADLINE_CHUNK` (at least one rollout is always played).
+    ``deadline`` (a ``time.monotonic()`` value): batches of ``batch`` rollouts (the same
+    as without a deadline, so a budget that is not reached changes nothing) while the
+    measured cost of a rollout says the next one fits; then batches of about
+    :data:`DEADLINE_CHUNK`, none started that would end past the deadline (at least one
+    rollout is always played).
     """
     t = sit.tables
     code, cnt, dz = sit.arrays(cands)
@@ -1283,20 +1287,21 @@ def run_rollouts(
         rounds = max(halving, 1)
     done = 0
     batch_no = 0
-    # Under a deadline the batches are sized from the measured cost of a rollout so that
-    # each takes about DEADLINE_CHUNK seconds, and none starts that would end past the
-    # deadline: the budget is kept to a few ms, however costly a rollout is.
-    per_rollout = 0.0
-    size = 1 if deadline is not None else batch
     for rnd in range(rounds):
         target = max(1, math.ceil(rollouts / 2 ** (rounds - 1 - rnd)))
         while done < target:
-            if deadline is not None and batch_no > 0:
+            stop = min(target, done + batch)
+            if deadline is not None:
+                # A full batch (the same rollouts as without a deadline) when its
+                # predicted cost fits in the time left; else shorter batches of about
+                # DEADLINE_CHUNK, and none that would end past the deadline.
                 left = deadline - time.monotonic()
-                if left < per_rollout:
-                    return stats
-                size = max(1, min(batch, int(min(left, DEADLINE_CHUNK) / per_rollout)))
-            stop = min(target, done + size)
+                unit = _COST[0] * max(int(active.sum()), 1)  # one rollout of the live ones
+                if (stop - done) * unit > left:
+                    if batch_no > 0 and unit > left:
+                        return stats
+                    size = max(1, int(min(left, DEADLINE_CHUNK) / max(unit, 1e-9)))
+                    stop = min(stop, done + size)
             began = time.monotonic()
             _rollouts(
                 sit.pool, done, stop, (seed * 1_000_003 + batch_no) % (2**32 - 1),
@@ -1308,8 +1313,9 @@ def run_rollouts(
                 stats.n, stats.total, stats.squares, stats.fouls, stats.fantasyland,
             )  # fmt: skip
             now = time.monotonic()
-            # The latest batch's cost per rollout (candidates drop out as rounds go by).
-            per_rollout = max((now - began) / (stop - done), 1e-7)
+            # The cost of one rollout of one candidate, as last measured (it carries over
+            # to the next decision, whose first batch it sizes).
+            _COST[0] = (now - began) / ((stop - done) * max(int(active.sum()), 1))
             done = stop
             batch_no += 1
             if deadline is not None and now > deadline:

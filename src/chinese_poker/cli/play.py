@@ -58,6 +58,9 @@ def register(sub: Any) -> None:
         metavar="SEC",
         help="pause after each bot action, 0 to 10 seconds (default 0.3)",
     )
+    p.add_argument("--advisor", default="hints", metavar="NAME",
+                   help="what s suggests: hints (the hint engine, default) or a bot's "
+                   "choice (e.g. rules)")
     p.add_argument("--four-color", action="store_true", help="four-colour suits")
     p.add_argument("--symbols", action="store_true", help="show suits as ♠ ♥ ♦ ♣")
     p.add_argument(
@@ -91,7 +94,11 @@ def run(args: argparse.Namespace) -> int:
             f"unknown language {args.lang!r} for --lang; use one of {', '.join(LANGUAGES)}"
         )
     use_language(lang)
+    advisor = args.advisor.strip().lower()
+    if advisor != "hints" and advisor not in BOTS:
+        raise ValueError(f"unknown advisor {args.advisor!r}; hints, or a bot: {', '.join(BOTS)}")
     config = GameConfig(
+        advisor=advisor,
         rules=rules,
         title=preset,
         players=args.players,

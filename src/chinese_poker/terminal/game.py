@@ -93,7 +93,9 @@ class GameConfig:
     names go through :func:`chinese_poker.ai.make_bot`, so any registered bot plugs in.
     ``hands`` caps the number of hands (the session otherwise ends by RULES §10).
     ``deck`` stacks the first cards of the first hand (a testing hook): the rest of the
-    deck follows in the hand's seeded order.
+    deck follows in the hand's seeded order. ``advisor`` is what ``s`` asks: ``hints``
+    (the hint engine, :func:`chinese_poker.ai.hints.hint`, with a time budget of
+    :data:`SUGGEST_SECONDS`) or the name of a registered bot (``rules``: its choice).
     """
 
     rules: Rules
@@ -108,6 +110,7 @@ class GameConfig:
     symbols: bool = False
     deck: Sequence[Card] | None = None
     language: str = "en"
+    advisor: str = "hints"
 
 
 def _player_names(config: GameConfig) -> tuple[list[str], list[str]]:
@@ -233,6 +236,17 @@ def line_infos(rules: Rules, board: Board) -> list[tuple[int, str, int]]:
     return out
 
 
+SUGGEST_SECONDS = 1.0
+"""The hint engine's time budget for one ``s`` suggestion."""
+
+
+def _kernels(rules: Rules) -> tuple[str, ...]:
+    """The kernel families the hint engine runs for these rules (chinese_poker.ai.warm)."""
+    if rules.is_classic:
+        return ("setting",)
+    return ("fantasyland", "open-face")
+
+
 def _fantasyland_solver() -> Callable[..., Any] | None:
     """``ai.fantasyland.solve_fantasyland`` if it is there and importable, else None."""
     try:
@@ -275,7 +289,15 @@ class Game:
             name: make_bot(bot, seed=(base * 7919 + i) % 2**63)
             for i, (name, bot) in enumerate(zip(names[1:], bot_names, strict=True), 1)
         }
-        self.advisor = make_bot("rules", seed=base % 2**63)
+        self.hints = config.advisor.strip().lower() == "hints"
+        self.advisor = make_bot("rules" if self.hints else config.advisor, seed=base % 2**63)
+        self._hinted: tuple[tuple[int, Decision], tuple[Place | None, str]] | None = None
+        if self.hints:
+            # The hint engine's kernels compile (once per machine) or load while the
+            # person looks at the first deal, so that the first ``s`` answers at once.
+            from chinese_poker.ai.warm import warm_in_background
+
+            warm_in_background(_kernels(config.rules))
         self.fallback = random.Random(base)
         self.human_name = names[0]
         encoding = (console.encoding or "").lower()
@@ -594,7 +616,13 @@ class Game:
         ]
 
     def _suggest(self, table: Table, view: View, dec: Decision) -> tuple[Place | None, str]:
-        """The exact Fantasyland solver for a Fantasyland deal, else the rules bot."""
+        """The hint engine's best option (by default), else the advisor bot's choice (the
+        exact Fantasyland solver for a Fantasyland deal)."""
+        if self.hints:
+            key = (view.version, dec)
+            if self._hinted is None or self._hinted[0] != key:  # `s` then `auto`: once
+                self._hinted = (key, self._hint(table, view, dec))
+            return self._hinted[1]
         if dec.kind == "set" and view.rules.is_open_face:
             solver = _fantasyland_solver()
             if solver is not None:
@@ -622,7 +650,26 @@ class Game:
             return None, _("no suggestion available ({reason})").format(reason=exc)
         if not isinstance(action, Place) or table.check(action) is not None:
             return None, _("no suggestion available")
-        return action, _("the rules bot's choice")
+        return action, _("the {bot} bot's choice").format(bot=self.advisor.name)
+
+    def _hint(self, table: Table, view: View, dec: Decision) -> tuple[Place | None, str]:
+        from chinese_poker.ai.hints import hint
+        from chinese_poker.ai.warm import compile_notice
+
+        say = lambda message: self.console.print(Text(message, style="dim"))  # noqa: E731
+        try:
+            with compile_notice(say):
+                entries = hint(dataclasses.replace(view, decisions=(dec,)),
+                               time_budget=SUGGEST_SECONDS)  # fmt: skip
+        except Exception as exc:
+            return None, _("no suggestion available ({reason})").format(reason=exc)
+        best = next((e for e in entries if isinstance(e.action, Place)), None)
+        if best is None or table.check(best.action) is not None:
+            return None, _("no suggestion available")
+        assert isinstance(best.action, Place)
+        return best.action, _("the hint engine's best, {value} expected").format(
+            value=f"{best.value:+.2f}"
+        )
 
     def _declaration(self, table: Table, view: View, dec: Decision) -> None:
         cc = view.rules.spec.variant.hands_per_seat == 2

@@ -38,8 +38,7 @@ import numpy.typing as npt
 from chinese_poker.ai.setting_tables import (
     Mode,
     OpponentTable,
-    load_table,
-    mode_of,
+    table_for,
     value_scale,
 )
 from chinese_poker.cards import Board, Card, CardError
@@ -654,9 +653,7 @@ def solve_setting(
     ('dragon', True)
     """
     _check(cards, rules)
-    return solve_with_table(
-        cards, rules, load_table(mode_of(rules)), opponents=opponents, top_n=top_n
-    )
+    return solve_with_table(cards, rules, table_for(rules), opponents=opponents, top_n=top_n)
 
 
 def solve_with_table(

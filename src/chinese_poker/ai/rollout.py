@@ -1240,6 +1240,10 @@ class RolloutStats:
 DEADLINE_CHUNK = 0.004
 """Seconds a batch of rollouts lasts under a deadline: how far a budget can overshoot."""
 
+FIRST_FULL_BATCH = 0.25
+"""Before any rollout has been timed in this process, a deadline closer than this many
+seconds starts with one rollout (to measure its cost) rather than a full batch."""
+
 _COST = [0.0]  # seconds per rollout of one candidate, last measured (0: not yet)
 
 
@@ -1297,7 +1301,9 @@ def run_rollouts(
                 # DEADLINE_CHUNK, and none that would end past the deadline.
                 left = deadline - time.monotonic()
                 unit = _COST[0] * max(int(active.sum()), 1)  # one rollout of the live ones
-                if (stop - done) * unit > left:
+                if unit == 0.0 and left < FIRST_FULL_BATCH:
+                    stop = done + 1  # no cost measured yet in this process: measure it
+                elif (stop - done) * unit > left:
                     if batch_no > 0 and unit > left:
                         return stats
                     size = max(1, int(min(left, DEADLINE_CHUNK) / max(unit, 1e-9)))

@@ -638,8 +638,9 @@ def solve_setting(
 ) -> SettingSolution:
     """The setting of 13 cards with the highest expected points against ``opponents``.
 
-    The opponents are the shipped model for the rules' mode (see
-    :mod:`chinese_poker.ai.setting_tables`); ``expected`` is the sum over the
+    The opponents are the shipped model for the rules' family when one ships (an
+    equilibrium table, :mod:`chinese_poker.ai.equilibrium`), else for their mode (see
+    :func:`chinese_poker.ai.setting_tables.table_for`); ``expected`` is the sum over the
     ``opponents`` (1 to 3) pairwise settlements. ``top_n`` runner-up settings (with
     different line values) are listed in ``alternatives``. Raises
     :class:`~chinese_poker.cards.CardError` for anything but 13 distinct cards and

@@ -109,8 +109,10 @@ def test_js_deal_order_equals_the_engines(
 ) -> None:
     table = _played(preset, n, button, fl, seed=n + button)
     rules = table.rules
-    deal = {"players": n, "button": button, "variant": rules.variant,
-            "streets": [list(s) for s in rules.streets], "fantasyland": fl}
+    facts = rules.spec.to_dict()["variant"]  # what the welcome message sends the page
+    deal = {"players": n, "button": button, "open_face": facts["open_face"],
+            "hands_per_seat": facts["hands_per_seat"], "streets": facts["streets"],
+            "fantasyland": fl}
     runs = run_js("return F.dealRuns(data);", deal)
     for seat in range(n):
         for h in range(2 if rules.variant == "criss_cross" else 1):
@@ -219,7 +221,7 @@ def test_the_page_shows_the_commitment_before_the_deal_and_verifies_after(
         """async (forged) => {
           const T = window.__cp, out = {};
           for (const [k, r] of Object.entries(forged)) {
-            const v = await T.fair.fair._verify(1, r, T.view, T.info.streets);
+            const v = await T.fair.fair._verify(1, r, T.view, T.spec.variant);
             out[k] = v.ok ? null : v.reason;
           }
           return out;
@@ -235,12 +237,12 @@ def test_the_page_shows_the_commitment_before_the_deal_and_verifies_after(
         """async (r) => {
           const T = window.__cp, F = T.fair.fair, out = {};
           F.refused(1, "too_late");
-          out.refused = await F._verify(1, r, T.view, T.info.streets);
+          out.refused = await F._verify(1, r, T.view, T.spec.variant);
           delete F.s.late[1];
           F.s.commitments[1].before = false;
-          out.unseen = await F._verify(1, r, T.view, T.info.streets);
+          out.unseen = await F._verify(1, r, T.view, T.spec.variant);
           F.s.commitments[1].before = true;
-          out.honest = await F._verify(1, r, T.view, T.info.streets);
+          out.honest = await F._verify(1, r, T.view, T.spec.variant);
           return out;
         }""",
         reveal,

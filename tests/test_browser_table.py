@@ -1,5 +1,6 @@
 """The table people come back to (issue 12), in Debian's Chromium, as a person plays:
-one click against a bot with the showdown marks and a rematch, a friend by invite link
+one click against a bot with the showdown marks, hand after hand until the player
+leaves, and a rematch, a friend by invite link
 who leaves (a bot keeps the seat) and comes back, a timeout that places only that
 decision and says so, and the phone viewports with every control in view.
 
@@ -53,6 +54,23 @@ def play_until_over(page: Any, deadline: float) -> None:
             )
             continue
         if d["kind"] == "set":
+            set_with_keys(page, d)
+        else:
+            play_keys(page, d)
+
+
+def play_until_hand(page: Any, number: int, deadline: float) -> None:
+    """Play (keys, Next) until hand ``number`` is dealt."""
+    while page.evaluate("() => window.__cp.hand") < number:
+        assert time.monotonic() < deadline, f"hand {number} was never dealt"
+        d = wait_decision(page, timeout=30)
+        if d.get("showdown"):
+            if page.locator("#next-btn").count():
+                page.click("#next-btn")
+            page.wait_for_function(
+                "() => window.__cp.view && window.__cp.view.phase !== 'showdown'", timeout=30000
+            )
+        elif d["kind"] == "set":
             set_with_keys(page, d)
         else:
             play_keys(page, d)
@@ -126,8 +144,16 @@ def test_one_click_against_a_bot_with_marks_and_a_rematch(
     page.click("#next-btn")
     page.wait_for_function("() => window.__cp.hand === 2", timeout=4000)
 
+    # Hand after hand: past the button's orbit (2 hands), until Ann leaves.
+    play_until_hand(page, 3, time.monotonic() + 120)
+    assert not page.evaluate("() => window.__cp.sessionOver")
+    page.click("#leave-btn")
+    expect(page.locator("#leave-ask")).to_contain_text("after this hand")
+    page.click("#leave-yes")
+    expect(page.locator("#last-hand")).to_contain_text("Ann is leaving")
     play_until_over(page, time.monotonic() + 120)
-    expect(page.locator("#session-over")).to_be_visible()
+    expect(page.locator("#session-over")).to_contain_text("Ann left")
+    assert page.evaluate("() => window.__cp.hand") == 3
     page.click("#rematch-btn")
     page.wait_for_function(f"() => location.href !== {first!r}")
     d = wait_decision(page)

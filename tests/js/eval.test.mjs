@@ -45,3 +45,15 @@ test("a lone high card ahead of an unfinished line is no warning", () => {
 test("without the table's spec the evaluator refuses clearly", () => {
   assert.throws(() => E.analyseBoard({ top: [], middle: [], bottom: [] }, null), /rules spec is missing/);
 });
+
+test("the low middle's qualifier is the spec's: its ceiling moves the verdict", () => {
+  const spec = specs["classic-low-middle+ten_high_no_pair"];
+  assert.equal(spec.scoring.low_qualifier_high, 8);
+  const board = { top: ["2c", "3d", "4h"], middle: ["Ts", "7d", "5c", "3s", "2h"], bottom: ["As", "Ad", "Kc", "Kd", "Qh"] };
+  assert.equal(E.analyseBoard(board, spec).fouled, false); // ten-high qualifies
+  const nineHigh = { ...spec, scoring: { ...spec.scoring, low_qualifier_high: 7 } };
+  const a = E.analyseBoard(board, nineHigh);
+  assert.equal(a.fouled, true);
+  assert.match(a.foulReason, /nine-high or better/i);
+  assert.equal(E.analyseBoard(board, specs["classic-low-middle"]).fouled, false);
+});

@@ -5,9 +5,9 @@ import { readFileSync } from "node:fs";
 import * as S from "../../src/chinese_poker/server/static/js/staging.js";
 import { clockFor, clockBar, clockText, lowAt } from "../../src/chinese_poker/server/static/js/clock.js";
 import { cardKey, keyIndex, sortCards } from "../../src/chinese_poker/server/static/js/util.js";
-import { botWords, placedWords, describeAction } from "../../src/chinese_poker/server/static/js/words.js";
+import { botWords, placedWords, describeAction, setRuleWords, gameName, gameHelp, optionLabel, choiceWords, rulePresets } from "../../src/chinese_poker/server/static/js/words.js";
 import { inviteTarget, parseRoute } from "../../src/chinese_poker/server/static/js/net.js";
-import { quickTable, rematchTable, parseValue } from "../../src/chinese_poker/server/static/js/tableplan.js";
+import { quickTable, parseValue } from "../../src/chinese_poker/server/static/js/tableplan.js";
 import { marksFor, lineMarksHTML, pairId } from "../../src/chinese_poker/server/static/js/showdown.js";
 import { replaySteps } from "../../src/chinese_poker/server/static/js/history.js";
 import { myAreaHTML } from "../../src/chinese_poker/server/static/js/board.js";
@@ -104,21 +104,17 @@ test("routes and invites: a link, a bare code with its table, nonsense", () => {
   assert.equal(inviteTarget(""), null);
 });
 
-test("one-click tables and rematches", () => {
+test("one-click tables", () => {
   const bot = quickTable({ game: "pineapple", strength: "strong", clock: "30", name: "Ann" });
   assert.deepEqual(bot.seats, [{ kind: "human", name: "Ann" }, { kind: "bot", bot: "mc", level: 2, name: "Strong bot" }]);
   assert.equal(bot.time_limit, 30);
   assert.equal(bot.time_bank, 60);
   assert.equal(bot.timeouts, "decision");
   assert.ok(bot.grace > 0);
+  assert.equal(bot.hands, "continuous");
   const friend = quickTable({ friend: true, clock: "none" });
   assert.deepEqual(friend.seats[1], { kind: "human" });
   assert.equal(friend.time_limit, null);
-  const again = rematchTable({ name: "T", preset: "ofc", options: { unit_value: 2 }, time_limit: 20, time_bank: 10, timeouts: "decision", grace: 5,
-    seats: [{ kind: "bot", bot: "rules", level: null, name: "R" }, { kind: "human", name: "Ann" }] }, "Ann");
-  assert.deepEqual(again.seats, [{ kind: "human", name: "Ann" }, { kind: "bot", bot: "rules", name: "R" }]);
-  assert.equal(again.name, "T (rematch)");
-  assert.deepEqual([again.time_bank, again.timeouts, again.grace, again.options.unit_value], [10, "decision", 5, 2]);
   assert.equal(parseValue("true"), true);
   assert.equal(parseValue(" 2.5 "), 2.5);
   assert.equal(parseValue(""), null);
@@ -161,4 +157,20 @@ test("the own board shows the player's discards and no key hints on touch", () =
   assert.doesNotMatch(html, /data-card="Jc"/);
   assert.match(html, /class="key">1</);
   assert.doesNotMatch(myAreaHTML(T, { touch: true }), /class="key"|id="shortcuts"/);
+});
+
+test("rule words are the server's catalogue, with the rule keys as the fallback", () => {
+  assert.equal(gameName("pineapple"), "pineapple"); // nothing loaded yet: the key
+  setRuleWords({
+    presets: [{ name: "pineapple", label: "Pineapple", help: "Keep 2, throw 1.", open_face: true }],
+    options: [{ key: "royalty_award", label: "Royalties paid", help: "Who collects.", kind: "choice",
+      choices: [{ value: "winner_only", label: "Only the winner of the line" }] }],
+  });
+  assert.equal(gameName("pineapple"), "Pineapple");
+  assert.equal(gameHelp("pineapple"), "Keep 2, throw 1.");
+  assert.equal(gameName("turbo"), "turbo");
+  assert.equal(optionLabel("royalty_award"), "Royalties paid (royalty_award)");
+  assert.equal(choiceWords("royalty_award", "winner_only"), "Only the winner of the line");
+  assert.equal(choiceWords("royalty_award", "net"), "net");
+  assert.equal(rulePresets().length, 1);
 });

@@ -16,7 +16,10 @@ PRESETS = ["ofc", "ofc-western", "pineapple", "classic", "classic-low-middle", "
 # A ruleset beyond the presets: the low middle with the [DP] royalty table, its middles
 # dealt low (five ranks from deuce to nine) so that the table is exercised.
 LOW_DP = "classic-low-middle+dp_table"
-RULESETS = [*PRESETS, LOW_DP]
+# The low middle with [DP]'s qualifier (ten-high, no pair, straight or flush): half the
+# middles dealt low, half at random (pairs, jack-high and worse foul).
+LOW_Q = "classic-low-middle+ten_high_no_pair"
+RULESETS = [*PRESETS, LOW_DP, LOW_Q]
 
 
 def _rules(name: str) -> Any:
@@ -24,6 +27,8 @@ def _rules(name: str) -> Any:
 
     if name == LOW_DP:
         return rules_for("classic-low-middle", low_middle_royalties="dp_table")
+    if name == LOW_Q:
+        return rules_for("classic-low-middle", low_middle_qualifier="ten_high_no_pair")
     return rules_for(name)
 
 
@@ -49,7 +54,7 @@ def fixtures() -> dict[str, Any]:
         if i % 3 == 0:  # sorted cards make many pairs, straights and flushes
             deck = sorted(deck[:20]) + deck[20:]
         preset = RULESETS[i % len(RULESETS)]
-        if preset == LOW_DP:
+        if preset == LOW_DP or (preset == LOW_Q and rng.random() < 0.5):
             deck = _low_middle_first(rng, deck)
         names = [card_name(c) for c in deck[:13]]
         rules = _rules(preset)

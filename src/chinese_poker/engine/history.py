@@ -50,6 +50,7 @@ __all__ = [
     "read_history",
     "replay_hand",
     "replay_history",
+    "table_from_record",
     "write_history",
 ]
 
@@ -226,13 +227,15 @@ class HandToReplay:
     ``actions``: the applied actions (``to_dict()`` forms; ``auto`` ones are skipped and
     made again by the engine). ``deck``: the stacked deck, or None for the session's own
     shuffle. ``finished_at``: the clock reading when the hand was settled (None: the
-    clock as it is). ``where`` names the hand in error messages.
+    clock as it is). ``where`` names the hand in error messages. ``ended``: a player
+    asked for the session to end during this hand (:meth:`Session.end`).
     """
 
     actions: Sequence[Mapping[str, Any]]
     deck: Sequence[Card] | None = None
     finished_at: float | None = None
     where: str = "hand"
+    ended: bool = False
 
 
 def replay_hand(
@@ -254,6 +257,8 @@ def replay_hand(
         table = session.start_hand(deck=hand.deck)
     except (SessionError, TableError) as exc:
         raise HistoryError(f"{hand.where}: cannot deal the hand: {exc}") from None
+    if hand.ended:
+        session.end()
     apply_actions(table, hand.actions, hand.where)
     if not table.over:
         return table, None
@@ -344,7 +349,9 @@ def _replay_record(
     elapsed = block.get("elapsed")
     finished_at = float(elapsed) if isinstance(elapsed, int | float) else 0.0
     table, result = replay_hand(
-        session, HandToReplay(rec["actions"], deck, finished_at, where), clock
+        session,
+        HandToReplay(rec["actions"], deck, finished_at, where, block.get("ended") is True),
+        clock,
     )
     if seed is not None and table.seed != seed:
         raise ReplayMismatch(
@@ -362,7 +369,16 @@ def _header(session: Session) -> dict[str, Any]:
 
 
 def _header_of(block: Mapping[str, Any]) -> dict[str, Any]:
-    keys = ("kind", "seed", "players", "start_button", "units", "starting_stacks", "level_hands")
+    keys = (
+        "kind",
+        "seed",
+        "players",
+        "start_button",
+        "units",
+        "starting_stacks",
+        "level_hands",
+        "continuous",
+    )
     return {k: block[k] for k in keys if k in block}
 
 
@@ -386,6 +402,7 @@ def _new_session(
                 stacks=block.get("starting_stacks") if tournament else None,
                 level_hands=block.get("level_hands"),
                 clock=clock,
+                continuous=block.get("continuous", False),
             )
     except (KeyError, TypeError, ValueError, SessionError) as exc:
         raise HistoryError(f"{where}: bad session block ({exc})") from None
@@ -411,6 +428,23 @@ def _deck(rec: Mapping[str, Any], where: str) -> tuple[int, ...]:
 
 def _replay_lone(rec: Mapping[str, Any], where: str, *, compare: bool) -> Table:
     """A record replayed on a fresh table set up from its own fields."""
+    table = table_from_record(rec, where)
+    apply_actions(table, rec["actions"], where)
+    if not table.over:
+        raise _unfinished(where, table)
+    if compare:
+        replayed = _jsonable(hand_record(table))
+        if rec.get("session") is not None:  # a session's hand replayed on its own
+            replayed["session"] = rec.get("session")
+        _compare(where, replayed, rec)
+    return table
+
+
+def table_from_record(rec: Mapping[str, Any], where: str = "hand") -> Table:
+    """A fresh table dealt as the record's hand was (its rules, players, button, deck
+    or seed, Fantasyland deals and auto-played seats), before any action: what a
+    review steps through. Raises :class:`HistoryError` naming ``where``."""
+    _check_record(rec, where)
     rules = _rules(rec, where)
     deck = _deck(rec, where)
     seed = rec.get("seed")
@@ -434,14 +468,6 @@ def _replay_lone(rec: Mapping[str, Any], where: str, *, compare: bool) -> Table:
     except (TableError, ValueError, TypeError, AttributeError) as exc:
         raise HistoryError(f"{where}: cannot set up the table: {exc}") from None
     _check_setup(rec, where, table)
-    apply_actions(table, rec["actions"], where)
-    if not table.over:
-        raise _unfinished(where, table)
-    if compare:
-        replayed = _jsonable(hand_record(table))
-        if rec.get("session") is not None:  # a session's hand replayed on its own
-            replayed["session"] = rec.get("session")
-        _compare(where, replayed, rec)
     return table
 
 

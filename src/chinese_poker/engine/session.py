@@ -5,7 +5,10 @@ A :class:`Session` runs hands one after another at one table:
 * the button moves one seat clockwise after each hand, except before a Fantasyland hand
   (unless ``button_moves_before_fl_hand``);
 * a session has as many hands as players plus one per Fantasyland hand, and ends after
-  the last one once no Fantasyland hand is pending;
+  the last one once no Fantasyland hand is pending; a *continuous* session
+  (``continuous=True``, the casual tables' "hand after hand") has no fixed count and
+  ends only when :meth:`Session.end` is called (a player leaves): at once between hands,
+  after the hand being played otherwise (docs/rules-decisions.md);
 * Fantasyland entry and staying come from the scorer; this module applies the limits
   (``fl_max_consecutive``, ``fl_repeat_limit_scope``: they limit stays, never entries)
   and deals the right card counts;
@@ -308,9 +311,14 @@ class Session:
         tournament: bool = False,
         stacks: Mapping[str, int] | None = None,
         level_hands: int | None = None,
+        continuous: bool = False,
     ) -> None:
         if not self.tournament and (stacks or level_hands is not None):
             raise SessionError("stacks and level_hands are for tournaments (Tournament)")
+        if not isinstance(continuous, bool):
+            raise SessionError(f"continuous must be true or false, not {continuous!r}")
+        if continuous and self.tournament:
+            raise SessionError("a tournament ends with one player left; it cannot be continuous")
         names = _check_setup(rules, players, button, seed)
         self.rules = rules
         self.players: tuple[str, ...] = names
@@ -331,6 +339,8 @@ class Session:
         self._fl_hands = 0
         self._timed_out: set[str] = set()
         self._ending = False
+        self.continuous = continuous
+        self._end_asked = False  # end() was called during the running hand
         self.table: Table | None = None
         self.results: list[HandResult] = []
         self._over = False
@@ -357,6 +367,26 @@ class Session:
     def ending(self) -> bool:
         """True after a timeout ended the session (pending Fantasyland hands still play)."""
         return self._ending
+
+    def end(self) -> None:
+        """End the session: at once between hands, after the running hand otherwise.
+
+        What a leaving player asks of a continuous session (any session accepts it).
+        Pending Fantasyland hands are not played: the player who left would be needed
+        for them (docs/rules-decisions.md, "Continuous sessions").
+        """
+        if self._over:
+            return
+        if self.table is not None and not self._recorded:
+            self._end_asked = True
+        else:
+            self._over = True
+            self._fl_pending = {}
+
+    @property
+    def ending_asked(self) -> bool:
+        """True when :meth:`end` was called during the running hand."""
+        return self._end_asked
 
     @property
     def timed_out(self) -> frozenset[str]:
@@ -447,6 +477,8 @@ class Session:
             self.button = self._next_button(self.button)
         self._recorded = True
         self._over = self._is_over()
+        if self._end_asked:
+            self._fl_pending = {}
         result = self._result(table, settlement, chips, new_timeouts, played_fl, earned)
         self.results.append(result)
         return result
@@ -538,6 +570,7 @@ class Session:
                 "timed_out": list(new_timeouts),
                 "ending": self._ending,
                 "over": self._over,
+                **({"ended": True} if self._end_asked else {}),
                 "ledger": ledger.to_dict(),
             }
         )
@@ -572,7 +605,7 @@ class Session:
         return seat
 
     def _is_over(self) -> bool:
-        if len(self.next_participants()) < 2:
+        if self._end_asked or len(self.next_participants()) < 2:
             return True
         if self._fl_pending:
             return False
@@ -581,20 +614,26 @@ class Session:
         return self._schedule_done()
 
     def _schedule_done(self) -> bool:
-        """A cash session ends after one button orbit plus one hand per Fantasyland hand."""
+        """A cash session ends after one button orbit plus one hand per Fantasyland hand
+        (a continuous one only by :meth:`end`)."""
+        if self.continuous:
+            return False
         return len(self.results) + 1 >= len(self.players) + self._fl_hands
 
     # ------------------------------------------------------------------ history
 
     def header(self) -> dict[str, Any]:
         """What a replay needs to rebuild this session (part of every history line)."""
-        return {
+        data: dict[str, Any] = {
             "kind": "tournament" if self.tournament else "cash",
             "seed": self.seed,
             "players": list(self.players),
             "start_button": self.start_button,
             "units": [[a, b, u] for (a, b), u in self.units.items() if a < b],
         }
+        if self.continuous:
+            data["continuous"] = True
+        return data
 
     def __repr__(self) -> str:
         return (
@@ -631,9 +670,12 @@ class Tournament(Session):
         level_hands: int | None = None,
         clock: Callable[[], float] | None = None,
         tournament: bool = True,
+        continuous: bool = False,
     ) -> None:
         if not tournament:
             raise SessionError("a Tournament is always a tournament (tournament=True)")
+        if continuous:
+            raise SessionError("a tournament ends with one player left; it cannot be continuous")
         super().__init__(rules, players, seed=seed, button=button, units=units, clock=clock)
         if level_hands is not None and (
             isinstance(level_hands, bool) or not isinstance(level_hands, int) or level_hands < 1

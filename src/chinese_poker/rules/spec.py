@@ -67,6 +67,7 @@ _WESTERN_BOTTOM = (0, 2, 4, 6, 8, 10, 15)
 _FIVE_CATEGORIES = (THREE_OF_A_KIND, STRAIGHT, FLUSH, FULL_HOUSE, FOUR_OF_A_KIND, STRAIGHT_FLUSH)
 _FIVE_KEYS = FIVE_CARD_ROYALTY_KEYS[:6]  # without the royal flush, which is apart
 _ACE = 14  # the rank of an ace in a line value's key nibbles
+_TEN_INDEX = 8  # a ten as a rank index (0 = deuce): the ceiling of [DP]'s low qualifier
 # The [DP] low-middle royalties (§8.1) by the low's top card (rank index: 5 = seven,
 # 6 = eight, 7 = nine), and the best low, 7-5-4-3-2 (any mixed suits), apart.
 _DP_LOW_MIDDLE = (0, 0, 0, 0, 0, 4, 2, 1, 0, 0, 0, 0, 0)
@@ -205,6 +206,9 @@ class ScoringSpec:
     deuce_doubles_when_holder_fouled: bool
     lowball_middle: bool
     low_qualifier: bool  # a low middle must be ten-high with no pair, straight or flush
+    #: The highest card a qualifying low middle may hold (rank index: 0 deuce .. 8 ten);
+    #: None without a qualifier. The scorer and the browser's eval.js read it.
+    low_qualifier_high: int | None
     wheel: Wheel
     naturals: NaturalsSpec | None  # None: no naturals in this game
     surrender_cost: int | None  # None: no surrender in this game
@@ -390,6 +394,7 @@ def _scoring(rules: Rules) -> ScoringSpec:
             cross_order=None if cross == "tie" else tuple(cross.split(">")),
         )
     lowball = rules.middle_mode == "lowball_2_7"
+    qualifier = lowball and rules.low_middle_qualifier == "ten_high_no_pair"
     more_lines = rules.overall_unit_rule == "more_lines_won"
     return ScoringSpec(
         line_values=rules.line_values,
@@ -406,7 +411,8 @@ def _scoring(rules: Rules) -> ScoringSpec:
             rules.finnish_deuce_if_holder_fouled == "doubles_opponent_line"
         ),
         lowball_middle=lowball,
-        low_qualifier=lowball and rules.low_middle_qualifier == "ten_high_no_pair",
+        low_qualifier=qualifier,
+        low_qualifier_high=_TEN_INDEX if qualifier else None,
         wheel="second_highest" if rules.wheel_rank == "second_highest" else "lowest",
         naturals=naturals,
         surrender_cost=(

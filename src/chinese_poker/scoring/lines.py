@@ -105,7 +105,7 @@ def _beats(upper: str, lower: str, board: Board, values: dict[str, int]) -> str:
     )
 
 
-def _low_middle_reason(board: Board, middle_high: int, middle_low: int) -> str | None:
+def _low_middle_reason(board: Board, middle_high: int, middle_low: int, ceiling: int) -> str | None:
     high = low27_high_card(middle_low)
     if high is None:
         what = Category(middle_high >> 20).label.lower()
@@ -113,12 +113,12 @@ def _low_middle_reason(board: Board, middle_high: int, middle_low: int) -> str |
             what = "straight or flush"  # only these make a no-pair low unqualified
         return (
             f"middle {rank_text(board.middle)} has a {what}; a low middle must be "
-            "ten-high or better with no pair, straight or flush"
+            f"{RANKS[ceiling]}-high or better with no pair, straight or flush"
         )
-    if high > 8:
+    if high > ceiling:
         return (
             f"middle {rank_text(board.middle)} is {RANKS[high]}-high; a low middle "
-            "must be ten-high or better"
+            f"must be {RANKS[ceiling]}-high or better"
         )
     return None
 
@@ -131,7 +131,10 @@ def board_foul_reason(
     if sc.lowball_middle:
         if top > bottom:
             return _beats("top", "bottom", board, values)
-        return _low_middle_reason(board, middle_high, middle_low) if sc.low_qualifier else None
+        ceiling = sc.low_qualifier_high
+        return (
+            None if ceiling is None else _low_middle_reason(board, middle_high, middle_low, ceiling)
+        )
     if top > middle_high:
         return _beats("top", "middle", board, values)
     if middle_high > bottom:

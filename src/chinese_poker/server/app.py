@@ -27,12 +27,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.websockets import WebSocketDisconnect
 
 from chinese_poker import __version__
-from chinese_poker.rules import PRESETS, rules_for
+from chinese_poker.rules.words import option_catalogue, preset_catalogue
 from chinese_poker.server import PROTOCOL_VERSION
+from chinese_poker.server.accounts import accounts_router
 from chinese_poker.server.db import Store
 from chinese_poker.server.desk import desk_router
 from chinese_poker.server.guard import BodyLimit, Limits, RateSpec, origin_allowed
 from chinese_poker.server.messages import AuthMsg
+from chinese_poker.server.reviews import reviews_router
 from chinese_poker.server.scheduling import Workers
 from chinese_poker.server.tables import (
     Conn,
@@ -61,12 +63,32 @@ class Health(BaseModel):
 
 
 class PresetInfo(BaseModel):
-    """One RULES §14 preset."""
+    """One RULES §14 preset, in players' words (rules.words)."""
 
     name: str
+    label: str = Field(description="the preset's name in players' words")
+    help: str = Field(description="a one-line explanation")
     variant: str
+    open_face: bool = Field(description="an open-face game (the compiled spec's variant fact)")
     players: list[int] = Field(description="the allowed player counts")
     rules: dict[str, Any] = Field(description="the complete rules (Rules.to_dict())")
+
+
+class OptionChoice(BaseModel):
+    value: str
+    label: str
+
+
+class OptionInfo(BaseModel):
+    """One RULES §13 option in players' words (rules.words), with its choices' words."""
+
+    key: str
+    label: str
+    help: str
+    kind: Literal["choice", "yes_no", "value"] = Field(
+        description="choice: one of choices; yes_no: true/false; value: typed as text"
+    )
+    choices: list[OptionChoice]
 
 
 class BotInfo(BaseModel):
@@ -125,6 +147,11 @@ class TableInfo(BaseModel):
         default="hand", description="what a timeout does (see CreateTable.timeouts)"
     )
     grace: float | None = Field(default=None, description="seconds before a bot plays a leaver")
+    session_hands: Literal["orbit", "continuous"] = Field(
+        default="orbit", description="how long the session is (see CreateTable.hands)"
+    )
+    left: str | None = Field(default=None, description="who left, ending the session")
+    rematch: str | None = Field(default=None, description="the id of this table's rematch")
 
 
 class Created(BaseModel):
@@ -160,6 +187,13 @@ class StandIn(BaseModel):
     table_id: str
     seat: int
     stand_in: bool
+
+
+class Rematch(BaseModel):
+    """The rematch table: the asker's seat there (his token for the old table opens it)."""
+
+    table: TableInfo
+    seat: int
 
 
 class Joined(BaseModel):
@@ -367,6 +401,9 @@ def create_app(
     # The desk's routes join the app's own list (include_router would add one nested
     # entry without a path, which code reading ``app.routes`` does not expect).
     app.router.routes.extend(desk_router(limits).routes)
+    # Players, ratings and reviews (docs/review.md, docs/browser.md), the same way.
+    app.router.routes.extend(accounts_router(index).routes)
+    app.router.routes.extend(reviews_router(index).routes)
 
     app.mount("/static", StaticFiles(directory=static, check_dir=False), name="static")
 
@@ -379,20 +416,13 @@ def create_app(
 
     @app.get("/api/presets", response_model=list[PresetInfo], tags=["meta"])
     async def presets() -> list[dict[str, Any]]:
-        """Every RULES §14 preset with its rules and allowed player counts."""
-        out = []
-        for name in PRESETS:
-            rules = rules_for(name)
-            counts = rules.player_counts
-            out.append(
-                {
-                    "name": name,
-                    "variant": rules.variant,
-                    "players": list(counts),
-                    "rules": rules.to_dict(),
-                }
-            )
-        return out
+        """Every RULES §14 preset with its words, rules and allowed player counts."""
+        return preset_catalogue()
+
+    @app.get("/api/options", response_model=list[OptionInfo], tags=["meta"])
+    async def options() -> list[dict[str, Any]]:
+        """Every RULES §13 option with its words and its choices' words."""
+        return option_catalogue()
 
     @app.get("/api/bots", response_model=list[BotInfo], tags=["meta"])
     async def bots() -> list[dict[str, Any]]:
@@ -485,6 +515,22 @@ def create_app(
         if not live.stand_in(seat):
             raise HTTPException(409, f"seat {seat} has nobody away (or the table is not playing)")
         return {"table_id": table_id, "seat": seat, "stand_in": True}
+
+    @app.post("/api/tables/{table_id}/rematch", response_model=Rematch, tags=["lobby"])
+    async def rematch(request: Request, table_id: str, body: SeatToken) -> dict[str, Any]:
+        """The same table again with the same people, once its session is over: every
+        person is seated under the token he already holds, and the others are offered
+        to follow (a ``rematch`` message on their sockets). Asked again: the same one."""
+        throttle(request, "create")
+        live = table_or_404(request, table_id)
+        asker = live.seat_for_token(body.token)
+        if asker is None:
+            raise HTTPException(403, "only a player of this table can ask for its rematch")
+        try:
+            new = manager_of(request).rematch(live, asker)
+        except ValueError as exc:
+            raise HTTPException(409, str(exc)) from None
+        return {"table": new.info(), "seat": asker}
 
     @app.get("/api/tables/{table_id}/ledger", response_model=LedgerInfo, tags=["results"])
     async def ledger(request: Request, table_id: str) -> dict[str, Any]:

@@ -106,6 +106,9 @@ class TableRow(Base):
     session_seed: Mapped[str] = mapped_column(String(64))
     start_button: Mapped[int] = mapped_column(Integer)
     started_at: Mapped[float | None] = mapped_column(Double, nullable=True)
+    # What a table keeps between actions that no action row says (JSON): time banks per
+    # chair, the chairs a stand-in bot plays, a leave that ends the session, a rematch.
+    live: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class SeatRow(Base):
@@ -213,6 +216,7 @@ class StoredTable:
     started_at: float | None
     seats: list[StoredSeat]
     hands: list[StoredHand]
+    live: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -626,6 +630,14 @@ class Store:
             {"t": table_id, "n": number, "s": started_at, "c": _contributions_json(contributions)},
         )
 
+    def set_live(self, table_id: str, live: dict[str, Any], status: str | None = None) -> None:
+        """Store the table's live state (``tables.live``), with a new status if given."""
+        values: dict[str, Any] = {"live": compact_json(live)}
+        if status is not None:
+            values["status"] = status
+        with self._tx() as conn:
+            conn.execute(update(_TABLES).where(_TABLES.c.id == table_id).values(**values))
+
     def set_status(self, table_id: str, status: str) -> None:
         with self._tx() as conn:
             conn.execute(self._set_status, {"t": table_id, "st": status})
@@ -780,6 +792,7 @@ class Store:
             started_at=row["started_at"],
             seats=seats,
             hands=[hands[k] for k in sorted(hands)],
+            live=json.loads(row["live"]) if row["live"] else {},
         )
 
     def records(self, table_id: str, hand: int | None = None) -> list[dict[str, Any]]:

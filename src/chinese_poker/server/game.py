@@ -168,6 +168,7 @@ class Plan:
 def _new_session(
     spec: CreateTable, rules: Rules, names: Sequence[str], seed: int, button: int, clock: Clock
 ) -> Session:
+    continuous = spec.hands == "continuous"
     if spec.mode == "tournament":
         t = spec.tournament or TournamentSpec()
         return Tournament(
@@ -178,8 +179,9 @@ def _new_session(
             stacks=t.stacks,
             level_hands=t.level_hands,
             clock=clock,
+            continuous=continuous,
         )
-    return Session(rules, names, seed=seed, button=button, clock=clock)
+    return Session(rules, names, seed=seed, button=button, clock=clock, continuous=continuous)
 
 
 def plan_table(spec: CreateTable, check_bot: Any) -> Plan:
@@ -281,7 +283,27 @@ class TableGame:
         self.in_hand: tuple[int, ...] = ()
         """The chair of each engine seat of the current hand."""
         self._engine_of: dict[int, int] = {}
+        # The live state no action row holds (stored in tables.live, docs/server.md
+        # "Leavers and clocks"): time banks left per chair, the chairs a stand-in bot
+        # plays, who ended a continuous session by leaving, the table of a rematch.
+        live = stored.live
+        self.banks: dict[int, float] = {int(k): float(v) for k, v in live.get("banks", {}).items()}
+        self.stand_ins: set[int] = {int(c) for c in live.get("stand_in", [])}
+        self.left: str | None = live.get("left")
+        self.rematch: str | None = live.get("rematch")
         self._rebuild(stored)
+
+    def live_state(self) -> dict[str, Any]:
+        """What :attr:`banks`, :attr:`stand_ins`, :attr:`left` and :attr:`rematch` store."""
+        data: dict[str, Any] = {
+            "banks": {str(k): round(v, 3) for k, v in sorted(self.banks.items())},
+            "stand_in": sorted(self.stand_ins),
+        }
+        if self.left is not None:
+            data["left"] = self.left
+        if self.rematch is not None:
+            data["rematch"] = self.rematch
+        return data
 
     # ------------------------------------------------------------------ rebuilding
 
@@ -319,7 +341,8 @@ class TableGame:
             if h.started_at is None:
                 break
             where = f"table {self.id} hand {h.number}"
-            todo = HandToReplay(h.actions, self.close(h.number), h.finished_at, where)
+            ended = h.record is not None and (h.record.get("session") or {}).get("ended") is True
+            todo = HandToReplay(h.actions, self.close(h.number), h.finished_at, where, ended)
             _table, result = replay_hand(session, todo, self.clock)
             self.hand_no = h.number
             self.stored_seq = len(h.actions)
@@ -328,6 +351,8 @@ class TableGame:
             if result is not None and hand.record is None:
                 # finished in memory but not stored: store it now
                 hand.record = self._record(result.record, h.number)
+        if self.left is not None:
+            session.end()  # a leave: after the running hand, or at once between hands
         self.status = "finished" if session.over else "playing"
 
     # ------------------------------------------------------------------ the seat map
@@ -354,6 +379,8 @@ class TableGame:
         if session is None or self.table is None:
             return "no hand has been dealt yet"
         name = self.chairs[chair].player
+        if self.left is not None:
+            return f"the session is ending: {self.left} has left"
         if name in session.ledger.out:
             return f"{name} is out of the tournament and watches the table"
         if name in session.timed_out:
@@ -526,6 +553,10 @@ class TableGame:
         if table.over:
             session = self.session
             assert session is not None
+            gone = self.gone()
+            if session.continuous and gone is not None and self.left is None:
+                self.left = gone  # stored with the hand's end (tables.live)
+                session.end()
             now = time.time()
             self.clock.fixed = now
             try:
@@ -545,6 +576,32 @@ class TableGame:
                 new = NewHand(nxt.hand, nxt.seed, nxt.salt, nxt.commitment)
             end = HandEnd(self.id, number, finished, new, status)
         return Applied(number, entries, rows, first_seq, end)
+
+    def gone(self) -> str | None:
+        """The first person whose seat a stand-in bot plays (None: everybody is here)."""
+        for c in self.chairs:
+            if c.kind == "human" and c.seat in self.stand_ins:
+                return c.player
+        return None
+
+    def leave(self, chair: int) -> Refusal | bool:
+        """The person in ``chair`` leaves: the session ends after the running hand (True),
+        or at once between hands (False: the caller stores the finished status)."""
+        session = self.session
+        if session is None or self.status != "playing":
+            return Refusal(ErrorCode.NO_HAND, "the session is not being played")
+        if self.left is not None:
+            return Refusal(ErrorCode.DUPLICATE, f"the session is already ending: {self.left} left")
+        if self.spec.mode == "tournament":
+            return Refusal(
+                ErrorCode.ILLEGAL, "a tournament is played to the end; a bot plays a leaver's seat"
+            )
+        self.left = self.chairs[chair].player
+        session.end()
+        if session.over:
+            self.status = "finished"
+            return False
+        return True
 
     def store_rows(self, applied: Applied) -> list[tuple[str, int, int, str, float]]:
         """The ``actions`` rows of an applied action."""
@@ -579,6 +636,9 @@ class TableGame:
             "rules": self.rules.to_dict(),
             "status": self.status,
             "mode": spec.mode,
+            "session_hands": spec.hands,
+            "left": self.left,
+            "rematch": self.rematch,
             "time_limit": self.rules.time_limit,
             "hints": spec.hints,
             "spectators": spec.spectators,

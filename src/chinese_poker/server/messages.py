@@ -31,6 +31,7 @@ __all__ = [
     "CreateTable",
     "ErrorCode",
     "HintMsg",
+    "LeaveMsg",
     "LegalMsg",
     "NextMsg",
     "PingMsg",
@@ -118,6 +119,11 @@ class CreateTable(BaseModel):
         default=None, gt=0, le=3600, description="seconds per decision; null: no limit"
     )
     mode: Literal["session", "tournament"] = "session"
+    hands: Literal["orbit", "continuous"] = Field(
+        default="orbit",
+        description="'orbit': RULES §10's session (one button orbit plus the Fantasyland"
+        " hands); 'continuous': hand after hand until a player leaves (not for tournaments)",
+    )
     tournament: TournamentSpec | None = None
     button: int = Field(default=0, ge=0, description="the first hand's button seat")
     hints: bool = True
@@ -197,6 +203,12 @@ class NextMsg(_Msg):
     type: Literal["next"]
 
 
+class LeaveMsg(_Msg):
+    """The player leaves: the session ends after the running hand (at once between hands)."""
+
+    type: Literal["leave"]
+
+
 class ContributeMsg(_Msg):
     """A seat's random value for a committed hand not dealt yet (docs/fairness.md)."""
 
@@ -214,10 +226,10 @@ class AuthMsg(BaseModel):
     token: str = Field(min_length=1, max_length=200)
 
 
-_Client = ActionMsg | SyncMsg | HintMsg | LegalMsg | PingMsg | ContributeMsg | NextMsg
+_Client = ActionMsg | SyncMsg | HintMsg | LegalMsg | PingMsg | ContributeMsg | NextMsg | LeaveMsg
 ClientMessage = Annotated[_Client, Field(discriminator="type")]
 _CLIENT: TypeAdapter[_Client] = TypeAdapter(ClientMessage)
-TYPES = ("action", "sync", "hint", "legal", "ping", "contribute", "next")
+TYPES = ("action", "sync", "hint", "legal", "ping", "contribute", "next", "leave")
 
 
 def validation_message(exc: ValidationError) -> str:

@@ -50,7 +50,15 @@ from chinese_poker.server.commit import GroupCommit, Step
 from chinese_poker.server.connections import Conn, ViewCache
 from chinese_poker.server.db import NewHand, Store, StoredTable, TableSummary, compact_json
 from chinese_poker.server.fairness import Commitment, new_commitment
-from chinese_poker.server.game import Applied, Chair, TableGame, iso, plan_table, shared_rules
+from chinese_poker.server.game import (
+    Applied,
+    Chair,
+    Refusal,
+    TableGame,
+    iso,
+    plan_table,
+    shared_rules,
+)
 from chinese_poker.server.messages import (
     MAX_MESSAGE,
     TYPES,
@@ -59,6 +67,7 @@ from chinese_poker.server.messages import (
     CreateTable,
     ErrorCode,
     HintMsg,
+    LeaveMsg,
     LegalMsg,
     NextMsg,
     PingMsg,
@@ -173,12 +182,13 @@ class LiveTable:
         self._steps: list[Step] = []
         self._rng = random.Random(secrets.randbits(64))
         # People who left (docs/server.md "Leavers and clocks"): a grace timer per chair,
-        # then a stand-in bot until the person is back. In memory: a restart forgets them.
+        # then a stand-in bot until the person is back (the game stores who, and the
+        # time banks per chair, in tables.live: a restart keeps them).
         self._grace: dict[int, asyncio.TimerHandle] = {}
-        self._stand_in: set[int] = set()
+        self._stand_in: set[int] = self.game.stand_ins
         self._done: set[int] = set()  # chairs that pressed Next after this showdown
         # Time banks per chair, and when each engine seat's decision started (for them).
-        self._bank: dict[int, float] = {}
+        self._bank: dict[int, float] = self.game.banks
         self._started: dict[int, tuple[tuple[Any, ...], float, int]] = {}
 
     # ------------------------------------------------------------------ state
@@ -292,6 +302,9 @@ class LiveTable:
                 game.status = "finished"
                 self.store.set_status(self.id, "finished")
             return
+        for c in game.chairs:  # nobody is connected after a restart: each gets his grace
+            if c.connected == 0:
+                self._left(c.seat)
         table = self.table
         if table is not None and not table.over:
             self._after_change()
@@ -439,12 +452,30 @@ class LiveTable:
         assert session is not None
         if applied.finished:
             step.messages += self._hand_end(applied.hand)
-        step.then = self._after_change if not applied.finished or session.over else self._ended
+        if applied.finished and session.over:
+            step.then = self._session_ended
+        else:
+            step.then = self._after_change if not applied.finished else self._ended
         return step
+
+    def _session_ended(self) -> None:
+        if self.game.left is not None:
+            self._save_live()  # who left (the hand's history line says it ended)
+        self._after_change()
 
     def _ended(self) -> None:
         self._schedule_next_hand()
         self._after_change()
+
+    def _session_end_text(self) -> str:
+        return compact_json(
+            {
+                "type": "session_end",
+                "table_id": self.id,
+                "ledger": self.ledger_info(),
+                "left": self.game.left,
+            }
+        )
 
     def _hand_end(self, number: int) -> list[tuple[Conn, str]]:
         """The ``hand_end`` (and ``session_end``) messages of a hand just finished."""
@@ -467,9 +498,7 @@ class LiveTable:
         )
         out = [(conn, text) for conn in self.conns]
         if over:
-            end = compact_json(
-                {"type": "session_end", "table_id": self.id, "ledger": self.ledger_info()}
-            )
+            end = self._session_end_text()
             out += [(conn, end) for conn in self.conns]
         return out
 
@@ -642,6 +671,7 @@ class LiveTable:
             timer.cancel()
         if chair in self._stand_in:
             self._stand_in.discard(chair)
+            self._save_live()
             self._broadcast_seats()
             self._notice("back", chair, f"{self.game.chairs[chair].name} is back at the table.")
             self._after_change()
@@ -656,12 +686,66 @@ class LiveTable:
         if self.game.session is None or self.status == "finished" or self.manager.closing:
             return False
         self._stand_in.add(chair)
+        self._save_live()
         self._broadcast_seats()
         self._notice(
             "stand_in", chair, f"{c.name} has left; a bot plays the seat until they return."
         )
         self._after_change()
         return True
+
+    def _save_live(self, status: str | None = None) -> None:
+        """Store the game's live state (banks, stand-ins, a leave, a rematch)."""
+        try:
+            self.store.set_live(self.id, self.game.live_state(), status)
+        except Exception:  # the table plays on; a restart would refill a bank, no more
+            log.exception("table %s: cannot store its live state", self.id)
+
+    def _leave(self, conn: Conn, chair: int, msg: LeaveMsg) -> None:
+        """A person leaves: a continuous (or any) session ends after the running hand,
+        or at once between hands (docs/rules-decisions.md "Continuous sessions")."""
+        outcome = self.game.leave(chair)
+        if isinstance(outcome, Refusal):
+            self._error(conn, msg.id, outcome.code, outcome.message)
+            return
+        name = self.game.chairs[chair].player
+        self._send(conn, compact_json({"type": "leaving", "ref": msg.id, "now": not outcome}))
+        if outcome:
+            self._save_live()
+            self._notice("leaving", chair, f"{name} is leaving: this is the last hand.")
+            return
+        if self._next_hand is not None:
+            self._next_hand.cancel()
+            self._next_hand = None
+        self._save_live("finished")
+        self._notice("left", chair, f"{name} has left: the session is over.")
+        end = self._session_end_text()
+        for c in list(self.conns):
+            self._send(c, end)
+        self._broadcast_seats()
+        self._after_change()
+
+    def claim_as(self, seat: int, name: str, token_hash: str) -> None:
+        """Seat ``name`` in ``seat`` under a token he already holds (a rematch: the same
+        person's token for the old table opens his seat at the new one)."""
+        if not self.store.claim_seat(self.id, seat, name, token_hash):
+            raise LookupError(f"seat {seat} was just taken")
+        self.game.seated(seat, name, token_hash)
+
+    def offer_rematch(self, new_id: str, chair: int) -> None:
+        """Point this finished table at its rematch and tell everybody watching it."""
+        self.game.rematch = new_id
+        self._save_live()
+        text = compact_json(
+            {
+                "type": "rematch",
+                "table_id": self.id,
+                "rematch": new_id,
+                "by": self.game.chairs[chair].player,
+            }
+        )
+        for conn in list(self.conns):
+            self._send(conn, text)
 
     def creator_chair(self) -> int | None:
         """The chair of the person who opened the table (the first human chair when the
@@ -692,13 +776,15 @@ class LiveTable:
         if not decisions:
             return
         action = timeout_action(decisions[0], table.version)
-        self._bank[chair] = 0.0
         result = self.submit(chair, action)
         if not result.ok:
             log.warning(
                 "table %s: auto-placement of seat %d refused: %s", self.id, seat, result.message
             )
             return
+        self._bank[chair] = 0.0
+        self._started.pop(seat, None)
+        self._save_live()
         name = self.game.chairs[chair].name
         self._notice(
             "timeout", chair, f"{name}'s time ran out; the move was made for them.", action
@@ -753,12 +839,17 @@ class LiveTable:
             return
         now = self.loop.time()
         to_act = table.to_act
+        spent = False
         for seat in list(self._started):
             key, began, chair = self._started[seat]
             if seat not in to_act or key != (self.hand_no, table.decisions(seat)):
                 del self._started[seat]
                 over = max(0.0, now - began - limit)
-                self._bank[chair] = max(0.0, self._bank_left(chair) - over)
+                if over > 0:
+                    self._bank[chair] = max(0.0, self._bank_left(chair) - over)
+                    spent = True
+        if spent:
+            self._save_live()
         in_hand = self.game.in_hand
         for seat in self._humans():
             if seat in to_act and seat not in self._started:
@@ -884,6 +975,9 @@ class LiveTable:
             return
         if isinstance(msg, NextMsg):
             self._next(conn.chair)
+            return
+        if isinstance(msg, LeaveMsg):
+            self._leave(conn, conn.chair, msg)
             return
         if self.game.playing and self.game.engine_seat(conn.chair) is None:
             self._error(conn, msg.id, ErrorCode.NOT_PLAYING, self.game.absence(conn.chair))
@@ -1246,8 +1340,13 @@ class TableManager:
 
     # ------------------------------------------------------------------ creating
 
-    def create(self, spec: CreateTable) -> Created:
-        """Open a table; ValueError (nothing stored) for a request the engine refuses."""
+    def create(
+        self, spec: CreateTable, holders: Mapping[int, tuple[str, str]] | None = None
+    ) -> Created:
+        """Open a table; ValueError (nothing stored) for a request the engine refuses.
+
+        ``holders`` seats people at once: human seat -> (name, the hash of a token he
+        holds) (a rematch); the session then begins as every seat is taken."""
         plan = plan_table(spec, check_bot)
         table_id = "t-" + secrets.token_hex(6)
         code = secrets.token_urlsafe(8)
@@ -1272,13 +1371,52 @@ class TableManager:
         live = LiveTable(self, loaded)
         self.tables[table_id] = live
         seat = token = None
-        if spec.join and live.free_human_seats():
+        if holders:
+            for chair, (name, token_hash) in sorted(holders.items()):
+                live.claim_as(chair, name, token_hash)
+            if not live.free_human_seats():
+                live.start_session()
+                for chair in holders:  # each has his grace until he follows
+                    live._left(chair)
+        elif spec.join and live.free_human_seats():
             first = live.free_human_seats()[0]
             wanted = spec.seats[first].name or f"Player {first + 1}"
             seat, _name, token = live.claim(first, wanted)
         elif not live.free_human_seats():
             live.start_session()
         return Created(live, code, seat, token)
+
+    def rematch(self, live: LiveTable, chair: int) -> LiveTable:
+        """The same table again with the same people: every person of ``live`` is seated
+        at the new table under the token he holds for this one, so each follows with his
+        own seat (no new link). Asked again, the rematch already made. ValueError while
+        the session is still being played."""
+        made = live.game.rematch
+        if made is not None:
+            existing = self.get(made)
+            if existing is not None:
+                return existing
+        if live.status != "finished":
+            raise ValueError("the session is still being played; a rematch follows its end")
+        chairs = live.game.chairs
+        seats = [
+            SeatSpec(kind="bot", name=c.name, bot=c.bot, level=c.level)
+            if c.kind == "bot"
+            else SeatSpec(kind="human", name=c.name)
+            for c in chairs
+        ]
+        name = live.game.name
+        spec = live.spec.model_copy(
+            update={"seats": seats, "name": name if "rematch" in name else f"{name} (rematch)"}
+        )
+        holders = {
+            c.seat: (c.player, c.token_hash)
+            for c in chairs
+            if c.kind == "human" and c.token_hash is not None
+        }
+        new = self.create(spec, holders).table
+        live.offer_rematch(new.id, chair)
+        return new
 
     def close(self) -> None:
         """Store pending writes, stop every table's timers and bots, close every socket."""

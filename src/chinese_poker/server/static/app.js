@@ -3,12 +3,15 @@
 // Speaks the protocol of docs/server-protocol.md.
 
 import { $, banner, connBadge, toast } from "./js/ui.js";
-import { parseRoute } from "./js/net.js";
+import { api, parseRoute } from "./js/net.js";
+import { setRuleWords } from "./js/words.js";
 import { store } from "./js/util.js";
 import { lobbyScreen } from "./js/lobby.js";
 import { joinScreen } from "./js/join.js";
 import { tableScreen } from "./js/table.js";
 import { replayPage } from "./js/replay.js";
+import { installReviewButtons, reviewPage } from "./js/review.js";
+import { leaderboardPage, mePage, profilePage } from "./js/profile.js";
 import { LANGUAGES, language, onLanguage, setLanguage, startLanguage, t } from "./js/i18n.js";
 
 export { toast };
@@ -35,6 +38,10 @@ function route() {
   else if (r.name === "table") current = tableScreen(app, r.id, "seat", navigate);
   else if (r.name === "watch") current = tableScreen(app, r.id, "spectator", navigate);
   else if (r.name === "replay") current = replayPage(app, r.id, q.get("hand"));
+  else if (r.name === "review") current = reviewPage(app, r.id, r.hand);
+  else if (r.name === "profile") current = profilePage(app, r.id);
+  else if (r.name === "me") current = mePage(app, navigate);
+  else if (r.name === "leaderboard") current = leaderboardPage(app, q.get("family"));
   else current = lobbyScreen(app, navigate);
 }
 
@@ -47,6 +54,7 @@ document.addEventListener("click", (ev) => {
   navigate(url.pathname + url.search);
 });
 window.addEventListener("popstate", route);
+installReviewButtons();
 
 function applyFourColour(on) {
   document.body.classList.toggle("four-colour", on);
@@ -71,5 +79,11 @@ langSel.addEventListener("change", async () => {
   catch (err) { toast(String(err.message || err)); fillLanguages(); }
 });
 onLanguage(() => { fillLanguages(); route(); });
+// The rule words (presets and options in players' words) are the server's: loaded once,
+// with the language, before the first screen (without them, names fall back to the keys).
+const ruleWords = Promise.all([api("GET", "/api/presets"), api("GET", "/api/options")])
+  .then(([presets, options]) => setRuleWords({ presets, options }))
+  .catch(() => {});
+await ruleWords; // the language's listener shows the first screen
 try { await startLanguage(); }
 catch (err) { fillLanguages(); route(); toast(String(err.message || err)); }

@@ -2,12 +2,12 @@
 // Card notation only (as cards.py reads it); no scoring rule lives in this file: every
 // foul, royalty, natural and settlement comes from the server (/api/board, /api/score).
 
-export const RANKS = "23456789TJQKA";
-export const SUITS = "shdc";
-const SUIT_SYMBOL = { s: "♠", h: "♥", d: "♦", c: "♣" };
+// The card facts and small helpers are the table's own (static/js), not copies.
+import { LINES, RANKS, SIZES, SUITS } from "../js/eval.js";
+import { SUIT_SYMBOL, esc, signed } from "../js/util.js";
+
+export { LINES, RANKS, SIZES, SUITS, esc, signed };
 const SUIT_FROM = { "♠": "s", "♤": "s", "♥": "h", "♡": "h", "♦": "d", "♢": "d", "♣": "c", "♧": "c" };
-export const LINES = ["top", "middle", "bottom"];
-export const SIZES = { top: 3, middle: 5, bottom: 5 };
 
 export class EntryError extends Error {}
 
@@ -68,7 +68,6 @@ export function cardHtml(card, extra = "") {
   return `<span class="dcard suit-${suit} ${extra}" data-card="${card}">${card[0]}<i>${SUIT_SYMBOL[suit]}</i></span>`;
 }
 
-export const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 
 // --------------------------------------------------------------------------- the API
 
@@ -334,13 +333,6 @@ export function download(name, text, type) {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
-// Numbers only: a value that is not one (say, from a hostile shared link) shows as "?"
-// and never reaches the page as markup.
-export const signed = (n) => {
-  const v = Number(n);
-  if (!Number.isFinite(v)) return "?";
-  return v > 0 ? `+${v}` : `${v}`;
-};
 export const money = (x) => {
   const v = Number(x);
   if (!Number.isFinite(v)) return "?";

@@ -70,9 +70,10 @@ function fromLink(data) {
   };
 }
 
-const presetOf = () => PRESETS.find((p) => p.name === S.preset) || { name: S.preset, variant: "ofc", players: [2, 3, 4], rules: {} };
+const presetOf = () => PRESETS.find((p) => p.name === S.preset) || { name: S.preset, variant: "ofc", open_face: true, players: [2, 3, 4], rules: {} };
 const variant = () => presetOf().variant;
-const isOpen = () => ["ofc", "pineapple", "turbo"].includes(variant());
+// Open-face or not is the server's fact (the preset's compiled spec), not a list here.
+const isOpen = () => presetOf().open_face === true;
 const isCross = () => variant() === "criss_cross";
 const handsPer = () => (isCross() ? 2 : 1);
 const rulesValue = (name) => (name in S.options ? S.options[name] : presetOf().rules[name]);
@@ -103,7 +104,7 @@ const label = (name, i) => (isCross() ? `${name}'s hand ${i + 1}` : `${name}'s b
 // --------------------------------------------------------------------------- setup
 
 function renderSetup() {
-  $("preset").innerHTML = PRESETS.map((p) => `<option value="${p.name}"${p.name === S.preset ? " selected" : ""}>${esc(p.name)} (${esc(p.variant.replace("_", " "))})</option>`).join("");
+  $("preset").innerHTML = PRESETS.map((p) => `<option value="${esc(p.name)}"${p.name === S.preset ? " selected" : ""}>${esc(p.label || p.name)}</option>`).join("");
   const kind = isOpen() ? "open" : "classic";
   $("options").innerHTML = WORDS.filter((w) => w[2] === kind).map(([name, words]) =>
     `<label class="opt"><input type="checkbox" data-option="${name}"${rulesValue(name) ? " checked" : ""}> ${esc(words)}</label>`).join("");

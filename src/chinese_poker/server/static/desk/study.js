@@ -7,7 +7,6 @@ import {
 } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
-const OPEN = ["ofc", "pineapple", "turbo"];
 let PRESETS = [];
 let tab = "fantasyland";
 let focused = null;
@@ -32,8 +31,9 @@ function refuse(id, reason) {
 }
 
 function presetOptions(select, open, chosen) {
-  select.innerHTML = PRESETS.filter((p) => OPEN.includes(p.variant) === open)
-    .map((p) => `<option value="${p.name}"${p.name === chosen ? " selected" : ""}>${esc(p.name)}</option>`).join("");
+  // Open-face or not is the server's fact (the preset's compiled spec), not a list here.
+  select.innerHTML = PRESETS.filter((p) => (p.open_face === true) === open)
+    .map((p) => `<option value="${esc(p.name)}"${p.name === chosen ? " selected" : ""}>${esc(p.label || p.name)}</option>`).join("");
 }
 
 /** Cards held by the active pane's editors other than `skip`, with where they are. */

@@ -2,12 +2,13 @@
 // /score and /study open without a network. Pages and files: the network first (fresh
 // after an upgrade), the cache when it fails. /api/presets likewise; the other /api
 // requests are never cached (a settlement offline is queued by the page, see score.js).
-const CACHE = "desk-v1";
+const CACHE = "desk-v2";
 const FILES = [
   "/score", "/study",
   "/static/style.css", "/static/favicon.svg",
   "/static/desk/desk.css", "/static/desk/common.js", "/static/desk/score.js",
   "/static/desk/study.js", "/static/desk/manifest.webmanifest",
+  "/static/js/eval.js", "/static/js/util.js",
 ];
 
 self.addEventListener("install", (event) => {

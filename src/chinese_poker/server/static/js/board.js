@@ -135,11 +135,31 @@ export function myAreaHTML(T, { touch = false } = {}) {
   return html;
 }
 
+/** The end of a session: who left, the rematch offer (one click to follow), the lobby. */
+export function sessionOverHTML(T) {
+  const left = T.info && T.info.left;
+  const why = left ? t("zone.left_over", { name: left }) : t("zone.session_over");
+  const offer = T.rematchOffer;
+  const again = offer
+    ? `<span id="rematch-offer">${esc(offer.by ? t("zone.rematch_by", { name: offer.by }) : t("zone.rematch_started"))}</span> <button class="primary" data-act="follow" id="follow-btn">${esc(t(T.role === "seat" ? "zone.rematch_join" : "zone.rematch_watch"))}</button>`
+    : (T.role === "seat" ? `<button class="primary" data-act="rematch" id="rematch-btn">${esc(t("zone.rematch"))}</button>` : "");
+  return `<div class="waiting-msg action-bar" id="session-over"><span>${esc(why)}</span> ${again} <a href="/" data-link><button type="button">${esc(t("zone.lobby"))}</button></a></div>`;
+}
+
+/** Leave the table: ends a cash session after this hand (asked twice, so a stray tap
+ * does not end it). Not in tournaments, which are played to the end. */
+export function leaveHTML(T) {
+  if (T.role !== "seat" || T.sessionOver || !T.info || T.info.mode === "tournament" || T.info.status !== "playing") return "";
+  if (T.info.left) return `<span class="chip" id="last-hand">${esc(t("head.last_hand", { name: T.info.left }))}</span>`;
+  if (T.leaveAsk) {
+    return `<span class="leave-ask" id="leave-ask">${esc(t("head.leave_ask"))} <button class="small danger" data-act="leave" id="leave-yes">${esc(t("head.leave_yes"))}</button><button class="small" data-act="stay" id="leave-no">${esc(t("head.leave_no"))}</button></span>`;
+  }
+  return `<button class="small" data-act="leave" id="leave-btn" title="${esc(t("head.leave_title"))}">${esc(t("head.leave"))}</button>`;
+}
+
 function decisionZoneHTML(T, { d, ds, board, showdown, touch, fouled }) {
   const view = T.view;
-  if (T.sessionOver) {
-    return `<div class="waiting-msg" id="session-over">${esc(t("zone.session_over"))} <button class="primary" data-act="rematch" id="rematch-btn">${esc(t("zone.rematch"))}</button> <a href="/" data-link><button type="button">${esc(t("zone.lobby"))}</button></a></div>`;
-  }
+  if (T.sessionOver) return sessionOverHTML(T);
   if (showdown) {
     const secs = T.nextHandAt ? Math.max(0, Math.ceil((T.nextHandAt - T.now) / 1000)) : null;
     const next = T.lastEnd ? (T.nextSent ? `<span class="muted">${esc(t("zone.waiting_others"))}</span>` : `<button class="primary" data-act="next" id="next-btn">${esc(t("zone.next_hand"))} ▶</button>`) : "";

@@ -151,7 +151,7 @@ export function royaltyPlan(spec) {
     topPair: r.top_pair, topTrips: r.top_trips,
     mid: { table: r.middle, royal: r.middle_royal },
     bot: { table: r.bottom, royal: r.bottom_royal },
-    lowball: !!sc.lowball_middle, qualifier: !!sc.low_qualifier,
+    lowball: !!sc.lowball_middle, qualifierHigh: sc.low_qualifier_high ?? null,
     low: { byTop: r.low_middle, best: r.low_middle_best },
     wheel: sc.wheel || "lowest",
     fantasyland: sc.fantasyland && sc.fantasyland.enabled ? sc.fantasyland.entry_min_pair : null,
@@ -222,11 +222,11 @@ export function analyseBoard(board, spec) {
     } else if (top.count && bottom.count && top.value > bottom.value) {
       out.warnings.push(t("foul.risk_so_far", { reason: cmp(top, bottom, "top", "bottom") }));
     }
-    if (plan.qualifier && middle.complete) {
+    if (plan.qualifierHigh !== null && middle.complete) {
       const high = low27HighCard(evaluateLow27(board.middle));
-      if (high === null || high > 8) {
+      if (high === null || high > plan.qualifierHigh) {
         out.fouled = true;
-        out.foulReason = out.foulReason || t("foul.low_middle");
+        out.foulReason = out.foulReason || t("foul.low_middle", { rank: t(RANK_KEYS[plan.qualifierHigh][0]) });
       }
     }
   } else {

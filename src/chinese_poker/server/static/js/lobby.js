@@ -4,13 +4,9 @@
 import { $, $$, copyText, toast } from "./ui.js";
 import { api, getSeat, inviteTarget, saveSeat } from "./net.js";
 import { esc, store } from "./util.js";
-import { CLOCKS, STRENGTHS, TIMEOUT_POLICIES, botWords, gameHelp, gameName, statusName } from "./words.js";
-import { OPTION_WORDS, optionHelp, optionLabel, parseValue, presetCounts, quickTable } from "./tableplan.js";
+import { CLOCKS, STRENGTHS, TIMEOUT_POLICIES, botWords, choiceWords, gameHelp, gameName, optionHelp, optionLabel, optionWords, rulePresets, setRuleWords, statusName } from "./words.js";
+import { parseValue, presetCounts, quickTable } from "./tableplan.js";
 import { t } from "./i18n.js";
-
-const FALLBACK_PRESETS = ["ofc", "ofc-western", "ofc-hitspoker", "ofc-finnish", "pineapple",
-  "pineapple-progressive", "turbo", "classic", "classic-1-6", "classic-low-middle",
-  "classic-wheel", "criss-cross"].map((name) => ({ name }));
 
 const presetName = (p) => p.name || p.preset || p.id;
 const gameOptions = (presets, selected) => presets.map((p) => {
@@ -19,7 +15,8 @@ const gameOptions = (presets, selected) => presets.map((p) => {
 }).join("");
 
 export function lobbyScreen(app, navigate) {
-  const L = { presets: FALLBACK_PRESETS, timer: null, alive: true };
+  // The games are the server's presets (loaded by app.js; again below if that failed).
+  const L = { presets: rulePresets(), timer: null, alive: true };
   const saved = store.get("cp.lobby", {});
   const quick = store.get("cp.quick", { game: "pineapple", strength: "casual", clock: "30" });
   const myName = store.get("cp.name", "");
@@ -67,7 +64,7 @@ export function lobbyScreen(app, navigate) {
           <label for="f-timeouts">${esc(t("lobby.timeouts"))}</label><div><select id="f-timeouts">${Object.entries(TIMEOUT_POLICIES).map(([k, [label]]) => `<option value="${k}">${esc(label)}</option>`).join("")}</select><div class="help" id="f-timeouts-help"></div></div>
           <label for="f-grace">${esc(t("lobby.grace"))}</label><div><input id="f-grace" type="number" min="0" max="3600" step="1" value="30"><div class="help">${esc(t("lobby.grace_help"))}</div></div>
           <label for="f-mode">${esc(t("lobby.mode"))}</label>
-          <div><select id="f-mode" name="mode"><option value="session">${esc(t("lobby.mode_session"))}</option><option value="tournament">${esc(t("lobby.mode_tournament"))}</option></select></div>
+          <div><select id="f-mode" name="mode"><option value="continuous">${esc(t("lobby.mode_continuous"))}</option><option value="session">${esc(t("lobby.mode_session"))}</option><option value="tournament">${esc(t("lobby.mode_tournament"))}</option></select></div>
           <label class="tourn" for="f-chips">${esc(t("lobby.chips"))}</label><input class="tourn" id="f-chips" type="number" min="1" placeholder="1000">
           <label class="tourn" for="f-levels">${esc(t("lobby.levels"))}</label><input class="tourn" id="f-levels" type="number" min="1" placeholder="${esc(t("lobby.levels_placeholder"))}">
           <label>${esc(t("lobby.settings"))}</label>
@@ -133,6 +130,7 @@ export function lobbyScreen(app, navigate) {
 
   // ---------------------------------------------------------------- custom table
   function fillPresets() {
+    if (!L.presets.length) return;
     const q = $("#q-game", app);
     const qv = q.value || quick.game;
     q.innerHTML = gameOptions(L.presets, L.presets.some((p) => presetName(p) === qv) ? qv : "pineapple");
@@ -151,7 +149,7 @@ export function lobbyScreen(app, navigate) {
     countSel.value = String(counts.includes(prev) ? prev : counts[0]);
     $("#f-preset-summary", app).textContent = gameHelp(presetSel.value);
     renderSeats();
-    $$(".option-row", optionsBox).forEach((row) => fillOptionNames($("select", row)));
+    $$(".option-row", optionsBox).forEach((row) => fillOptionNames($(".o-name", row)));
   }
 
   function strengthOptions(selected) {
@@ -186,8 +184,7 @@ export function lobbyScreen(app, navigate) {
 
   function optionNames() {
     const p = currentPreset();
-    const keys = p.rules ? Object.keys(p.rules).filter((k) => k !== "variant" && k !== "time_limit") : Object.keys(OPTION_WORDS);
-    return keys;
+    return p.rules ? Object.keys(p.rules).filter((k) => k !== "variant" && k !== "time_limit") : [];
   }
 
   function fillOptionNames(sel) {
@@ -196,21 +193,37 @@ export function lobbyScreen(app, navigate) {
     showOptionDefault(sel.closest(".option-row"));
   }
 
+  /** The value control of a rule change: the option's choices in words (from the
+   * server's catalogue) where it has closed choices, a text field otherwise. */
   function showOptionDefault(row) {
     const p = currentPreset();
-    const name = $("select", row).value;
+    const name = $(".o-name", row).value;
     const def = p.rules ? p.rules[name] : undefined;
-    const input = $("input", row);
-    input.placeholder = def === undefined ? t("lobby.value") : t("lobby.now", { value: typeof def === "object" ? JSON.stringify(def) : def });
+    const now = def === undefined ? "" : typeof def === "object" ? JSON.stringify(def) : String(def);
+    const o = optionWords(name);
+    const old = $(".o-value", row);
+    let control;
+    if (o && o.kind !== "value" && o.choices.length) {
+      control = document.createElement("select");
+      control.innerHTML = o.choices.map((c) => `<option value="${esc(c.value)}" ${c.value === now ? "selected" : ""}>${esc(choiceWords(name, c.value))}${c.value === now ? ` ${esc(t("lobby.now_mark"))}` : ""}</option>`).join("");
+    } else {
+      control = document.createElement("input");
+      control.type = "text";
+      control.placeholder = now === "" ? t("lobby.value") : t("lobby.now", { value: now });
+      if (old && old.tagName === "INPUT") control.value = old.value;
+    }
+    control.className = "o-value";
+    control.setAttribute("aria-label", t("lobby.value"));
+    if (old) old.replaceWith(control); else $(".o-name", row).after(control);
     $(".help", row).textContent = optionHelp(name);
   }
 
   function addOption(name = "", value = "") {
     const row = document.createElement("div");
     row.className = "option-row";
-    row.innerHTML = `<select aria-label="${esc(t("lobby.rule"))}"></select><input type="text" aria-label="${esc(t("lobby.value"))}" value="${esc(value)}"><button type="button" class="small" aria-label="${esc(t("lobby.remove_change"))}">×</button><div class="help"></div>`;
+    row.innerHTML = `<select class="o-name" aria-label="${esc(t("lobby.rule"))}"></select><input class="o-value" type="text" aria-label="${esc(t("lobby.value"))}" value="${esc(value)}"><button type="button" class="small" aria-label="${esc(t("lobby.remove_change"))}">×</button><div class="help"></div>`;
     optionsBox.appendChild(row);
-    const sel = $("select", row);
+    const sel = $(".o-name", row);
     fillOptionNames(sel);
     if (name) sel.value = name;
     showOptionDefault(row);
@@ -239,10 +252,15 @@ export function lobbyScreen(app, navigate) {
     if (player) store.set("cp.name", player);
     const options = {};
     for (const row of $$(".option-row", optionsBox)) {
-      const value = parseValue($("input", row).value);
-      if (value !== null) options[$("select", row).value] = value;
+      const key = $(".o-name", row).value;
+      const o = optionWords(key);
+      const text = $(".o-value", row).value;
+      // A choice is sent as the option's own value (yes/no as true/false).
+      const value = o && o.kind === "yes_no" ? text === "true" : o && o.kind === "choice" ? text : parseValue(text);
+      if (value !== null) options[key] = value;
     }
-    const mode = modeSel.value;
+    const mode = modeSel.value === "continuous" ? "session" : modeSel.value;
+    const hands = modeSel.value === "continuous" ? "continuous" : "orbit";
     const chips = $("#f-chips", app).value;
     if (mode === "tournament" && chips) options.starting_chips = Number(chips);
     const seats = $$(".seat-row", seatsBox).map((row, i) => {
@@ -267,6 +285,7 @@ export function lobbyScreen(app, navigate) {
       timeouts: timeoutsSel.value,
       grace: grace === "" ? null : Number(grace),
       mode,
+      hands,
       tournament: mode === "tournament" ? { stacks: null, level_hands: $("#f-levels", app).value ? Number($("#f-levels", app).value) : null } : null,
       hints: $("#f-hints", app).checked,
       spectators: $("#f-spect", app).checked,
@@ -340,7 +359,7 @@ export function lobbyScreen(app, navigate) {
     const presets = await Promise.allSettled([api("GET", "/api/presets")]);
     if (!L.alive) return;
     const p = presets[0];
-    if (p.status === "fulfilled" && Array.isArray(p.value) && p.value.length) L.presets = p.value;
+    if (p.status === "fulfilled" && Array.isArray(p.value) && p.value.length) { L.presets = p.value; setRuleWords({ presets: p.value }); }
     else if (p.status === "rejected") toast(t("lobby.presets_failed", { reason: p.reason.message }));
     fillPresets();
   })();

@@ -9,15 +9,14 @@ import { api, getSeat, loadStaging, saveSeat, saveStaging } from "./net.js";
 import { esc, keyIndex, store } from "./util.js";
 import { CLOSE_WORDS, ERROR_WORDS, gameName, placedWords } from "./words.js";
 import { clockBar, clockFor, clockText } from "./clock.js";
-import { boardBox, myAreaHTML } from "./board.js";
+import { boardBox, leaveHTML, myAreaHTML, sessionOverHTML } from "./board.js";
 import { breakdownHTML, handsHTML, hintsHTML, ledgerHTML, logHTML } from "./side.js";
 import * as S from "./staging.js";
 import { openReplay } from "./replay.js";
-import { rematchTable } from "./tableplan.js";
 import { language, t } from "./i18n.js";
 
 const PHASE_KEYS = { play: "phase.play", naturals: "phase.naturals", surrender: "phase.surrender", showdown: "phase.showdown" };
-const NOTICE_KEYS = { back: "notice.back", stand_in: "notice.stand_in" };
+const NOTICE_KEYS = { back: "notice.back", stand_in: "notice.stand_in", leaving: "notice.leaving", left: "notice.left" };
 
 /**
  * A server error in words, by its code. In English the server's own detail follows; in
@@ -43,6 +42,7 @@ export function tableScreen(app, tableId, wanted, navigate) {
     ledger: null, hands: [], lastEnd: null, nextHandAt: 0, sessionOver: false,
     ws: null, msgId: 0, sending: null, alive: true, retry: 0, closed: null,
     sortMode: store.get("cp.sort", null), lastShowdown: null, noHints: false, notice: null,
+    leaveAsk: false, rematchOffer: null,
   };
   window.__cp = T; // for tests and debugging
   const touch = isTouch();
@@ -125,6 +125,8 @@ export function tableScreen(app, tableId, wanted, navigate) {
         if (T.closed && T.closed.code === 4401) toast(T.closed.text, "info", 10000);
         T.closed = null;
         document.title = `${T.info.name} — ${t("common.title")}`;
+        if (T.info.rematch) T.rematchOffer = T.rematchOffer || { id: T.info.rematch, by: null };
+        if (T.info.session_over) T.sessionOver = true;
         refreshLedger();
         render();
         break;
@@ -166,8 +168,9 @@ export function tableScreen(app, tableId, wanted, navigate) {
         break;
       case "session_end":
         T.sessionOver = true;
+        T.leaveAsk = false;
         if (msg.ledger) T.ledger = msg.ledger;
-        if (T.info) T.info.status = "finished";
+        if (T.info) { T.info.status = "finished"; T.info.left = msg.left || null; }
         refreshLedger();
         render();
         break;
@@ -177,7 +180,17 @@ export function tableScreen(app, tableId, wanted, navigate) {
         render();
         break;
       case "notice":
+        if ((msg.kind === "leaving" || msg.kind === "left") && T.info) T.info.left = msg.player;
         onNotice(msg);
+        break;
+      case "rematch":
+        // Somebody started the rematch: this browser's seat key opens its seat there.
+        T.rematchOffer = { id: msg.rematch, by: msg.by };
+        render();
+        break;
+      case "leaving":
+        T.leaveAsk = false;
+        render();
         break;
       case "hint":
         T.hintPending = false;
@@ -307,16 +320,30 @@ export function tableScreen(app, tableId, wanted, navigate) {
     if (send({ type: "hint" }) === null) { T.hintPending = false; T.autoPending = false; }
     render();
   }
+  /** The rematch: the server seats every person of this table at a new one under the
+   * seat key each already holds, so following is one click and needs no new link. */
   async function rematch() {
-    if (!T.info) return;
+    const me = getSeat(tableId) || {};
+    if (!T.info || !me.token) { if (T.rematchOffer) follow(); return; }
     try {
-      const made = await api("POST", "/api/tables", rematchTable(T.info, T.player || store.get("cp.name", "")));
-      const id = made.table.id;
-      saveSeat(id, { token: made.token, seat: made.seat, player: (made.table.seats[made.seat] || {}).name, invite_url: made.invite_url, join_code: made.join_code, creator: true });
-      navigate(`/table/${encodeURIComponent(id)}`);
+      const made = await api("POST", `/api/tables/${encodeURIComponent(tableId)}/rematch`, { token: me.token });
+      follow(made.table.id, made.seat);
     } catch (err) {
       toast(t("table.rematch_failed", { reason: err.message }));
     }
+  }
+  function follow(id = T.rematchOffer && T.rematchOffer.id, seat = null) {
+    if (!id) return;
+    const me = getSeat(tableId) || {};
+    if (!me.token) { navigate(`/watch/${encodeURIComponent(id)}`); return; }
+    saveSeat(id, { token: me.token, seat: seat ?? me.seat, player: me.player, creator: !!me.creator });
+    navigate(`/table/${encodeURIComponent(id)}`);
+  }
+  function leave() {
+    if (!T.leaveAsk) { T.leaveAsk = true; render(); return; }
+    T.leaveAsk = false;
+    send({ type: "leave" });
+    render();
   }
   async function kick(chair) {
     const me = getSeat(tableId) || {};
@@ -343,6 +370,7 @@ export function tableScreen(app, tableId, wanted, navigate) {
       else if ((view.to_act || []).length) chips.push(`<span class="chip" id="whose-turn">${esc(t("table.waiting_for", { who: view.to_act.map((s) => view.players[s]).join(", ") }))}</span>`);
     }
     if (T.role === "spectator") chips.push(`<span class="chip">${esc(t("table.spectating"))}</span>`);
+    chips.push(leaveHTML(T));
     return `<div class="table-head"><a href="/" data-link>← ${esc(t("zone.lobby"))}</a><span class="title">${esc(info.name || t("table.table"))}</span>${chips.join("")}</div>`;
   }
 
@@ -385,7 +413,7 @@ export function tableScreen(app, tableId, wanted, navigate) {
       mainHTML = headHTML() + `<div class="felt">
         <div class="opponents n${others.length}" id="opponents">${others.map((b) => boardBox(T, b)).join("")}</div>
         ${notice}${seatControlsHTML()}
-        ${T.role === "seat" ? `<div class="my-area" id="my-area">${myAreaHTML(T, { touch })}</div>` : ""}
+        ${T.role === "seat" ? `<div class="my-area" id="my-area">${myAreaHTML(T, { touch })}</div>` : T.sessionOver ? sessionOverHTML(T) : ""}
       </div>`;
     }
     let root = $(".table-screen", app);
@@ -458,6 +486,9 @@ export function tableScreen(app, tableId, wanted, navigate) {
       else if (a === "replay") openReplay(tableId, Number(act.dataset.hand));
       else if (a === "copy-invite") copyText($("#invite-url", app).value);
       else if (a === "rematch") rematch();
+      else if (a === "follow") follow();
+      else if (a === "leave") leave();
+      else if (a === "stay") { T.leaveAsk = false; render(); }
       else if (a === "next") { if (send({ type: "next" }) !== null) { T.nextSent = true; render(); } }
       else if (a === "kick") kick(Number(act.dataset.chair));
       return;

@@ -5,7 +5,13 @@ import { RANKS, SUITS } from "./eval.js";
 import { t } from "./i18n.js";
 
 export const esc = (s) => String(s ?? "").replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-export const signed = (n) => (n > 0 ? `+${n}` : `${n}`);
+// Numbers only: a value that is not one (say, from a hostile shared link on the desk)
+// shows as "?" and never reaches the page as markup.
+export const signed = (n) => {
+  const v = Number(n);
+  if (!Number.isFinite(v)) return "?";
+  return v > 0 ? `+${v}` : `${v}`;
+};
 export const signClass = (n) => (n > 0 ? "pos" : n < 0 ? "neg" : "");
 export const SUIT_SYMBOL = { s: "♠", h: "♥", d: "♦", c: "♣" };
 const RANK_NAME = { T: "10" };

@@ -3,25 +3,37 @@
 // catalogues (static/i18n/*.json); the tables here hold their keys.
 
 import { LINES } from "./eval.js";
-import { language, t } from "./i18n.js";
+import { DEFAULT_LANGUAGE, has, language, t } from "./i18n.js";
 
-/** The §14 presets as a player would name and explain them (catalogue keys: name, help). */
-export const GAMES = {
-  "pineapple": ["game.pineapple", "game.pineapple.help"],
-  "pineapple-progressive": ["game.pineapple-progressive", "game.pineapple-progressive.help"],
-  "ofc": ["game.ofc", "game.ofc.help"],
-  "ofc-western": ["game.ofc-western", "game.ofc-western.help"],
-  "ofc-hitspoker": ["game.ofc-hitspoker", "game.ofc-hitspoker.help"],
-  "ofc-finnish": ["game.ofc-finnish", "game.ofc-finnish.help"],
-  "turbo": ["game.turbo", "game.turbo.help"],
-  "classic": ["game.classic", "game.classic.help"],
-  "classic-1-6": ["game.classic-1-6", "game.classic-1-6.help"],
-  "classic-low-middle": ["game.classic-low-middle", "game.classic-low-middle.help"],
-  "classic-wheel": ["game.classic-wheel", "game.classic-wheel.help"],
-  "criss-cross": ["game.criss-cross", "game.criss-cross.help"],
-};
-export const gameName = (preset) => (GAMES[preset] ? t(GAMES[preset][0]) : preset);
-export const gameHelp = (preset) => (GAMES[preset] ? t(GAMES[preset][1]) : "");
+// The presets' and options' words are the server's (chinese_poker.rules.words, served
+// as GET /api/presets and GET /api/options): one table, in English, loaded once when the
+// page starts. Another language's catalogue translates them under the keys game.<preset>,
+// game.<preset>.help, option.<key>, option.<key>.help and option.<key>.<value>; the
+// English catalogue has none of them (the server's words are the English).
+const RULE_WORDS = { presets: [], byPreset: new Map(), byOption: new Map() };
+const ruleText = (key, english) => (language() !== DEFAULT_LANGUAGE && has(key) ? t(key) : english);
+
+/** Keep the server's rule words: its preset list and its option catalogue. */
+export function setRuleWords({ presets = [], options = [] } = {}) {
+  if (presets.length) RULE_WORDS.presets = presets;
+  for (const p of presets) RULE_WORDS.byPreset.set(p.name, p);
+  for (const o of options) RULE_WORDS.byOption.set(o.key, o);
+}
+/** The presets as the server sent them (empty before they are loaded). */
+export const rulePresets = () => RULE_WORDS.presets;
+export const gameName = (preset) => ruleText(`game.${preset}`, (RULE_WORDS.byPreset.get(preset) || {}).label || preset);
+export const gameHelp = (preset) => ruleText(`game.${preset}.help`, (RULE_WORDS.byPreset.get(preset) || {}).help || "");
+/** An option's words {key, label, help, kind, choices: [{value, label}]}, or null. */
+export const optionWords = (key) => RULE_WORDS.byOption.get(key) || null;
+export const optionName = (key) => ruleText(`option.${key}`, (optionWords(key) || {}).label || key);
+export const optionLabel = (key) => (optionWords(key) || has(`option.${key}`) ? `${optionName(key)} (${key})` : key);
+export const optionHelp = (key) => ruleText(`option.${key}.help`, (optionWords(key) || {}).help || "");
+/** A value of an option in words ("Only the winner of the line"), or the value itself. */
+export function choiceWords(key, value) {
+  const o = optionWords(key);
+  const c = o && o.choices.find((x) => x.value === String(value));
+  return ruleText(`option.${key}.${value}`, c ? c.label : String(value));
+}
 
 /** Bots by strength, weakest first: what the lobby offers instead of engine names. */
 export const STRENGTHS = [

@@ -1,0 +1,66 @@
+"""The one table of rule words (rules.words): complete, and what the server serves."""
+
+from __future__ import annotations
+
+import typing
+from enum import StrEnum
+
+from chinese_poker.rules import OPTION_NAMES, PRESETS, Rules, RulesError, rules_for
+from chinese_poker.rules.words import (
+    OPTION_WORDS,
+    PRESET_WORDS,
+    option_catalogue,
+    preset_catalogue,
+)
+
+
+def test_every_option_and_every_preset_has_words() -> None:
+    assert set(OPTION_WORDS) == set(OPTION_NAMES)
+    assert set(PRESET_WORDS) == set(PRESETS)
+    for key, words in OPTION_WORDS.items():
+        assert words.label and words.help.endswith("."), key
+        assert len(words.help) <= 100, key  # one line
+    for name, words in PRESET_WORDS.items():
+        assert words.label and words.help.endswith("."), name
+
+
+def test_every_value_of_every_closed_option_has_words() -> None:
+    hints = typing.get_type_hints(Rules)
+    checked = 0
+    for key in OPTION_NAMES:
+        for tp in typing.get_args(hints[key]) or (hints[key],):
+            if isinstance(tp, type) and issubclass(tp, StrEnum):
+                assert set(OPTION_WORDS[key].choices) == {v.value for v in tp}, key
+                checked += 1
+    assert checked >= 20
+
+
+def test_the_catalogue_renders_kinds_a_client_can_use() -> None:
+    by_key = {c["key"]: c for c in option_catalogue()}
+    assert list(by_key) == list(OPTION_NAMES)
+    assert by_key["royalty_award"]["kind"] == "choice"
+    assert by_key["finnish_deuce"]["kind"] == "yes_no"
+    assert by_key["finnish_deuce"]["choices"] == [
+        {"value": "true", "label": "Yes"},
+        {"value": "false", "label": "No"},
+    ]
+    assert by_key["foul_penalty"]["kind"] == "value"  # scoop_value or a number
+    assert by_key["unit_value"]["choices"] == []
+    # Every choice a client offers is a value the rules accept (the oracle: Rules).
+    for c in option_catalogue():
+        for choice in c["choices"]:
+            try:
+                rules_for("classic", **{c["key"]: choice["value"]})
+            except RulesError as exc:
+                # Some need other options with them (a custom table, Pineapple, ...).
+                bad = f"invalid value {choice['value']!r} for option {c['key']!r}"
+                assert bad not in str(exc), exc
+
+
+def test_presets_carry_their_words_and_variant_facts() -> None:
+    cat = {p["name"]: p for p in preset_catalogue()}
+    assert list(cat) == list(PRESETS)
+    assert cat["pineapple"]["label"] == "Pineapple" and cat["pineapple"]["open_face"] is True
+    assert cat["classic"]["open_face"] is False
+    assert cat["criss-cross"]["players"] == list(rules_for("criss-cross").player_counts)
+    assert cat["ofc-finnish"]["rules"] == rules_for("ofc-finnish").to_dict()

@@ -70,7 +70,8 @@ def test_bots_are_deterministic_and_named() -> None:
         return [dict(r.totals) for r in play_session(session, bots)]
 
     assert run() == run()
-    assert sorted(BOTS) == ["mc", "random", "rules"] and make_bot(" Rules ").name == "rules"
+    assert sorted(BOTS) == ["mc", "mc-v1", "random", "rules"]
+    assert make_bot(" Rules ").name == "rules"
     with pytest.raises(ValueError, match="unknown bot"):
         make_bot("genius")
     t = Table(rules_for("ofc"), 2, seed=1)

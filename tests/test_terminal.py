@@ -264,6 +264,19 @@ def test_royalty_display_and_fantasyland_flow() -> None:
     _check_showdown(game, text)
 
 
+@pytest.mark.parametrize(("advisor", "note"), [
+    ("hints", "Suggestion (the hint engine's best, "),
+    ("rules", "Suggestion (the rules bot's choice)"),
+])  # fmt: skip
+def test_s_asks_the_hint_engine_unless_a_bot_is_asked_for(advisor: str, note: str) -> None:
+    deck = stacked(["Kh Td 8d 2c 3d", "Kd 5s Jc"], [5, 3])
+    lines = ["s", "auto", "", "s", "auto", "", "q"]
+    game, text, _ = play("pineapple", lines, seed=3, deck=deck, advisor=advisor)
+    assert text.count(note) == 2, text
+    assert "Staged the suggestion" in text
+    assert game.hints is (advisor == "hints")
+
+
 def test_foul_warning_when_the_board_must_foul() -> None:
     deck = stacked(["Qs Qh Kd 2c 3d", "4h 7s 9c 9d"], [5, 4])
     lines = ["t Qs Qh Kd, m 2c 3d", "", "m 4h 7s", "q"]
@@ -459,6 +472,7 @@ def test_staging_rules() -> None:
         ["--set", "nonsense=1"],
         ["--rules", "criss-cross", "--players", "3"],
         ["--deck", "Ah Ah"],
+        ["--advisor", "oracle"],
     ],
 )
 def test_cli_rejects_bad_arguments(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:

@@ -35,12 +35,27 @@ def _mc(seed: int | None = None, level: int | None = None, time_budget: float | 
     return MonteCarloBot(seed=seed, level=level, time_budget=time_budget)
 
 
-BOTS: dict[str, Callable[..., Bot]] = {"random": RandomBot, "rules": RuleBot, "mc": _mc}
+def _mc_v1(
+    seed: int | None = None, level: int | None = None, time_budget: float | None = None
+) -> Bot:
+    """``mc-v1``, the frozen baseline of the Monte Carlo bot (imported on first use)."""
+    from chinese_poker.ai.mc import MonteCarloBotV1
+
+    return MonteCarloBotV1(seed=seed, level=level, time_budget=time_budget)
+
+
+BOTS: dict[str, Callable[..., Bot]] = {
+    "random": RandomBot,
+    "rules": RuleBot,
+    "mc": _mc,
+    "mc-v1": _mc_v1,
+}
 """The built-in bots by name."""
 
 
 def make_bot(name: str, seed: int | None = None, **options: Any) -> Bot:
-    """A built-in bot by name (``random``, ``rules``, ``mc``), seeded for reproducible play.
+    """A built-in bot by name (``random``, ``rules``, ``mc``, ``mc-v1``), seeded for
+    reproducible play.
 
     ``options`` go to bots that take them (``mc``: ``level``, ``time_budget``); options
     left at None are not passed.

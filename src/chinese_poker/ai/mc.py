@@ -66,8 +66,10 @@ __all__ = [
     "DEFAULT_LEVEL",
     "FOUL_AVERSION",
     "LEVELS",
+    "V1_LEVELS",
     "Level",
     "MonteCarloBot",
+    "MonteCarloBotV1",
     "StreetOption",
     "analyse_street",
     "fantasyland_stay_value",
@@ -104,7 +106,7 @@ class Level:
 #: against the rules bot; 8 brings that under 10% for about a point a hand (docs/bots.md).
 FOUL_AVERSION = 8.0
 
-LEVELS: dict[int, Level] = {
+V1_LEVELS: dict[int, Level] = {
     1: Level(64, candidates=8, screen_fills=48, fills=4, choice=4, keep=2, fl_samples=4,
              foul_aversion=FOUL_AVERSION),
     2: Level(240, candidates=12, screen_fills=96, fills=6, choice=5, keep=3, fl_samples=6,
@@ -116,6 +118,9 @@ LEVELS: dict[int, Level] = {
     5: Level(6000, candidates=48, screen_fills=400, fills=16, choice=8, keep=4, fl_samples=16,
              foul_aversion=FOUL_AVERSION),
 }
+"""The levels of ``mc-v1``, the frozen baseline: the ``mc`` of issue 11's start."""
+
+LEVELS: dict[int, Level] = V1_LEVELS
 """Effort per level: 1 is quick (a few ms a decision), 3 the default, 5 strong."""
 
 DEFAULT_LEVEL = 3
@@ -232,6 +237,11 @@ class MonteCarloBot:
     """
 
     name = "mc"
+    kernels: tuple[str, ...] = ("setting", "fantasyland", "open-face")
+    """The kernel families it runs (:mod:`chinese_poker.ai.warm`)."""
+
+    levels: dict[int, Level] = LEVELS
+    """The effort table this bot plays by."""
 
     def __init__(
         self,
@@ -240,12 +250,13 @@ class MonteCarloBot:
         time_budget: float | None = None,
     ) -> None:
         lvl = DEFAULT_LEVEL if level is None else level
-        if isinstance(lvl, bool) or not isinstance(lvl, int) or lvl not in LEVELS:
-            raise ValueError(f"mc level must be 1 to {max(LEVELS)}, not {level!r}")
+        levels = self.levels
+        if isinstance(lvl, bool) or not isinstance(lvl, int) or lvl not in levels:
+            raise ValueError(f"{self.name} level must be 1 to {max(levels)}, not {level!r}")
         if time_budget is not None and not time_budget > 0:
             raise ValueError(f"time_budget must be a positive number of seconds, not {time_budget}")
         self.level = lvl
-        self.params = LEVELS[lvl]
+        self.params = levels[lvl]
         self.time_budget = time_budget
         self.rng = random.Random(seed)
         self._fallback: RuleBot | None = None
@@ -326,3 +337,17 @@ class MonteCarloBot:
         if sol is None:
             return self._rule_bot().act(view)
         return Surrender(dec.seat, sol.surrender, dec.hand, view.version)
+
+
+class MonteCarloBotV1(MonteCarloBot):
+    """``mc-v1``: the Monte Carlo bot frozen as it was when issue 11 began (its levels
+    :data:`V1_LEVELS`), the baseline a stronger ``mc`` is measured against. Its play is
+    pinned by ``tests/test_ai_baseline.py``: a change to the shared kernels that moves it
+    has to give ``mc-v1`` its own copy of what changed.
+
+    >>> MonteCarloBotV1(seed=1).name
+    'mc-v1'
+    """
+
+    name = "mc-v1"
+    levels = V1_LEVELS

@@ -1237,6 +1237,12 @@ class RolloutStats:
         return self.fantasyland / np.maximum(self.n, 1)
 
 
+DEADLINE_CHUNK = 0.004
+"""Seconds a batch of rollouts lasts under a deadline: how far a budget can overshoot."""
+
+_COST = [0.0]  # seconds per rollout of one candidate, last measured (0: not yet)
+
+
 def run_rollouts(
     sit: Situation,
     cands: Sequence[Candidate],
@@ -1261,8 +1267,11 @@ def run_rollouts(
     last, and after each round only the better half (at least ``keep``) goes on, so the
     work is about ``rounds x keep x rollouts`` however many candidates there are. The
     halving ranks by mean points minus ``foul_aversion`` x foul rate.
-    ``deadline`` (a ``time.monotonic()`` value): stop after the batch that passes it (at
-    least one batch is always played).
+    ``deadline`` (a ``time.monotonic()`` value): batches of ``batch`` rollouts (the same
+    as without a deadline, so a budget that is not reached changes nothing) while the
+    measured cost of a rollout says the next one fits; then batches of about
+    :data:`DEADLINE_CHUNK`, none started that would end past the deadline (at least one
+    rollout is always played).
     """
     t = sit.tables
     code, cnt, dz = sit.arrays(cands)
@@ -1282,6 +1291,18 @@ def run_rollouts(
         target = max(1, math.ceil(rollouts / 2 ** (rounds - 1 - rnd)))
         while done < target:
             stop = min(target, done + batch)
+            if deadline is not None:
+                # A full batch (the same rollouts as without a deadline) when its
+                # predicted cost fits in the time left; else shorter batches of about
+                # DEADLINE_CHUNK, and none that would end past the deadline.
+                left = deadline - time.monotonic()
+                unit = _COST[0] * max(int(active.sum()), 1)  # one rollout of the live ones
+                if (stop - done) * unit > left:
+                    if batch_no > 0 and unit > left:
+                        return stats
+                    size = max(1, int(min(left, DEADLINE_CHUNK) / max(unit, 1e-9)))
+                    stop = min(stop, done + size)
+            began = time.monotonic()
             _rollouts(
                 sit.pool, done, stop, (seed * 1_000_003 + batch_no) % (2**32 - 1),
                 fl_cards, fl_vals, fl_dl,
@@ -1291,9 +1312,13 @@ def run_rollouts(
                 t.ev, t.roy, t.flv, t.strength, t.policy, t.scoring,
                 stats.n, stats.total, stats.squares, stats.fouls, stats.fantasyland,
             )  # fmt: skip
+            now = time.monotonic()
+            # The cost of one rollout of one candidate, as last measured (it carries over
+            # to the next decision, whose first batch it sizes).
+            _COST[0] = (now - began) / ((stop - done) * max(int(active.sum()), 1))
             done = stop
             batch_no += 1
-            if deadline is not None and time.monotonic() > deadline:
+            if deadline is not None and now > deadline:
                 return stats
         if rnd < rounds - 1:
             live = np.flatnonzero(active)

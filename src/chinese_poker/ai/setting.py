@@ -51,7 +51,7 @@ from chinese_poker.evaluate import (
     evaluate_low27_batch,
 )
 from chinese_poker.rules import NATURALS, RoyaltyAward, Rules, RulesError, require_supported
-from chinese_poker.scoring import DEUCE_OF_SPADES, line_royalty, natural_of, royalties
+from chinese_poker.scoring import DEUCE_OF_SPADES, Natural, line_royalty, natural_of, royalties
 
 __all__ = [
     "SettingSolution",
@@ -574,6 +574,37 @@ def _expected(hand: _Hand, rules: Rules, terms: _Terms, table: OpponentTable, *,
 # =========================================================================== naturals
 
 
+def _best_natural(hand: _Hand, rules: Rules, board: Board) -> tuple[Natural | None, Board]:
+    """The most valuable natural the hand can claim over *every* setting, and a board
+    that shows it (``board``, the best-EV setting, when that shows it or for no natural).
+
+    Dragons and six pairs, and every natural under ``natural_source = dealt_cards``,
+    come from the 13 cards; otherwise three flushes and three straights exist only as
+    the board is set, so the best setting of each kind is checked as well.
+    """
+    ns = rules.spec.scoring.naturals
+    if ns is None:
+        return None, board
+    best = natural_of(rules, board)
+    shown = board
+    kinds = ("three_flushes", "three_straights")
+    for kind in kinds:
+        if best is not None and best.kind == kind:
+            continue  # the best board shows it already
+        i = _natural_board(hand, kind)
+        if i is None:
+            continue
+        candidate = _board(hand, i)
+        found = natural_of(rules, candidate)
+        if found is not None and (best is None or found.value > best.value):
+            best, shown = found, candidate
+    if best is not None and best.kind in kinds and shown is board and ns.from_dealt_cards:
+        i = _natural_board(hand, best.kind)  # show the natural when a setting can
+        if i is not None:
+            shown = _board(hand, i)
+    return best, shown
+
+
 def _natural_board(hand: _Hand, kind: str) -> int | None:
     """The best setting that shows a three-flushes or three-straights natural."""
     st = _settings()
@@ -658,15 +689,19 @@ def solve_with_table(
     sc = rules.spec.scoring
     surrender_total = n * terms.surrender_ev if sc.surrender_cost is not None else None
 
-    natural = natural_of(rules, board) if sc.naturals is not None else None
+    natural, shown = _best_natural(hand, rules, board)
     if natural is not None and sc.naturals is not None:
         claim_total = n * (1.0 - terms.p_natural) * natural.value
-        if not sc.naturals.optional_claim or claim_total >= max(
+        # A natural of the 13 cards is claimed whether or not it pays (automatic claim);
+        # one that only a setting shows is claimed by setting it, when that pays most.
+        forced = not sc.naturals.optional_claim and (
+            sc.naturals.from_dealt_cards or natural.kind in ("dragon", "six_pairs")
+        )
+        if forced or claim_total >= max(
             play_total, surrender_total if surrender_total is not None else -np.inf
         ):
-            shown = _natural_board(hand, natural.kind)
             return SettingSolution(
-                board=board if shown is None else _board(hand, shown),
+                board=shown,
                 expected=claim_total,
                 surrender=False,
                 natural=natural.kind,

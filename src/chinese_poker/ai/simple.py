@@ -26,8 +26,11 @@ True
 from __future__ import annotations
 
 import itertools
+import math
 import random
+from collections import Counter
 from collections.abc import Sequence
+from functools import lru_cache
 
 from chinese_poker.ai.fantasyland import solve_fantasyland
 from chinese_poker.cards import Card
@@ -41,11 +44,10 @@ from chinese_poker.engine.actions import (
     iter_placements,
     sample_placement,
 )
-from chinese_poker.engine.views import View
+from chinese_poker.engine.views import BoardView, View
 from chinese_poker.evaluate import (
     HIGH_CARD,
     ONE_PAIR,
-    THREE_OF_A_KIND,
     evaluate3,
     evaluate5,
     evaluate_low27,
@@ -53,7 +55,7 @@ from chinese_poker.evaluate import (
 from chinese_poker.rules import Rules
 from chinese_poker.scoring import royalty_lookup
 
-__all__ = ["RandomBot", "RuleBot"]
+__all__ = ["RandomBot", "RuleBot", "pair_chance"]
 
 Line = tuple[Card, ...]
 
@@ -101,18 +103,117 @@ class RandomBot:
 
 
 def _fl_bonus(rules: Rules, top_value: int) -> float:
-    """What earning Fantasyland with this top is worth to the bot, in points."""
+    """What earning Fantasyland with this top is worth to the bot, in points: the measured
+    value of the Fantasyland hand it earns (:func:`chinese_poker.ai.rollout.fantasyland_value`,
+    the same figure the ``mc`` bot uses), 0 for a top that does not qualify."""
     if not rules.fantasyland_enabled:
         return 0.0
-    cat = top_value >> 20
-    rank = ((top_value >> 16) & 15) - 2
-    if cat == THREE_OF_A_KIND:
-        return 15.0 if rules.fl_progressive else 10.0
-    if cat == ONE_PAIR and rank >= rules.spec.scoring.fantasyland.entry_min_pair:
-        if rules.fl_progressive:
-            return (8.0, 10.0, 12.0)[rank - 10]
-        return 8.0
-    return 0.0
+    cards = rules.spec.scoring.fantasyland.entry_by_top[top_value >> 16]
+    return _fantasyland_value(rules, cards) if cards else 0.0
+
+
+@lru_cache(maxsize=64)
+def _fantasyland_value(rules: Rules, cards: int) -> float:
+    from chinese_poker.ai.rollout import fantasyland_value
+
+    return fantasyland_value(rules, cards)
+
+
+def pair_chance(outs: int, unseen: int, seen: int) -> float:
+    """The chance that at least one of ``outs`` live cards is among the next ``seen`` of
+    ``unseen`` unseen cards (the outs counted, as the articles ask: the visible cards
+    are not outs).
+
+    >>> round(pair_chance(3, 40, 6), 3)  # a queen on top, three queens live, 3 streets
+    0.394
+    >>> pair_chance(0, 40, 6), pair_chance(3, 40, 0)
+    (0.0, 0.0)
+    """
+    if outs <= 0 or seen <= 0 or unseen <= 0:
+        return 0.0
+    seen = min(seen, unseen)
+    return 1.0 - math.comb(unseen - outs, seen) / math.comb(unseen, seen)
+
+
+# --------------------------------------------------------------------------- the articles
+#
+# The placement rules of the Pineapple strategy sections of [000] (Bulgarian) and [001]
+# (Croatian), the same article; docs/bots.md quotes each line next to the code that
+# follows it.
+
+
+def _first_street_ok(cards: Sequence[Card], cand: Place, *, pineapple: bool = True) -> bool:
+    """Whether a placement of the first five cards follows the articles' four rules.
+
+    ``pineapple``: the later streets deal more cards than they place (the rule for five
+    cards with nothing is written for Pineapple, where the cards to come fill the lines;
+    in one-card OFC it fouls more boards, 11% against 7.4% against ``random``)."""
+    ranks = [c >> 2 for c in cards]
+    count = Counter(ranks)
+    suits = Counter(c & 3 for c in cards)
+    suit, most = suits.most_common(1)[0]
+    if most >= 4:
+        # "four cards of the same suit in the first hand: put all four in the bottom;
+        # it would be silly to lose a flush draw" (rule 4)
+        return sum(1 for c in cand.bottom if c & 3 == suit) >= 4
+    top_ranks = Counter(c >> 2 for c in cand.top)
+    if any(n >= 2 for n in top_ranks.values()):
+        return False  # "do not put a pair in the first box at once" (rule 1)
+    pairs = sorted((r for r, n in count.items() if n >= 2), reverse=True)
+    if pairs:
+        # "pairs are best placed in the bottom: they grow into trips and full houses;
+        # leave one high pair in the middle box" (first bullet)
+        for i, rank in enumerate(pairs):
+            where = {line for line, lc in (("t", cand.top), ("m", cand.middle),
+                                           ("b", cand.bottom)) for c in lc if c >> 2 == rank}
+            if len(where) != 1:
+                return False  # a pair is never split
+            if where == {"b"} or (where == {"m"} and i == 0 and len(pairs) > 1):
+                continue
+            return False
+        return True
+    # Nothing: "cards above ten in the bottom box, the middle card in the middle box and
+    # the small ones in the box of three cards" (rule 3); "an ace on the first street can
+    # go in the first box" (rule 1).
+    if not pineapple:
+        return True
+    for c in cand.top + cand.middle:
+        rank = c >> 2
+        if rank >= JACK and not (rank == ACE and c in cand.top):
+            return False
+    return all(c >> 2 <= SMALL or c >> 2 == ACE for c in cand.top)
+
+
+def _fantasyland_outs(rules: Rules, top: Sequence[Card], unseen: Sequence[Card]) -> list[Card]:
+    """The unseen cards that pair a lone queen, king or ace on top (the best such card)
+    into a Fantasyland top; none when the top holds a pair or no such card."""
+    ranks = [c >> 2 for c in top]
+    if len(set(ranks)) != len(ranks):
+        return []
+    entry = rules.spec.scoring.fantasyland.entry_min_pair
+    live = [r for r in ranks if r >= entry]
+    if not live:
+        return []
+    rank = max(live)
+    return [c for c in unseen if c >> 2 == rank]
+
+
+def _early_low_pair_on_top(top: Sequence[Card], rules: Rules) -> bool:
+    """A pair on top below the Fantasyland pair (or any pair without Fantasyland)."""
+    ranks = Counter(c >> 2 for c in top)
+    pair = [r for r, n in ranks.items() if n >= 2]
+    if not pair:
+        return False
+    fl = rules.spec.scoring.fantasyland
+    return not rules.fantasyland_enabled or pair[0] < fl.entry_min_pair
+
+
+JACK, ACE = 9, 12
+SMALL = 6  # an 8 or lower is a "trifle" for the top
+EARLY_STREETS = 2  # "at once": the first two streets
+CHOICE = 3  # ways to use the cards to come tried per completion
+FOUL_PENALTY = 8.0  # points a fouled completion costs heads-up (6 and the royalties lost)
+TIGHTER_PER_OPPONENT = 0.25  # the foul penalty grows by this share per extra opponent
 
 
 class RuleBot:
@@ -122,6 +223,8 @@ class RuleBot:
     """
 
     name = "rules"
+    kernels: tuple[str, ...] = ("fantasyland",)
+    """The kernel families it runs (:mod:`chinese_poker.ai.warm`): the Fantasyland solver."""
 
     def __init__(self, seed: int | None = None, *, samples: int = 24) -> None:
         self.rng = random.Random(seed)
@@ -155,37 +258,82 @@ class RuleBot:
         candidates = list(iter_placements(dec, view.version))
         if len(candidates) == 1:
             return candidates[0]
+        candidates = self._follow_articles(view, dec, mine, candidates)
         need = 13 - mine.placed - dec.place
+        # The cards this seat will still see (its later streets): the outs' chances.
+        to_see = sum(dealt for dealt, _ in rules.spec.variant.streets[dec.street :])
         top_r, mid_r, bot_r = royalty_lookup(rules)
+        opponents = max(1, len(view.boards) - 1)
+        # "With several opponents, better switch to the tight style and mind the order
+        # of the lines" [000]/[001]: a foul costs more the more opponents there are.
+        foul_penalty = FOUL_PENALTY * (1.0 + TIGHTER_PER_OPPONENT * (opponents - 1))
+        chase = rules.fantasyland_enabled
         rng = self.rng
 
+        def board_value(top: Line, middle: Line, bottom: Line, fill: Sequence[Card]) -> float:
+            """The board completed by ``fill`` (top, then middle, then bottom slots)."""
+            nt, nm = 3 - len(top), 5 - len(middle)
+            t = top + tuple(fill[:nt])
+            m = middle + tuple(fill[nt : nt + nm])
+            b = bottom + tuple(fill[nt + nm :])
+            tv = evaluate3(t[0], t[1], t[2])
+            mv = evaluate5(m[0], m[1], m[2], m[3], m[4])
+            bv = evaluate5(b[0], b[1], b[2], b[3], b[4])
+            if tv > mv or mv > bv:
+                return -foul_penalty
+            return (
+                top_r[tv >> 16]
+                + mid_r[mv >> 16]
+                + bot_r[bv >> 16]
+                + (_fl_bonus(rules, tv) if chase else 0.0)
+                + 0.15 * ((tv >> 20) + (mv >> 20) + (bv >> 20))
+            )
+
+        # Each completion draws the cards still to see and takes the best of CHOICE
+        # random ways to use ``need`` of them: the player steers the cards to come (and
+        # in Pineapple throws one of every three), which a single random fill ignores.
+        extra = max(0, to_see - need)
+
+        def draws(samples: int) -> list[list[list[Card]]]:
+            out = []
+            for _ in range(samples):
+                drawn = rng.sample(unseen, min(len(unseen), need + extra))
+                out.append([rng.sample(drawn, need) for _ in range(CHOICE)])
+            return out
+
         def score(cands: Sequence[Place], samples: int) -> list[float]:
-            fills = [rng.sample(unseen, need) for _ in range(samples)]
+            fills = draws(samples)
             out = []
             for cand in cands:
                 top = mine.top + cand.top
                 middle = mine.middle + cand.middle
                 bottom = mine.bottom + cand.bottom
-                nt, nm = 3 - len(top), 5 - len(middle)
-                total = 0.0
-                for fill in fills:
-                    t = top + tuple(fill[:nt])
-                    m = middle + tuple(fill[nt : nt + nm])
-                    b = bottom + tuple(fill[nt + nm :])
-                    tv = evaluate3(t[0], t[1], t[2])
-                    mv = evaluate5(m[0], m[1], m[2], m[3], m[4])
-                    bv = evaluate5(b[0], b[1], b[2], b[3], b[4])
-                    if tv > mv or mv > bv:
-                        total -= 8.0
-                        continue
-                    total += (
-                        top_r[tv >> 16]
-                        + mid_r[mv >> 16]
-                        + bot_r[bv >> 16]
-                        + _fl_bonus(rules, tv)
-                        + 0.15 * ((tv >> 20) + (mv >> 20) + (bv >> 20))
-                    )
-                out.append(total / samples)
+                room = len(top) < 3
+                plain = paired = 0.0
+                outs = _fantasyland_outs(rules, top, unseen) if chase and room else []
+
+                for ways in fills:
+                    plain += max(board_value(top, middle, bottom, f) for f in ways)
+                    if outs:
+                        # The same completions when one of the outs comes and goes on top.
+                        best = -1e9
+                        for way in ways:
+                            f = list(way)
+                            hit = next((i for i, c in enumerate(f) if c in outs), None)
+                            if hit is None:
+                                f[0] = rng.choice(outs)
+                            else:
+                                f[0], f[hit] = f[hit], f[0]
+                            best = max(best, board_value(top, middle, bottom, f))
+                        paired += best
+                value = plain / samples
+                if outs:
+                    # Aim for Fantasyland with the outs counted: the chance that one of
+                    # them comes in the cards still to see (it then goes on top), and
+                    # what the board is worth then (its fouls included).
+                    p = pair_chance(len(outs), len(unseen), to_see)
+                    value = (1.0 - p) * value + p * paired / samples
+                out.append(value)
             return out
 
         if need == 0:
@@ -198,6 +346,23 @@ class RuleBot:
         fine = score(candidates, self.samples)
         best = max(range(len(candidates)), key=lambda i: fine[i])
         return candidates[best]
+
+    def _follow_articles(
+        self, view: View, dec: Decision, mine: BoardView, candidates: list[Place]
+    ) -> list[Place]:
+        """The placements the articles allow (all of them when none is allowed)."""
+        rules = view.rules
+        if dec.street == 1 and mine.placed == 0 and len(dec.cards) == 5:
+            pineapple = any(dealt > placed for dealt, placed in rules.spec.variant.streets[1:])
+            kept = [c for c in candidates if _first_street_ok(dec.cards, c, pineapple=pineapple)]
+        elif dec.street <= EARLY_STREETS:
+            # "Do not go for a low combination at once and put a pair in the first box:
+            # it raises the risk of a dead hand" (rule 1), on the early streets.
+            kept = [c for c in candidates
+                    if not _early_low_pair_on_top(mine.top + c.top, rules)]  # fmt: skip
+        else:
+            kept = candidates
+        return kept or candidates
 
     # ------------------------------------------------------------------ Fantasyland
 

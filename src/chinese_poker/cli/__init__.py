@@ -36,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "solve": "solve",
     "score": "score",
     "replay": "replay",
+    "review": "review",
     "simulate": "simulate",
     "bot": "bot",
     "hint": "hint",

@@ -2,9 +2,11 @@
 
     chinese-poker bot --rules pineapple --bot rules
 
-It reads the engine's JSON lines on standard input and answers on standard output (see
-``docs/bot-protocol.md``), until ``quit`` or the end of its input. Use it as an external
-bot: ``chinese-poker simulate --bots 'cmd:chinese-poker bot --bot rules,random'``.
+It compiles (or loads from numba's cache) the bot's kernels first, with a line on
+standard error when it really compiles, then reads the engine's JSON lines on standard
+input and answers on standard output (see ``docs/bot-protocol.md``), until ``quit`` or
+the end of its input. Use it as an external bot:
+``chinese-poker simulate --bots 'cmd:chinese-poker bot --bot rules,random'``.
 """
 
 from __future__ import annotations
@@ -38,6 +40,13 @@ def run(args: argparse.Namespace) -> int:
     if args.rules is None and args.sets:
         raise UsageError("--set changes a preset: give --rules PRESET as well")
     rules = rules_from_args(args) if args.rules is not None else None
-    build_bot(args.bot, args.seed, args.level)  # unknown bot or level: one line, exit 2
+    agent = build_bot(args.bot, args.seed, args.level)  # unknown bot or level: one line, exit 2
+    # Compile (or load) the bot's kernels before reading hello, so that "ready" means
+    # ready: the first decision then answers in its own time, not numba's.
+    kernels: tuple[str, ...] = getattr(agent, "kernels", ())
+    if kernels:
+        from chinese_poker.ai.warm import stderr_notice, warm_kernels
+
+        warm_kernels(kernels, say=stderr_notice)
     # A broken pipe (the engine went away) ends quietly in the command's entry point.
     return serve(args.bot, seed=args.seed, level=args.level, rules=rules)

@@ -101,6 +101,7 @@ def parse_view(text: str, source: str = "the view") -> View:
 
 def run(args: argparse.Namespace) -> int:
     from chinese_poker.ai.hints import DEFAULT_HINT_LEVEL, hint
+    from chinese_poker.ai.warm import compile_notice, stderr_notice
 
     view = parse_view(read_input(args.file, "view"), source_name(args.file))
     if args.rules is not None or args.sets:
@@ -116,7 +117,8 @@ def run(args: argparse.Namespace) -> int:
             )
         view = replace(view, rules=rules)
     level = DEFAULT_HINT_LEVEL if args.level is None else args.level
-    entries = hint(view, level=level, time_budget=args.time_budget, seed=args.seed)
+    with compile_notice(stderr_notice):  # the first run on a machine compiles: say so
+        entries = hint(view, level=level, time_budget=args.time_budget, seed=args.seed)
     shown = entries if args.top is None else entries[: args.top]
     if args.json:
         print(json.dumps({

@@ -38,9 +38,12 @@ def register(sub: Any) -> None:
         help="bot of each opponent, comma-separated, or one for all "
         "(default rules; e.g. random, rules)",
     )
-    p.add_argument("--name", default="You", help="your name at the table (default You)")
-    p.add_argument("--seed", type=whole(0), default=None, metavar="S",
-                   help="seed of the session's deals")
+    p.add_argument(
+        "--name", default=None, help="your name at the table (default You, in the game's language)"
+    )
+    p.add_argument(
+        "--seed", type=whole(0), default=None, metavar="S", help="seed of the session's deals"
+    )
     p.add_argument(
         "--hands",
         type=whole(1),
@@ -55,8 +58,18 @@ def register(sub: Any) -> None:
         metavar="SEC",
         help="pause after each bot action, 0 to 10 seconds (default 0.3)",
     )
+    p.add_argument("--advisor", default="hints", metavar="NAME",
+                   help="what s suggests: hints (the hint engine, default) or a bot's "
+                   "choice (e.g. rules)")
     p.add_argument("--four-color", action="store_true", help="four-colour suits")
     p.add_argument("--symbols", action="store_true", help="show suits as ♠ ♥ ♦ ♣")
+    p.add_argument(
+        "--lang",
+        default=None,
+        metavar="LANG",
+        help="language of the game: en, bg, hr, ru or lv (default: from LANGUAGE, LC_ALL,"
+        " LC_MESSAGES or LANG, else English)",
+    )
     # Testing hook: stack the first cards of the first hand (in the engine's dealing order).
     p.add_argument("--deck", default=None, help=argparse.SUPPRESS)
     p.set_defaults(run=run)
@@ -67,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
 
     from chinese_poker.ai import BOTS
     from chinese_poker.terminal.game import Game, GameConfig, parse_deck
+    from chinese_poker.terminal.i18n import LANGUAGES, default_name, language_from_env, use_language
 
     preset = resolve_preset(args.rules)
     rules = rules_from_args(args)
@@ -74,18 +88,29 @@ def run(args: argparse.Namespace) -> int:
     for bot in bots:
         if bot.lower() not in BOTS:
             raise ValueError(f"unknown bot {bot!r}; bots: {', '.join(BOTS)}")
+    lang = args.lang.strip().lower() if args.lang is not None else language_from_env()
+    if lang not in LANGUAGES:
+        raise ValueError(
+            f"unknown language {args.lang!r} for --lang; use one of {', '.join(LANGUAGES)}"
+        )
+    use_language(lang)
+    advisor = args.advisor.strip().lower()
+    if advisor != "hints" and advisor not in BOTS:
+        raise ValueError(f"unknown advisor {args.advisor!r}; hints, or a bot: {', '.join(BOTS)}")
     config = GameConfig(
+        advisor=advisor,
         rules=rules,
         title=preset,
         players=args.players,
         bots=bots,
-        name=args.name,
+        name=args.name if args.name is not None else default_name(),
         seed=args.seed,
         hands=args.hands,
         delay=args.delay,
         four_color=args.four_color,
         symbols=args.symbols,
         deck=parse_deck(args.deck) if args.deck else None,
+        language=lang,
     )
     if sys.stdin.isatty():
         # Line editing and history for input() (arrow keys to fix a typo); only on a

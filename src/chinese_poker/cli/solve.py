@@ -81,6 +81,13 @@ def solver(
 
 
 def run(args: argparse.Namespace) -> int:
+    from chinese_poker.ai.warm import compile_notice, stderr_notice
+
+    with compile_notice(stderr_notice):  # the first run on a machine compiles: say so
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     rules = rules_from_args(args)
     solve = _solver(args, rules)
     if args.batch:

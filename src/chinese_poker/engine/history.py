@@ -50,6 +50,7 @@ __all__ = [
     "read_history",
     "replay_hand",
     "replay_history",
+    "table_from_record",
     "write_history",
 ]
 
@@ -427,6 +428,23 @@ def _deck(rec: Mapping[str, Any], where: str) -> tuple[int, ...]:
 
 def _replay_lone(rec: Mapping[str, Any], where: str, *, compare: bool) -> Table:
     """A record replayed on a fresh table set up from its own fields."""
+    table = table_from_record(rec, where)
+    apply_actions(table, rec["actions"], where)
+    if not table.over:
+        raise _unfinished(where, table)
+    if compare:
+        replayed = _jsonable(hand_record(table))
+        if rec.get("session") is not None:  # a session's hand replayed on its own
+            replayed["session"] = rec.get("session")
+        _compare(where, replayed, rec)
+    return table
+
+
+def table_from_record(rec: Mapping[str, Any], where: str = "hand") -> Table:
+    """A fresh table dealt as the record's hand was (its rules, players, button, deck
+    or seed, Fantasyland deals and auto-played seats), before any action: what a
+    review steps through. Raises :class:`HistoryError` naming ``where``."""
+    _check_record(rec, where)
     rules = _rules(rec, where)
     deck = _deck(rec, where)
     seed = rec.get("seed")
@@ -450,14 +468,6 @@ def _replay_lone(rec: Mapping[str, Any], where: str, *, compare: bool) -> Table:
     except (TableError, ValueError, TypeError, AttributeError) as exc:
         raise HistoryError(f"{where}: cannot set up the table: {exc}") from None
     _check_setup(rec, where, table)
-    apply_actions(table, rec["actions"], where)
-    if not table.over:
-        raise _unfinished(where, table)
-    if compare:
-        replayed = _jsonable(hand_record(table))
-        if rec.get("session") is not None:  # a session's hand replayed on its own
-            replayed["session"] = rec.get("session")
-        _compare(where, replayed, rec)
     return table
 
 

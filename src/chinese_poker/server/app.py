@@ -29,10 +29,12 @@ from starlette.websockets import WebSocketDisconnect
 from chinese_poker import __version__
 from chinese_poker.rules.words import option_catalogue, preset_catalogue
 from chinese_poker.server import PROTOCOL_VERSION
+from chinese_poker.server.accounts import accounts_router
 from chinese_poker.server.db import Store
 from chinese_poker.server.desk import desk_router
 from chinese_poker.server.guard import BodyLimit, Limits, RateSpec, origin_allowed
 from chinese_poker.server.messages import AuthMsg
+from chinese_poker.server.reviews import reviews_router
 from chinese_poker.server.scheduling import Workers
 from chinese_poker.server.tables import (
     Conn,
@@ -399,6 +401,9 @@ def create_app(
     # The desk's routes join the app's own list (include_router would add one nested
     # entry without a path, which code reading ``app.routes`` does not expect).
     app.router.routes.extend(desk_router(limits).routes)
+    # Players, ratings and reviews (docs/review.md, docs/browser.md), the same way.
+    app.router.routes.extend(accounts_router(index).routes)
+    app.router.routes.extend(reviews_router(index).routes)
 
     app.mount("/static", StaticFiles(directory=static, check_dir=False), name="static")
 

@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import functools
 import importlib
+import logging
 import multiprocessing
 import os
 from collections.abc import Callable, Mapping
@@ -79,10 +80,16 @@ class Workers:
         self.hints_pending -= 1
 
     def warm(self) -> None:
-        """Start the hint worker now rather than at the first hint."""
+        """Start the hint worker now rather than at the first hint; it compiles (or
+        loads) the kernels, and then a bot thread loads them from the cache it wrote, so
+        neither the first hint nor the first bot move waits for numba."""
         if self._hint_processes:
             with contextlib.suppress(RuntimeError):  # already shut down
-                self._hints.submit(_ready)
+                self._hints.submit(_ready).add_done_callback(self._warm_bots)
+
+    def _warm_bots(self, _: object) -> None:
+        with contextlib.suppress(RuntimeError):  # already shut down
+            self._bots.submit(_warm_kernels)
 
     def _hint_pool(self) -> Executor:
         if self._hint_processes:
@@ -129,6 +136,16 @@ def _background() -> None:
         os.nice(10)
     with contextlib.suppress(ImportError):
         importlib.import_module("chinese_poker.ai.hints")
+    _warm_kernels()
+
+
+def _warm_kernels() -> None:
+    """Compile or load every kernel family now (chinese_poker.ai.warm); a failure only
+    means that the first use compiles instead."""
+    try:
+        importlib.import_module("chinese_poker.ai.warm").warm_kernels()
+    except Exception as exc:
+        logging.getLogger("chinese_poker.server").warning("warming the kernels failed: %s", exc)
 
 
 def _ready() -> None:

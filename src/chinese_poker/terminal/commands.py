@@ -45,8 +45,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from chinese_poker.cards import RANKS, Board, Card, CardError, card_name, cards_str, parse_card
-from chinese_poker.cli import plural
 from chinese_poker.engine import Decision, Place
+from chinese_poker.terminal.i18n import N_, _, ngettext
 
 __all__ = [
     "DEST_LETTERS",
@@ -60,6 +60,7 @@ __all__ = [
     "StageCommand",
     "Staging",
     "describe_assignments",
+    "dest_word",
     "parse_command",
     "parse_declaration",
 ]
@@ -69,6 +70,14 @@ TOP, MIDDLE, BOTTOM, DISCARD = 0, 1, 2, 3
 DEST_LETTERS = "tmbx"
 DEST_NAMES = ("top", "middle", "bottom", "discard")
 LINE_ROOM = (3, 5, 5)
+# The lines and the discard pile as words in a sentence ("the top line is full").
+_DEST_WORDS_SHOWN = (N_("top"), N_("middle"), N_("bottom"), N_("discard"))
+
+
+def dest_word(dest: int) -> str:
+    """A line (0..2) or the discard pile (3) as a word in the current language."""
+    return _(_DEST_WORDS_SHOWN[dest])
+
 
 # Words that name a destination when they head a group of cards.
 _DEST_WORDS: dict[str, int] = {
@@ -99,7 +108,7 @@ _RANK_ONLY = re.compile(r"10|[2-9jqka]", re.IGNORECASE)
 _GLUED = re.compile(r"(?:(?:10|[2-9tjqka])[shdc])+", re.IGNORECASE)
 _ONE = re.compile(r"(?:10|[2-9tjqka])[shdc]", re.IGNORECASE)
 
-HELP_PLACE = """\
+HELP_PLACE = N_("""\
 Placing cards (staged first; nothing is final until you confirm):
   t Ah, m Kd Kc, b 5s   line letter, then its cards (commas optional)
   x 2c                  discard (Pineapple, Fantasyland)
@@ -113,13 +122,13 @@ Commands:
   Enter or c    confirm the staged cards     u / u 2 / u all   undo last / 2 / all
   s             suggest a placement          auto              stage the suggestion
   r             redraw the table             l                 session ledger
-  ?             this help                    q                 quit"""
+  ?             this help                    q                 quit""")
 
-HELP_DECLARE = """\
+HELP_DECLARE = N_("""\
 Declarations:
   y   yes: surrender / declare the natural
   n   no: play the board
-  r   redraw   l   ledger   ?   help   q   quit"""
+  r   redraw   l   ledger   ?   help   q   quit""")
 
 
 class CommandError(ValueError):
@@ -176,8 +185,10 @@ def _bad_token(token: str) -> CommandError:
         try:
             parse_card(token)
         except CardError as exc:
-            return CommandError(f"{exc} -- type ? for help")
-    return CommandError(f"'{token}' is not a card, a line or a command -- type ? for help")
+            return CommandError(_("{error} -- type ? for help").format(error=exc))
+    return CommandError(
+        _("'{token}' is not a card, a line or a command -- type ? for help").format(token=token)
+    )
 
 
 def parse_command(text: str) -> Command:
@@ -200,7 +211,7 @@ def parse_command(text: str) -> Command:
             return Simple("undo", 0)
         if words[1].isdigit() and int(words[1]) > 0:
             return Simple("undo", int(words[1]))
-        raise CommandError("undo takes a number or 'all': u, u 2, u all")
+        raise CommandError(_("undo takes a number or 'all': u, u 2, u all"))
     if low in ("uu", "clear", "reset"):
         return Simple("undo", 0)
     if "|" in line:
@@ -211,7 +222,7 @@ def parse_command(text: str) -> Command:
 def _parse_bars(line: str) -> StageCommand:
     parts = line.split("|")
     if len(parts) > 4:
-        raise CommandError("use at most four parts: top | middle | bottom | discards")
+        raise CommandError(_("use at most four parts: top | middle | bottom | discards"))
     groups: list[tuple[int, CardRef]] = []
     for dest, part in enumerate(parts):
         for raw in _SPLIT.split(part.strip()):
@@ -223,7 +234,7 @@ def _parse_bars(line: str) -> StageCommand:
                     raise _bad_token(token)
                 groups.append((dest, ref))
     if not groups:
-        raise CommandError("no cards given between the bars")
+        raise CommandError(_("no cards given between the bars"))
     return StageCommand(tuple(groups))
 
 
@@ -240,7 +251,9 @@ def _parse_groups(line: str) -> StageCommand:
             if header in DEST_LETTERS:
                 positional.append(header)
             else:
-                raise CommandError(f"'{header}' needs cards after it, e.g. '{header} Ah'")
+                raise CommandError(
+                    _("'{header}' needs cards after it, e.g. '{header} Ah'").format(header=header)
+                )
 
     fresh = True  # at the start of the line or after a comma or semicolon
     for raw in _SPLIT_KEEP.split(line):
@@ -269,11 +282,15 @@ def _parse_groups(line: str) -> StageCommand:
             ref = _card_ref(token)
             if ref is None:
                 if not groups and not positional and dest is None:
-                    raise CommandError(f"unknown command '{raw}' -- type ? for help")
+                    raise CommandError(
+                        _("unknown command '{command}' -- type ? for help").format(command=raw)
+                    )
                 raise _bad_token(token)
             if dest is None:
                 raise CommandError(
-                    f"say where '{token}' goes: put t, m, b or x before it (e.g. 't {token}')"
+                    _(
+                        "say where '{token}' goes: put t, m, b or x before it (e.g. 't {token}')"
+                    ).format(token=token)
                 )
             groups.append((dest, ref))
             header_used = True
@@ -295,8 +312,10 @@ def parse_declaration(text: str) -> bool | Simple:
     if low in ("?", "h", "help", "q", "quit", "exit", "r", "redraw", "l", "ledger"):
         return Simple(_SIMPLE[low])
     if not low:
-        raise CommandError("answer y or n (? for help)")
-    raise CommandError(f"'{text.strip()}': answer y (yes) or n (no) -- type ? for help")
+        raise CommandError(_("answer y or n (? for help)"))
+    raise CommandError(
+        _("'{text}': answer y (yes) or n (no) -- type ? for help").format(text=text.strip())
+    )
 
 
 # --------------------------------------------------------------------------- staging
@@ -367,20 +386,27 @@ class Staging:
     def summary(self) -> str:
         """The staged cards per destination, e.g. ``'top Ah · discard 2c'``."""
         parts = [
-            f"{DEST_NAMES[d]} {cards_str(self.staged_in(d))}" for d in range(4) if self.count(d)
+            f"{dest_word(d)} {cards_str(self.staged_in(d))}" for d in range(4) if self.count(d)
         ]
-        return " · ".join(parts) or "nothing staged"
+        return " · ".join(parts) or _("nothing staged")
 
-    def missing(self) -> str:
-        """What is still to do, in words (for the confirm message)."""
-        left = self.unstaged()
+    def todo(self) -> str:
+        """What is still to do, in words: ``'place 2 more cards and discard 1 more'``."""
         places, discards = self.placed_left, self.room(DISCARD)
         bits = []
         if places:
-            bits.append(f"place {plural(places, 'more card')}")
+            bits.append(
+                ngettext("place {n} more card", "place {n} more cards", places).format(n=places)
+            )
         if discards:
-            bits.append(f"discard {discards} more")
-        return f"{' and '.join(bits) or 'nothing'} -- unstaged: {cards_str(left)}"
+            bits.append(_("discard {n} more").format(n=discards))
+        return _(" and ").join(bits) or _("nothing")
+
+    def missing(self) -> str:
+        """What is still to do and the cards not staged yet (for the confirm message)."""
+        return _("{todo} -- unstaged: {cards}").format(
+            todo=self.todo(), cards=cards_str(self.unstaged())
+        )
 
     # ------------------------------------------------------------------ changing
 
@@ -401,14 +427,20 @@ class Staging:
             card = ref.card
             name = card_name(card)
             if card not in held:
-                raise CommandError(f"{name} is not in your hand (you hold {cards_str(self.cards)})")
+                raise CommandError(
+                    _("{card} is not in your hand (you hold {cards})").format(
+                        card=name, cards=cards_str(self.cards)
+                    )
+                )
             staged_to = self.dest_of(card)
             if staged_to is not None:
                 raise CommandError(
-                    f"{name} is already staged to the {DEST_NAMES[staged_to]} (u to undo)"
+                    _("{card} is already staged to the {line} (u to undo)").format(
+                        card=name, line=dest_word(staged_to)
+                    )
                 )
             if card in named:
-                raise CommandError(f"{name} is given twice")
+                raise CommandError(_("{card} is given twice").format(card=name))
             named.add(card)
         # Rank-only references: fine only when the rank says which card(s) are meant.
         resolved: dict[int, list[Card]] = {}
@@ -416,15 +448,22 @@ class Staging:
             cands = [c for c in free if c >> 2 == rank and c not in named]
             label = "10" if rank == 8 else RANKS[rank]
             if not cands:
-                raise CommandError(f"you have no unplaced {label} (cards: {cards_str(free)})")
+                raise CommandError(
+                    _("you have no unplaced {rank} (cards: {cards})").format(
+                        rank=label, cards=cards_str(free)
+                    )
+                )
             if len(refs) > len(cands):
                 raise CommandError(
-                    f"you have only {len(cands)} unplaced {label}: {cards_str(cands)}"
+                    _("you have only {n} unplaced {rank}: {cards}").format(
+                        n=len(cands), rank=label, cards=cards_str(cands)
+                    )
                 )
-            if len(refs) < len(cands) or len({d for d, _ in refs}) > 1:
+            if len(refs) < len(cands) or len({d for d, _r in refs}) > 1:
                 raise CommandError(
-                    f"which {label}? you have {cards_str(cands)} -- type the suit, e.g. "
-                    f"'{card_name(cands[0])}'"
+                    _("which {rank}? you have {cards} -- type the suit, e.g. '{example}'").format(
+                        rank=label, cards=cards_str(cands), example=card_name(cands[0])
+                    )
                 )
             resolved[rank] = list(cands)
             named.update(cands)
@@ -438,8 +477,12 @@ class Staging:
             rest = [c for c in free if c not in named]
             if len(cmd.positional) > len(rest):
                 raise CommandError(
-                    f"'{cmd.positional}' has {len(cmd.positional)} letters but only "
-                    f"{len(rest)} left to place ({cards_str(rest)})"
+                    _("'{word}' has {n} letters but only {left} left to place ({cards})").format(
+                        word=cmd.positional,
+                        n=len(cmd.positional),
+                        left=len(rest),
+                        cards=cards_str(rest),
+                    )
                 )
             for card, letter in zip(rest, cmd.positional, strict=False):
                 chosen.append((card, DEST_LETTERS.index(letter)))
@@ -448,32 +491,50 @@ class Staging:
 
     def _check_room(self, chosen: Sequence[tuple[Card, int]]) -> None:
         for dest in range(4):
-            want = sum(1 for _, d in chosen if d == dest)
+            want = sum(1 for _c, d in chosen if d == dest)
             room = self.room(dest)
             if want <= room:
                 continue
             if dest == DISCARD:
                 if self.decision.discard == 0:
-                    raise CommandError("nothing is discarded here: every card goes on the board")
+                    raise CommandError(_("nothing is discarded here: every card goes on the board"))
+                n = self.decision.discard
                 raise CommandError(
-                    f"you discard {plural(self.decision.discard, 'card')} here; "
-                    f"{plural(room, 'discard')} left, not {want}"
+                    ngettext("you discard {n} card here", "you discard {n} cards here", n).format(
+                        n=n
+                    )
+                    + ngettext(
+                        "; {left} discard left, not {want}",
+                        "; {left} discards left, not {want}",
+                        room,
+                    ).format(left=room, want=want)
                 )
             full = self.board.lines[dest] + self.staged_in(dest)
-            have = f" (it holds {cards_str(full)})" if full else ""
+            have = _(" (it holds {cards})").format(cards=cards_str(full)) if full else ""
             if room == 0:
-                raise CommandError(f"the {DEST_NAMES[dest]} line is full{have}")
+                raise CommandError(_("the {line} line is full").format(line=dest_word(dest)) + have)
             raise CommandError(
-                f"the {DEST_NAMES[dest]} line has room for {plural(room, 'more card')}, not {want}"
-                f"{have}"
+                ngettext(
+                    "the {line} line has room for {n} more card, not {want}",
+                    "the {line} line has room for {n} more cards, not {want}",
+                    room,
+                ).format(line=dest_word(dest), n=room, want=want)
+                + have
             )
-        placing = sum(1 for _, d in chosen if d != DISCARD)
+        placing = sum(1 for _c, d in chosen if d != DISCARD)
         if placing > self.placed_left:
-            extra = f", {self.decision.discard} discarded" if self.decision.discard else ""
-            raise CommandError(
-                f"only {plural(self.decision.place, 'card goes', 'cards go')} on the board here"
-                f"{extra}; {plural(self.placed_left, 'placement')} left, not {placing}"
-            )
+            n = self.decision.place
+            text = ngettext(
+                "only {n} card goes on the board here", "only {n} cards go on the board here", n
+            ).format(n=n)
+            if self.decision.discard:
+                text += _(", {n} discarded").format(n=self.decision.discard)
+            text += ngettext(
+                "; {left} placement left, not {placing}",
+                "; {left} placements left, not {placing}",
+                self.placed_left,
+            ).format(left=self.placed_left, placing=placing)
+            raise CommandError(text)
 
     def stage(self, assignments: Sequence[tuple[Card, int]]) -> None:
         """Add checked assignments (from :meth:`resolve`)."""
@@ -527,6 +588,10 @@ def describe_assignments(assignments: Sequence[tuple[Card, int]]) -> str:
     for dest in range(4):
         cards = [c for c, d in assignments if d == dest]
         if cards:
-            where = "discarded" if dest == DISCARD else f"to the {DEST_NAMES[dest]}"
-            parts.append(f"{cards_str(cards)} {where}")
+            if dest == DISCARD:
+                parts.append(_("{cards} discarded").format(cards=cards_str(cards)))
+            else:
+                parts.append(
+                    _("{cards} to the {line}").format(cards=cards_str(cards), line=dest_word(dest))
+                )
     return ", ".join(parts)

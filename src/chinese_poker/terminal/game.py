@@ -55,21 +55,22 @@ from chinese_poker.engine import (
     hand_seed,
     shuffled_deck,
 )
-from chinese_poker.evaluate import describe, evaluate, evaluate3
+from chinese_poker.evaluate import evaluate, evaluate3
 from chinese_poker.rules import Rules
 from chinese_poker.scoring import ScoringError, fantasyland_next, foul_reason, royalties
 from chinese_poker.terminal import render
 from chinese_poker.terminal.commands import (
-    DEST_NAMES,
     HELP_DECLARE,
     HELP_PLACE,
     CommandError,
     Simple,
     Staging,
     describe_assignments,
+    dest_word,
     parse_command,
     parse_declaration,
 )
+from chinese_poker.terminal.i18n import _, hand_name, ngettext, use_language
 
 __all__ = ["Game", "GameConfig", "QuitGame", "foul_warning", "line_infos"]
 
@@ -92,7 +93,9 @@ class GameConfig:
     names go through :func:`chinese_poker.ai.make_bot`, so any registered bot plugs in.
     ``hands`` caps the number of hands (the session otherwise ends by RULES §10).
     ``deck`` stacks the first cards of the first hand (a testing hook): the rest of the
-    deck follows in the hand's seeded order.
+    deck follows in the hand's seeded order. ``advisor`` is what ``s`` asks: ``hints``
+    (the hint engine, :func:`chinese_poker.ai.hints.hint`, with a time budget of
+    :data:`SUGGEST_SECONDS`) or the name of a registered bot (``rules``: its choice).
     """
 
     rules: Rules
@@ -106,6 +109,8 @@ class GameConfig:
     four_color: bool = False
     symbols: bool = False
     deck: Sequence[Card] | None = None
+    language: str = "en"
+    advisor: str = "hints"
 
 
 def _player_names(config: GameConfig) -> tuple[list[str], list[str]]:
@@ -165,8 +170,8 @@ def _extreme(
 
 def _line_desc(rules: Rules, cards: Sequence[Card], size: int) -> str:
     if len(cards) == size:
-        return describe(_value(rules, cards)).lower()
-    return f"{cards_str(cards)} so far"
+        return hand_name(_value(rules, cards)).lower()
+    return _("{cards} so far").format(cards=cards_str(cards))
 
 
 def foul_warning(rules: Rules, board: Board, available: Collection[Card]) -> str | None:
@@ -180,7 +185,7 @@ def foul_warning(rules: Rules, board: Board, available: Collection[Card]) -> str
     """
     if board.complete:
         reason = foul_reason(rules, board)
-        return f"this would foul: {reason}" if reason else None
+        return _("this would foul: {reason}").format(reason=reason) if reason else None
     pool = sorted(set(available) - set(board.cards))
     top, middle, bottom = board.lines
     t_min = _extreme(rules, top, 3, pool, best=False)
@@ -197,16 +202,20 @@ def foul_warning(rules: Rules, board: Board, available: Collection[Card]) -> str
     for upper, ucards, usize, low, lower, lcards, lsize, high in pairs:
         if low is None or high is None or low <= high:
             continue
+        words = {
+            "upper": render.line_word(upper),
+            "lower": render.line_word(lower),
+            "hand": _line_desc(rules, ucards, usize),
+            "hand2": _line_desc(rules, lcards, lsize),
+        }
         if len(ucards) == usize and len(lcards) == lsize:
-            return (
-                f"this would foul: the {upper} ({_line_desc(rules, ucards, usize)}) beats the"
-                f" {lower} ({_line_desc(rules, lcards, lsize)})"
+            return _("this would foul: the {upper} ({hand}) beats the {lower} ({hand2})").format(
+                **words
             )
-        return (
-            f"this will foul whatever comes: the {upper} ({_line_desc(rules, ucards, usize)})"
-            f" already beats anything the {lower} ({_line_desc(rules, lcards, lsize)})"
-            " can still become"
-        )
+        return _(
+            "this will foul whatever comes: the {upper} ({hand}) already beats anything"
+            " the {lower} ({hand2}) can still become"
+        ).format(**words)
     return None
 
 
@@ -220,11 +229,22 @@ def line_infos(rules: Rules, board: Board) -> list[tuple[int, str, int]]:
     for i, (cards, size) in enumerate(zip(board.lines, (3, 5, 5), strict=True)):
         if len(cards) != size:
             continue
-        name = describe(_value(rules, cards))
+        name = hand_name(_value(rules, cards))
         if i == 1 and rules.spec.scoring.lowball_middle:
-            name += " (ranked low)"
+            name += _(" (ranked low)")
         out.append((i, name, roys[i]))
     return out
+
+
+SUGGEST_SECONDS = 1.0
+"""The hint engine's time budget for one ``s`` suggestion."""
+
+
+def _kernels(rules: Rules) -> tuple[str, ...]:
+    """The kernel families the hint engine runs for these rules (chinese_poker.ai.warm)."""
+    if rules.is_classic:
+        return ("setting",)
+    return ("fantasyland", "open-face")
 
 
 def _fantasyland_solver() -> Callable[..., Any] | None:
@@ -254,6 +274,7 @@ class Game:
         input_fn: InputFn,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
+        use_language(config.language)
         names, bot_names = _player_names(config)
         self.config = config
         self.rules = config.rules
@@ -268,7 +289,15 @@ class Game:
             name: make_bot(bot, seed=(base * 7919 + i) % 2**63)
             for i, (name, bot) in enumerate(zip(names[1:], bot_names, strict=True), 1)
         }
-        self.advisor = make_bot("rules", seed=base % 2**63)
+        self.hints = config.advisor.strip().lower() == "hints"
+        self.advisor = make_bot("rules" if self.hints else config.advisor, seed=base % 2**63)
+        self._hinted: tuple[tuple[int, Decision], tuple[Place | None, str]] | None = None
+        if self.hints:
+            # The hint engine's kernels compile (once per machine) or load while the
+            # person looks at the first deal, so that the first ``s`` answers at once.
+            from chinese_poker.ai.warm import warm_in_background
+
+            warm_in_background(_kernels(config.rules))
         self.fallback = random.Random(base)
         self.human_name = names[0]
         encoding = (console.encoding or "").lower()
@@ -294,7 +323,11 @@ class Game:
         try:
             while not self.session.over:
                 if self.config.hands is not None and played >= self.config.hands:
-                    stopped = f"Stopped after {plural(played, 'hand')} as asked (--hands)."
+                    stopped = ngettext(
+                        "Stopped after {n} hand as asked (--hands).",
+                        "Stopped after {n} hands as asked (--hands).",
+                        played,
+                    ).format(n=played)
                     self.console.print(stopped)
                     break
                 table = self._start_hand()
@@ -308,7 +341,7 @@ class Game:
                 if more:
                     self._between_hands()
             if self.session.over:
-                self.console.print(Text("The session is over.", style="bold"))
+                self.console.print(Text(_("The session is over."), style="bold"))
             self.console.print(self._ledger_renderable(final=True))
         except QuitGame:
             self._quit_screen()
@@ -328,12 +361,14 @@ class Game:
         self.events = []
         number = self.session.hands_played + 1
         fl = ", ".join(
-            f"{table.players[s]} ({n} cards)" for s, n in sorted(table.fantasyland.items())
+            render.player_cards(table.players[s], n) for s, n in sorted(table.fantasyland.items())
         )
         self.events.append(
-            f"Hand {number} dealt; button {table.players[table.button]}"
-            + (f"; Fantasyland: {fl}" if fl else "")
-            + (f" (session seed {self.session.seed})" if number == 1 else "")
+            _("Hand {number} dealt; button {button}").format(
+                number=number, button=table.players[table.button]
+            )
+            + (_("; Fantasyland: {players}").format(players=fl) if fl else "")
+            + (_(" (session seed {seed})").format(seed=self.session.seed) if number == 1 else "")
         )
         return table
 
@@ -383,7 +418,11 @@ class Game:
         except Exception as exc:  # a broken bot must not end the person's game
             reason = f"{type(exc).__name__}: {exc}"
         if reason is not None:
-            self.events.append(f"{name}'s bot failed ({reason}); it plays a random legal move")
+            self.events.append(
+                _("{name}'s bot failed ({reason}); it plays a random legal move").format(
+                    name=name, reason=reason
+                )
+            )
             action = table.random_action(seat, self.fallback)
         table.apply(action)
         self.events.append(self._describe(action, decisions, table, mine=False))
@@ -397,40 +436,51 @@ class Game:
         """What everyone may know about an action (the person also sees his discards)."""
         name = table.players[action.seat]
         cc = table.rules.spec.variant.hands_per_seat == 2
-        hand = f" (hand {getattr(action, 'hand', 0) + 1})" if cc else ""
+        hand = _(" (hand {n})").format(n=getattr(action, "hand", 0) + 1) if cc else ""
         if isinstance(action, Place):
             dec = next((d for d in decisions if d.hand == action.hand), None)
             if dec is not None and dec.kind == "set":
-                what = "its Fantasyland hand" if table.rules.is_open_face else "its hand"
                 if mine:
-                    return (
-                        f"{name} set{hand}: {cards_str(action.top)} | "
-                        f"{cards_str(action.middle)} | {cards_str(action.bottom)}"
-                        + (f", discarding {cards_str(action.discard)}" if action.discard else "")
+                    board = (
+                        f"{cards_str(action.top)} | {cards_str(action.middle)} | "
+                        f"{cards_str(action.bottom)}"
                     )
-                return f"{name} set {what}{hand} face down"
+                    text = _("{name} set{hand}: {board}").format(name=name, hand=hand, board=board)
+                    if action.discard:
+                        text += _(", discarding {cards}").format(cards=cards_str(action.discard))
+                    return text
+                if table.rules.is_open_face:
+                    return _("{name} set its Fantasyland hand{hand} face down").format(
+                        name=name, hand=hand
+                    )
+                return _("{name} set its hand{hand} face down").format(name=name, hand=hand)
             parts = [
-                f"{word} {cards_str(cards)}"
-                for word, cards in zip(
-                    DEST_NAMES, (action.top, action.middle, action.bottom), strict=False
-                )
+                f"{dest_word(d)} {cards_str(cards)}"
+                for d, cards in enumerate((action.top, action.middle, action.bottom))
                 if cards
             ]
-            text = f"{name} placed " + ", ".join(parts)
+            text = _("{name} placed {parts}").format(name=name, parts=", ".join(parts))
             if action.discard:
+                n = len(action.discard)
                 text += (
-                    f", discarded {cards_str(action.discard)}"
+                    _(", discarded {cards}").format(cards=cards_str(action.discard))
                     if mine
-                    else f", {plural(len(action.discard), 'card')} face down"
+                    else ngettext(", {n} card face down", ", {n} cards face down", n).format(n=n)
                 )
             return text
         if isinstance(action, Surrender):
-            verb = "surrender" if action.surrender else "play"
-            return f"{name}{hand} chose to {verb}" if mine else f"{name}{hand} {verb}s"
+            if mine:
+                if action.surrender:
+                    return _("{name}{hand} chose to surrender").format(name=name, hand=hand)
+                return _("{name}{hand} chose to play").format(name=name, hand=hand)
+            if action.surrender:
+                return _("{name}{hand} surrenders").format(name=name, hand=hand)
+            return _("{name}{hand} plays").format(name=name, hand=hand)
         if isinstance(action, ClaimNatural):
-            verb = "declare the natural" if action.claim else "play the board"
-            return f"{name}{hand} chose to {verb}"
-        return f"{name} times out"
+            if action.claim:
+                return _("{name}{hand} chose to declare the natural").format(name=name, hand=hand)
+            return _("{name}{hand} chose to play the board").format(name=name, hand=hand)
+        return _("{name} times out").format(name=name)
 
     # ------------------------------------------------------------------ the person
 
@@ -453,7 +503,12 @@ class Game:
         filled = staging.auto_fill()
         if filled:
             messages.append(
-                ("info", f"Only one way to play: {describe_assignments(filled)}. Enter confirms.")
+                (
+                    "info",
+                    _("Only one way to play: {what}. Enter confirms.").format(
+                        what=describe_assignments(filled)
+                    ),
+                )
             )
         prompt = self._prompt(view, dec)
         while True:
@@ -468,12 +523,16 @@ class Game:
             if isinstance(cmd, Simple):
                 if cmd.name == "confirm":
                     if not staging.complete:
-                        messages.append(("error", f"Not finished: {staging.missing()}"))
+                        messages.append(
+                            ("error", _("Not finished: {what}").format(what=staging.missing()))
+                        )
                         continue
                     action = staging.to_place(view.version)
                     reason = table.check(action)
                     if reason is not None:  # the engine has the last word
-                        messages.append(("error", f"The table refuses this: {reason}"))
+                        messages.append(
+                            ("error", _("The table refuses this: {reason}").format(reason=reason))
+                        )
                         continue
                     table.apply(action)
                     self.events.append(self._describe(action, view.decisions, table, mine=True))
@@ -486,12 +545,14 @@ class Game:
                 messages.append(("error", str(exc)))
                 continue
             staging.stage(chosen)
-            text = f"Staged {describe_assignments(chosen)}."
+            text = _("Staged {what}.").format(what=describe_assignments(chosen))
             filled = staging.auto_fill()
             if filled:
-                text += f" The rest can only go one way: {describe_assignments(filled)}."
+                text += _(" The rest can only go one way: {what}.").format(
+                    what=describe_assignments(filled)
+                )
             if staging.complete:
-                text += " Enter confirms, u undoes."
+                text += _(" Enter confirms, u undoes.")
             messages.append(("good", text))
 
     def _simple(
@@ -501,7 +562,7 @@ class Game:
         if cmd.name == "quit":
             raise QuitGame
         if cmd.name == "help":
-            self.extras.append(render.help_panel(HELP_PLACE))
+            self.extras.append(render.help_panel(_(HELP_PLACE)))
             return []
         if cmd.name == "redraw":
             return []
@@ -511,8 +572,9 @@ class Game:
         if cmd.name == "undo":
             removed = staging.undo(cmd.count)
             if not removed:
-                return [("error", "Nothing is staged, so there is nothing to undo.")]
-            return [("info", f"Undone: {cards_str(c for c, _ in reversed(removed))}.")]
+                return [("error", _("Nothing is staged, so there is nothing to undo."))]
+            undone = cards_str(c for c, _dest in reversed(removed))
+            return [("info", _("Undone: {cards}.").format(cards=undone))]
         # solve / auto
         suggestion, note = self._suggest(table, view, dec)
         if suggestion is None:
@@ -523,7 +585,7 @@ class Game:
                 f"{cards_str(suggestion.bottom)}"
             )
             if suggestion.discard:
-                text += f", discard {cards_str(suggestion.discard)}"
+                text += _(", discard {cards}").format(cards=cards_str(suggestion.discard))
         else:
             text = describe_assignments(
                 [
@@ -535,12 +597,32 @@ class Game:
                 ]
             )
         if cmd.name == "solve":
-            return [("info", f"Suggestion ({note}): {text}. Type auto to stage it.")]
+            return [
+                (
+                    "info",
+                    _("Suggestion ({note}): {text}. Type auto to stage it.").format(
+                        note=note, text=text
+                    ),
+                )
+            ]
         staging.stage_place(suggestion)
-        return [("good", f"Staged the suggestion ({note}): {text}. Enter confirms, u undoes.")]
+        return [
+            (
+                "good",
+                _("Staged the suggestion ({note}): {text}. Enter confirms, u undoes.").format(
+                    note=note, text=text
+                ),
+            )
+        ]
 
     def _suggest(self, table: Table, view: View, dec: Decision) -> tuple[Place | None, str]:
-        """The exact Fantasyland solver for a Fantasyland deal, else the rules bot."""
+        """The hint engine's best option (by default), else the advisor bot's choice (the
+        exact Fantasyland solver for a Fantasyland deal)."""
+        if self.hints:
+            key = (view.version, dec)
+            if self._hinted is None or self._hinted[0] != key:  # `s` then `auto`: once
+                self._hinted = (key, self._hint(table, view, dec))
+            return self._hinted[1]
         if dec.kind == "set" and view.rules.is_open_face:
             solver = _fantasyland_solver()
             if solver is not None:
@@ -556,32 +638,53 @@ class Game:
                         version=view.version,
                     )
                     if table.check(place) is None:
-                        stays = ", stays in Fantasyland" if sol.stays else ""
-                        return place, f"exact solver, royalties {sum(sol.royalties)}{stays}"
+                        stays = _(", stays in Fantasyland") if sol.stays else ""
+                        royalties_ = sum(sol.royalties)
+                        note = _("exact solver, royalties {n}").format(n=royalties_)
+                        return place, note + stays
                 except Exception:  # the solver is optional: use the bot below
                     pass
         try:
             action = self.advisor.act(dataclasses.replace(view, decisions=(dec,)))
         except Exception as exc:
-            return None, f"no suggestion available ({exc})"
+            return None, _("no suggestion available ({reason})").format(reason=exc)
         if not isinstance(action, Place) or table.check(action) is not None:
-            return None, "no suggestion available"
-        return action, "the rules bot's choice"
+            return None, _("no suggestion available")
+        return action, _("the {bot} bot's choice").format(bot=self.advisor.name)
+
+    def _hint(self, table: Table, view: View, dec: Decision) -> tuple[Place | None, str]:
+        from chinese_poker.ai.hints import hint
+        from chinese_poker.ai.warm import compile_notice
+
+        say = lambda message: self.console.print(Text(message, style="dim"))  # noqa: E731
+        try:
+            with compile_notice(say):
+                entries = hint(dataclasses.replace(view, decisions=(dec,)),
+                               time_budget=SUGGEST_SECONDS)  # fmt: skip
+        except Exception as exc:
+            return None, _("no suggestion available ({reason})").format(reason=exc)
+        best = next((e for e in entries if isinstance(e.action, Place)), None)
+        if best is None or table.check(best.action) is not None:
+            return None, _("no suggestion available")
+        assert isinstance(best.action, Place)
+        return best.action, _("the hint engine's best, {value} expected").format(
+            value=f"{best.value:+.2f}"
+        )
 
     def _declaration(self, table: Table, view: View, dec: Decision) -> None:
         cc = view.rules.spec.variant.hands_per_seat == 2
-        which = f" (hand {dec.hand + 1})" if cc else ""
+        which = _(" (hand {n})").format(n=dec.hand + 1) if cc else ""
         if dec.kind == "surrender":
-            question = (
-                f"Surrender{which}? It costs {view.rules.surrender_cost} to each opponent who"
-                " plays.  y = surrender, n = play"
-            )
+            question = _(
+                "Surrender{which}? It costs {cost} to each opponent who plays."
+                "  y = surrender, n = play"
+            ).format(which=which, cost=view.rules.surrender_cost)
         else:
-            natural = view.board_of(self.human, dec.hand).natural or "a natural"
-            question = (
-                f"You hold a natural{which}: {natural.replace('_', ' ')}. Declare it?"
+            natural = view.board_of(self.human, dec.hand).natural
+            question = _(
+                "You hold a natural{which}: {natural}. Declare it?"
                 "  y = declare and collect, n = play the board"
-            )
+            ).format(which=which, natural=render.natural_word(natural))
         messages: list[tuple[str, str]] = []
         while True:
             self._draw(view, messages=messages, question=question)
@@ -596,7 +699,7 @@ class Game:
                 if answer.name == "quit":
                     raise QuitGame
                 if answer.name == "help":
-                    self.extras.append(render.help_panel(HELP_DECLARE))
+                    self.extras.append(render.help_panel(_(HELP_DECLARE)))
                 elif answer.name == "ledger":
                     self.extras.append(self._ledger_renderable())
                 continue
@@ -607,7 +710,9 @@ class Game:
                 action = ClaimNatural(dec.seat, answer, dec.hand, view.version)
             reason = table.check(action)
             if reason is not None:
-                messages.append(("error", f"The table refuses this: {reason}"))
+                messages.append(
+                    ("error", _("The table refuses this: {reason}").format(reason=reason))
+                )
                 continue
             table.apply(action)
             self.events.append(self._describe(action, view.decisions, table, mine=True))
@@ -616,12 +721,12 @@ class Game:
     def _prompt(self, view: View, dec: Decision) -> str:
         arrow = "›" if self.theme.unicode else ">"
         cc = view.rules.spec.variant.hands_per_seat == 2
-        which = f"hand {dec.hand + 1} " if cc else ""
+        which = _("hand {n} ").format(n=dec.hand + 1) if cc else ""
         if dec.kind == "street":
-            return f"street {dec.street} {arrow} "
+            return _("street {n}").format(n=dec.street) + f" {arrow} "
         if view.rules.is_open_face:
-            return f"Fantasyland {arrow} "
-        return f"{which}set {arrow} "
+            return _("Fantasyland") + f" {arrow} "
+        return which + _("set") + f" {arrow} "
 
     # ------------------------------------------------------------------ drawing
 
@@ -673,8 +778,12 @@ class Game:
             elif board.complete and view.rules.is_open_face:
                 fl = fantasyland_next(view.rules, board, in_fantasyland=mine.in_fantasyland)
                 if fl:
-                    verb = "stays in" if mine.in_fantasyland else "earns"
-                    c.print(Text(f"This board {verb} Fantasyland ({fl} cards).", style="magenta"))
+                    text = (
+                        _("This board stays in Fantasyland ({n} cards).")
+                        if mine.in_fantasyland
+                        else _("This board earns Fantasyland ({n} cards).")
+                    )
+                    c.print(Text(text.format(n=fl), style="magenta"))
         if question:
             c.print(Text(question, style="bold"))
         for extra in self.extras:
@@ -683,7 +792,9 @@ class Game:
         if messages:
             c.print(render.messages_text(messages))
         hint = (
-            "? help · Enter confirm · u undo · s suggest · q quit" if staging else "? help · q quit"
+            _("? help · Enter confirm · u undo · s suggest · q quit")
+            if staging
+            else _("? help · q quit")
         )
         c.print(Text(hint if self.theme.unicode else hint.replace("·", "-"), style="dim"))
 
@@ -701,8 +812,10 @@ class Game:
         )
         fantasyland: list[RenderableType] = []
         if result.fantasyland_next:
-            deals = ", ".join(f"{p} ({n} cards)" for p, n in result.fantasyland_next.items())
-            fantasyland.append(Text(f"Next hand in Fantasyland: {deals}", style="magenta"))
+            deals = ", ".join(render.player_cards(p, n) for p, n in result.fantasyland_next.items())
+            fantasyland.append(
+                Text(_("Next hand in Fantasyland: {deals}").format(deals=deals), style="magenta")
+            )
         header = render.header_text(view, self.title, result.number, self.theme)
         events = [render.events_text(self.events, limit=4)] if self.events else []
         # What follows on the same screen: the prompt, or (last hand) a line saying why
@@ -734,9 +847,9 @@ class Game:
     def _between_hands(self) -> None:
         while True:
             line = self._ask(
-                "Enter: next hand · d: details · q: quit › "
+                _("Enter: next hand · d: details · q: quit › ")
                 if self.theme.unicode
-                else "Enter: next hand, d: details, q: quit > "
+                else _("Enter: next hand, d: details, q: quit > ")
             )
             word = line.strip().lower()
             if word in ("", "c", "n", "next", "ok"):
@@ -751,7 +864,14 @@ class Game:
                 continue
             self.console.print(
                 render.messages_text(
-                    [("error", f"'{line.strip()}': press Enter for the next hand or q to quit")]
+                    [
+                        (
+                            "error",
+                            _("'{line}': press Enter for the next hand or q to quit").format(
+                                line=line.strip()
+                            ),
+                        )
+                    ]
                 )
             )
 
@@ -761,18 +881,17 @@ class Game:
             ledger.points,
             ledger.money if self.money else None,
             hands=self.session.hands_played,
-            title="Final ledger" if final else "Session ledger",
+            title=_("Final ledger") if final else _("Session ledger"),
         )
 
     def _quit_screen(self) -> None:
         unfinished = self.table is not None and not self.table.over
-        self.console.print(
-            Text(
-                f"You quit after {plural(self.session.hands_played, 'finished hand')}"
-                + ("; the unfinished hand does not count." if unfinished else "."),
-                style="bold",
-            )
+        n = self.session.hands_played
+        text = ngettext("You quit after {n} finished hand", "You quit after {n} finished hands", n)
+        text = text.format(n=n) + (
+            _("; the unfinished hand does not count.") if unfinished else "."
         )
+        self.console.print(Text(text, style="bold"))
         self.console.print(self._ledger_renderable(final=True))
 
 

@@ -13,7 +13,8 @@ are shown in reverse video; empty slots as ``··``; face-down boards as ``▒�
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,9 +25,9 @@ from rich.table import Table
 from rich.text import Text
 
 from chinese_poker.cards import RANKS, Card, card_name
-from chinese_poker.cli import plural
 from chinese_poker.engine import BoardView, Decision, View
-from chinese_poker.terminal.commands import DEST_NAMES, DISCARD, Staging
+from chinese_poker.terminal.commands import DEST_NAMES, DISCARD, Staging, dest_word
+from chinese_poker.terminal.i18n import N_, _, current_language, hand_name, ngettext
 
 __all__ = [
     "Theme",
@@ -36,13 +37,48 @@ __all__ = [
     "hand_panel",
     "header_text",
     "ledger_table",
+    "line_word",
     "messages_text",
+    "natural_word",
+    "player_cards",
     "settlement_view",
     "showdown_summary",
 ]
 
 _LINE_SIZES = (3, 5, 5)
-_LINE_LABELS = ("Top", "Middle", "Bottom")
+_LINE_LABELS = (N_("Top"), N_("Middle"), N_("Bottom"))
+_NATURALS = {
+    "dragon": N_("dragon"),
+    "six_pairs": N_("six pairs"),
+    "three_flushes": N_("three flushes"),
+    "three_straights": N_("three straights"),
+}
+
+
+def line_word(name: str) -> str:
+    """A line's name (``"top"``, ``"middle"``, ``"bottom"``) as a word."""
+    return dest_word(DEST_NAMES.index(name)) if name in DEST_NAMES else name
+
+
+def natural_word(kind: str | None) -> str:
+    """A natural's name ("six pairs"), or "a natural" when it is not known."""
+    if not kind:
+        return _("a natural")
+    return _(_NATURALS[kind]) if kind in _NATURALS else kind.replace("_", " ")
+
+
+def player_cards(player: str, n: int) -> str:
+    """``Ann (14 cards)``: a player and the size of a Fantasyland deal."""
+    return ngettext("{player} ({n} card)", "{player} ({n} cards)", n).format(player=player, n=n)
+
+
+def _line_hand(line: Mapping[str, Any]) -> str:
+    """A settlement line's hand name: the scorer's words in English, the value's name in
+    another language (a low middle keeps the scorer's words: it is named by its low)."""
+    hand = str(line.get("hand", ""))
+    if current_language() == "en" or hand.lower().startswith("low") or "value" not in line:
+        return hand
+    return hand_name(int(line["value"]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,22 +169,22 @@ def header_text(view: View, title: str, hand_number: int, theme: Theme) -> Text:
     sep = f"  {theme.dot}  "
     out = Text()
     out.append(title, style="bold cyan")
-    out.append(f"{sep}hand {hand_number}")
+    out.append(sep + _("hand {n}").format(n=hand_number))
     if rules.is_open_face:
         if view.street:
-            out.append(f"{sep}street {view.street}/{len(rules.streets)}")
+            out.append(sep + _("street {n}/{of}").format(n=view.street, of=len(rules.streets)))
         elif not view.over:
-            out.append(f"{sep}Fantasyland sets")
+            out.append(sep + _("Fantasyland sets"))
     elif view.phase == "play":
-        out.append(f"{sep}setting hands")
+        out.append(sep + _("setting hands"))
     elif view.phase in ("naturals", "surrender"):
-        out.append(f"{sep}declarations")
+        out.append(sep + _("declarations"))
     if view.over:
-        out.append(f"{sep}showdown", style="bold")
-    out.append(f"{sep}button {view.players[view.button]}")
+        out.append(sep + _("showdown"), style="bold")
+    out.append(sep + _("button {player}").format(player=view.players[view.button]))
     if view.fantasyland:
         names = ", ".join(f"{view.players[s]} ({_fl_cards(view, s)})" for s in view.fantasyland)
-        out.append(f"{sep}Fantasyland: {names}", style="magenta")
+        out.append(sep + _("Fantasyland: {players}").format(players=names), style="magenta")
     return out
 
 
@@ -168,21 +204,21 @@ def _notes(view: View, b: BoardView, human: int | None) -> Text:
         notes.append(text, style=style)
 
     if b.in_fantasyland:
-        add(f"Fantasyland {b.fantasyland_cards}", "magenta")
+        add(_("Fantasyland {n}").format(n=b.fantasyland_cards), "magenta")
     if b.hidden:
-        add("set, face down" if b.is_set else "face down", "dim")
+        add(_("set, face down") if b.is_set else _("face down"), "dim")
     elif not view.over and view.rules.is_open_face and b.seat != human:
         add(f"{b.placed}/13")
     if b.discarded and b.seat != human:
-        add(f"{b.discarded} discarded", "dim")
+        add(_("{n} discarded").format(n=b.discarded), "dim")
     if b.natural:
-        add(f"natural: {b.natural.replace('_', ' ')}", "bold yellow")
+        add(_("natural: {natural}").format(natural=natural_word(b.natural)), "bold yellow")
     if b.natural_claim is False:
-        add("plays the board")
+        add(_("plays the board"))
     if b.surrendered is True:
-        add("surrendered", "yellow")
+        add(_("surrendered"), "yellow")
     elif b.surrendered is False:
-        add("plays")
+        add(_("plays"))
     return notes
 
 
@@ -200,9 +236,9 @@ def board_table(
     """
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1), show_edge=False)
     table.add_column("", width=1, no_wrap=True)
-    table.add_column("Player", no_wrap=True, max_width=18)
+    table.add_column(_("Player"), no_wrap=True, max_width=18)
     for label, size in zip(_LINE_LABELS, _LINE_SIZES, strict=True):
-        table.add_column(label, no_wrap=True, min_width=3 * size - 1)
+        table.add_column(_(label), no_wrap=True, min_width=3 * size - 1)
     table.add_column("", overflow="fold")
     criss_cross = view.rules.spec.variant.hands_per_seat == 2
     for b in view.boards:
@@ -231,15 +267,20 @@ def board_table(
 
 
 def _decision_title(dec: Decision, criss_cross: bool) -> str:
-    which = f" (hand {dec.hand + 1})" if criss_cross else ""
+    which = _(" (hand {n})").format(n=dec.hand + 1) if criss_cross else ""
     if dec.kind == "street":
-        what = f"street {dec.street}: place {dec.place}"
         if dec.discard:
-            what += f", discard {dec.discard}"
-        return f"Your cards{which}, {what}"
+            return _("Your cards{which}, street {street}: place {place}, discard {n}").format(
+                which=which, street=dec.street, place=dec.place, n=dec.discard
+            )
+        return _("Your cards{which}, street {street}: place {place}").format(
+            which=which, street=dec.street, place=dec.place
+        )
     if dec.discard:
-        return f"Your {len(dec.cards)} cards{which}: set 13, discard {dec.discard}"
-    return f"Your 13 cards{which}: set top 3, middle 5, bottom 5"
+        return _("Your {count} cards{which}: set 13, discard {n}").format(
+            count=len(dec.cards), which=which, n=dec.discard
+        )
+    return _("Your 13 cards{which}: set top 3, middle 5, bottom 5").format(which=which)
 
 
 def hand_panel(
@@ -260,14 +301,14 @@ def hand_panel(
     left = staging.unstaged()
     out.append("\n")
     if left:
-        out.append(f"To do: {staging.missing().split(' -- ')[0]}", style="dim")
+        out.append(_("To do: {what}").format(what=staging.todo()), style="dim")
     else:
-        out.append("All cards staged: Enter confirms, u undoes", style="green")
+        out.append(_("All cards staged: Enter confirms, u undoes"), style="green")
     if staging.count(DISCARD):
-        out.append("   discard: ")
+        out.append("   " + _("discard:") + " ")
         out.append_text(cards_text(staging.staged_in(DISCARD), theme))
     if discards:
-        out.append("   your earlier discards: ")
+        out.append("   " + _("your earlier discards:") + " ")
         out.append_text(cards_text(discards, theme))
     return out
 
@@ -278,7 +319,7 @@ def line_info_text(infos: Sequence[tuple[int, str, int]]) -> Text:
     for line, name, royalty in infos:
         if out:
             out.append("   ")
-        out.append(f"{DEST_NAMES[line]}: ", style="dim")
+        out.append(f"{dest_word(line)}: ", style="dim")
         out.append(name)
         if royalty:
             out.append(f" +{royalty}", style="bold green")
@@ -310,6 +351,153 @@ def events_text(events: Sequence[str], limit: int = 6) -> Text:
 # --------------------------------------------------------------------------- showdown
 
 
+# The breakdown's notes by code (chinese_poker.scoring.notes): the scorer's English words
+# are the msgids, so English shows the scorer's own text and another language its own.
+_ROYALTY_NOTES = {
+    "net": N_("net"),
+    "winner": N_("paid to the line's winner only"),
+    "winner_none": N_("the line's winner has none"),
+    "tie": N_("line tied, nothing paid"),
+    "cancel": N_("both have one, cancelled"),
+    "best": N_("only the best at the table collects"),
+    "best_tie": N_("both best at the table, nothing exchanged"),
+    "not_best": N_("neither is best at the table"),
+    "foul": N_("paid by the fouled board"),
+}
+_NATURAL_NOTES = {
+    "a": N_("{a}'s natural is paid"),
+    "b": N_("{b}'s natural is paid"),
+    "higher": N_("the natural worth more is paid"),
+    "same_kind": N_("same kind, the higher one is paid"),
+    "tie": N_("same kind and equal, nothing paid"),
+    "cross_tie": N_("different kinds of equal value tie"),
+    "order": N_("the natural ranked higher is paid"),
+}
+_SURRENDER_NOTES = {
+    "both": N_("both surrendered: nothing to pay"),
+    "fouled": N_("a surrendered hand and a fouled board exchange nothing"),
+    "a": N_("{a} surrendered: pays the surrender cost"),
+    "b": N_("{b} surrendered: pays the surrender cost"),
+}
+_FOUL_NOTES = {"scoop_value": N_("the scoop value"), "fixed": N_("the fixed foul penalty")}
+
+HandOf = Callable[[str, str], str]
+
+
+def _hand_of(data: Mapping[str, Any]) -> HandOf:
+    """``hand(seat name, line)``: that seat's hand on that line, in the current language."""
+    lines = {
+        (seat["name"], line["line"]): line
+        for seat in data["players"]
+        for line in seat.get("lines") or []
+    }
+    return lambda seat, line: _line_hand(lines[seat, line]) if (seat, line) in lines else ""
+
+
+def _note(table: Mapping[str, str], note: str, a: str, b: str) -> str:
+    return _(table[note]).format(a=a, b=b) if note in table else note
+
+
+def item_text(pair: Mapping[str, Any], item: Mapping[str, Any], hand: HandOf) -> str:
+    """One item of a pair's breakdown in words: the scorer's own text in English, the
+    same sentence built from the item's kind and note in another language."""
+    if current_language() == "en" or "kind" not in item:
+        return str(item.get("text", item.get("kind", "")))
+    a, b, points, kind = pair["a"], pair["b"], item["points"], item["kind"]
+    note = str(item.get("note", ""))
+    line = line_word(item["line"]) if item.get("line") else ""
+    ha = (hand(a, item["line"]) if item.get("line") else "") or item.get("a_hand") or ""
+    hb = (hand(b, item["line"]) if item.get("line") else "") or item.get("b_hand") or ""
+    if kind == "line":
+        if points > 0:
+            return _("{line}: {who} won ({hand} vs {hand2})").format(
+                line=line, who=a, hand=ha, hand2=hb
+            )
+        if points < 0:
+            return _("{line}: {who} won ({hand} vs {hand2})").format(
+                line=line, who=b, hand=hb, hand2=ha
+            )
+        return _("{line}: tied ({hand} vs {hand2})").format(line=line, hand=ha, hand2=hb)
+    if kind == "overall":
+        wins, _sep, losses = note.partition("-")
+        score = f"{wins}-{losses}" if points > 0 else f"{losses}-{wins}"
+        return _("overall unit: {who} won the lines {score}").format(
+            who=a if points > 0 else b, score=score
+        )
+    if kind == "scoop":
+        return _("scoop bonus: {who} won all three lines").format(who=a if points > 0 else b)
+    if kind == "foul":
+        if note == "both":
+            return _("both {a} and {b} fouled: nothing to pay").format(a=a, b=b)
+        return _("{who} fouled: pays {what}").format(
+            who=b if points > 0 else a, what=_note(_FOUL_NOTES, note, a, b)
+        )
+    if kind == "royalty":
+        doubled = _(", doubled by the Finnish deuce (2s)") if item.get("factor") == 2 else ""
+        why = _note(_ROYALTY_NOTES, note, a, b)
+        if note == "foul":
+            who, amount, h = (
+                (a, item.get("a_amount"), ha) if points > 0 else (b, item.get("b_amount"), hb)
+            )
+            return (
+                _("{line} royalty: {who} {amount} ({hand}), {why}").format(
+                    line=line, who=who, amount=amount, hand=h, why=why
+                )
+                + doubled
+            )
+
+        def side(who: str, amount: Any, h: str) -> str:
+            return f"{who} {amount} ({h})" if amount else f"{who} {amount or 0}"
+
+        return (
+            _("{line} royalties: {a} against {b}, {why}").format(
+                line=line,
+                a=side(a, item.get("a_amount"), ha),
+                b=side(b, item.get("b_amount"), hb),
+                why=why,
+            )
+            + doubled
+        )
+    if kind == "natural":
+
+        def nat(k: Any) -> str:
+            return natural_word(str(k)) if k else _("no natural")
+
+        return _("naturals: {a} {a_natural} against {b} {b_natural}, {why}").format(
+            a=a,
+            b=b,
+            a_natural=nat(item.get("a_natural")),
+            b_natural=nat(item.get("b_natural")),
+            why=_note(_NATURAL_NOTES, note, a, b),
+        )
+    if kind == "surrender":
+        return _note(_SURRENDER_NOTES, note, a, b)
+    return str(item.get("text", kind))
+
+
+_BEATS = re.compile(r"^(top|middle|bottom) .* beats (top|middle|bottom) ")
+
+
+def _foul_reason(seat: Mapping[str, Any]) -> str:
+    """Why a seat fouled, in the current language. The scorer says which line beats which
+    ("top Q Q 7 beats middle Q Q 6 5 4", scoring.lines); the lines' hands are named here."""
+    reason = str(seat.get("foul_reason") or "")
+    if current_language() == "en":
+        return reason
+    lines = {line["line"]: line for line in seat.get("lines") or []}
+    m = _BEATS.match(reason)
+    if m and m[1] in lines and m[2] in lines:
+        return _("{line} ({hand}) beats {below} ({hand2})").format(
+            line=line_word(m[1]),
+            hand=_line_hand(lines[m[1]]),
+            below=line_word(m[2]),
+            hand2=_line_hand(lines[m[2]]),
+        )
+    if "low middle" in reason:
+        return _("the low middle must be ten-high or better with no pair, straight or flush")
+    return reason
+
+
 def _signed(points: float) -> str:
     if isinstance(points, float) and not points.is_integer():
         return f"{points:+,.2f}"
@@ -332,30 +520,39 @@ def settlement_view(
     face down.
     """
     boards = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
-    boards.add_column("Player", no_wrap=True)
-    boards.add_column("Line", no_wrap=True)
-    boards.add_column("Cards", no_wrap=True)
-    boards.add_column("Hand", overflow="fold")
-    boards.add_column("Roy.", justify="right", no_wrap=True)
+    boards.add_column(_("Player"), no_wrap=True)
+    boards.add_column(_("Line"), no_wrap=True)
+    boards.add_column(_("Cards"), no_wrap=True)
+    boards.add_column(_("Hand"), overflow="fold")
+    boards.add_column(_("Roy."), justify="right", no_wrap=True)
     for seat in data["players"]:
         notes: list[tuple[str, str]] = []
         if seat.get("natural"):
             nat = seat["natural"]
             notes.append(
-                (f"natural: {nat['kind'].replace('_', ' ')} (worth {nat['value']})", "bold yellow")
+                (
+                    _("natural: {natural} (worth {value})").format(
+                        natural=natural_word(nat["kind"]), value=nat["value"]
+                    ),
+                    "bold yellow",
+                )
             )
         if seat.get("surrendered"):
-            notes.append(("surrendered", "yellow"))
+            notes.append((_("surrendered"), "yellow"))
         if seat.get("foul_reason"):
-            label = "FOULED" if seat.get("fouled") else "mis-set, not penalised"
-            notes.append((f"{label}: {seat['foul_reason']}", "bold red"))
+            label = _("FOULED") if seat.get("fouled") else _("mis-set, not penalised")
+            notes.append((f"{label}: {_foul_reason(seat)}", "bold red"))
         if seat.get("fantasyland"):
-            verb = "stays in" if seat.get("in_fantasyland") else "earns"
-            notes.append((f"{verb} Fantasyland ({seat['fantasyland']} cards)", "magenta"))
+            fl = (
+                _("stays in Fantasyland ({n} cards)")
+                if seat.get("in_fantasyland")
+                else _("earns Fantasyland ({n} cards)")
+            )
+            notes.append((fl.format(n=seat["fantasyland"]), "magenta"))
         pts = seat.get("points", 0)
         names = [
             Text(seat["name"], style="bold"),
-            Text(f"{_signed(pts)} pts", style=_points_style(pts)),
+            Text(_("{points} pts").format(points=_signed(pts)), style=_points_style(pts)),
         ]
         lines = seat.get("lines") or []
         if seat.get("surrendered") and focus is not None and seat.get("player") != focus:
@@ -363,14 +560,14 @@ def settlement_view(
             lines = []
         rows: list[list[RenderableType]] = []
         if not lines:
-            rows.append(["", Text("(not shown)", style="dim"), "", ""])
+            rows.append(["", Text(_("(not shown)"), style="dim"), "", ""])
         for line in lines:
             roy = line.get("royalty", 0)
             rows.append(
                 [
-                    line["line"],
+                    line_word(line["line"]),
                     cards_text(_card_list(line["cards"]), theme),
-                    line.get("hand", ""),
+                    _line_hand(line),
                     Text(f"+{roy}", style="green") if roy else Text(""),
                 ]
             )
@@ -382,33 +579,45 @@ def settlement_view(
             boards.add_row(name, *row, end_section=i == len(rows) - 1)
 
     pairs = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
-    pairs.add_column("Pts", justify="right", no_wrap=True)
-    pairs.add_column("Pair by pair (each item: what the second pays the first)", overflow="fold")
+    pairs.add_column(_("Pts"), justify="right", no_wrap=True)
+    pairs.add_column(_("Pair by pair (each item: what the second pays the first)"), overflow="fold")
     for pair in data["pairs"]:
         pts = pair["points"]
         who = pair["a"] if pts > 0 else pair["b"]
-        head = f"{pair['a']} vs {pair['b']}: " + (f"{who} +{abs(pts)}" if pts else "even")
+        head = _("{a} vs {b}: ").format(a=pair["a"], b=pair["b"]) + (
+            f"{who} +{abs(pts)}" if pts else _("even")
+        )
         items = pair["items"]
         if focus is not None and focus not in (pair["a_player"], pair["b_player"]):
             items = []
         pairs.add_row("", Text(head, style="bold"), end_section=not items)
         for i, item in enumerate(items):
-            pairs.add_row(_signed(item["points"]), item["text"], end_section=i == len(items) - 1)
+            text = item_text(pair, item, _hand_of(data))
+            pairs.add_row(_signed(item["points"]), text, end_section=i == len(items) - 1)
 
     return Group(boards, pairs, _totals_text(data, money))
 
 
-_SHORT_LINES = {"top": "top", "middle": "mid", "bottom": "bot"}
+_SHORT_LINES = {"top": N_("top"), "middle": N_("mid"), "bottom": N_("bot")}
+_KIND_WORDS = {
+    "overall": N_("overall"),
+    "scoop": N_("scoop"),
+    "foul": N_("foul"),
+    "natural": N_("natural"),
+    "surrender": N_("surrender"),
+}
 
 
 def _item_label(item: Mapping[str, Any]) -> str:
     """A pair's item in a word or two, for the one-line pairs of the summary."""
-    line = _SHORT_LINES.get(str(item.get("line")), str(item.get("line")))
+    raw = str(item.get("line"))
+    line = _(_SHORT_LINES[raw]) if raw in _SHORT_LINES else raw
     if item["kind"] == "line":
         return line
     if item["kind"] == "royalty":
-        return f"roy. {line}"
-    return str(item["kind"])  # overall, scoop, foul, natural, surrender
+        return _("roy. {line}").format(line=line)
+    kind = str(item["kind"])
+    return _(_KIND_WORDS[kind]) if kind in _KIND_WORDS else kind
 
 
 def showdown_summary(
@@ -428,30 +637,31 @@ def showdown_summary(
     ``hands=False`` leaves out the names of ``focus``'s hands to save two more lines.
     """
     boards = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
-    boards.add_column("Player", no_wrap=True)
-    boards.add_column("Pts", justify="right", no_wrap=True)
-    for name in ("Top", "Middle", "Bottom"):
-        boards.add_column(name, no_wrap=True)
-    boards.add_column("Roy.", justify="right", no_wrap=True)
+    boards.add_column(_("Player"), no_wrap=True)
+    boards.add_column(_("Pts"), justify="right", no_wrap=True)
+    for name in _LINE_LABELS:
+        boards.add_column(_(name), no_wrap=True)
+    boards.add_column(_("Roy."), justify="right", no_wrap=True)
     boards.add_column("", overflow="fold")
     details: list[Text] = []
     for seat in data["players"]:
         lines = seat.get("lines") or []
         hidden = seat.get("surrendered") and focus is not None and seat.get("player") != focus
-        cells: list[RenderableType] = [Text("(not shown)", style="dim"), "", ""]
+        cells: list[RenderableType] = [Text(_("(not shown)"), style="dim"), "", ""]
         if lines and not hidden:
             cells = [cards_text(_card_list(line["cards"]), theme) for line in lines]
         roy = sum(line.get("royalty", 0) for line in lines) if not hidden else 0
         notes: list[tuple[str, str]] = []
         if seat.get("natural"):
-            notes.append((f"natural: {seat['natural']['kind'].replace('_', ' ')}", "bold yellow"))
+            natural = natural_word(seat["natural"]["kind"])
+            notes.append((_("natural: {natural}").format(natural=natural), "bold yellow"))
         if seat.get("surrendered"):
-            notes.append(("surrendered", "yellow"))
+            notes.append((_("surrendered"), "yellow"))
         if seat.get("foul_reason"):
-            notes.append(("FOULED" if seat.get("fouled") else "mis-set", "bold red"))
+            notes.append((_("FOULED") if seat.get("fouled") else _("mis-set"), "bold red"))
         if seat.get("fantasyland"):
-            verb = "stays in" if seat.get("in_fantasyland") else "earns"
-            notes.append((f"{verb} FL ({seat['fantasyland']})", "magenta"))
+            fl = _("stays in FL ({n})") if seat.get("in_fantasyland") else _("earns FL ({n})")
+            notes.append((fl.format(n=seat["fantasyland"]), "magenta"))
         note = Text()
         for i, (words, style) in enumerate(notes):
             note.append(", " if i else "")
@@ -468,12 +678,14 @@ def showdown_summary(
             if lines and not hidden and hands:
                 details.append(
                     Text(f"{seat['name']}: ", style="bold").append(
-                        " · ".join(f"{line['line']} {line.get('hand', '')}" for line in lines)
+                        " · ".join(
+                            f"{line_word(line['line'])} {_line_hand(line)}" for line in lines
+                        )
                     )
                 )
             if seat.get("foul_reason"):
-                label = "fouled" if seat.get("fouled") else "mis-set, not penalised"
-                details.append(Text(f"{seat['name']} {label}: {seat['foul_reason']}", "red"))
+                label = _("fouled") if seat.get("fouled") else _("mis-set, not penalised")
+                details.append(Text(f"{seat['name']} {label}: {_foul_reason(seat)}", "red"))
     pairs = Text()
     for pair in data["pairs"]:
         pts, items = pair["points"], pair["items"]
@@ -484,13 +696,13 @@ def showdown_summary(
         mine = focus is None or focus in (pair["a_player"], pair["b_player"])
         if pairs:
             pairs.append("\n")
-        pairs.append(f"{first} vs {second}: ", style="bold")
+        pairs.append(_("{a} vs {b}: ").format(a=first, b=second), style="bold")
         if not mine:  # as in the full breakdown: who gets how much
             who = pair["a"] if pts > 0 else pair["b"]
-            pairs.append(f"{who} +{abs(pts)}" if pts else "even", style="bold")
+            pairs.append(f"{who} +{abs(pts)}" if pts else _("even"), style="bold")
             continue
         pairs.append(
-            _signed(sign * pts) if pts else "even", style="bold " + _points_style(sign * pts)
+            _signed(sign * pts) if pts else _("even"), style="bold " + _points_style(sign * pts)
         )
         if items:
             words = ", ".join(f"{_item_label(i)} {_signed(sign * i['points'])}" for i in items)
@@ -499,7 +711,7 @@ def showdown_summary(
 
 
 def _totals_text(data: Mapping[str, Any], money: bool) -> Text:
-    totals = Text("Hand totals: ", style="bold")
+    totals = Text(_("Hand totals:") + " ", style="bold")
     for i, (player, pts) in enumerate(data["totals"].items()):
         if i:
             totals.append("   ")
@@ -519,14 +731,15 @@ def ledger_table(
     money: Mapping[str, float] | None,
     *,
     hands: int,
-    title: str = "Session ledger",
+    title: str | None = None,
 ) -> Table:
     """Points (and money, when points are worth something else than 1) per player."""
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
-    table.add_column(f"{title} ({plural(hands, 'hand')})", no_wrap=True)
-    table.add_column("Points", justify="right", no_wrap=True)
+    count = ngettext("{n} hand", "{n} hands", hands).format(n=hands)
+    table.add_column(f"{title or _('Session ledger')} ({count})", no_wrap=True)
+    table.add_column(_("Points"), justify="right", no_wrap=True)
     if money is not None:
-        table.add_column("Money", justify="right", no_wrap=True)
+        table.add_column(_("Money"), justify="right", no_wrap=True)
     for player, pts in points.items():
         style = "green" if pts > 0 else "red" if pts < 0 else ""
         row: list[RenderableType] = [player, Text(_signed(pts), style=style)]
@@ -538,7 +751,7 @@ def ledger_table(
 
 def ledger_line(points: Mapping[str, int]) -> Text:
     """The running points on one line for the header."""
-    out = Text("session: ", style="dim")
+    out = Text(_("session:") + " ", style="dim")
     for i, (player, pts) in enumerate(points.items()):
         if i:
             out.append("  ")
@@ -548,4 +761,4 @@ def ledger_line(points: Mapping[str, int]) -> Text:
 
 
 def help_panel(text: str) -> Panel:
-    return Panel(Text(text), title="help", title_align="left", border_style="cyan", expand=False)
+    return Panel(Text(text), title=_("help"), title_align="left", border_style="cyan", expand=False)

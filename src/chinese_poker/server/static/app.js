@@ -10,6 +10,8 @@ import { lobbyScreen } from "./js/lobby.js";
 import { joinScreen } from "./js/join.js";
 import { tableScreen } from "./js/table.js";
 import { replayPage } from "./js/replay.js";
+import { installReviewButtons, reviewPage } from "./js/review.js";
+import { leaderboardPage, mePage, profilePage } from "./js/profile.js";
 import { LANGUAGES, language, onLanguage, setLanguage, startLanguage, t } from "./js/i18n.js";
 
 export { toast };
@@ -36,6 +38,10 @@ function route() {
   else if (r.name === "table") current = tableScreen(app, r.id, "seat", navigate);
   else if (r.name === "watch") current = tableScreen(app, r.id, "spectator", navigate);
   else if (r.name === "replay") current = replayPage(app, r.id, q.get("hand"));
+  else if (r.name === "review") current = reviewPage(app, r.id, r.hand);
+  else if (r.name === "profile") current = profilePage(app, r.id);
+  else if (r.name === "me") current = mePage(app, navigate);
+  else if (r.name === "leaderboard") current = leaderboardPage(app, q.get("family"));
   else current = lobbyScreen(app, navigate);
 }
 
@@ -48,6 +54,7 @@ document.addEventListener("click", (ev) => {
   navigate(url.pathname + url.search);
 });
 window.addEventListener("popstate", route);
+installReviewButtons();
 
 function applyFourColour(on) {
   document.body.classList.toggle("four-colour", on);

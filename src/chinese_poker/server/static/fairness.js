@@ -5,6 +5,8 @@
 // The same construction as chinese_poker/server/fairness.py; tests check both on the
 // documented worked example and on played hands.
 
+import { t } from "./js/i18n.js";
+
 export const SCHEME = "chinese-poker/v2";
 const RANKS = "23456789TJQKA";
 const SUITS = "shdc";
@@ -22,7 +24,7 @@ function fromHex(text) {
 }
 function subtle() {
   const s = globalThis.crypto && globalThis.crypto.subtle;
-  if (!s) throw new Error("this page is not in a secure context (HTTPS or localhost), so WebCrypto cannot check the deal here");
+  if (!s) throw new Error(t("fair.insecure"));
   return s;
 }
 export async function sha256(data) {
@@ -178,28 +180,28 @@ export class FairDeals {
 
   async _verify(hand, r, view, variant) {
     const fail = (reason) => ({ ok: false, reason });
-    if (!r || r.scheme !== SCHEME) return fail(`scheme ${r && r.scheme} is not checked in the page; use chinese-poker verify`);
-    if (r.hand !== hand) return fail(`the reveal is for hand ${r.hand}, not ${hand}`);
+    if (!r || r.scheme !== SCHEME) return fail(t("fair.scheme", { scheme: r && r.scheme }));
+    if (r.hand !== hand) return fail(t("fair.other_hand", { revealed: r.hand, hand }));
     const kept = this.s.commitments[hand];
-    if (!kept) return fail("this page did not see the commitment of this hand");
-    if (kept.changed) return fail(`the commitment changed at the deal (${kept.commitment.slice(0, 12)}… then ${kept.changed.slice(0, 12)}…)`);
-    if (r.commitment !== kept.commitment) return fail("the revealed commitment is not the one published before the deal");
-    if (await commitmentOf(r) !== kept.commitment) return fail("the revealed seed and salt do not hash to the commitment");
+    if (!kept) return fail(t("fair.unseen"));
+    if (kept.changed) return fail(t("fair.changed", { before: `${kept.commitment.slice(0, 12)}…`, after: `${kept.changed.slice(0, 12)}…` }));
+    if (r.commitment !== kept.commitment) return fail(t("fair.not_published"));
+    if (await commitmentOf(r) !== kept.commitment) return fail(t("fair.no_hash"));
     const players = view.players;
     const contributions = r.contributions || [];
-    if (contributions.map((c) => c.player).join("\n") !== players.join("\n")) return fail("the contributions do not name the hand's players");
+    if (contributions.map((c) => c.player).join("\n") !== players.join("\n")) return fail(t("fair.players"));
     for (const c of contributions) {
-      if (c.source === "bot" && c.value !== await botValue(r, c.player)) return fail(`${c.player}'s bot value is not fixed by the commitment`);
+      if (c.source === "bot" && c.value !== await botValue(r, c.player)) return fail(t("fair.bot_value", { player: c.player }));
     }
     const sent = this.s.sent[hand];
     const late = (this.s.late || {})[hand];
     if (sent && !late && view.seat !== null && view.seat !== undefined) {
       const me = contributions[view.seat];
-      if (!me || me.source !== "player" || me.value !== sent) return fail("your own contribution is not in the deal");
+      if (!me || me.source !== "player" || me.value !== sent) return fail(t("fair.own_missing"));
     }
     const values = contributions.filter((c) => c.value).map((c) => c.value);
     const seed = await dealSeed(r, values);
-    if (seed !== r.deal_seed) return fail("the deal seed is not made from the revealed values");
+    if (seed !== r.deal_seed) return fail(t("fair.seed"));
     const deck = (await shuffle(seed)).map(cardName);
     const fantasyland = {};
     for (const b of view.boards) if (b.fantasyland_cards) fantasyland[b.seat] = b.fantasyland_cards;
@@ -212,21 +214,21 @@ export class FairDeals {
       const allowed = new Set(cardsOf(b.seat, b.hand));
       const shown = boardCards(b).concat(b.seat === view.seat ? b.discards || [] : []);
       const stray = shown.find((c) => !allowed.has(c));
-      if (stray) return fail(`${b.player} holds ${stray}, which the committed deal did not give him`);
-      if (b.seat === view.seat && !b.surrendered && shown.length !== allowed.size) return fail("you were not dealt exactly your cards of the committed deal");
+      if (stray) return fail(t("fair.stray", { player: b.player, card: stray }));
+      if (b.seat === view.seat && !b.surrendered && shown.length !== allowed.size) return fail(t("fair.not_exact"));
     }
     const seen = this.s.seen[hand] || {};
     for (const [street, cards] of Object.entries(seen)) {
       const allowed = new Set(cardsOf(view.seat, 0, Number(street)));
       if (view.variant === "criss_cross") cardsOf(view.seat, 1, Number(street)).forEach((c) => allowed.add(c));
       const stray = cards.find((c) => !allowed.has(c));
-      if (stray) return fail(`you were dealt ${stray} in street ${street}, out of the committed order`);
+      if (stray) return fail(t("fair.order", { card: stray, street }));
     }
-    const matched = `deal seed ${seed.slice(0, 12)}…, the deck and your cards match the commitment`;
+    const matched = t("fair.matched", { seed: `${seed.slice(0, 12)}…` });
     // Consistent, but not protected: a server that refuses a player's value, or shows the
     // commitment only with the deal, could have chosen the deal. Never "✓ verified".
-    if (late) return { ok: true, unprotected: true, reason: `${matched}, but your own value was not taken (${late})` };
-    if (!kept.before) return { ok: true, unprotected: true, reason: `${matched}, but its commitment was first seen with the deal` };
+    if (late) return { ok: true, unprotected: true, reason: t("fair.late", { matched, late }) };
+    if (!kept.before) return { ok: true, unprotected: true, reason: t("fair.first_seen", { matched }) };
     return { ok: true, reason: matched };
   }
 }
@@ -239,12 +241,12 @@ export function fairnessHTML(fair, hand, esc) {
     const c = fair.s.commitments[h];
     const v = fair.verdict(h);
     const mark = v ? (v.ok && v.unprotected ? `<span class="fair-warn" title="${esc(v.reason)}">⚠ ${esc(v.reason)}</span>`
-      : v.ok ? `<span class="fair-ok" title="${esc(v.reason)}">✓ verified</span>` : `<span class="fair-bad" title="${esc(v.reason)}">✗ ${esc(v.reason)}</span>`)
-      : (h > hand ? `<span class="muted">committed, not dealt yet</span>` : `<span class="muted">${c.before ? "checked after the hand" : "seen only at the deal"}</span>`);
-    rows.push(`<li data-hand="${h}"><span>Hand ${h}</span> <code title="${esc(c.commitment)}">${esc(c.commitment.slice(0, 16))}…</code> ${mark}</li>`);
+      : v.ok ? `<span class="fair-ok" title="${esc(v.reason)}">✓ ${esc(t("fair.verified"))}</span>` : `<span class="fair-bad" title="${esc(v.reason)}">✗ ${esc(v.reason)}</span>`)
+      : (h > hand ? `<span class="muted">${esc(t("fair.committed"))}</span>` : `<span class="muted">${esc(c.before ? t("fair.checked_after") : t("fair.seen_at_deal"))}</span>`);
+    rows.push(`<li data-hand="${h}"><span>${esc(t("hands.hand", { n: h }))}</span> <code title="${esc(c.commitment)}">${esc(c.commitment.slice(0, 16))}…</code> ${mark}</li>`);
   }
   if (!rows.length) return "";
-  return `<div class="panel" id="fairness"><h2>Fair deal</h2><ul class="fair-list">${rows.join("")}</ul></div>`;
+  return `<div class="panel" id="fairness"><h2>${esc(t("fair.title"))}</h2><ul class="fair-list">${rows.join("")}</ul></div>`;
 }
 
 /**

@@ -3,6 +3,7 @@
 import { t } from "./i18n.js";
 import { store } from "./util.js";
 import { plainDetail } from "./words.js";
+import { linkSeat } from "./identity.js";
 
 export class ApiError extends Error {
   constructor(message, status = 0) { super(message); this.status = status; }
@@ -32,7 +33,14 @@ export function saveSeat(tableId, record) {
   store.set(seatKey(tableId), { ...(getSeat(tableId) || {}), ...record });
   const mine = store.get("cp.myTables", []);
   if (!mine.includes(tableId)) store.set("cp.myTables", [tableId, ...mine].slice(0, 50));
+  // The seat becomes this browser's player's (once per page): its hands count for him.
+  const token = (getSeat(tableId) || {}).token;
+  if (token && !linked.has(`${tableId} ${token}`)) {
+    linked.add(`${tableId} ${token}`);
+    linkSeat(tableId, token);
+  }
 }
+const linked = new Set();
 
 /** Staged cards survive a reload: kept per table, for one decision (its signature). */
 const stagingKey = (tableId) => `cp.staging.${tableId}`;
@@ -45,8 +53,11 @@ export function saveStaging(tableId, sig, moves) {
 /** The server serves index.html at /, /join/ID, /table/ID and /watch/ID; a table's hands
  * live at /?hands=ID so that a reload finds the page too. */
 export function parseRoute(pathname, search = "") {
-  const m = pathname.match(/^\/(join|table|watch)\/([^/]+)\/?$/);
+  const m = pathname.match(/^\/(join|table|watch|profile)\/([^/]+)\/?$/);
   if (m) return { name: m[1], id: decodeURIComponent(m[2]) };
+  const rv = pathname.match(/^\/review\/([^/]+)\/(\d+)\/?$/);
+  if (rv) return { name: "review", id: decodeURIComponent(rv[1]), hand: Number(rv[2]) };
+  if (/^\/(me|leaderboard)\/?$/.test(pathname)) return { name: pathname.replace(/\//g, "") };
   const hands = new URLSearchParams(search).get("hands");
   if (hands) return { name: "replay", id: hands };
   return { name: "lobby" };

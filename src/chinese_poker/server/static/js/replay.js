@@ -78,7 +78,7 @@ export function replayPage(app, tableId, hand) {
       const finished = hands.filter((h) => h.finished);
       const base = `/api/tables/${encodeURIComponent(tableId)}/history`;
       $("#replay-list", app).innerHTML = `<p><b>${esc(info.name)}</b> · ${esc(gameName(info.preset))} · ${esc(statusName(info.status))}</p>` + (finished.length
-        ? `<ul class="hands-list">${finished.map((h) => `<li><span>${esc(t("hands.hand", { n: h.hand }))}</span><button class="small" data-hand="${h.hand}">▶ ${esc(t("hands.replay"))}</button><a href="${base}?hand=${h.hand}" download><button class="small" type="button">⬇ ${esc(t("replay.history"))}</button></a></li>`).join("")}</ul><p><a href="${base}" download="${esc(tableId)}-history.jsonl">${esc(t("replay.download_all"))}</a></p>`
+        ? `<ul class="hands-list">${finished.map((h) => `<li><span>${esc(t("hands.hand", { n: h.hand }))}</span><button class="small" data-hand="${h.hand}">▶ ${esc(t("hands.replay"))}</button><button class="small" data-review-hand="${h.hand}" data-table="${esc(tableId)}">☑ ${esc(t("review.button"))}</button><a href="${base}?hand=${h.hand}" download><button class="small" type="button">⬇ ${esc(t("replay.history"))}</button></a></li>`).join("")}</ul><p><a href="${base}" download="${esc(tableId)}-history.jsonl">${esc(t("replay.download_all"))}</a></p><p><button class="small" data-session-review="${esc(tableId)}" id="review-session">☑ ${esc(t("review.session"))}</button></p><div id="session-review"></div>`
         : `<p>${esc(t("replay.none_finished"))}</p>`);
       if (hand) openReplay(tableId, Number(hand));
     } catch (err) {

@@ -18,7 +18,7 @@ export function breakdownHTML(view, handNo) {
     return l ? lineHandName(l) : "";
   };
   const totals = st.totals || view.totals || {};
-  let html = `<div class="panel breakdown" id="breakdown"><h2>${esc(t("breakdown.title", { n: handNo }))}</h2>
+  let html = `<div class="panel breakdown" id="breakdown"><h2>${esc(t("breakdown.title", { n: handNo }))} <button class="small" data-review-hand="${handNo}" id="review-this-hand">☑ ${esc(t("review.this_hand"))}</button></h2>
     <div class="totals-row">${Object.entries(totals).map(([n, v]) => `<span>${esc(n)} <b class="${signClass(v)}">${signed(v)}</b></span>`).join("")}</div>`;
   for (const p of st.players || []) {
     const flags = [];
@@ -62,7 +62,7 @@ export function handsHTML(tableId, hands) {
   if (!finished.length) return "";
   const base = `/api/tables/${encodeURIComponent(tableId)}/history`;
   return `<div class="panel" id="hands"><h2>${esc(t("hands.title"))} <a href="${base}" download="${esc(tableId)}-history.jsonl" id="download-all"><button class="small" type="button">⬇ ${esc(t("hands.all"))}</button></a></h2>
-    <ul class="hands-list">${finished.map((h) => `<li><span>${esc(t("hands.hand", { n: h.hand }))}</span><button class="small" data-act="replay" data-hand="${h.hand}">▶ ${esc(t("hands.replay"))}</button><a href="${base}?hand=${h.hand}" download="${esc(tableId)}-hand-${h.hand}.jsonl"><button class="small" type="button">⬇</button></a></li>`).join("")}</ul></div>`;
+    <ul class="hands-list">${finished.map((h) => `<li><span>${esc(t("hands.hand", { n: h.hand }))}</span><button class="small" data-act="replay" data-hand="${h.hand}">▶ ${esc(t("hands.replay"))}</button><button class="small" data-review-hand="${h.hand}" data-table="${esc(tableId)}">☑ ${esc(t("review.button"))}</button><a href="${base}?hand=${h.hand}" download="${esc(tableId)}-hand-${h.hand}.jsonl"><button class="small" type="button">⬇</button></a></li>`).join("")}</ul></div>`;
 }
 
 export function logHTML(log, players) {

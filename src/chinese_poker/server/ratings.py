@@ -1,0 +1,415 @@
+"""Ratings (openskill's Plackett-Luce model) and players' figures, per variant family.
+
+Every finished hand of the server is one match among its players, ranked by the hand's
+points (ties share a place): :func:`rate_hand` is one ``model.rate(teams, scores=...)``
+call of the library, one one-player team per seat. Ratings are kept per **family**
+(:func:`family_of`: ``classic`` for the 13-card games, ``open-face`` for OFC and its
+kin), for people and bots alike.
+
+**Bots anchor the scale.** A bot's rating is fixed: its anchor (:data:`BOT_ANCHORS`, by
+bot and level, measured in bot-against-bot play by ``bench/bench_rating_anchors.py`` with the
+rules bot pinned at the library's default mean of 25) enters every match it plays, and
+is never moved by the result. People's ratings move against these fixed points, so the
+scale cannot drift as people come and go, and "25" always means "plays like the rules
+bot". A bot with no anchor is rated like a person.
+
+:func:`rate_pending` brings the stored ratings up to date with the stored hands: it
+takes the finished hands not rated yet, in the order they finished, and rates each
+once (``rated_hands`` records which). It also adds up each player's figures (hands,
+points, fouls, Fantasyland entries, royalties) and writes a rating event per hand for
+the chart. It is run off the event loop, when a profile or the leaderboard is read.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from openskill.models import PlackettLuce
+from sqlalchemy import (
+    BigInteger,
+    Connection,
+    Double,
+    ForeignKey,
+    Index,
+    Integer,
+    RowMapping,
+    String,
+    Text,
+    and_,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy import Table as SATable
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Mapped, mapped_column
+
+from chinese_poker.rules import Rules
+from chinese_poker.server.db import Base, HandRow, SeatRow, Store, _BigId
+
+__all__ = [
+    "BOT_ANCHORS",
+    "BOT_SIGMA",
+    "EVENTS",
+    "FAMILIES",
+    "RATINGS",
+    "Participant",
+    "RatingRow",
+    "display",
+    "family_of",
+    "model",
+    "rate_hand",
+    "rate_pending",
+]
+
+FAMILIES = ("classic", "open-face")
+
+#: A bot's fixed rating (mean) per family, bot and level (None: a bot without levels).
+#: Measured by ``bench/bench_rating_anchors.py`` (docs/browser.md, "Ratings" has the run).
+BOT_ANCHORS: dict[str, dict[tuple[str, int | None], float]] = {
+    # 40 deals per pairing, each played twice (800 hands); sigma about 1.7 on each mean
+    "open-face": {
+        ("random", None): 9.8,
+        ("rules", None): 25.0,
+        ("mc", 1): 30.3,
+        ("mc", 2): 33.0,
+        ("mc", 3): 31.7,
+    },
+    # 300 deals per pairing; the Monte Carlo bot sets classic hands with the setting
+    # solver at every level: one anchor for all its levels
+    "classic": {
+        ("random", None): 5.6,
+        ("rules", None): 25.0,
+        ("mc", None): 29.4,
+    },
+}
+
+#: The uncertainty an anchor enters a match with (small: it is a known strength).
+BOT_SIGMA = 1.0
+
+
+def model() -> PlackettLuce:
+    """The rating model: openskill's Plackett-Luce with the library's defaults."""
+    return PlackettLuce()
+
+
+def family_of(rules: Rules) -> str:
+    """``open-face`` or ``classic``."""
+    return "open-face" if rules.is_open_face else "classic"
+
+
+def display(mu: float, sigma: float) -> float:
+    """The rating shown and ranked: the library's ordinal, mu - 3 sigma (conservative:
+    a newcomer starts at 0 and rises as his rating becomes certain)."""
+    return mu - 3.0 * sigma
+
+
+@dataclass(frozen=True, slots=True)
+class Participant:
+    """One seat of a rated hand: its rating going in, and whether it is an anchor."""
+
+    mu: float
+    sigma: float
+    anchor: bool = False
+
+
+def rate_hand(
+    participants: Sequence[Participant], scores: Sequence[float]
+) -> list[tuple[float, float]]:
+    """The (mu, sigma) of every participant after one hand (anchors keep theirs).
+
+    >>> after = rate_hand([Participant(25, 25 / 3), Participant(25, 1, anchor=True)], [6, -6])
+    >>> after[0][0] > 25, after[1]
+    (True, (25.0, 1.0))
+    """
+    if len(participants) != len(scores) or len(participants) < 2:
+        raise ValueError("a rated hand needs two or more participants, one score each")
+    m = model()
+    teams = [[m.rating(mu=p.mu, sigma=p.sigma)] for p in participants]
+    rated = m.rate(teams, scores=list(scores))
+    out = []
+    for p, team in zip(participants, rated, strict=True):
+        mu, sigma = (p.mu, p.sigma) if p.anchor else (team[0].mu, team[0].sigma)
+        out.append((float(mu), float(sigma)))
+    return out
+
+
+# --------------------------------------------------------------------------- storage
+
+
+class RatingRow(Base):
+    """A player's rating and figures in one family."""
+
+    __tablename__ = "ratings"
+
+    player_id: Mapped[str] = mapped_column(
+        String(40), ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    family: Mapped[str] = mapped_column(String(16), primary_key=True)
+    mu: Mapped[float] = mapped_column(Double)
+    sigma: Mapped[float] = mapped_column(Double)
+    hands: Mapped[int] = mapped_column(Integer)
+    points: Mapped[int] = mapped_column(BigInteger)
+    fouls: Mapped[int] = mapped_column(Integer)
+    fantasylands: Mapped[int] = mapped_column(Integer)
+    royalties: Mapped[int] = mapped_column(BigInteger)
+    updated_at: Mapped[float] = mapped_column(Double)
+
+
+class RatingEventRow(Base):
+    """A player's rating after one hand (the profile's chart)."""
+
+    __tablename__ = "rating_events"
+    __table_args__ = (Index("ix_rating_events_player", "player_id", "family", "id"),)
+
+    id: Mapped[int] = mapped_column(_BigId, primary_key=True, autoincrement=True)
+    player_id: Mapped[str] = mapped_column(String(40))
+    family: Mapped[str] = mapped_column(String(16))
+    table_id: Mapped[str] = mapped_column(String(32))
+    hand: Mapped[int] = mapped_column(Integer)
+    at: Mapped[float] = mapped_column(Double)
+    mu: Mapped[float] = mapped_column(Double)
+    sigma: Mapped[float] = mapped_column(Double)
+
+
+class RatedHandRow(Base):
+    """A hand already counted in the ratings."""
+
+    __tablename__ = "rated_hands"
+
+    table_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    rated_at: Mapped[float] = mapped_column(Double)
+
+
+class HandReviewRow(Base):
+    """A stored review of one hand at one level (a review never changes)."""
+
+    __tablename__ = "hand_reviews"
+
+    table_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    level: Mapped[int] = mapped_column(Integer, primary_key=True)
+    data: Mapped[str] = mapped_column(Text)
+
+
+RATINGS = cast(SATable, RatingRow.__table__)
+EVENTS = cast(SATable, RatingEventRow.__table__)
+_RATED = cast(SATable, RatedHandRow.__table__)
+_HANDS = cast(SATable, HandRow.__table__)
+_SEATS = cast(SATable, SeatRow.__table__)
+
+
+def rate_pending(store: Store, batch: int = 500) -> int:
+    """Rate the finished hands not rated yet, oldest first (``batch`` at a time); returns
+    how many were rated. Each hand is rated in its own transaction with its mark."""
+    done = 0
+    while True:
+        count = _rate_batch(store, batch)
+        done += count
+        if count < batch:
+            return done
+
+
+def _rate_batch(store: Store, limit: int) -> int:
+    with store.engine.connect() as conn:
+        rows = list(
+            conn.execute(
+                select(_HANDS.c.table_id, _HANDS.c.number, _HANDS.c.finished_at)
+                .select_from(
+                    _HANDS.outerjoin(
+                        _RATED,
+                        and_(
+                            _RATED.c.table_id == _HANDS.c.table_id,
+                            _RATED.c.number == _HANDS.c.number,
+                        ),
+                    )
+                )
+                .where(_HANDS.c.record.is_not(None), _RATED.c.table_id.is_(None))
+                .order_by(_HANDS.c.finished_at, _HANDS.c.table_id, _HANDS.c.number)
+                .limit(limit)
+            )
+        )
+    done = 0
+    for table_id, number, finished_at in rows:
+        try:
+            _rate_stored(store, table_id, number, finished_at)
+        except IntegrityError:
+            continue  # another process was first (this hand, or a bot's row): next time
+        done += 1
+    return done
+
+
+def _rate_stored(store: Store, table_id: str, number: int, finished_at: float | None) -> None:
+    """Rate one stored hand in one transaction, which first claims it in ``rated_hands``
+    (a second process rating the same hand fails there and changes nothing)."""
+    from chinese_poker.server.accounts import bot_player, seat_player_ids
+
+    with store.engine.begin() as conn:
+        conn.execute(insert(_RATED).values(table_id=table_id, number=number, rated_at=time.time()))
+        record_text = conn.execute(
+            select(_HANDS.c.record).where(_HANDS.c.table_id == table_id, _HANDS.c.number == number)
+        ).scalar_one()
+        seats = list(conn.execute(select(_SEATS).where(_SEATS.c.table_id == table_id)).mappings())
+        linked = seat_player_ids(conn, table_id)
+        ids: dict[str, str | None] = {}
+        bots: dict[str, tuple[str, int | None]] = {}
+        for s in seats:
+            if s["kind"] == "bot" and s["bot"]:
+                name = s["name"] or ""
+                bots[name] = (s["bot"], s["level"])
+                ids[name] = bot_player(conn, s["bot"], s["level"])
+            else:
+                ids[s["name"] or f"Seat {s['seat'] + 1}"] = linked.get(s["seat"])
+        _rate_one(
+            conn,
+            table_id,
+            number,
+            finished_at or time.time(),
+            json.loads(record_text),
+            ids,
+            bots,
+        )
+
+
+def _rate_one(
+    conn: Connection,
+    table_id: str,
+    number: int,
+    at: float,
+    record: Mapping[str, Any],
+    ids: Mapping[str, str | None],
+    bots: Mapping[str, tuple[str, int | None]],
+) -> None:
+    try:
+        family = family_of(Rules.from_dict(record["rules"]))
+    except (KeyError, TypeError, ValueError):
+        return  # not a record this version reads: nothing to rate
+    players = [p for p in record.get("players") or [] if isinstance(p, str)]
+    totals = record.get("totals") or {}
+    if len(players) < 2 or any(p not in totals for p in players):
+        return
+    figures = _figures(record, players)
+    current = {}
+    participants = []
+    for name in players:
+        pid = ids.get(name)
+        anchor = _anchor(family, bots.get(name))
+        row = _rating(conn, pid, family) if pid is not None else None
+        if anchor is not None:
+            participants.append(Participant(anchor, BOT_SIGMA, anchor=True))
+        elif row is not None:
+            participants.append(Participant(row["mu"], row["sigma"]))
+        else:
+            m = model()
+            participants.append(Participant(m.mu, m.sigma))
+        current[name] = row
+    after = rate_hand(participants, [float(totals[p]) for p in players])
+    for name, (mu, sigma) in zip(players, after, strict=True):
+        pid = ids.get(name)
+        if pid is None:
+            continue  # a person without an identity: rated as a newcomer, not stored
+        points, fouled, fantasyland, royalties = figures[name]
+        values = {"mu": mu, "sigma": sigma, "updated_at": at}
+        row = current[name]
+        if row is None:
+            conn.execute(
+                insert(RATINGS).values(
+                    player_id=pid,
+                    family=family,
+                    hands=1,
+                    points=points,
+                    fouls=int(fouled),
+                    fantasylands=int(fantasyland),
+                    royalties=royalties,
+                    **values,
+                )
+            )
+        else:
+            conn.execute(
+                update(RATINGS)
+                .where(RATINGS.c.player_id == pid, RATINGS.c.family == family)
+                .values(
+                    hands=row["hands"] + 1,
+                    points=row["points"] + points,
+                    fouls=row["fouls"] + int(fouled),
+                    fantasylands=row["fantasylands"] + int(fantasyland),
+                    royalties=row["royalties"] + royalties,
+                    **values,
+                )
+            )
+        conn.execute(
+            insert(EVENTS).values(
+                player_id=pid,
+                family=family,
+                table_id=table_id,
+                hand=number,
+                at=at,
+                mu=mu,
+                sigma=sigma,
+            )
+        )
+
+
+def _anchor(family: str, bot: tuple[str, int | None] | None) -> float | None:
+    if bot is None:
+        return None
+    from chinese_poker.ai.mc import DEFAULT_LEVEL
+
+    anchors = BOT_ANCHORS[family]
+    name, level = bot
+    for key in ((name, level), (name, None), (name, DEFAULT_LEVEL if level is None else -1)):
+        if key in anchors:
+            return anchors[key]
+    return None  # not measured (the mc bot's levels 4 and 5): rated like a person
+
+
+def _rating(conn: Connection, pid: str, family: str) -> dict[str, Any] | None:
+    row = (
+        conn.execute(select(RATINGS).where(RATINGS.c.player_id == pid, RATINGS.c.family == family))
+        .mappings()
+        .first()
+    )
+    return dict(row) if row is not None else None
+
+
+def _figures(
+    record: Mapping[str, Any], players: Sequence[str]
+) -> dict[str, tuple[int, bool, bool, int]]:
+    """Per player: (points, fouled any board, earned Fantasyland, royalties)."""
+    totals = record.get("totals") or {}
+    settlement = record.get("settlement") or {}
+    qualified = record.get("fantasyland_qualified") or {}
+    fouled = set(settlement.get("fouled") or [])
+    royalties: dict[str, int] = {}
+    foul_players: set[str] = set()
+    for box in settlement.get("players") or []:
+        who = box.get("player") or box.get("name")
+        royalties[who] = royalties.get(who, 0) + int(box.get("royalties") or 0)
+        if box.get("fouled") or box.get("name") in fouled:
+            foul_players.add(who)
+    return {
+        p: (int(totals[p]), p in foul_players, bool(qualified.get(p)), royalties.get(p, 0))
+        for p in players
+    }
+
+
+def profile_figures(row: Mapping[str, Any] | RowMapping) -> dict[str, Any]:
+    """A rating row as the profile shows it."""
+    hands = int(row["hands"])
+    per = (lambda x: x / hands) if hands else (lambda x: 0.0)
+    return {
+        "family": row["family"],
+        "rating": round(display(row["mu"], row["sigma"]), 2),
+        "mu": round(row["mu"], 3),
+        "sigma": round(row["sigma"], 3),
+        "hands": hands,
+        "points_per_hand": round(per(row["points"]), 3),
+        "foul_percent": round(100 * per(row["fouls"]), 1),
+        "fantasyland_percent": round(100 * per(row["fantasylands"]), 1),
+        "royalties_per_hand": round(per(row["royalties"]), 3),
+    }

@@ -1,0 +1,118 @@
+"""The review of a stored hand over HTTP, computed in the hint workers.
+
+``GET /api/tables/{id}/hands/{n}/review`` reviews a finished hand of the table
+(:func:`chinese_poker.ai.review.review_hand`, at the review's fixed strength): in the
+hint worker pool of :mod:`.scheduling` (a worker process at a lower priority, bounded:
+one pending review per hand and at most :data:`~.scheduling.HINT_QUEUE` pending hints
+and reviews on the server, more are ``503 busy``), never on the event loop. A review
+never changes, so it is stored (``hand_reviews``) and the next request reads it.
+Histories are public (``/history``), and so are their reviews.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, cast
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import Response
+from sqlalchemy import Table as SATable
+from sqlalchemy import insert, select
+from sqlalchemy.exc import IntegrityError
+
+from chinese_poker.server.ratings import HandReviewRow
+from chinese_poker.server.scheduling import HINT_DEADLINE
+
+__all__ = ["reviews_router"]
+
+_REVIEWS = cast(SATable, HandReviewRow.__table__)
+
+
+def reviews_router(index: Callable[[], Response]) -> APIRouter:
+    """The review route (``index``: the page for ``/review/{id}/{n}``)."""
+    from chinese_poker.ai.review import REVIEW_LEVEL, review_record
+
+    router = APIRouter()
+
+    @router.get("/review/{table_id}/{hand}", include_in_schema=False)
+    async def review_page(table_id: str, hand: int) -> Response:
+        return index()
+
+    async def hand_review(manager: Any, table_id: str, hand: int) -> dict[str, Any]:
+        store = manager.store
+        with store.engine.connect() as conn:
+            cached = conn.execute(
+                select(_REVIEWS.c.data).where(
+                    _REVIEWS.c.table_id == table_id,
+                    _REVIEWS.c.number == hand,
+                    _REVIEWS.c.level == REVIEW_LEVEL,
+                )
+            ).scalar_one_or_none()
+        if cached is not None:
+            data: dict[str, Any] = json.loads(cached)
+            return data
+        records = store.records(table_id, hand)
+        if not records:
+            raise HTTPException(409, f"hand {hand} of this table is not finished")
+        workers = manager.workers
+        key = (f"review:{table_id}", hand)
+        if not workers.hint_slot(key):
+            raise HTTPException(503, "the server is busy with other reviews: try again soon")
+        try:
+            result: dict[str, Any] = await workers.hint(review_record, records[0], hand)
+        except TimeoutError:
+            raise HTTPException(
+                503, f"the review took longer than {HINT_DEADLINE:.0f} s: try again later"
+            ) from None
+        finally:
+            workers.hint_done(key)
+        if "error" in result:
+            raise HTTPException(422, result["error"])
+        result = {"table_id": table_id, "hand": hand, "level": REVIEW_LEVEL, **result}
+        try:
+            with store.engine.begin() as conn:
+                conn.execute(
+                    insert(_REVIEWS).values(
+                        table_id=table_id, number=hand, level=REVIEW_LEVEL, data=json.dumps(result)
+                    )
+                )
+        except IntegrityError:
+            pass  # stored by a request that finished first: the same review
+        return result
+
+    def live_manager(request: Request, table_id: str) -> Any:
+        manager = request.app.state.manager
+        if manager.get(table_id) is None:
+            raise HTTPException(404, f"no table {table_id!r}")
+        return manager
+
+    @router.get("/api/tables/{table_id}/hands/{hand}/review", tags=["results"])
+    async def review(request: Request, table_id: str, hand: int) -> dict[str, Any]:
+        """Each decision of the hand next to the best one, the expected points lost and
+        the marks (docs/review.md); 409 while the hand is not finished."""
+        manager = live_manager(request, table_id)
+        if hand < 1:
+            raise HTTPException(400, "hands are numbered from 1")
+        return await hand_review(manager, table_id, hand)
+
+    @router.get("/api/tables/{table_id}/review", tags=["results"])
+    async def session_review(request: Request, table_id: str) -> dict[str, Any]:
+        """The session so far: each player's accuracy and expected points lost per hand
+        over every finished hand (each hand reviewed, or read back, as above)."""
+        from chinese_poker.ai.review import HandReview, summarise
+
+        manager = live_manager(request, table_id)
+        numbers = [h["hand"] for h in manager.get(table_id).hands_info() if h["finished"]]
+        hands = [HandReview.from_dict(await hand_review(manager, table_id, n)) for n in numbers]
+        players: list[str] = []
+        for h in hands:
+            players += [p for p in h.players if p not in players]
+        return {
+            "table_id": table_id,
+            "level": REVIEW_LEVEL,
+            "hands": numbers,
+            "players": [summarise(hands, p).to_dict() for p in players],
+        }
+
+    return router

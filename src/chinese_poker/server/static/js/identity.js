@@ -1,0 +1,55 @@
+// Who this browser is: a random player key kept in its storage and sent as the
+// X-Player-Key header (docs/browser.md, "Your identity"). No DOM at import.
+
+import { store } from "./util.js";
+import { plainDetail } from "./words.js";
+import { t } from "./i18n.js";
+
+const KEY = "cp.playerKey";
+
+/** A new random key: 32 URL-safe characters from the browser's cryptographic source. */
+export function newKey() {
+  const bytes = new Uint8Array(24);
+  globalThis.crypto.getRandomValues(bytes);
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** This browser's player key (made on first use). */
+export function playerKey() {
+  let key = store.get(KEY);
+  if (typeof key !== "string" || !/^[A-Za-z0-9_-]{22,128}$/.test(key)) {
+    key = newKey();
+    store.set(KEY, key);
+  }
+  return key;
+}
+
+export function setPlayerKey(key) { store.set(KEY, key); }
+
+/** A REST call as this player; throws an Error with the server's words. */
+export async function asMe(method, path, body) {
+  let res;
+  try {
+    res = await fetch(path, {
+      method,
+      headers: { "X-Player-Key": playerKey(), ...(body ? { "Content-Type": "application/json" } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  } catch {
+    throw new Error(t("http.unreachable"));
+  }
+  const text = await res.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch { data = text; }
+  if (!res.ok) { const err = new Error(plainDetail(res.status, data)); err.status = res.status; throw err; }
+  return data;
+}
+
+/** This browser's player: {id, name, handle, signed_up}. */
+export const whoAmI = () => asMe("POST", "/api/me");
+
+/** Make a seat this player's (its hands then count for his rating); quiet on failure:
+ * playing never depends on it. */
+export async function linkSeat(tableId, token) {
+  try { await asMe("POST", "/api/me/seats", { table_id: tableId, token }); } catch { /* offline or old server */ }
+}

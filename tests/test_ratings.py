@@ -1,0 +1,284 @@
+"""Identities, sign-in, ratings and profiles over the server's API; reviews over HTTP.
+
+The rating oracle is openskill itself, called here directly on the stored hands.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from openskill.models import PlackettLuce
+
+from _helpers import random_action
+from chinese_poker.ai.review import review_hand
+from chinese_poker.server.app import create_app
+from chinese_poker.server.guard import RateSpec
+from chinese_poker.server.ratings import BOT_ANCHORS, BOT_SIGMA, Participant, rate_hand
+from test_server import connect, create, recv
+
+Msg = dict[str, Any]
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def client(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TestClient]:
+    if request.param == "postgres":
+        url = os.environ.get("CHINESE_POKER_TEST_POSTGRES_URL")
+        if not url:
+            pytest.skip("CHINESE_POKER_TEST_POSTGRES_URL is not set")
+    else:
+        url = f"sqlite:///{tmp_path / 'server.db'}"
+    app = create_app(url, hint_processes=False, rate_limits=RateSpec(create="1000/minute"))
+    with TestClient(app) as c:
+        yield c
+
+
+def new_key() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def me(client: TestClient, key: str) -> Msg:
+    r = client.post("/api/me", headers={"X-Player-Key": key})
+    assert r.status_code == 200, r.text
+    data: Msg = r.json()
+    return data
+
+
+def play_against_bots(
+    client: TestClient, key: str, preset: str = "pineapple", bots: tuple[str, ...] = ("rules",)
+) -> tuple[str, list[Msg]]:
+    """A session of a person (random legal moves) against bots, to its end: the table id
+    and its history records."""
+    seats = [{"kind": "human", "name": "Ann"}] + [
+        {"kind": "bot", "bot": b, "name": f"{b}-{i}"} for i, b in enumerate(bots, 1)
+    ]
+    made = create(client, preset=preset, seats=seats)
+    tid = made["table"]["id"]
+    r = client.post(
+        "/api/me/seats",
+        json={"table_id": tid, "token": made["token"]},
+        headers={"X-Player-Key": key},
+    )
+    assert r.status_code == 200, r.text
+    rng = random.Random(7)
+    sent: set[tuple[int, int]] = set()
+    with connect(client, tid, made["token"]) as ws:
+        for _ in range(5000):
+            m = recv(ws, 30)
+            if m["type"] == "session_end":
+                break
+            if m["type"] == "state":
+                view = m["view"]
+                mark = (m.get("hand", 0), view["version"])
+                if view["decisions"] and view["seat"] in view["to_act"] and mark not in sent:
+                    sent.add(mark)
+                    ws.send_json({"type": "action", "action": random_action(view, rng)})
+        else:
+            raise AssertionError("the session never ended")
+    text = client.get(f"/api/tables/{tid}/history").text
+    return tid, [json.loads(line) for line in text.splitlines()]
+
+
+# --------------------------------------------------------------------------- the oracle
+
+
+def test_rate_hand_is_openskill_on_a_fixed_sequence() -> None:
+    """Four players over a fixed sequence of hands, one an anchor: each step equals the
+    library's own ``rate`` with the same inputs, and the anchor never moves."""
+    model = PlackettLuce()
+    lib = [model.rating() for _ in range(3)]
+    ours = [Participant(r.mu, r.sigma) for r in lib]
+    anchor = Participant(27.0, BOT_SIGMA, anchor=True)
+    hands = [[6, -2, -4, 0], [-12, 12, 3, -3], [0, 0, 1, -1], [18, -6, -6, -6], [-1, -1, -1, 3]]
+    for scores in hands:
+        expected = model.rate([[r] for r in lib] + [[model.rating(27.0, BOT_SIGMA)]], scores=scores)
+        lib = [team[0] for team in expected[:3]]
+        got = rate_hand([*ours, anchor], scores)
+        assert got[3] == (27.0, BOT_SIGMA)
+        ours = [Participant(mu, sigma) for mu, sigma in got[:3]]
+        for mine, theirs in zip(ours, lib, strict=True):
+            assert mine.mu == pytest.approx(theirs.mu, abs=1e-12)
+            assert mine.sigma == pytest.approx(theirs.sigma, abs=1e-12)
+    with pytest.raises(ValueError, match="two or more"):
+        rate_hand([anchor], [1])
+
+
+def test_a_session_against_a_bot_rates_the_person_as_openskill_does(client: TestClient) -> None:
+    key = new_key()
+    pid = me(client, key)["id"]
+    _tid, records = play_against_bots(client, key)
+    assert records
+    profile = client.get(f"/api/players/{pid}").json()
+    # The oracle: openskill directly on the stored hands, the bot at its anchor.
+    model = PlackettLuce()
+    person = model.rating()
+    anchor = BOT_ANCHORS["open-face"][("rules", None)]
+    for rec in records:
+        ann, bot = rec["players"]
+        [[person], _] = model.rate(
+            [[person], [model.rating(anchor, BOT_SIGMA)]],
+            scores=[rec["totals"][ann], rec["totals"][bot]],
+        )
+    fam = {f["family"]: f for f in profile["families"]}["open-face"]
+    assert fam["mu"] == pytest.approx(person.mu, abs=1e-3)
+    assert fam["sigma"] == pytest.approx(person.sigma, abs=1e-3)
+    assert fam["rating"] == pytest.approx(person.mu - 3 * person.sigma, abs=1e-2)
+    assert len(profile["history"]["open-face"]) == len(records)
+    # The figures, from the records (the scorer's settlement).
+    assert fam["hands"] == len(records)
+    points = sum(r["totals"]["Ann"] for r in records)
+    assert fam["points_per_hand"] == pytest.approx(points / len(records), abs=1e-3)
+    fouls = sum(
+        any(p["fouled"] for p in r["settlement"]["players"] if p["player"] == "Ann")
+        for r in records
+    )
+    assert fam["foul_percent"] == pytest.approx(100 * fouls / len(records), abs=0.1)
+    royalties = sum(
+        p["royalties"] for r in records for p in r["settlement"]["players"] if p["player"] == "Ann"
+    )
+    assert fam["royalties_per_hand"] == pytest.approx(royalties / len(records), abs=1e-3)
+    # Reading again rates nothing twice.
+    again = client.get(f"/api/players/{pid}").json()
+    assert again["families"] == profile["families"]
+    # The leaderboard lists the person and the bot (at its anchor), best first.
+    board = client.get("/api/leaderboard", params={"family": "open-face"}).json()["players"]
+    ids = [row["player"] for row in board]
+    assert pid in ids and "bot-rules" in ids
+    bot_row = board[ids.index("bot-rules")]
+    assert bot_row["mu"] == anchor and bot_row["kind"] == "bot"
+    ratings = [row["rating"] for row in board]
+    assert ratings == sorted(ratings, reverse=True)
+
+
+def test_a_seat_needs_its_token(client: TestClient) -> None:
+    made = create(client, preset="pineapple")
+    tid = made["table"]["id"]
+    key = new_key()
+    r = client.post(
+        "/api/me/seats", json={"table_id": tid, "token": "s-not-it"}, headers={"X-Player-Key": key}
+    )
+    assert r.status_code == 403
+    r = client.post(
+        "/api/me/seats",
+        json={"table_id": "t-none", "token": made["token"]},
+        headers={"X-Player-Key": key},
+    )
+    assert r.status_code == 404
+    assert client.post("/api/me").status_code == 401
+    assert client.post("/api/me", headers={"X-Player-Key": "short"}).status_code == 400
+
+
+def test_sign_in_from_another_device(client: TestClient) -> None:
+    first, second = new_key(), new_key()
+    ann = "ann-" + secrets.token_hex(3)  # the PostgreSQL database may be shared
+    mine = me(client, first)
+    h = {"X-Player-Key": first}
+    assert client.put("/api/me/name", json={"name": "Ann"}, headers=h).json()["name"] == "Ann"
+    r = client.post("/api/me/password", json={"handle": ann, "password": "short"}, headers=h)
+    assert r.status_code == 400 and "8 characters" in r.json()["detail"]
+    r = client.post(
+        "/api/me/password", json={"handle": ann, "password": "correct horse"}, headers=h
+    )
+    assert r.status_code == 200 and r.json()["signed_up"]
+    # Somebody else cannot take the handle.
+    r = client.post(
+        "/api/me/password",
+        json={"handle": ann, "password": "another one"},
+        headers={"X-Player-Key": new_key()},
+    )
+    assert r.status_code == 409
+    # The second browser: a wrong password, then the right one.
+    bad = client.post("/api/signin", json={"handle": ann, "password": "wrong horse", "key": second})
+    assert bad.status_code == 401
+    good = client.post(
+        "/api/signin", json={"handle": ann, "password": "correct horse", "key": second}
+    )
+    assert good.status_code == 200 and good.json()["id"] == mine["id"]
+    assert me(client, second)["id"] == mine["id"]
+    assert me(client, first)["id"] == mine["id"]  # the first device keeps its key
+
+
+def test_sign_in_attempts_are_rate_limited(client: TestClient) -> None:
+    bob = "bob-" + secrets.token_hex(3)
+    me(client, key := new_key())
+    client.post(
+        "/api/me/password",
+        json={"handle": bob, "password": "a long secret"},
+        headers={"X-Player-Key": key},
+    )
+    codes = [
+        client.post(
+            "/api/signin", json={"handle": bob, "password": f"guess {i}", "key": new_key()}
+        ).status_code
+        for i in range(8)
+    ]
+    assert codes[:5] == [401] * 5 and set(codes[5:]) == {429}
+    # The limit holds for the right password too: a guesser learns nothing more.
+    late = client.post(
+        "/api/signin", json={"handle": bob, "password": "a long secret", "key": new_key()}
+    )
+    assert late.status_code == 429
+
+
+def test_review_over_http_is_the_librarys_and_is_stored(client: TestClient) -> None:
+    key = new_key()
+    tid, records = play_against_bots(client, key)
+    r = client.get(f"/api/tables/{tid}/hands/1/review")
+    assert r.status_code == 200, r.text
+    data = r.json()
+    expected = review_hand({k: v for k, v in records[0].items() if k != "fairness"}, index=1)
+    assert data["decisions"] == expected.to_dict()["decisions"]
+    assert {s["player"] for s in data["players_summary"]} == set(records[0]["players"])
+    assert client.get(f"/api/tables/{tid}/hands/1/review").json() == data
+    assert client.get(f"/api/tables/{tid}/hands/99/review").status_code == 409
+    # The session: every hand's decisions, summarised by the library.
+    from chinese_poker.ai.review import summarise
+
+    session = client.get(f"/api/tables/{tid}/review").json()
+    assert session["hands"] == list(range(1, len(records) + 1))
+    hands = [
+        review_hand({k: v for k, v in r.items() if k != "fairness"}, index=i)
+        for i, r in enumerate(records, 1)
+    ]
+    ann = next(p for p in session["players"] if p["player"] == "Ann")
+    want = summarise(hands, "Ann").to_dict()
+    assert ann["decisions"] == want["decisions"] and ann["marks"] == want["marks"]
+    assert ann["accuracy"] == want["accuracy"]
+    assert ann["loss"] == pytest.approx(want["loss"], abs=0.01)
+    assert client.get("/api/tables/t-none/hands/1/review").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body", "status", "words"),
+    [
+        ("put", "/api/me/name", {"name": ""}, 422, "name"),
+        ("put", "/api/me/name", {"name": "x" * 41}, 422, "name"),
+        ("put", "/api/me/name", {"name": "a\nb"}, 400, "control characters"),
+        ("put", "/api/me/name", {"name": "   "}, 400, "non-empty"),
+        ("post", "/api/me/password", {"handle": "a b", "password": "long enough"}, 400, "handle"),
+        ("post", "/api/me/password", {"handle": "ann", "password": "x", "extra": 1}, 422, "extra"),
+        ("post", "/api/me/seats", {"table_id": "t-x"}, 422, "token"),
+    ],
+)
+def test_bad_identity_requests_change_nothing(
+    client: TestClient, method: str, path: str, body: Msg, status: int, words: str
+) -> None:
+    key = new_key()
+    before = me(client, key)
+    r = getattr(client, method)(path, json=body, headers={"X-Player-Key": key})
+    assert r.status_code == status, r.text
+    assert words in json.dumps(r.json()["detail"])
+    assert me(client, key) == before
+
+
+def test_profiles_and_leaderboard_refuse_what_does_not_exist(client: TestClient) -> None:
+    assert client.get("/api/players/p-nobody").status_code == 404
+    assert client.get("/api/leaderboard", params={"family": "poker"}).status_code == 422
+    assert client.get("/api/leaderboard", params={"family": "classic"}).status_code == 200

@@ -54,5 +54,6 @@ test("the low middle's qualifier is the spec's: its ceiling moves the verdict", 
   const nineHigh = { ...spec, scoring: { ...spec.scoring, low_qualifier_high: 7 } };
   const a = E.analyseBoard(board, nineHigh);
   assert.equal(a.fouled, true);
+  assert.match(a.foulReason, /nine-high or better/i);
   assert.equal(E.analyseBoard(board, specs["classic-low-middle"]).fouled, false);
 });

@@ -226,7 +226,7 @@ export function analyseBoard(board, spec) {
       const high = low27HighCard(evaluateLow27(board.middle));
       if (high === null || high > plan.qualifierHigh) {
         out.fouled = true;
-        out.foulReason = out.foulReason || t("foul.low_middle");
+        out.foulReason = out.foulReason || t("foul.low_middle", { rank: t(RANK_KEYS[plan.qualifierHigh][0]) });
       }
     }
   } else {

@@ -1,7 +1,7 @@
 """A table's live state: time banks, stand-in bots, a leave, a rematch.
 
-Revision ID: 0004
-Revises: 0003
+Revision ID: 0003
+Revises: 0002
 Create Date: 2026-12-01
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0004"
-down_revision = "0003"
+revision = "0003"
+down_revision = "0002"
 branch_labels = None
 depends_on = None
 

@@ -70,7 +70,6 @@ B8 = npt.NDArray[np.bool_]
 #: Number of settings of 13 cards: C(13,5) bottoms x C(8,5) middles.
 SETTINGS = 72072
 _LOW_CEILING = 1 << 24
-_TEN = 8  # rank index of the ten
 
 
 def _jit(fn: F) -> F:
@@ -218,9 +217,9 @@ def _evaluate(cards: tuple[Card, ...], rules: Rules) -> _Hand:
     lowball = sc.lowball_middle
     if lowball:
         mid = evaluate_low27_batch(lines5)
-        if sc.low_qualifier:
+        if sc.low_qualifier_high is not None:
             high = _LOW_CEILING - mid.astype(np.int64)
-            mid_ok = (high >> 20 == 0) & (((high >> 16) & 15) - 2 <= _TEN)
+            mid_ok = (high >> 20 == 0) & (((high >> 16) & 15) - 2 <= sc.low_qualifier_high)
         else:
             mid_ok = np.ones(len(mid), dtype=np.bool_)
     else:

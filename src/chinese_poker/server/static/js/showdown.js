@@ -17,7 +17,8 @@ export function foulReason(p) {
   const m = /^(top|middle|bottom) .* beats (top|middle|bottom) /.exec(reason);
   const line = (n) => (p.lines || []).find((l) => l.line === n);
   if (m && line(m[1]) && line(m[2])) return t("foul.beats", { line: lineName(m[1]), hand: lineHandName(line(m[1])), below: lineName(m[2]), hand2: lineHandName(line(m[2])) });
-  if (/low middle/.test(reason)) return t("foul.low_middle");
+  const low = /a low middle must be ([2-9TJQKA])-high/.exec(reason);
+  if (low) return t("foul.low_middle", { rank: t(`rank.${low[1]}`) });
   return reason;
 }
 

@@ -20,6 +20,8 @@ const RANK_KEYS = [["rank.2", "ranks.2"], ["rank.3", "ranks.3"], ["rank.4", "ran
   ["rank.9", "ranks.9"], ["rank.T", "ranks.T"], ["rank.J", "ranks.J"], ["rank.Q", "ranks.Q"],
   ["rank.K", "ranks.K"], ["rank.A", "ranks.A"]];
 const word = (r) => t(RANK_KEYS[r][0]);
+/** A rank's word ("ten") from its character ("T"), or the character itself. */
+export const rankWord = (ch) => (RANKS.includes(ch) ? word(RANKS.indexOf(ch)) : ch);
 const plural = (r) => t(RANK_KEYS[r][1]);
 const capital = (s) => s.charAt(0).toLocaleUpperCase() + s.slice(1);
 

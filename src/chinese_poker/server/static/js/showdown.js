@@ -2,7 +2,7 @@
 // (+1/−1), royalties, fouls and scoops, each linked to its row of the breakdown panel.
 // Pure: reads the settlement of the view (engine's Settlement.to_dict()).
 
-import { LINES, lineHandName } from "./eval.js";
+import { LINES, lineHandName, rankWord } from "./eval.js";
 import { esc, signed, signClass } from "./util.js";
 import { language, t } from "./i18n.js";
 import { lineName } from "./words.js";
@@ -17,8 +17,8 @@ export function foulReason(p) {
   const m = /^(top|middle|bottom) .* beats (top|middle|bottom) /.exec(reason);
   const line = (n) => (p.lines || []).find((l) => l.line === n);
   if (m && line(m[1]) && line(m[2])) return t("foul.beats", { line: lineName(m[1]), hand: lineHandName(line(m[1])), below: lineName(m[2]), hand2: lineHandName(line(m[2])) });
-  const low = /a low middle must be ([2-9TJQKA])-high/.exec(reason);
-  if (low) return t("foul.low_middle", { rank: t(`rank.${low[1]}`) });
+  const low = /a low middle must be (\w+)-high/.exec(reason);
+  if (low) return t("foul.low_middle", { rank: rankWord(low[1]) });
   return reason;
 }
 

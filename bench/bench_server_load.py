@@ -26,6 +26,10 @@ end. Run::
     .venv/bin/python bench/bench_server_load.py --think 0 1    # saturating, then human-paced
     .venv/bin/python bench/bench_server_load.py --tables 20 --hands 1  # quick look
     .venv/bin/python bench/bench_server_load.py --json   # + bench/results/server_load.json
+    .venv/bin/python bench/bench_server_load.py --target lockstep   # issue 9's targets:
+    .venv/bin/python bench/bench_server_load.py --target human      #   lockstep, human,
+    .venv/bin/python bench/bench_server_load.py --target memory     #   memory, flood
+    .venv/bin/python bench/bench_server_load.py --target flood
 
 More runs (issue 9):
 
@@ -65,6 +69,18 @@ TARGET_TABLES = 200
 TARGET_P99_MS = 50.0
 NO_LIMITS = "1000000/minute,1000000/minute,1000000/minute"
 RESULTS = Path(__file__).resolve().parent / "results"
+
+TARGETS: dict[str, dict[str, Any]] = {
+    # 200 two-player tables in lock step: p99 < 50 ms
+    "lockstep": {"tables": 200, "hands": 2, "think": [0.0], "clients": 1, "runs": 1},
+    # 3,000 human-paced tables (think 0-2 s), one server process: p99 < 50 ms, 0 errors
+    "human": {"tables": 3000, "hands": 1, "think": [1.0], "clients": 2, "runs": 1},
+    # ten consecutive 200-table runs: RSS and p99 within 10% of the first run's
+    "memory": {"tables": 200, "hands": 3, "think": [0.0], "clients": 1, "runs": 10},
+    # 200 pending hints from one seat: bots keep >= 90% of their moves, creation < 1 s
+    "flood": {"hint_flood": True, "flood_seconds": 9.0},
+}
+"""``--target NAME``: issue 9's benchmarks, one command each."""
 
 
 def random_action(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
@@ -371,15 +387,27 @@ async def play(urls: list[str], hands: int, think: float, seed: float, timeout: 
     on_connected()
     await wait_go()
     cpu0 = os.times()
+    lags: list[float] = []
+
+    async def ticker() -> None:  # this client's own lag: how late its event loop runs
+        loop = asyncio.get_running_loop()
+        while True:
+            due = loop.time() + 0.01
+            await asyncio.sleep(0.01)
+            lags.append(max(0.0, loop.time() - due))
+
+    ticking = asyncio.create_task(ticker())
     for s in seats:
         s.start()
     done, pending = await asyncio.wait([s.finished for s in seats], timeout=timeout)
+    ticking.cancel()
     cpu1 = os.times()
     for s in seats:
         s.close()
     unfinished = len(pending) + sum(1 for f in done if not f.result())
     return {"rtts": stats.rtts, "errors": stats.errors, "hands": stats.hands,
             "actions": stats.actions, "unfinished": unfinished, "connect_s": connect_s,
+            "lags": lags,
             "cpu": (cpu1.user - cpu0.user) + (cpu1.system - cpu0.system)}
 
 
@@ -423,18 +451,22 @@ def run(args: argparse.Namespace, url: str, think: float,
             raise SystemExit("a client process could not connect its seats")
     connect_s = time.perf_counter() - t0
     load0 = os.getloadavg()[0]
+    server_timings(url, reset=True)
     server0 = process_cpu(pid)
     start = time.perf_counter()
     go.set()
     results = [result_q.get(timeout=args.timeout + 60) for _ in procs]
     elapsed = time.perf_counter() - start
     server_cpu = process_cpu(pid) - server0
+    own = server_timings(url)
     load1 = os.getloadavg()[0]
     for p in procs:
         p.join(10)
     rtts = sorted(r for res in results for r in res["rtts"])
     actions = sum(res["actions"] for res in results)
     client_cpu = sum(res["cpu"] for res in results)
+    lags = sorted(x for res in results for x in res.get("lags", []))
+    client_lag_p99 = round(lags[int(0.99 * (len(lags) - 1))] * 1000, 2) if lags else None
 
     def pct(p: float) -> float:
         return rtts[min(len(rtts) - 1, int(p * len(rtts)))] * 1000 if rtts else float("nan")
@@ -478,7 +510,27 @@ def run(args: argparse.Namespace, url: str, think: float,
         "ws": args.ws,
         "failures": [res["failed"] for res in results if "failed" in res],
         "server_rss_mib": server_rss_mib(pid),
+        # The server's own timings (GET /api/metrics): read -> acknowledgement queued,
+        # the event loop's lag and the GC's pauses, free of the clients' own delays.
+        "server_action_ms_p50": own["actions"]["p50_ms"],
+        "server_action_ms_p99": own["actions"]["p99_ms"],
+        "server_action_ms_max": own["actions"]["max_ms"],
+        "server_loop_lag_ms_p99": own["loop_lag"]["p99_ms"],
+        "server_loop_lag_ms_max": own["loop_lag"]["max_ms"],
+        "server_gc_pause_ms_max": own["gc_pauses"]["max_ms"],
+        "server_gc_pause_ms_total": own["gc_pauses"]["total_ms"],
+        # The clients' own event-loop lag: part of every round trip they measure.
+        "client_loop_lag_ms_p99": client_lag_p99,
+        "client_loop_lag_ms_max": round(lags[-1] * 1000, 2) if lags else None,
     }
+
+
+def server_timings(url: str, reset: bool = False) -> dict[str, Any]:
+    """The server's own timings (``GET /api/metrics``; ``reset``: start afresh)."""
+    got = httpx.get(f"{url}/api/metrics", params={"reset": reset}, timeout=30)
+    got.raise_for_status()
+    data: dict[str, Any] = got.json()
+    return data
 
 
 def server_rss_mib(pid: int | None) -> float | None:
@@ -607,8 +659,10 @@ def _run_loop(coro: Any) -> Any:
 
 def print_table(results: list[dict[str, Any]]) -> None:
     print("| run | tables | connections | actions | actions/s | p50 ms | p99 ms | max ms | errors"
-          " | server CPU/action | client CPU/action | load avg | server RSS |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          " | server CPU/action | client CPU/action | load avg | server RSS"
+          " | server's own p50 / p99 ms | server loop lag p99 ms | longest GC ms"
+          " | client loop lag p99 ms |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
         label = ("saturating (think 0)" if r["think_seconds"] == 0
                  else f"human-paced (think {r['think_seconds']:g} s)")
@@ -620,7 +674,10 @@ def print_table(results: list[dict[str, Any]]) -> None:
               f" {r['actions_per_second']} | {r['rtt_ms_p50']} | {r['rtt_ms_p99']} |"
               f" {r['rtt_ms_max']} | {r['errors']} |"
               f" {r['server_cpu_us_per_action']} us | {r['client_cpu_us_per_action']} us |"
-              f" {r['load_average_before']} | {r.get('server_rss_mib')} MiB |")
+              f" {r['load_average_before']} | {r.get('server_rss_mib')} MiB |"
+              f" {r['server_action_ms_p50']} / {r['server_action_ms_p99']} |"
+              f" {r['server_loop_lag_ms_p99']} | {r['server_gc_pause_ms_max']} |"
+              f" {r['client_loop_lag_ms_p99']} |")
 
 
 def main() -> None:
@@ -650,7 +707,13 @@ def main() -> None:
                         help="the hint-flood run instead (see the module docstring)")
     parser.add_argument("--flood-seconds", type=float, default=10.0)
     parser.add_argument("--db-dir", help="folder for the temporary SQLite file (default: tmp)")
+    parser.add_argument("--target", choices=sorted(TARGETS),
+                        help="one of issue 9's benchmarks with its own settings (overrides"
+                        " --tables, --hands, --think, --clients, --runs, --hint-flood)")
     args = parser.parse_args()
+    if args.target:
+        for key, value in TARGETS[args.target].items():
+            setattr(args, key, value)
     if args.hint_flood:
         with tempfile.TemporaryDirectory(dir=args.db_dir) as tmp:
             proc, url = start_server(Path(tmp) / "bench.db", Path(tmp) / "server.log", args.ws)

@@ -42,6 +42,7 @@ def test_review_after_a_hand_profile_and_leaderboard(
                                        {"kind": "bot", "bot": "rules"}])  # fmt: skip
     tid = made["table"]["id"]
     open_seat(page, server, made)
+    page.wait_for_function("() => window.__cp")  # the page starts once its words are in
     play_until_over(page, time.monotonic() + 240)
 
     # After the hand: the result panel's button opens the review, with its marks.

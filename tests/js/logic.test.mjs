@@ -10,7 +10,7 @@ import { inviteTarget, parseRoute } from "../../src/chinese_poker/server/static/
 import { quickTable, parseValue } from "../../src/chinese_poker/server/static/js/tableplan.js";
 import { marksFor, lineMarksHTML, pairId } from "../../src/chinese_poker/server/static/js/showdown.js";
 import { replaySteps } from "../../src/chinese_poker/server/static/js/history.js";
-import { myAreaHTML } from "../../src/chinese_poker/server/static/js/board.js";
+import { leaveHTML, myAreaHTML, sessionOverHTML } from "../../src/chinese_poker/server/static/js/board.js";
 import { useCatalogues } from "../../src/chinese_poker/server/static/js/i18n.js";
 
 // The client's words come from its catalogues: these tests read the English one.
@@ -173,4 +173,22 @@ test("rule words are the server's catalogue, with the rule keys as the fallback"
   assert.equal(choiceWords("royalty_award", "winner_only"), "Only the winner of the line");
   assert.equal(choiceWords("royalty_award", "net"), "net");
   assert.equal(rulePresets().length, 1);
+});
+
+test("Leave, the last hand and the rematch offer", () => {
+  const info = { mode: "session", status: "playing", left: null };
+  const T = { role: "seat", sessionOver: false, leaveAsk: false, info };
+  assert.match(leaveHTML(T), /id="leave-btn"/);
+  assert.match(leaveHTML({ ...T, leaveAsk: true }), /id="leave-yes".*id="leave-no"/);
+  assert.equal(leaveHTML({ ...T, role: "spectator" }), "");
+  assert.equal(leaveHTML({ ...T, info: { ...info, mode: "tournament" } }), "");
+  assert.equal(leaveHTML({ ...T, info: { ...info, status: "waiting" } }), "");
+  assert.match(leaveHTML({ ...T, info: { ...info, left: "Bob" } }), /Last hand: Bob is leaving/);
+  const over = { ...T, sessionOver: true, info: { ...info, status: "finished", left: "Ann <b>" } };
+  assert.match(sessionOverHTML(over), /Ann &#60;b&#62; left, so the session is over\..*id="rematch-btn"/);
+  const offered = { ...over, rematchOffer: { id: "t-2", by: "Ann" } };
+  assert.match(sessionOverHTML(offered), /Ann started a rematch\..*id="follow-btn">Join the rematch/);
+  assert.doesNotMatch(sessionOverHTML(offered), /rematch-btn/);
+  assert.match(sessionOverHTML({ ...offered, role: "spectator" }), /Watch the rematch/);
+  assert.doesNotMatch(sessionOverHTML({ ...over, role: "spectator" }), /rematch-btn/);
 });

@@ -1240,7 +1240,13 @@ class RolloutStats:
 DEADLINE_CHUNK = 0.004
 """Seconds a batch of rollouts lasts under a deadline: how far a budget can overshoot."""
 
-_COST = [0.0]  # seconds per rollout of one candidate, last measured (0: not yet)
+FIRST_FULL_BATCH = 0.25
+"""Before a rollout of this shape has been timed in this process, a deadline closer than
+this many seconds starts with one rollout (to measure its cost) rather than a full batch."""
+
+# Seconds per rollout of one candidate, last measured, by the shape of what is left to
+# play (street events, opponents' boards): a first street costs many times a last one.
+_COST: dict[tuple[int, int], float] = {}
 
 
 def run_rollouts(
@@ -1287,6 +1293,7 @@ def run_rollouts(
         rounds = max(halving, 1)
     done = 0
     batch_no = 0
+    shape = (len(sit.events_who), int(sit.opp_code.shape[0]))
     for rnd in range(rounds):
         target = max(1, math.ceil(rollouts / 2 ** (rounds - 1 - rnd)))
         while done < target:
@@ -1296,8 +1303,10 @@ def run_rollouts(
                 # predicted cost fits in the time left; else shorter batches of about
                 # DEADLINE_CHUNK, and none that would end past the deadline.
                 left = deadline - time.monotonic()
-                unit = _COST[0] * max(int(active.sum()), 1)  # one rollout of the live ones
-                if (stop - done) * unit > left:
+                unit = _COST.get(shape, 0.0) * max(int(active.sum()), 1)  # one rollout, live ones
+                if unit == 0.0 and left < FIRST_FULL_BATCH:
+                    stop = done + 1  # no cost measured yet in this process: measure it
+                elif (stop - done) * unit > left:
                     if batch_no > 0 and unit > left:
                         return stats
                     size = max(1, int(min(left, DEADLINE_CHUNK) / max(unit, 1e-9)))
@@ -1315,7 +1324,7 @@ def run_rollouts(
             now = time.monotonic()
             # The cost of one rollout of one candidate, as last measured (it carries over
             # to the next decision, whose first batch it sizes).
-            _COST[0] = (now - began) / ((stop - done) * max(int(active.sum()), 1))
+            _COST[shape] = (now - began) / ((stop - done) * max(int(active.sum()), 1))
             done = stop
             batch_no += 1
             if deadline is not None and now > deadline:

@@ -38,8 +38,7 @@ import numpy.typing as npt
 from chinese_poker.ai.setting_tables import (
     Mode,
     OpponentTable,
-    load_table,
-    mode_of,
+    table_for,
     value_scale,
 )
 from chinese_poker.cards import Board, Card, CardError
@@ -71,7 +70,6 @@ B8 = npt.NDArray[np.bool_]
 #: Number of settings of 13 cards: C(13,5) bottoms x C(8,5) middles.
 SETTINGS = 72072
 _LOW_CEILING = 1 << 24
-_TEN = 8  # rank index of the ten
 
 
 def _jit(fn: F) -> F:
@@ -219,9 +217,9 @@ def _evaluate(cards: tuple[Card, ...], rules: Rules) -> _Hand:
     lowball = sc.lowball_middle
     if lowball:
         mid = evaluate_low27_batch(lines5)
-        if sc.low_qualifier:
+        if sc.low_qualifier_high is not None:
             high = _LOW_CEILING - mid.astype(np.int64)
-            mid_ok = (high >> 20 == 0) & (((high >> 16) & 15) - 2 <= _TEN)
+            mid_ok = (high >> 20 == 0) & (((high >> 16) & 15) - 2 <= sc.low_qualifier_high)
         else:
             mid_ok = np.ones(len(mid), dtype=np.bool_)
     else:
@@ -639,8 +637,9 @@ def solve_setting(
 ) -> SettingSolution:
     """The setting of 13 cards with the highest expected points against ``opponents``.
 
-    The opponents are the shipped model for the rules' mode (see
-    :mod:`chinese_poker.ai.setting_tables`); ``expected`` is the sum over the
+    The opponents are the shipped model for the rules' family when one ships (an
+    equilibrium table, :mod:`chinese_poker.ai.equilibrium`), else for their mode (see
+    :func:`chinese_poker.ai.setting_tables.table_for`); ``expected`` is the sum over the
     ``opponents`` (1 to 3) pairwise settlements. ``top_n`` runner-up settings (with
     different line values) are listed in ``alternatives``. Raises
     :class:`~chinese_poker.cards.CardError` for anything but 13 distinct cards and
@@ -654,9 +653,7 @@ def solve_setting(
     ('dragon', True)
     """
     _check(cards, rules)
-    return solve_with_table(
-        cards, rules, load_table(mode_of(rules)), opponents=opponents, top_n=top_n
-    )
+    return solve_with_table(cards, rules, table_for(rules), opponents=opponents, top_n=top_n)
 
 
 def solve_with_table(

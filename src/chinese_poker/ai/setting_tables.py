@@ -62,16 +62,22 @@ from chinese_poker.evaluate import evaluate_batch, evaluate_low27_batch
 from chinese_poker.rules import NATURALS, Rules, rules_for
 
 __all__ = [
+    "FAMILIES",
     "MODES",
     "TABLE_VERSION",
     "Mode",
     "OpponentTable",
     "build_table",
     "cache_dir",
+    "deal_and_set",
+    "family_key",
+    "family_path",
     "load_table",
     "main",
     "mode_of",
     "mode_rules",
+    "table_for",
+    "table_from",
     "table_path",
     "value_scale",
 ]
@@ -301,17 +307,31 @@ def _solver_setter(rules: Rules, table: OpponentTable) -> Setter:
     return setter
 
 
-def _simulate(
+@dataclass(frozen=True, eq=False)
+class Dealt:
+    """The lines one setter made on simulated hands: value indices ``idx`` (hands x 3)
+    of the boards it played, whether it would have surrendered each, and the hands it
+    held a natural on or fouled (not in ``idx``)."""
+
+    idx: I64
+    surrendered: npt.NDArray[np.bool_]
+    naturals: tuple[int, int, int, int]
+    fouls: int
+    hands: int
+
+
+def deal_and_set(
     mode: Mode,
     setter: Setter,
     *,
     hands: int,
     seed: int,
     stage: int,
-    strata: int,
-    name: str,
-    log: Callable[[str], None] | None,
-) -> OpponentTable:
+    name: str = "",
+    log: Callable[[str], None] | None = None,
+) -> Dealt:
+    """Set ``hands`` random hands (dealt from ``default_rng([seed, stage])``, four hands
+    to a deck) with ``setter`` and record the lines."""
     from chinese_poker.scoring import is_fouled, line_values
 
     rules = mode_rules(mode)
@@ -343,24 +363,52 @@ def _simulate(
         if log is not None and (n + 1) % 5000 == 0:
             rate = (n + 1) / (time.perf_counter() - started)
             log(f"  {mode} {name}: {n + 1}/{hands} hands ({rate:.0f}/s)")
-    idx = idx[:kept]
-    surrendered = surrendered[:kept]
+    return Dealt(idx[:kept], surrendered[:kept],
+                 cast(tuple[int, int, int, int], tuple(naturals[k] for k in NATURALS)),
+                 fouls, hands)  # fmt: skip
+
+
+def table_from(
+    mode: Mode, parts: Sequence[Dealt], *, strata: int, seed: int, setter: str,
+    meta: dict[str, Any],
+) -> OpponentTable:  # fmt: skip
+    """The table of the pooled lines of ``parts`` (a uniform mixture of their setters
+    when every part has the same number of hands), strata cut over the pool."""
+    idx = np.concatenate([p.idx for p in parts])
+    surrendered = np.concatenate([p.surrendered for p in parts])
     stratum = _strata_of(idx, strata)
     counts: list[I64] = []
     for line in range(3):
-        arr = np.zeros((2, strata, len(scales[line])), dtype=np.int64)
+        arr = np.zeros((2, strata, len(value_scale(line, mode))), dtype=np.int64)
         np.add.at(arr, (surrendered.astype(np.int64), stratum, idx[:, line]), 1)
         counts.append(arr)
+    naturals = tuple(sum(p.naturals[i] for p in parts) for i in range(len(NATURALS)))
     return OpponentTable(
         mode=mode,
         counts=(counts[0], counts[1], counts[2]),
-        hands=hands,
-        naturals=cast(tuple[int, int, int, int], tuple(naturals[k] for k in NATURALS)),
-        fouls=fouls,
+        hands=sum(p.hands for p in parts),
+        naturals=cast(tuple[int, int, int, int], naturals),
+        fouls=sum(p.fouls for p in parts),
         seed=seed,
-        setter=name,
-        meta={"strata_key": "middle bins x bottom bins", "stage": stage},
+        setter=setter,
+        meta={"strata_key": "middle bins x bottom bins", **meta},
     )
+
+
+def _simulate(
+    mode: Mode,
+    setter: Setter,
+    *,
+    hands: int,
+    seed: int,
+    stage: int,
+    strata: int,
+    name: str,
+    log: Callable[[str], None] | None,
+) -> OpponentTable:
+    dealt = deal_and_set(mode, setter, hands=hands, seed=seed, stage=stage, name=name, log=log)
+    return table_from(mode, [dealt], strata=strata, seed=seed, setter=name,
+                      meta={"stage": stage})  # fmt: skip
 
 
 def _equal_bins(key: I64, bins: int) -> I64:
@@ -462,6 +510,56 @@ def load_table(mode: Mode) -> OpponentTable:
     with contextlib.suppress(OSError):  # a read-only home still gets its table
         table.save(_cache_path(mode))
     return table
+
+
+# --------------------------------------------------------------------------- rules families
+
+#: The rules families with a shipped equilibrium table: name -> the rules it is built under.
+FAMILIES: dict[str, Rules] = {
+    "two_four-plain": rules_for(
+        "classic", scoring_method="two_four", royalty_table="none", naturals_enabled=False,
+        surrender_allowed=False,
+    ),
+}
+
+
+def family_key(rules: Rules) -> str | None:
+    """The family of ``rules`` with a shipped equilibrium table, or None: the options that
+    change what a setting is worth (scoring, royalties, naturals, surrender) and the mode
+    must match the family's."""
+    for name, family in FAMILIES.items():
+        if mode_of(rules) != mode_of(family):
+            continue
+        a, b = rules.spec.scoring, family.spec.scoring
+        same = (
+            a.line_values == b.line_values
+            and a.more_lines_won == b.more_lines_won
+            and rules.royalty_table == family.royalty_table
+            and (a.naturals is None) == (b.naturals is None)
+            and (a.surrender_cost is None) == (b.surrender_cost is None)
+            and a.misset_penalised == b.misset_penalised
+            and a.foul_value == b.foul_value
+            and a.finnish_deuce == b.finnish_deuce
+        )
+        if same:
+            return name
+    return None
+
+
+def family_path(name: str) -> Path:
+    """Where the package ships the equilibrium table of family ``name``."""
+    return Path(str(resources.files("chinese_poker") / "data" / f"setting_fp_{name}.npz"))
+
+
+@cache
+def table_for(rules: Rules) -> OpponentTable:
+    """The opponent table the solver uses for ``rules``: the shipped equilibrium table of
+    its family (:mod:`chinese_poker.ai.equilibrium`) when there is one, else the mode's."""
+    name = family_key(rules)
+    if name is not None and family_path(name).is_file():
+        with contextlib.suppress(ValueError, KeyError, OSError):
+            return OpponentTable.load(family_path(name))
+    return load_table(mode_of(rules))
 
 
 # --------------------------------------------------------------------------- command line

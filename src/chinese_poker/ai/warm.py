@@ -14,9 +14,12 @@ server warms in a background thread at start-up (:func:`warm_in_background`), an
 commands that decide once (``hint``, ``solve``, ``play``'s suggestion) warm first with
 a one-line notice on standard error when (and only when) numba really compiles.
 Each family is warmed once per process; concurrent callers wait for the first.
+``python -m chinese_poker.ai.warm`` compiles everything ahead (after an install, in an
+image build; ``scripts/test`` runs it before the tests).
 
->>> warm_kernels(("setting",)).parts
-('setting',)
+>>> first = warm_kernels(("setting",))
+>>> warm_kernels(("setting",)).parts  # warmed once per process
+()
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -31,11 +32,11 @@ from chinese_poker.rules.words import option_catalogue, preset_catalogue
 from chinese_poker.server import PROTOCOL_VERSION
 from chinese_poker.server.accounts import accounts_router
 from chinese_poker.server.db import Store
-from chinese_poker.server.desk import desk_router
+from chinese_poker.server.desk import StudyPool, desk_router
 from chinese_poker.server.guard import BodyLimit, Limits, RateSpec, origin_allowed
 from chinese_poker.server.messages import AuthMsg
 from chinese_poker.server.reviews import reviews_router
-from chinese_poker.server.scheduling import Workers
+from chinese_poker.server.scheduling import GcPacer, Workers
 from chinese_poker.server.tables import (
     Conn,
     CreateTable,
@@ -268,6 +269,28 @@ IDLE_SECONDS = 300.0
 AUTH_SECONDS = 10.0
 """How long a seat's socket may take to send its ``auth`` message."""
 
+SEAT_COOKIE_DAYS = 30
+"""How long the browser keeps a seat's cookie (the seat survives restarts)."""
+
+
+def seat_cookie(table_id: str) -> str:
+    """The name of the cookie holding a seat token of table ``table_id``."""
+    return f"cp_seat_{table_id}"
+
+
+def _set_seat_cookie(response: Response, request: Request, table_id: str, token: str) -> None:
+    # The token's alternative to the first message: HttpOnly (no script reads it),
+    # SameSite=Strict (no other site's page sends it), scoped to this table's socket.
+    response.set_cookie(
+        seat_cookie(table_id),
+        token,
+        max_age=SEAT_COOKIE_DAYS * 24 * 3600,
+        path=f"/ws/tables/{table_id}",
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
+
 
 def create_app(
     database_url: str | None = None,
@@ -279,6 +302,7 @@ def create_app(
     max_body: int = MAX_BODY,
     idle_seconds: float = IDLE_SECONDS,
     hint_processes: bool = True,
+    pace_gc: bool = False,
 ) -> FastAPI:
     """Build the application.
 
@@ -289,8 +313,10 @@ def create_app(
     WebSocket origins accepted besides the server's own (``"*"``: any).
     ``rate_limits``: per client address (:class:`~chinese_poker.server.guard.RateSpec`).
     ``max_body``: the largest request body. ``idle_seconds``: when unused tables leave
-    memory. ``hint_processes``: hints in a worker process (False: a thread, which lets
-    tests replace the hint function).
+    memory. ``hint_processes``: hints and the study desk in worker processes (False:
+    threads, which lets tests replace their functions). ``pace_gc``: freeze the
+    garbage collector's survivors every few seconds (:class:`~.scheduling.GcPacer`;
+    ``serve`` does; it acts on the whole process).
     """
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
     limits = Limits(rate_limits)
@@ -306,6 +332,10 @@ def create_app(
         # The hint worker starts a little later, so that a restart answers first.
         warming = asyncio.get_running_loop().call_later(5.0, manager.workers.warm)
         count = manager.recover()
+        manager.timings.start()
+        pacer = GcPacer() if pace_gc else None
+        if pacer is not None:
+            pacer.start()
         log.info("database %s ready; %d table(s) resumed", store.dialect, count)
         if manager.quarantined:
             log.error("%d table(s) unavailable (see above)", len(manager.quarantined))
@@ -321,7 +351,11 @@ def create_app(
         finally:
             warming.cancel()
             evictor.cancel()
+            manager.timings.stop()
+            if pacer is not None:
+                pacer.stop()
             manager.close()
+            study.close()
             await asyncio.sleep(0)
             store.close()
 
@@ -340,6 +374,17 @@ def create_app(
     def table_or_404(request: Request, table_id: str) -> LiveTable:
         manager = manager_of(request)
         live = manager.get(table_id)
+        if live is None:
+            if table_id in manager.quarantined:
+                raise HTTPException(503, f"table {table_id!r} is unavailable")
+            raise HTTPException(404, f"no table {table_id!r}")
+        return live
+
+    async def read_table(request: Request, table_id: str) -> LiveTable:
+        """A table for a read endpoint: rate-limited per address, stored state only."""
+        throttle(request, "read")
+        manager = manager_of(request)
+        live = await manager.settled_table(table_id)
         if live is None:
             if table_id in manager.quarantined:
                 raise HTTPException(503, f"table {table_id!r} is unavailable")
@@ -400,7 +445,8 @@ def create_app(
 
     # The desk's routes join the app's own list (include_router would add one nested
     # entry without a path, which code reading ``app.routes`` does not expect).
-    app.router.routes.extend(desk_router(limits).routes)
+    study = StudyPool(processes=hint_processes)
+    app.router.routes.extend(desk_router(limits, study).routes)
     # Players, ratings and reviews (docs/review.md, docs/browser.md), the same way.
     app.router.routes.extend(accounts_router(index).routes)
     app.router.routes.extend(reviews_router(index).routes)
@@ -413,6 +459,13 @@ def create_app(
     async def health() -> dict[str, Any]:
         """Liveness check."""
         return {"ok": True, "version": __version__, "protocol": PROTOCOL_VERSION}
+
+    @app.get("/api/metrics", tags=["meta"], include_in_schema=False)
+    async def metrics(request: Request, reset: bool = False) -> dict[str, Any]:
+        """The server's own timings (server/metrics.py), for benchmarks on its machine."""
+        if address(request) not in ("127.0.0.1", "::1"):
+            raise HTTPException(404, "Not Found")
+        return manager_of(request).timings.snapshot(reset)
 
     @app.get("/api/presets", response_model=list[PresetInfo], tags=["meta"])
     async def presets() -> list[dict[str, Any]]:
@@ -440,7 +493,9 @@ def create_app(
         return manager_of(request).lobby(status=status, limit=limit, offset=offset)
 
     @app.post("/api/tables", response_model=Created, status_code=201, tags=["lobby"])
-    async def create_table(request: Request, body: CreateTable) -> dict[str, Any]:
+    async def create_table(
+        request: Request, response: Response, body: CreateTable
+    ) -> dict[str, Any]:
         """Open a table from a preset with option overrides, seats, timer and mode."""
         throttle(request, "create")
         try:
@@ -458,6 +513,8 @@ def create_app(
             raise HTTPException(400, str(exc)) from None
         base, ws = _ws_base(request, public_url)
         table_id = made.table.id
+        if made.token is not None:
+            _set_seat_cookie(response, request, table_id, made.token)
         return {
             "table": made.table.info(),
             "join_code": made.join_code,
@@ -470,10 +527,12 @@ def create_app(
     @app.get("/api/tables/{table_id}", response_model=TableInfo, tags=["lobby"])
     async def get_table(request: Request, table_id: str) -> dict[str, Any]:
         """One table."""
-        return table_or_404(request, table_id).info()
+        return (await read_table(request, table_id)).info()
 
     @app.post("/api/tables/{table_id}/join", response_model=Joined, tags=["lobby"])
-    async def join_table(request: Request, table_id: str, body: JoinRequest) -> dict[str, Any]:
+    async def join_table(
+        request: Request, response: Response, table_id: str, body: JoinRequest
+    ) -> dict[str, Any]:
         """Take a free human seat with the join code of the invite link."""
         throttle(request, "join")
         if not limits.allowed("bad_code", address(request)):
@@ -491,6 +550,7 @@ def create_app(
         except ValueError as exc:
             raise HTTPException(400, str(exc)) from None
         _base, ws = _ws_base(request, public_url)
+        _set_seat_cookie(response, request, table_id, token)
         return {
             "table_id": table_id,
             "seat": seat,
@@ -535,12 +595,12 @@ def create_app(
     @app.get("/api/tables/{table_id}/ledger", response_model=LedgerInfo, tags=["results"])
     async def ledger(request: Request, table_id: str) -> dict[str, Any]:
         """The session ledger: points, pairs, money (and chips in a tournament)."""
-        return table_or_404(request, table_id).ledger_info()
+        return (await read_table(request, table_id)).ledger_info()
 
     @app.get("/api/tables/{table_id}/hands", response_model=list[HandInfo], tags=["results"])
     async def hands(request: Request, table_id: str) -> list[dict[str, Any]]:
         """Every hand's fairness commitment, with the seed and salt once it is played."""
-        return table_or_404(request, table_id).hands_info()
+        return (await read_table(request, table_id)).hands_info()
 
     @app.get(
         "/api/tables/{table_id}/history",
@@ -558,7 +618,7 @@ def create_app(
         request: Request, table_id: str, hand: int | None = Query(None, ge=1)
     ) -> Response:
         """Download the finished hands (the engine's hand-history format + fairness)."""
-        live = table_or_404(request, table_id)
+        live = await read_table(request, table_id)
         records = manager_of(request).store.records(live.id, hand)
         body = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records)
         return Response(
@@ -570,9 +630,12 @@ def create_app(
     # ------------------------------------------------------------------ WebSocket
 
     @app.websocket("/ws/tables/{table_id}")
-    async def play(websocket: WebSocket, table_id: str, role: str | None = None) -> None:
+    async def play(
+        websocket: WebSocket, table_id: str, role: str | None = None, auth: str | None = None
+    ) -> None:
         """A seat (``?role=seat``, then ``{"type": "auth", "token": ...}`` as the first
-        message) or a spectator. See docs/server-protocol.md."""
+        message, or ``?role=seat&auth=cookie`` with the seat cookie the join set) or a
+        spectator. See docs/server-protocol.md."""
         manager: TableManager = websocket.app.state.manager
         if not origin_allowed(
             websocket.headers.get("origin"), websocket.headers.get("host"), origins
@@ -590,10 +653,21 @@ def create_app(
             await websocket.close(code=4404, reason="no such table")
             return
         seat: int | None = None
+        if auth not in (None, "cookie") or (auth is not None and role != "seat"):
+            await websocket.close(code=4400, reason="auth=cookie is for role=seat")
+            return
         if role == "seat":
-            token = await _auth(websocket)
+            if auth == "cookie":
+                token = websocket.cookies.get(seat_cookie(table_id))
+            else:
+                token = await _auth(websocket)
             if token is None:
-                await websocket.close(code=4400, reason='first send {"type":"auth","token":...}')
+                reason = (
+                    "no seat cookie for this table"
+                    if auth == "cookie"
+                    else 'first send {"type":"auth","token":...}'
+                )
+                await websocket.close(code=4400 if auth is None else 4401, reason=reason)
                 return
             # The table may have left memory while the token was awaited: fetch it anew.
             fresh = manager.get(table_id)
@@ -611,7 +685,7 @@ def create_app(
         elif not live.spec.spectators:
             await websocket.close(code=4403, reason="this table has no spectators")
             return
-        conn = Conn(seat)
+        conn = Conn(seat, websocket.send_text)
         live.attach(conn)
         writer = asyncio.create_task(_writer(websocket, conn))
         bucket = _Bucket(MESSAGES_PER_SECOND, MESSAGE_BURST)
@@ -623,9 +697,10 @@ def create_app(
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
                     break
+                read_at = time.perf_counter()
                 live = manager.tables.get(table_id, live)
                 try:
-                    live.handle(conn, message.get("text"))
+                    live.handle(conn, message.get("text"), read_at)
                 except Exception:
                     log.exception("table %s: error handling a message", table_id)
                     conn.send(_SERVER_ERROR)
@@ -689,13 +764,18 @@ _SERVER_ERROR = json.dumps(
 
 
 async def _writer(websocket: WebSocket, conn: Conn) -> None:
-    """Write a connection's queued messages in order; close the socket when told to."""
+    """Write what a connection could not send at once, in order (see :class:`Conn`);
+    close the socket when told to."""
     try:
         while True:
-            text = await conn.queue.get()
-            if text is None:
+            item = await conn.next_item()
+            if item is None:
                 break
-            await websocket.send_text(text)
+            if isinstance(item, str):
+                await websocket.send_text(item)
+            else:
+                await item
+            conn.drained()
     except Exception:
         conn.closed = True
         return

@@ -44,10 +44,19 @@ class Step:
     messages: list[tuple[Conn, str]] = field(default_factory=list)
     then: Callable[[], None] | None = None
     sender: tuple[Conn, object] | None = None
+    read_at: float | None = None
+    """When the message that made the step was read (``time.perf_counter()``)."""
+    received: tuple[str, int, dict[str, str]] | None = None
+    """A hand's fair-shuffle values received so far ``(table_id, number, values)``."""
 
     @property
     def writes(self) -> bool:
-        return bool(self.rows) or self.end is not None or self.start is not None
+        return (
+            bool(self.rows)
+            or self.end is not None
+            or self.start is not None
+            or self.received is not None
+        )
 
 
 class Writer(Protocol):
@@ -69,6 +78,9 @@ def _write(store: Store, conn: Connection, steps: list[Step]) -> None:
         [st.end for st in steps if st.end is not None],
         [st.start for st in steps if st.start is not None],
     )
+    for st in steps:
+        if st.received is not None:
+            store.note_contributions(conn, *st.received)
 
 
 class GroupCommit:
@@ -78,10 +90,18 @@ class GroupCommit:
         self.store = store
         self._dirty: list[Writer] = []
         self._handle: asyncio.Handle | None = None
+        self._settled: asyncio.Future[None] | None = None
 
     @property
     def pending(self) -> bool:
         return bool(self._dirty)
+
+    def settled(self) -> asyncio.Future[None]:
+        """Done once the next group commit has run (readers wait for it rather than
+        forcing a commit of their own: a flood of reads cannot break up the batches)."""
+        if self._settled is None:
+            self._settled = asyncio.get_running_loop().create_future()
+        return self._settled
 
     def dirty(self, table: Writer) -> None:
         """``table`` has writes waiting: commit them (with every other table's) soon."""
@@ -97,6 +117,14 @@ class GroupCommit:
             self._handle.cancel()
             self._handle = None
         dirty, self._dirty = self._dirty, []
+        settled, self._settled = self._settled, None
+        try:
+            self._commit(dirty)
+        finally:
+            if settled is not None and not settled.done():
+                settled.set_result(None)
+
+    def _commit(self, dirty: list[Writer]) -> None:
         if not dirty:
             return
         batches = [(table, table.take_steps()) for table in dirty]

@@ -616,6 +616,21 @@ class Store:
         finally:
             cursor.close()
 
+    def note_contributions(
+        self, conn: Connection, table_id: str, number: int, received: dict[str, str]
+    ) -> None:
+        """Store the fair-shuffle values received so far for hand ``number``, not yet
+        dealt (in the transaction of ``conn``): a restart deals with them too."""
+        conn.execute(
+            update(_HANDS)
+            .where(
+                _HANDS.c.table_id == table_id,
+                _HANDS.c.number == number,
+                _HANDS.c.started_at.is_(None),
+            )
+            .values(contributions=_contributions_json(received))
+        )
+
     def mark_hand_started(
         self,
         conn: Connection,

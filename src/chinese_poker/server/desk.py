@@ -8,12 +8,13 @@ command line's own code: :func:`chinese_poker.cli.score.read_table` for tables,
 :func:`chinese_poker.engine.position.parse_position` for hint positions. An error is
 ``400 {"detail": "<one line>"}``, the server's usual error shape.
 
-Work is bounded per request: it runs in the study pool (:class:`StudyPool`, one thread
-of its own, so study traffic never waits for, nor delays, bots and hints of live
-tables), at most :data:`STUDY_QUEUE` requests wait or run at once (more get ``503``),
-each has a time budget of :data:`STUDY_SECONDS` (hints sample until it, the exact solvers
-are answered ``503`` if they have not finished), and each client address is rate
-limited (``study`` in :class:`~chinese_poker.server.guard.RateSpec`).
+Work is bounded per request: it runs in the study pool (:class:`StudyPool`, one worker
+process of its own at a lower priority, so study traffic never waits for, nor delays,
+the tables' event loop, bots and hints), at most :data:`STUDY_QUEUE` requests wait or
+run at once (more get ``503``), each has a time budget of :data:`STUDY_SECONDS` (hints
+sample until it, the exact solvers are answered ``503`` if they have not finished, and
+the worker is stopped), and each client address is rate limited (``study`` in
+:class:`~chinese_poker.server.guard.RateSpec`).
 
 >>> from fastapi import FastAPI
 >>> from chinese_poker.server.guard import Limits
@@ -26,11 +27,16 @@ limited (``study`` in :class:`~chinese_poker.server.guard.RateSpec`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import json
+import multiprocessing
+import os
 import random
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Literal, TypeVar
 
 from fastapi import APIRouter, HTTPException, Query, Request
@@ -70,6 +76,9 @@ STUDY_SECONDS = 5.0
 STUDY_QUEUE = 8
 """At most this many study requests wait or run at once; more are answered 503."""
 
+STUDY_WARMUP = 60.0
+"""Seconds a fresh study worker process may take to start, beyond the budget."""
+
 TRAINER_THRESHOLD = {"setting": 0.5, "fantasyland": 2.0, "street": 0.5}
 """A trainer position is kept only when the best and the second-best answers differ by at
 least this many expected points: positions where the choice matters."""
@@ -82,29 +91,109 @@ HINT_LEVEL = 2
 
 
 class StudyPool:
-    """The study desk's own bounded worker: one thread and a queue limit."""
+    """The study desk's own bounded worker, off the event loop's process.
 
-    def __init__(self, threads: int = 1, queue: int = STUDY_QUEUE) -> None:
-        self._pool = ThreadPoolExecutor(threads, "cp-study")
+    By default one worker *process* at a lower scheduling priority (as the hints'), so
+    that a solver's minutes of CPU never hold the GIL the tables' event loop needs; a
+    request over its budget has its worker terminated (a fresh one starts). At most
+    ``queue`` requests wait or run at once. ``threads=N`` (or ``processes=False``)
+    runs the work in N threads of this process instead (tests replace functions)."""
+
+    def __init__(
+        self,
+        threads: int | None = None,
+        queue: int = STUDY_QUEUE,
+        *,
+        processes: bool | None = None,
+        workers: int = 1,
+    ) -> None:
+        self.processes = threads is None if processes is None else processes
+        self.workers = threads or workers
+        self._pool = self._new_pool()
         self.limit = queue
         self.pending = 0
 
-    async def run(self, fn: Callable[[], T], budget: float = STUDY_SECONDS) -> T:
+    def _new_pool(self) -> Executor:
+        self._cold = self.processes  # its first job also starts the worker
+        if self.processes:
+            return ProcessPoolExecutor(
+                self.workers, mp_context=multiprocessing.get_context("spawn"),
+                initializer=_study_worker,
+            )  # fmt: skip
+        return ThreadPoolExecutor(self.workers, "cp-study")
+
+    async def run(
+        self, fn: Callable[..., T], *args: Any, budget: float = STUDY_SECONDS
+    ) -> T:
+        """``fn(*args)`` in the pool (a module-level function and picklable arguments
+        for a process pool); 503 when the pool is full or the budget is exceeded."""
         if self.pending >= self.limit:
             raise HTTPException(503, "the study desk is busy: try again in a moment")
         self.pending += 1
+        call = functools.partial(fn, *args)
         try:
-            future = asyncio.get_running_loop().run_in_executor(self._pool, fn)
-            return await asyncio.wait_for(future, budget + 1.0)
+            for attempt in range(2):
+                try:
+                    future = asyncio.get_running_loop().run_in_executor(self._pool, call)
+                    # A fresh worker first imports the solvers and loads their compiled
+                    # kernels: that start is not held against the request's budget.
+                    grace = STUDY_WARMUP if self._cold else 1.0
+                    result = await asyncio.wait_for(future, budget + grace)
+                    self._cold = False
+                    return result
+                except BrokenProcessPool:  # a worker died: a fresh pool, one more try
+                    self._restart()
+                    if attempt:
+                        raise HTTPException(503, "the study desk failed; try again") from None
+            raise AssertionError("unreachable")
         except TimeoutError:
+            if self.processes:  # the worker may still be busy with it: stop it
+                self._restart()
             raise HTTPException(
                 503, f"the request took longer than its budget of {budget:g} seconds"
             ) from None
+        except _Unavailable as exc:
+            raise HTTPException(exc.status, exc.detail) from None
         finally:
             self.pending -= 1
 
+    def _restart(self) -> None:
+        self.close()
+        self._pool = self._new_pool()
+
     def close(self) -> None:
+        processes = getattr(self._pool, "_processes", None) or {}
         self._pool.shutdown(wait=False, cancel_futures=True)
+        for process in list(processes.values()):
+            with contextlib.suppress(Exception):
+                process.terminate()
+
+
+def _study_worker() -> None:
+    """A study worker yields the processors to the server's event loop."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(10)
+
+
+class _Unavailable(Exception):
+    """A 503 raised in a worker, carried back across the process boundary."""
+
+    def __init__(self, status: int, detail: str) -> None:
+        super().__init__(status, detail)
+        self.status = status
+        self.detail = detail
+
+
+def _guarded(fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` in a worker: bad input becomes a :class:`_UserError` (a 400), an
+    HTTPException an :class:`_Unavailable` (both cross a process boundary intact)."""
+    try:
+        return fn(*args)
+    except HTTPException as exc:
+        raise _Unavailable(exc.status_code, str(exc.detail)) from None
+    except (ValueError, KeyError) as exc:
+        text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+        raise _UserError(text) from None
 
 
 # --------------------------------------------------------------------------- request bodies
@@ -524,11 +613,25 @@ def _doc(model: type[BaseModel] | None, examples: Mapping[str, Any]) -> dict[str
     }}}}  # fmt: skip
 
 
+def _desk_hint(req: HintRequest, budget: float) -> dict[str, Any]:
+    return hint_position(_parse_position(req.position), req.level, req.seed, budget)
+
+
+def _trainer_next(kind: str, name: str, draw_seed: int) -> dict[str, Any]:
+    rules = rules_for(name)
+    if kind == "setting" and not rules.is_classic:
+        raise ValueError(f"a 13-card setting needs classic rules, not {rules.variant!r}")
+    if kind != "setting" and not rules.is_open_face:
+        raise ValueError(f"{kind} positions need open-face rules, not {rules.variant!r}")
+    return trainer_position(kind, name, draw_seed, TRAINER_SECONDS)
+
+
 def desk_router(limits: Limits, pool: StudyPool | None = None) -> APIRouter:
-    """The study desk's endpoints, rate limited by ``limits`` (kind ``study``)."""
+    """The study desk's endpoints, rate limited by ``limits`` (kind ``study``), their
+    work in ``pool`` (default: a :class:`StudyPool` of one worker process; its owner
+    closes it)."""
     router = APIRouter(tags=["study desk"])
     study = pool or StudyPool()
-    bad = (ValueError, KeyError)
 
     def throttle(request: Request) -> None:
         host = request.client.host if request.client is not None else "?"
@@ -537,18 +640,9 @@ def desk_router(limits: Limits, pool: StudyPool | None = None) -> APIRouter:
                 429, f"too many requests from your address (limit {limits.describe('study')})"
             )
 
-    async def run(fn: Callable[[], T], budget: float = STUDY_SECONDS) -> T:
-        def guarded() -> T:
-            try:
-                return fn()
-            except HTTPException:
-                raise
-            except bad as exc:
-                text = str(exc.args[0]) if isinstance(exc, KeyError) else str(exc)
-                raise _UserError(text) from None
-
+    async def run(fn: Callable[..., T], *args: Any, budget: float = STUDY_SECONDS) -> T:
         try:
-            return await study.run(guarded, budget)
+            return await study.run(_guarded, fn, *args, budget=budget)
         except _UserError as exc:
             raise HTTPException(400, str(exc)) from None
 
@@ -559,7 +653,7 @@ def desk_router(limits: Limits, pool: StudyPool | None = None) -> APIRouter:
         every pair's itemised breakdown, Fantasyland next)."""
         throttle(request)
         text = (await request.body()).decode("utf-8", errors="replace")
-        return await run(lambda: score_table(text))
+        return await run(score_table, text)
 
     @router.post("/api/board", openapi_extra=_doc(BoardRequest, {
         "a fouled OFC board": {"rules": "ofc", "board": "Ah Ad 2c | Kh Kd 3s 4s 5d | 6c 7c"},
@@ -571,7 +665,7 @@ def desk_router(limits: Limits, pool: StudyPool | None = None) -> APIRouter:
         entry the player counts, the streets and the Fantasyland deal sizes."""
         throttle(request)
         req = await _read(request, BoardRequest)
-        return await run(lambda: check_board(req))
+        return await run(check_board, req)
 
     @router.post("/api/solve/fantasyland", openapi_extra=_doc(FantasylandRequest, {
         "16 cards, progressive": {"rules": "pineapple-progressive",
@@ -584,7 +678,7 @@ def desk_router(limits: Limits, pool: StudyPool | None = None) -> APIRouter:
         each with royalties, stay and value (royalties + the stay value)."""
         throttle(request)
         req = await _read(request, FantasylandRequest)
-        return await run(lambda: solve_fantasyland_deal(req))
+        return await run(solve_fantasyland_deal, req)
 
     @router.post("/api/solve/setting", openapi_extra=_doc(SettingRequest, {
         "13 cards": {"cards": "Ah Kd Qs Jc Ts 8h 8d 7s 7h 7c 5s 5c 2d"},
@@ -595,7 +689,7 @@ def desk_router(limits: Limits, pool: StudyPool | None = None) -> APIRouter:
         expected points, alternatives, surrender, natural) plus one line of ``advice``."""
         throttle(request)
         req = await _read(request, SettingRequest)
-        return await run(lambda: solve_setting_hand(req))
+        return await run(solve_setting_hand, req)
 
     @router.post("/api/hint", openapi_extra=_doc(HintRequest, {
         "Pineapple street 3 (text)": {"position": _EXAMPLE_POSITION, "level": 1},
@@ -609,11 +703,7 @@ def desk_router(limits: Limits, pool: StudyPool | None = None) -> APIRouter:
         throttle(request)
         req = await _read(request, HintRequest)
         budget = min(req.time_budget, STUDY_SECONDS)
-
-        def work() -> dict[str, Any]:
-            return hint_position(_parse_position(req.position), req.level, req.seed, budget)
-
-        return await run(work, budget)
+        return await run(_desk_hint, req, budget, budget=budget)
 
     @router.get("/api/trainer/next")
     async def trainer_next(
@@ -634,16 +724,7 @@ def desk_router(limits: Limits, pool: StudyPool | None = None) -> APIRouter:
         name = preset or {"setting": "classic", "fantasyland": "pineapple-progressive",
                           "street": "pineapple"}[kind]  # fmt: skip
         draw_seed = random.SystemRandom().getrandbits(31) if seed is None else seed
-
-        def work() -> dict[str, Any]:
-            rules = rules_for(name)
-            if kind == "setting" and not rules.is_classic:
-                raise ValueError(f"a 13-card setting needs classic rules, not {rules.variant!r}")
-            if kind != "setting" and not rules.is_open_face:
-                raise ValueError(f"{kind} positions need open-face rules, not {rules.variant!r}")
-            return trainer_position(kind, name, draw_seed, TRAINER_SECONDS)
-
-        return await run(work)
+        return await run(_trainer_next, kind, name, draw_seed)
 
     @router.post("/api/trainer/grade", openapi_extra=_doc(GradeRequest, {
         "a setting": {"kind": "setting", "rules": "classic",
@@ -656,7 +737,7 @@ def desk_router(limits: Limits, pool: StudyPool | None = None) -> APIRouter:
         loss is at least the one given)."""
         throttle(request)
         req = await _read(request, GradeRequest)
-        return await run(lambda: grade(req))
+        return await run(grade, req)
 
     return router
 

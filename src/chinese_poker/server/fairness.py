@@ -47,7 +47,7 @@ from typing import Any
 
 from chinese_poker.cards import Card, CardError, card_name, parse_card
 from chinese_poker.engine import shuffled_deck
-from chinese_poker.engine.history import HistoryError, replay_history
+from chinese_poker.engine.history import HistoryError, ReplayedHand, replay_history
 from chinese_poker.rules import Rules
 
 __all__ = [
@@ -84,11 +84,28 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+_DIGESTS: dict[int, tuple[Rules, str]] = {}
+
+
 def rules_digest(rules: Rules | Mapping[str, Any]) -> str:
     """SHA-256 (hex) of the rules' canonical JSON: ``Rules.to_dict()``, keys sorted, no
     spaces, non-ASCII escaped (Python's ``json.dumps(..., sort_keys=True,
     separators=(",", ":"))``)."""
-    data = rules.to_dict() if isinstance(rules, Rules) else rules
+    if isinstance(rules, Rules):
+        # Rules are immutable and shared between tables: digest each object once (every
+        # hand end commits the next hand to it, in the event loop's hot path).
+        known = _DIGESTS.get(id(rules))
+        if known is not None and known[0] is rules:
+            return known[1]
+        digest = _digest(rules.to_dict())
+        if len(_DIGESTS) >= 1024:
+            _DIGESTS.clear()
+        _DIGESTS[id(rules)] = (rules, digest)
+        return digest
+    return _digest(rules)
+
+
+def _digest(data: Mapping[str, Any]) -> str:
     return _sha256(json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True))
 
 
@@ -207,8 +224,11 @@ class Commitment:
         seed = deal_seed(self.table, self.hand, self.seed, self.salt, values)
         return Deal(seed, shuffle(seed))
 
-    def reveal(self, contributions: Sequence[Contribution]) -> dict[str, Any]:
-        """The ``fairness`` block of a history line (published after the showdown)."""
+    def reveal(
+        self, contributions: Sequence[Contribution], deal: Deal | None = None
+    ) -> dict[str, Any]:
+        """The ``fairness`` block of a history line (published after the showdown);
+        ``deal``: :meth:`deal` of these contributions, if already made."""
         if self.scheme == LEGACY_SCHEME:
             return {
                 "scheme": LEGACY_SCHEME,
@@ -227,7 +247,7 @@ class Commitment:
             "salt": self.salt,
             "commitment": self.commitment,
             "contributions": [c.to_dict() for c in contributions],
-            "deal_seed": self.deal(contributions).seed,
+            "deal_seed": (deal or self.deal(contributions)).seed,
         }
 
 
@@ -256,6 +276,7 @@ class HandRandomness:
     commit: Commitment
     received: dict[str, str] = field(default_factory=dict)
     contributions: tuple[Contribution, ...] | None = None
+    _deal: Deal | None = field(default=None, repr=False, compare=False)
 
     @property
     def closed(self) -> bool:
@@ -281,11 +302,13 @@ class HandRandomness:
         """The hand is being dealt to ``players``: fix its contributions; its deck."""
         if self.contributions is None:
             self.contributions = self.commit.contributions(players, bots, self.received)
-        return self.commit.deal(self.contributions).deck
+        if self._deal is None:  # fixed from now on: shuffled once
+            self._deal = self.commit.deal(self.contributions)
+        return self._deal.deck
 
     def reveal(self) -> dict[str, Any]:
         """The ``fairness`` block (after the showdown)."""
-        return self.commit.reveal(self.contributions or ())
+        return self.commit.reveal(self.contributions or (), self._deal)
 
 
 # --------------------------------------------------------------------------- verifying
@@ -329,7 +352,7 @@ def verify_record(record: Mapping[str, Any], index: int = 1) -> HandCheck:
     """Check one history line on its own: :func:`verify_records` of just this line."""
     check = _check_line(record, index)
     if check.ok:
-        problem = _replay_problem([record], partial=True).get(1)
+        problem = _replay_problem([record], partial=True)[0].get(1)
         if problem is not None:
             return _failed(check, problem)
     return check
@@ -350,53 +373,41 @@ def verify_records(records: Sequence[Mapping[str, Any]]) -> list[HandCheck]:
     checks = [_check_line(rec, i) for i, rec in enumerate(records, 1)]
     for i, rec in enumerate(records, 1):
         if checks[i - 1].ok:
-            problem = _replay_problem([rec], partial=True).get(1)
+            problem = _replay_problem([rec], partial=True)[0].get(1)
             if problem is not None:
                 checks[i - 1] = _failed(checks[i - 1], problem)
+    # Whose ledger was checked is what the replay did (it decides which lines continue
+    # a session from its hand 1), not a rule of our own.
+    ledgers = [False] * len(checks)
     if all(c.ok for c in checks):
-        for i, problem in _replay_problem(records, partial=True).items():
+        problems, replayed = _replay_problem(records, partial=True)
+        for i, problem in problems.items():
             checks[i - 1] = _failed(checks[i - 1], problem)
+        for hand in replayed:
+            ledgers[hand.index - 1] = hand.ledger is not None
     return [
         dataclasses.replace(c, ledger_checked=whole)
-        for c, whole in zip(checks, _from_hand_one(records), strict=True)
+        for c, whole in zip(checks, ledgers, strict=True)
     ]
-
-
-def _from_hand_one(records: Sequence[Mapping[str, Any]]) -> list[bool]:
-    """Per line: is it replayed within its session from the session's hand 1?"""
-    out = []
-    last: tuple[Any, ...] | None = None
-    for rec in records:
-        block = rec.get("session") if isinstance(rec, Mapping) else None
-        if not isinstance(block, Mapping):
-            out.append(False)
-            last = None
-            continue
-        key = (block.get("kind"), block.get("seed"), str(block.get("players")))
-        number = block.get("hand")
-        whole = number == 1 or (
-            isinstance(number, int) and last is not None and last == (*key, number - 1)
-        )
-        out.append(bool(whole))
-        last = (*key, number) if whole and isinstance(number, int) else None
-    return out
 
 
 def _failed(check: HandCheck, problem: str) -> HandCheck:
     return HandCheck(check.index, check.table, check.hand, False, problem, check.scheme)
 
 
-def _replay_problem(records: Sequence[Mapping[str, Any]], *, partial: bool) -> dict[int, str]:
+def _replay_problem(
+    records: Sequence[Mapping[str, Any]], *, partial: bool
+) -> tuple[dict[int, str], list[ReplayedHand]]:
+    """The replay's first difference (by 1-based line), or the hands it replayed."""
     try:
-        replay_history(records, partial_sessions=partial)
+        return {}, replay_history(records, partial_sessions=partial)
     except HistoryError as exc:
         text = str(exc)
         # "hand N: ..." names the record within ``records``; the line says it already.
         text = re.sub(r"^hand \d+(, |: )", "", text)
-        return {exc.index or 1: f"the replay differs: {text}"}
+        return {exc.index or 1: f"the replay differs: {text}"}, []
     except (KeyError, TypeError, ValueError) as exc:
-        return {1: f"the record cannot be replayed: {exc}"}
-    return {}
+        return {1: f"the record cannot be replayed: {exc}"}, []
 
 
 def _check_line(record: Mapping[str, Any], index: int) -> HandCheck:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +55,7 @@ __all__ = [
     "Refusal",
     "TableGame",
     "check_name",
+    "default_name",
     "plan_table",
     "shared_rules",
 ]
@@ -106,8 +107,8 @@ class Chair:
 
     @property
     def player(self) -> str:
-        """The name the engine knows him by."""
-        return self.name or f"Seat {self.seat + 1}"
+        """The name the engine knows him by (an unnamed chair: :func:`default_name`)."""
+        return self.name or default_name(self.seat)
 
 
 @dataclass
@@ -143,10 +144,28 @@ class Applied:
     rows: tuple[dict[str, Any], ...]
     first_seq: int
     end: HandEnd | None
+    over: bool = False
+    """The action ended the hand (settled in ``end``, or left to the caller)."""
 
     @property
     def finished(self) -> bool:
         return self.end is not None
+
+
+def default_name(seat: int) -> str:
+    """The name of a person who gives none: "Player N" for chair N - 1."""
+    return f"Player {seat + 1}"
+
+
+def unique_name(name: str, taken: Collection[str]) -> str:
+    """``name``, or if another chair has it, ``name (2)``, ``name (3)``, ... (the one
+    rule for every chair: named or not, bot or person, at creation or at a join), then
+    checked by the engine's name rule."""
+    base, k = name, 2
+    while name in taken:
+        name = f"{base} ({k})"
+        k += 1
+    return check_name(name)
 
 
 def check_name(name: str) -> str:
@@ -221,13 +240,9 @@ def plan_table(spec: CreateTable, check_bot: Any) -> Plan:
             name = s.name or ""
         if name:
             try:
-                name = check_name(name)
+                name = unique_name(check_name(name), used)
             except ValueError as exc:
                 raise ValueError(f"seat {i}: {exc}") from None
-            base, k = name, 2
-            while name in used:
-                name = f"{base} ({k})"
-                k += 1
             used.add(name)
         seats.append(StoredSeat(i, s.kind, name or None, s.bot, s.level, None, None))
     if spec.mode == "tournament" and spec.tournament and spec.tournament.stacks:
@@ -239,9 +254,11 @@ def plan_table(spec: CreateTable, check_bot: Any) -> Plan:
         if chair.name is not None:
             names.append(chair.name)
             continue
-        name = f"Player {chair.seat + 1}"  # an unnamed human chair, as his join would name it
-        while name in used:
-            name += "'"
+        # An unnamed human chair, under the name his join will give him.
+        try:
+            name = unique_name(default_name(chair.seat), used)
+        except ValueError as exc:
+            raise ValueError(f"seat {chair.seat}: {exc}") from None
         used.add(name)
         names.append(name)
     try:
@@ -271,6 +288,8 @@ class TableGame:
         self.start_button = stored.start_button
         self.started_at = stored.started_at
         self.status = stored.status
+        self.stored_status = stored.status
+        """The status as stored (the rebuild may find the session over before it is)."""
         self.chairs = [
             Chair(s.seat, s.kind, s.name, s.bot, s.level, s.token_hash) for s in stored.seats
         ]
@@ -461,13 +480,9 @@ class TableGame:
         elif seat not in free:
             raise LookupError(f"seat {seat} is not a free human seat")
         wanted = wanted.strip()
-        base = check_name(wanted) if wanted else f"Player {seat + 1}"
+        base = check_name(wanted) if wanted else default_name(seat)
         taken = {c.player for c in self.chairs if c.seat != seat and (c.taken or c.name)}
-        name, k = base, 2
-        while name in taken:
-            name = f"{base} ({k})"
-            k += 1
-        return seat, check_name(name)
+        return seat, unique_name(base, taken)
 
     def seated(self, seat: int, name: str, token_hash: str) -> None:
         """Record a stored claim."""
@@ -524,12 +539,15 @@ class TableGame:
 
     # ------------------------------------------------------------------ acting
 
-    def submit(self, chair: int, action: Action) -> Refusal | Applied:
+    def submit(self, chair: int, action: Action, *, finish: bool = True) -> Refusal | Applied:
         """Check and apply one action of the person in ``chair``.
 
         The action's seat is an engine seat (what the person's view calls his seat). A
         refusal changes nothing; an accepted action changes the session in memory and
-        returns the rows its caller must store before showing anything."""
+        returns the rows its caller must store before showing anything. An action that
+        ends the hand also settles it (``end``), unless ``finish`` is false: then the
+        caller calls :meth:`finish_hand` itself (the server does, after acknowledging
+        the action)."""
         table = self.table
         if table is None or table.over or self.status != "playing":
             return Refusal(ErrorCode.NO_HAND, "no hand is being played now")
@@ -549,33 +567,48 @@ class TableGame:
         number = self.hand_no
         first_seq = self.stored_seq
         self.stored_seq += len(rows)
-        end: HandEnd | None = None
-        if table.over:
-            session = self.session
-            assert session is not None
-            gone = self.gone()
-            if session.continuous and gone is not None and self.left is None:
-                self.left = gone  # stored with the hand's end (tables.live)
-                session.end()
-            now = time.time()
-            self.clock.fixed = now
-            try:
-                result = session.finish_hand()
-            finally:
-                self.clock.fixed = None
-            finished = (now, self._record(result.record, number))
-            hand = self.hands[number]
-            hand.finished_at, hand.record = finished
-            new: NewHand | None = None
-            status: str | None = None
-            if session.over:
-                status = self.status = "finished"
-            else:
-                nxt = new_commitment(self.id, number + 1, self.rules)
-                self.hands[number + 1] = HandState(HandRandomness(nxt))
-                new = NewHand(nxt.hand, nxt.seed, nxt.salt, nxt.commitment)
-            end = HandEnd(self.id, number, finished, new, status)
-        return Applied(number, entries, rows, first_seq, end)
+        end = self.finish_hand() if table.over and finish else None
+        return Applied(number, entries, rows, first_seq, end, table.over)
+
+    @property
+    def unsettled(self) -> bool:
+        """The hand is over but not yet settled into the session (:meth:`finish_hand`)."""
+        table, session = self.table, self.session
+        return (
+            table is not None
+            and table.over
+            and session is not None
+            and session.hands_played < self.hand_no
+        )
+
+    def finish_hand(self) -> HandEnd:
+        """Settle the hand just over into the session: its history line, the next
+        hand's commitment (or the session's end). Store it, then show it."""
+        table, session = self.table, self.session
+        assert table is not None and table.over and session is not None
+        number = self.hand_no
+        gone = self.gone()
+        if session.continuous and gone is not None and self.left is None:
+            self.left = gone  # stored with the hand's end (tables.live)
+            session.end()
+        now = time.time()
+        self.clock.fixed = now
+        try:
+            result = session.finish_hand()
+        finally:
+            self.clock.fixed = None
+        finished = (now, self._record(result.record, number))
+        hand = self.hands[number]
+        hand.finished_at, hand.record = finished
+        new: NewHand | None = None
+        status: str | None = None
+        if session.over:
+            status = self.status = "finished"
+        else:
+            nxt = new_commitment(self.id, number + 1, self.rules)
+            self.hands[number + 1] = HandState(HandRandomness(nxt))
+            new = NewHand(nxt.hand, nxt.seed, nxt.salt, nxt.commitment)
+        return HandEnd(self.id, number, finished, new, status)
 
     def gone(self) -> str | None:
         """The first person whose seat a stand-in bot plays (None: everybody is here)."""

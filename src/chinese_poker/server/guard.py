@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -30,12 +30,46 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 @dataclass(frozen=True)
 class RateSpec:
-    """The rate limits of one server, in the ``limits`` notation ("20/minute")."""
+    """The rate limits of one server, in the ``limits`` notation ("20/minute"): tables
+    created, joins (and seat hand-overs), wrong join codes, study-desk requests and
+    reads of a table (``/api/tables/{id}``, its ledger, hands and history)."""
 
     create: str = "30/minute"
     join: str = "60/minute"
     bad_code: str = "10/minute"
     study: str = "120/minute"
+    read: str = "600/minute"
+
+    @classmethod
+    def parse(cls, text: str) -> RateSpec:
+        """``KIND=LIMIT`` pairs separated by commas (kinds: the fields), e.g.
+        ``create=30/minute,read=1000/minute``; the kinds not named keep their default.
+        The older form ``CREATE,JOIN,CODES`` (three limits) still works. ValueError
+        naming what is wrong."""
+        kinds = [f.name for f in fields(cls)]
+        parts = [p.strip() for p in text.split(",") if p.strip()]
+        if parts and all("=" not in p for p in parts):
+            if len(parts) != 3:
+                raise ValueError(
+                    f"rate limits are KIND=LIMIT pairs (kinds: {', '.join(kinds)}) or three"
+                    f" limits CREATE,JOIN,CODES, not {text!r}"
+                )
+            parts = [f"{k}={v}" for k, v in zip(("create", "join", "bad_code"), parts, strict=True)]
+        given: dict[str, str] = {}
+        for part in parts:
+            kind, _, limit = (x.strip() for x in part.partition("="))
+            if kind not in kinds:
+                raise ValueError(f"unknown rate limit {kind!r}; kinds: {', '.join(kinds)}")
+            if kind in given:
+                raise ValueError(f"rate limit {kind!r} is given twice")
+            try:
+                parse(limit)
+            except ValueError:
+                raise ValueError(f"{kind}: {limit!r} is not a limit like 30/minute") from None
+            given[kind] = limit
+        if not given:
+            raise ValueError("no rate limit given")
+        return cls(**given)
 
 
 class Limits:
@@ -49,6 +83,7 @@ class Limits:
             "join": parse(spec.join),
             "bad_code": parse(spec.bad_code),
             "study": parse(spec.study),
+            "read": parse(spec.read),
         }
 
     def hit(self, kind: str, address: str) -> bool:

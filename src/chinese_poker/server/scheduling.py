@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import gc
 import importlib
 import logging
 import multiprocessing
@@ -246,3 +247,47 @@ def _limit(limits: float | Mapping[int, float] | None, seat: int) -> float | Non
     if isinstance(limits, Mapping):
         return limits.get(seat)
     return limits
+
+
+FREEZE_SECONDS = 2.0
+"""How often the garbage collector's survivors are frozen (:class:`GcPacer`)."""
+
+FULL_SECONDS = 600.0
+"""How often everything is unfrozen and collected once (cycles frozen alive are freed)."""
+
+
+class GcPacer:
+    """Keeps the garbage collector's pauses short on a server with a big heap.
+
+    Thousands of tables are hundreds of MiB of long-lived objects; each young-generation
+    collection that promotes into them, and each full collection, walks them all (at
+    3,000 tables: pauses of 0.2-0.5 s, 10% of the time). Every :data:`FREEZE_SECONDS`
+    what is alive is frozen (``gc.freeze``): collections then walk only what was made
+    since. Frozen objects are still freed by reference counting; only reference cycles
+    that were alive when frozen wait, until the full collection every
+    :data:`FULL_SECONDS` (``gc.unfreeze`` + ``gc.collect``), one long pause instead of
+    many.
+    """
+
+    def __init__(self) -> None:
+        self._task: asyncio.Task[None] | None = None
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        full_at = loop.time() + FULL_SECONDS
+        while True:
+            await asyncio.sleep(FREEZE_SECONDS)
+            if loop.time() >= full_at:
+                gc.unfreeze()
+                gc.collect()
+                full_at = loop.time() + FULL_SECONDS
+            gc.freeze()
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+        gc.unfreeze()

@@ -78,6 +78,7 @@ from chinese_poker.server.messages import (
     parse_client_message,
     validation_message,
 )
+from chinese_poker.server.metrics import Timings
 from chinese_poker.server.scheduling import Timers, Workers
 
 __all__ = [
@@ -218,6 +219,11 @@ class LiveTable:
         return asyncio.get_running_loop()
 
     @property
+    def writing(self) -> bool:
+        """Changes are waiting for the group commit (not to be shown yet)."""
+        return bool(self._steps)
+
+    @property
     def idle(self) -> bool:
         """Nothing in memory that the store does not have, and nobody watching."""
         return (
@@ -271,10 +277,17 @@ class LiveTable:
         return [self._split_bank(c) for c in clocks]
 
     def state_message(
-        self, chair: int | None, last: LogEntry | None, ack: object, *, with_log: bool = False
+        self,
+        chair: int | None,
+        last: LogEntry | None,
+        ack: object,
+        *,
+        with_log: bool = False,
+        clocks: list[dict[str, Any]] | None = None,
     ) -> str:
         """The ``state`` message for a socket of ``chair`` (None: a spectator): the view
-        of the engine seat the chair holds in this hand, or a spectator's if none."""
+        of the engine seat the chair holds in this hand, or a spectator's if none.
+        ``clocks``: :meth:`clocks`, if the caller has them (the same for every socket)."""
         table = self.table
         assert table is not None
         return self.views.state_message(
@@ -284,7 +297,7 @@ class LiveTable:
             seat=self.game.engine_seat(chair),
             last=last,
             ack=ack,
-            clocks=self.clocks(),
+            clocks=self.clocks() if clocks is None else clocks,
             commitment=self.game.commitment(self.hand_no),
             with_log=with_log,
         )
@@ -298,9 +311,20 @@ class LiveTable:
         if session is None:
             return
         if session.over:
-            if game.status != "finished":
-                game.status = "finished"
-                self.store.set_status(self.id, "finished")
+            if game.stored_status != "finished":
+                game.status = game.stored_status = "finished"
+                # The last hand's end may not have been stored (it is stored just after
+                # the action that ended it): store it with the status.
+                last = game.hands.get(game.hand_no)
+                finished = (
+                    (last.finished_at or time.time(), last.record)
+                    if last is not None and last.record is not None
+                    else None
+                )
+                self.store.add_actions(
+                    self.id, game.hand_no, game.stored_seq, [], finished=finished,
+                    status="finished",
+                )  # fmt: skip
             return
         for c in game.chairs:  # nobody is connected after a restart: each gets his grace
             if c.connected == 0:
@@ -414,7 +438,12 @@ class LiveTable:
     # ------------------------------------------------------------------ acting
 
     def submit(
-        self, chair: int, action: Action, ref: object = None, sender: Conn | None = None
+        self,
+        chair: int,
+        action: Action,
+        ref: object = None,
+        sender: Conn | None = None,
+        read_at: float | None = None,
     ) -> Result:
         """Check and apply one action of the person in ``chair``; store it, then
         broadcast it.
@@ -425,11 +454,17 @@ class LiveTable:
         from the database (exactly as it was before the action) and ``sender`` gets
         ``server_error``.
         """
-        outcome = self.game.submit(chair, action)
+        # The hand's settlement (history line, ledger, next commitment) is not made
+        # here but just after the action is acknowledged: in lock step, hundreds of
+        # tables end their hands in the same instant, and no acknowledgement of that
+        # round should wait for all of their settlements (a restart settles a hand
+        # stored as over but not settled).
+        outcome = self.game.submit(chair, action, finish=False)
         if not isinstance(outcome, Applied):
             return Result(False, str(outcome.code), outcome.message)
         try:
             step = self._step(chair, outcome, ref, sender)
+            step.read_at = read_at
         except Exception:
             log.exception("table %s: cannot show an applied action; reloading", self.id)
             self.manager.reload(self)
@@ -444,19 +479,39 @@ class LiveTable:
             sender=(sender, ref) if sender is not None else None,
         )
         acting = applied.entries[0]
+        clocks = self.clocks()
         step.messages = [
-            (conn, self.state_message(conn.chair, acting, ref if conn.chair == chair else None))
+            (
+                conn,
+                self.state_message(
+                    conn.chair, acting, ref if conn.chair == chair else None, clocks=clocks
+                ),
+            )
             for conn in self.conns
         ]
-        session = self.game.session
-        assert session is not None
-        if applied.finished:
-            step.messages += self._hand_end(applied.hand)
-        if applied.finished and session.over:
-            step.then = self._session_ended
-        else:
-            step.then = self._after_change if not applied.finished else self._ended
+        step.then = self._settle_soon if applied.over else self._after_change
         return step
+
+    def _settle_soon(self) -> None:
+        self._after_change()  # the clocks stop, no bot is woken: the hand is over
+        self.loop.call_soon(self._settle)
+
+    def _settle(self) -> None:
+        """Settle the hand that just ended, store that, then show ``hand_end``."""
+        game = self.game
+        if not game.unsettled or self.manager.tables.get(self.id) is not self:
+            return
+        try:
+            end = game.finish_hand()
+            messages = self._hand_end(end.hand)
+        except Exception:
+            log.exception("table %s: cannot settle hand %d; reloading", self.id, game.hand_no)
+            self.manager.reload(self)
+            return
+        session = game.session
+        assert session is not None
+        then = self._session_ended if session.over else self._ended
+        self._enqueue(Step(end=end, messages=messages, then=then))
 
     def _session_ended(self) -> None:
         if self.game.left is not None:
@@ -525,6 +580,8 @@ class LiveTable:
         for step in steps:
             for conn, text in step.messages:
                 conn.send(text)
+            if step.read_at is not None:
+                self.manager.timings.action(time.perf_counter() - step.read_at)
             if step.then is not None:
                 step.then()
 
@@ -532,15 +589,13 @@ class LiveTable:
         """The steps' writes failed: nothing of them is broadcast; rebuild the table."""
         reload = False
         for step in steps:
-            if step.rows or step.end is not None:
+            if step.rows or step.end is not None or step.received is not None:
                 reload = True
                 if step.sender is not None:
                     conn, ref = step.sender
-                    conn.send(
-                        self._error_text(
-                            ref, ErrorCode.SERVER_ERROR, "the action could not be stored; try again"
-                        )
-                    )
+                    what = "value" if step.received is not None else "action"
+                    text = f"the {what} could not be stored; try again"
+                    conn.send(self._error_text(ref, ErrorCode.SERVER_ERROR, text))
             elif step.start is not None:
                 log.error("table %s: cannot store the start of hand %d", self.id, step.start[1])
             else:  # a reply with no write of its own
@@ -914,8 +969,9 @@ class LiveTable:
                     self._left(chair.seat)
         conn.close()
 
-    def handle(self, conn: Conn, text: str | None) -> None:
-        """Validate and carry out one client message; errors go to ``conn`` only."""
+    def handle(self, conn: Conn, text: str | None, read_at: float | None = None) -> None:
+        """Validate and carry out one client message; errors go to ``conn`` only.
+        ``read_at``: when it was read (``time.perf_counter()``, for the server's timings)."""
         self.last_used = time.monotonic()
         if text is None:
             self._error(conn, None, ErrorCode.BAD_JSON, "send JSON text frames, not binary ones")
@@ -968,7 +1024,7 @@ class LiveTable:
             return
         assert conn.chair is not None
         if isinstance(msg, ActionMsg):
-            self._action(conn, conn.chair, msg)
+            self._action(conn, conn.chair, msg, read_at)
             return
         if isinstance(msg, ContributeMsg):
             self._contribute(conn, conn.chair, msg)
@@ -993,8 +1049,10 @@ class LiveTable:
         if refusal is not None:
             self._error(conn, msg.id, refusal.code, refusal.message)
             return
-        reply = {"type": "contributed", "ref": msg.id, "hand": msg.hand}
-        self._send(conn, compact_json(reply))
+        reply = compact_json({"type": "contributed", "ref": msg.id, "hand": msg.hand})
+        # Acknowledged once stored: a restart before the deal still deals with it.
+        received = (self.id, msg.hand, dict(self.game.received(msg.hand)))
+        self._enqueue(Step(received=received, messages=[(conn, reply)], sender=(conn, msg.id)))
         session = self.game.session
         if (
             msg.hand == 1
@@ -1013,7 +1071,9 @@ class LiveTable:
         table = self.table
         return error_text(ref, code, message, table.version if table is not None else None)
 
-    def _action(self, conn: Conn, chair: int, msg: ActionMsg) -> None:
+    def _action(
+        self, conn: Conn, chair: int, msg: ActionMsg, read_at: float | None = None
+    ) -> None:
         body = msg.action.model_dump(exclude_none=True)
         seat = self.game.engine_seat(chair)
         if seat is None:
@@ -1032,7 +1092,7 @@ class LiveTable:
         except ValueError as exc:
             self._error(conn, msg.id, ErrorCode.BAD_MESSAGE, f"bad action: {exc}")
             return
-        result = self.submit(chair, action, msg.id, conn)
+        result = self.submit(chair, action, msg.id, conn, read_at)
         if not result.ok:
             assert result.code is not None and result.message is not None
             self._error(conn, msg.id, ErrorCode(result.code), result.message)
@@ -1221,6 +1281,7 @@ class TableManager:
         self.closing = False
         self.commits = GroupCommit(store)
         self.workers = workers or Workers()
+        self.timings = Timings()
 
     # ------------------------------------------------------------------ group commit
 
@@ -1268,11 +1329,23 @@ class TableManager:
         self.tables[table_id] = live
         return live
 
-    def get(self, table_id: str) -> LiveTable | None:
+    async def settled_table(self, table_id: str) -> LiveTable | None:
+        """A table for a REST read, showing stored state only: if it has writes
+        waiting, this waits for the tick's group commit instead of forcing one."""
+        live = self.get(table_id, flush=False)
+        for _ in range(5):
+            if live is None or not live.writing:
+                return live
+            await self.commits.settled()
+            live = self.get(table_id, flush=False)
+        return self.get(table_id)  # still busy after five commits: commit now
+
+    def get(self, table_id: str, *, flush: bool = True) -> LiveTable | None:
         """A table by id (tables not in memory are rebuilt from the store on first use).
 
-        Pending writes are committed first, so that what is read is stored state."""
-        if self.commits.pending:
+        Pending writes are committed first (unless ``flush`` is false), so that what is
+        read is stored state."""
+        if flush and self.commits.pending:
             self.flush()
         live = self.tables.get(table_id)
         if live is None:
@@ -1380,8 +1453,7 @@ class TableManager:
                     live._left(chair)
         elif spec.join and live.free_human_seats():
             first = live.free_human_seats()[0]
-            wanted = spec.seats[first].name or f"Player {first + 1}"
-            seat, _name, token = live.claim(first, wanted)
+            seat, _name, token = live.claim(first, spec.seats[first].name or "")
         elif not live.free_human_seats():
             live.start_session()
         return Created(live, code, seat, token)

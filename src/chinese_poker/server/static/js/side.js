@@ -18,7 +18,8 @@ export function breakdownHTML(view, handNo) {
     return l ? lineHandName(l) : "";
   };
   const totals = st.totals || view.totals || {};
-  let html = `<div class="panel breakdown" id="breakdown"><h2>${esc(t("breakdown.title", { n: handNo }))} <button class="small" data-review-hand="${handNo}" id="review-this-hand">☑ ${esc(t("review.this_hand"))}</button></h2>
+  let html = `<div class="panel breakdown" id="breakdown"><h2>${esc(t("breakdown.title", { n: handNo }))}</h2>
+    <button class="small review-this-hand" data-review-hand="${handNo}" id="review-this-hand">☑ ${esc(t("review.this_hand"))}</button>
     <div class="totals-row">${Object.entries(totals).map(([n, v]) => `<span>${esc(n)} <b class="${signClass(v)}">${signed(v)}</b></span>`).join("")}</div>`;
   for (const p of st.players || []) {
     const flags = [];

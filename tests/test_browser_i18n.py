@@ -125,10 +125,6 @@ def test_lobby_table_and_showdown_in_the_browsers_language(
         assert ENGLISH.search(" ".join(names)) is None, names
         assert ENGLISH.search(text) is None, text
     if lang in ("hr", "lv"):
-        # The foul question's toasts would cover the breakdown in the docs' pictures.
-        page.evaluate(
-            "() => document.querySelectorAll('#toasts .toast').forEach((t) => t.remove())"
-        )
         page.screenshot(path=str(shots / SHOTS[lang]), full_page=not phone)
     if phone:
         width = page.evaluate("() => document.documentElement.scrollWidth")

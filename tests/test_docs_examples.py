@@ -53,6 +53,9 @@ SKIP: dict[tuple[str, str], str] = {
     ("docs/getting-started/researcher.md", 'pip install ".[ray]"'): "installs from the network",
     ("docs/benchmarks.md", "bash scripts/bench"): "about 13 minutes of benchmarks, run by hand",
     ("docs/benchmarks.md", ".venv/bin/python bench/bench_evaluate.py --quick"): "a benchmark",
+    ("docs/benchmarks.md", ".venv/bin/python bench/bench_server_load.py"): (
+        "server load benchmarks: minutes each, on a quiet machine, run by hand"
+    ),
     ("docs/server.md", ".venv/bin/python bench/bench_server_load.py --think 0 1"): "a benchmark",
     ("docs/env.md", ".venv/bin/python examples/train_pineapple.py"): "trains for minutes",
     ("docs/browser.md", "chinese-poker serve"): "a server that runs until stopped",

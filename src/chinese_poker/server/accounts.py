@@ -406,6 +406,20 @@ def accounts_router(index: Callable[[], Response]) -> APIRouter:
             with store.engine.begin() as conn:
                 row = player_for_key(conn, key, create=True)
                 assert row is not None
+                other = conn.execute(
+                    select(_SEAT_PLAYERS.c.seat).where(
+                        _SEAT_PLAYERS.c.table_id == body.table_id,
+                        _SEAT_PLAYERS.c.player_id == row["id"],
+                        _SEAT_PLAYERS.c.seat != chair,
+                    )
+                ).scalar()
+                if other is not None:
+                    # Two chairs of one person would rate him against himself.
+                    raise HTTPException(
+                        409,
+                        f"you already hold seat {int(other) + 1} at this table: one player "
+                        "cannot take two seats (open an invite link in another browser)",
+                    )
                 conn.execute(
                     delete(_SEAT_PLAYERS).where(
                         _SEAT_PLAYERS.c.table_id == body.table_id, _SEAT_PLAYERS.c.seat == chair

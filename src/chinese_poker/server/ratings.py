@@ -294,6 +294,11 @@ def _rate_one(
     if len(players) < 2 or any(p not in totals for p in players):
         return
     figures = _figures(record, players)
+    # One person in two chairs of one hand (his own invite opened in the same browser):
+    # neither chair counts for him, so he cannot rate himself against himself.
+    seen = [ids.get(name) for name in players]
+    twice = {pid for pid in seen if pid is not None and seen.count(pid) > 1}
+    ids = {name: (None if pid in twice else pid) for name, pid in ids.items()}
     current = {}
     participants = []
     for name in players:

@@ -4,15 +4,19 @@ private handles, rematch specs and racing first requests."""
 
 from __future__ import annotations
 
+import random
 import time
 from typing import Any
 
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
+from chinese_poker.server.commit import GroupCommit, Step
+from chinese_poker.server.messages import LeaveMsg
 from chinese_poker.server.ratings import EVENTS, RATINGS, _rate_one
 from test_ratings import client, me, new_key, play_against_bots  # noqa: F401
-from test_server import two_humans
+from test_server import connect, recv, recv_until, two_humans
+from test_server_continuous import against_a_bot, drive, history
 
 Msg = dict[str, Any]
 
@@ -48,11 +52,56 @@ def test_a_player_twice_in_one_hand_is_rated_as_anonymous(client: TestClient) ->
     store = client.app.state.store  # type: ignore[attr-defined]
     with store.engine.begin() as conn:
         _rate_one(conn, tid + "x", 99, time.time(), rec, {a: pid, b: pid}, {})
-        events = list(
-            conn.execute(select(EVENTS).where(EVENTS.c.table_id == tid + "x")).mappings()
-        )
+        events = list(conn.execute(select(EVENTS).where(EVENTS.c.table_id == tid + "x")).mappings())
         assert events == []
         # The session's own hands are not rated yet (that happens on reading): no row.
         assert conn.execute(select(RATINGS).where(RATINGS.c.player_id == pid)).first() is None
     profile = client.get(f"/api/players/{pid}").json()
     assert [f["hands"] for f in profile["families"]] == [len(records)]
+
+
+def test_a_leave_in_the_tick_of_the_next_deal_waits_for_it(client: TestClient) -> None:  # noqa: F811
+    """The next hand's start is being stored when the leave arrives: the leave waits
+    for it, so hand 2 is dealt and is the last; no session is ended under a deal."""
+    made = against_a_bot(client, next_hand_delay=30)
+    tid = made["table"]["id"]
+    live = client.app.state.manager.get(tid)  # type: ignore[attr-defined]
+    with connect(client, tid, made["token"]) as ann:
+        recv(ann)
+        drive({0: ann}, random.Random(2), lambda m: m["type"] == "hand_end")
+
+        def same_tick() -> None:
+            live._start_next_hand()
+            live._leave(live.conns[0], 0, LeaveMsg(type="leave", id="bye"))
+
+        ann.portal.call(same_tick)
+        seen: list[Msg] = []
+        reply = recv_until(ann, lambda m: m.get("ref") == "bye", seen)
+        assert reply["now"] is False  # hand 2 was dealt first: it is the last hand
+        assert any(m["type"] == "hand_start" and m["hand"] == 2 for m in seen)
+        end = drive({0: ann}, random.Random(3), lambda m: m["type"] == "session_end")
+    assert end["left"] == "Ann" and end["ledger"]["hands_played"] == 2
+    assert len(history(client, tid)) == 2
+
+
+class _Writer:
+    def __init__(self, name: str, fail: bool) -> None:
+        self.id, self.fail, self.told = name, fail, False
+
+    def take_steps(self) -> list[Step]:
+        return [Step()]
+
+    def committed(self, steps: list[Step]) -> None:
+        if self.fail:
+            raise RuntimeError("a broken broadcast")
+        self.told = True
+
+    def write_failed(self, steps: list[Step]) -> None:
+        raise AssertionError("nothing failed to be written")
+
+
+def test_one_tables_failing_broadcast_does_not_stall_the_others(client: TestClient) -> None:  # noqa: F811
+    commits = GroupCommit(client.app.state.store)  # type: ignore[attr-defined]
+    broken, fine = _Writer("t-broken", True), _Writer("t-fine", False)
+    commits._commit([broken, fine])
+    assert fine.told

@@ -145,7 +145,14 @@ class GroupCommit:
                 except Exception:
                     log.exception("table %s: cannot store its writes", table.id)
                     bad.append((table, steps))
+        # One table's broadcast failing must not keep the others' from theirs.
         for table, steps in ok:
-            table.committed(steps)
+            try:
+                table.committed(steps)
+            except Exception:
+                log.exception("table %s: cannot broadcast its stored writes", table.id)
         for table, steps in bad:
-            table.write_failed(steps)
+            try:
+                table.write_failed(steps)
+            except Exception:
+                log.exception("table %s: cannot recover from its failed writes", table.id)

@@ -408,6 +408,9 @@ class LiveTable:
         self._enqueue(Step(start=start, then=lambda: self._deal(number, now)))
 
     def _deal(self, number: int, now: float | None = None) -> None:
+        session = self.game.session
+        if session is None or session.over or self.status == "finished":
+            return  # the session ended while the deal was being stored
         self._done.clear()
         table = self.game.deal(number, now)
         self.views.clear()
@@ -758,7 +761,12 @@ class LiveTable:
 
     def _leave(self, conn: Conn, chair: int, msg: LeaveMsg) -> None:
         """A person leaves: a continuous (or any) session ends after the running hand,
-        or at once between hands (docs/rules-decisions.md "Continuous sessions")."""
+        or at once between hands (docs/rules-decisions.md "Continuous sessions").
+        Behind the table's pending writes (a deal being stored) it waits for them, so it
+        never ends a session whose next hand is about to be dealt."""
+        if self._steps:
+            self._steps.append(Step(then=lambda: self._leave(conn, chair, msg)))
+            return
         outcome = self.game.leave(chair)
         if isinstance(outcome, Refusal):
             self._error(conn, msg.id, outcome.code, outcome.message)

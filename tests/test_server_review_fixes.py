@@ -8,6 +8,7 @@ import random
 import time
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
@@ -15,7 +16,7 @@ from chinese_poker.server.commit import GroupCommit, Step
 from chinese_poker.server.messages import LeaveMsg
 from chinese_poker.server.ratings import EVENTS, RATINGS, _rate_one
 from test_ratings import client, me, new_key, play_against_bots  # noqa: F401
-from test_server import connect, recv, recv_until, two_humans
+from test_server import connect, quiet, recv, recv_until, two_humans
 from test_server_continuous import against_a_bot, drive, history
 
 Msg = dict[str, Any]
@@ -105,3 +106,55 @@ def test_one_tables_failing_broadcast_does_not_stall_the_others(client: TestClie
     broken, fine = _Writer("t-broken", True), _Writer("t-fine", False)
     commits._commit([broken, fine])
     assert fine.told
+
+
+def _refuse_live_writes(*_args: Any) -> None:
+    raise OSError("the disk is full")
+
+
+def test_a_leave_the_store_refuses_is_told_to_the_sender_only(
+    client: TestClient,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made = against_a_bot(client, next_hand_delay=30)
+    tid = made["table"]["id"]
+    store = client.app.state.store  # type: ignore[attr-defined]
+    with connect(client, tid, made["token"]) as ann, connect(client, tid) as eve:
+        recv(ann)
+        drive({0: ann}, random.Random(2), lambda m: m["type"] == "hand_end")
+        with monkeypatch.context() as m:
+            m.setattr(store, "set_live", _refuse_live_writes)
+            ann.send_json({"type": "leave", "id": "bye"})
+            seen: list[Msg] = []
+            err = recv_until(ann, lambda msg: msg.get("ref") == "bye", seen)
+        assert err["type"] == "error" and err["code"] == "server_error"
+        assert not any(msg["type"] in ("leaving", "notice", "session_end") for msg in seen)
+        assert client.get(f"/api/tables/{tid}").json()["status"] == "playing"
+        watched = list(quiet(eve))
+        assert not any(msg["type"] in ("leaving", "notice", "session_end") for msg in watched)
+        # Stored this time: the leave happens.
+        ann.send_json({"type": "leave", "id": "again"})
+        assert recv_until(ann, lambda msg: msg.get("ref") == "again")["now"] is True
+        recv_until(ann, lambda msg: msg["type"] == "session_end")
+    assert client.get(f"/api/tables/{tid}").json()["status"] == "finished"
+
+
+def test_a_rematch_the_store_refuses_is_offered_to_nobody(
+    client: TestClient,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made = against_a_bot(client, next_hand_delay=30)
+    tid = made["table"]["id"]
+    store = client.app.state.store  # type: ignore[attr-defined]
+    with connect(client, tid, made["token"]) as ann:
+        recv(ann)
+        drive({0: ann}, random.Random(2), lambda m: m["type"] == "hand_end")
+        ann.send_json({"type": "leave", "id": 1})
+        recv_until(ann, lambda msg: msg["type"] == "session_end")
+        url = f"/api/tables/{tid}/rematch"
+        with monkeypatch.context() as m:
+            m.setattr(store, "set_live", _refuse_live_writes)
+            r = client.post(url, json={"token": made["token"]})
+        assert r.status_code == 503 and "try again" in r.json()["detail"]
+        assert not any(msg["type"] == "rematch" for msg in quiet(ann))
+        assert client.get(f"/api/tables/{tid}").json()["rematch"] is None

@@ -42,6 +42,7 @@ from chinese_poker.server.tables import (
     CreateTable,
     LiveTable,
     TableManager,
+    WriteFailed,
     bot_catalogue,
     make_server_bot,
 )
@@ -590,6 +591,8 @@ def create_app(
             new = manager_of(request).rematch(live, asker)
         except ValueError as exc:
             raise HTTPException(409, str(exc)) from None
+        except WriteFailed as exc:
+            raise HTTPException(503, str(exc)) from None
         return {"table": new.info(), "seat": asker}
 
     @app.get("/api/tables/{table_id}/ledger", response_model=LedgerInfo, tags=["results"])

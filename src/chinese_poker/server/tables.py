@@ -89,6 +89,7 @@ __all__ = [
     "SeatSpec",
     "TableManager",
     "TournamentSpec",
+    "WriteFailed",
 ]
 
 if TYPE_CHECKING:
@@ -163,6 +164,10 @@ class Result:
 
 
 # --------------------------------------------------------------------------- a live table
+
+
+class WriteFailed(RuntimeError):
+    """A change could not be stored, so it was not made (the client may try again)."""
 
 
 class LiveTable:
@@ -752,12 +757,17 @@ class LiveTable:
         self._after_change()
         return True
 
-    def _save_live(self, status: str | None = None) -> None:
-        """Store the game's live state (banks, stand-ins, a leave, a rematch)."""
+    def _save_live(self, status: str | None = None) -> bool:
+        """Store the game's live state (banks, stand-ins, a leave, a rematch); False if
+        the write failed (a bank or a stand-in only: the table plays on, a restart would
+        refill a bank; a leave or a rematch is undone by the caller and announced to
+        nobody)."""
         try:
             self.store.set_live(self.id, self.game.live_state(), status)
-        except Exception:  # the table plays on; a restart would refill a bank, no more
+        except Exception:
             log.exception("table %s: cannot store its live state", self.id)
+            return False
+        return True
 
     def _leave(self, conn: Conn, chair: int, msg: LeaveMsg) -> None:
         """A person leaves: a continuous (or any) session ends after the running hand,
@@ -772,15 +782,20 @@ class LiveTable:
             self._error(conn, msg.id, outcome.code, outcome.message)
             return
         name = self.game.chairs[chair].player
+        # Stored before anybody is told: a leave the store did not take never happened
+        # (the table is rebuilt from the store, without it; only the sender hears).
+        if not self._save_live(None if outcome else "finished"):
+            fresh = self.manager.reload(self)
+            text = "the leave could not be stored; try again"
+            conn.send(fresh._error_text(msg.id, ErrorCode.SERVER_ERROR, text))
+            return
         self._send(conn, compact_json({"type": "leaving", "ref": msg.id, "now": not outcome}))
         if outcome:
-            self._save_live()
             self._notice("leaving", chair, f"{name} is leaving: this is the last hand.")
             return
         if self._next_hand is not None:
             self._next_hand.cancel()
             self._next_hand = None
-        self._save_live("finished")
         self._notice("left", chair, f"{name} has left: the session is over.")
         end = self._session_end_text()
         for c in list(self.conns):
@@ -796,9 +811,12 @@ class LiveTable:
         self.game.seated(seat, name, token_hash)
 
     def offer_rematch(self, new_id: str, chair: int) -> None:
-        """Point this finished table at its rematch and tell everybody watching it."""
+        """Point this finished table at its rematch and tell everybody watching it
+        (:class:`WriteFailed`, nothing told and nothing changed, if that is not stored)."""
         self.game.rematch = new_id
-        self._save_live()
+        if not self._save_live():
+            self.game.rematch = None
+            raise WriteFailed("the rematch could not be stored; try again")
         text = compact_json(
             {
                 "type": "rematch",

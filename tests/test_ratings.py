@@ -241,7 +241,12 @@ def test_review_over_http_is_the_librarys_and_is_stored(client: TestClient) -> N
     # The session: every hand's decisions, summarised by the library.
     from chinese_poker.ai.review import summarise
 
-    session = client.get(f"/api/tables/{tid}/review").json()
+    # At most SESSION_REVIEW_NEW new hands per request, the rest pending: ask until done.
+    for _ in range(len(records) + 1):
+        session = client.get(f"/api/tables/{tid}/review").json()
+        if session["pending"] == 0:
+            break
+        assert len(session["hands"]) + session["pending"] == len(records)
     assert session["hands"] == list(range(1, len(records) + 1))
     hands = [
         review_hand({k: v for k, v in r.items() if k != "fairness"}, index=i)

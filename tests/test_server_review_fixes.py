@@ -6,15 +6,20 @@ from __future__ import annotations
 
 import random
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import select
+from sqlalchemy import insert, select
 
+from chinese_poker.server.accounts import HISTORY_PER_FAMILY
+from chinese_poker.server.app import create_app
 from chinese_poker.server.commit import GroupCommit, Step
+from chinese_poker.server.guard import RateSpec
 from chinese_poker.server.messages import LeaveMsg
 from chinese_poker.server.ratings import EVENTS, RATINGS, _rate_one
+from chinese_poker.server.reviews import SESSION_REVIEW_NEW
 from test_ratings import client, me, new_key, play_against_bots  # noqa: F401
 from test_server import connect, quiet, recv, recv_until, two_humans
 from test_server_continuous import against_a_bot, drive, history
@@ -158,3 +163,59 @@ def test_a_rematch_the_store_refuses_is_offered_to_nobody(
         assert r.status_code == 503 and "try again" in r.json()["detail"]
         assert not any(msg["type"] == "rematch" for msg in quiet(ann))
         assert client.get(f"/api/tables/{tid}").json()["rematch"] is None
+
+
+def test_session_review_reviews_a_few_new_hands_per_request(client: TestClient) -> None:  # noqa: F811
+    # Four players: an orbit of four hands.
+    tid, records = play_against_bots(
+        client, new_key(), preset="ofc", bots=("rules", "rules", "rules")
+    )
+    assert len(records) > SESSION_REVIEW_NEW  # else there is nothing left pending
+    first = client.get(f"/api/tables/{tid}/review").json()
+    assert first["hands"] == list(range(1, SESSION_REVIEW_NEW + 1))
+    assert first["pending"] == len(records) - SESSION_REVIEW_NEW
+    # The reviewed hands are stored: the next request adds new ones to them.
+    second = client.get(f"/api/tables/{tid}/review").json()
+    done = min(len(records), 2 * SESSION_REVIEW_NEW)
+    assert second["hands"] == list(range(1, done + 1))
+    assert second["pending"] == len(records) - done
+
+
+def test_profile_leaderboard_and_reviews_count_against_the_read_limit(tmp_path: Path) -> None:
+    app = create_app(
+        f"sqlite:///{tmp_path / 'server.db'}",
+        hint_processes=False,
+        rate_limits=RateSpec(read="3/minute"),
+    )
+    with TestClient(app) as c:
+        for path in ("/api/players/p-nobody", "/api/leaderboard", "/api/tables/t-x/review"):
+            codes = [c.get(path).status_code for _ in range(4)]
+            assert codes[-1] == 429, (path, codes)
+            assert 429 not in codes[:-1] or path != "/api/players/p-nobody"
+
+
+def test_profile_history_keeps_the_last_hands_and_the_leaderboard_cuts_in_sql(
+    client: TestClient,  # noqa: F811
+) -> None:
+    pid = me(client, new_key())["id"]
+    store = client.app.state.store  # type: ignore[attr-defined]
+    n = HISTORY_PER_FAMILY + 5
+    with store.engine.begin() as conn:
+        conn.execute(
+            insert(RATINGS).values(
+                player_id=pid, family="classic", mu=30.0, sigma=1.0, hands=n, points=0,
+                fouls=0, fantasylands=0, royalties=0, updated_at=0.0,
+            )
+        )  # fmt: skip
+        conn.execute(
+            insert(EVENTS),
+            [
+                {"player_id": pid, "family": "classic", "table_id": "t-old", "hand": i,
+                 "at": float(i), "mu": 25.0 + i / n, "sigma": 1.0}
+                for i in range(1, n + 1)
+            ],
+        )  # fmt: skip
+    history = client.get(f"/api/players/{pid}").json()["history"]["classic"]
+    assert [h["hand"] for h in history] == list(range(6, n + 1))
+    board = client.get("/api/leaderboard", params={"family": "classic", "limit": 1}).json()
+    assert [row["player"] for row in board["players"]] == [pid]  # 27 is the best there

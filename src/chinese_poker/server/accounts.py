@@ -74,6 +74,9 @@ IDENTITY_PER_ADDRESS = "120/minute"
 """Calls that may create a player (``/api/me``, its name, password and seats) per address:
 nobody fills the database with players."""
 
+HISTORY_PER_FAMILY = 200
+"""Rating events a profile shows per family: the latest ones."""
+
 KEY_PATTERN = re.compile(r"^[A-Za-z0-9_-]{22,128}$")
 HANDLE_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{3,40}$")
 MIN_PASSWORD = 8
@@ -440,9 +443,11 @@ def accounts_router(index: Callable[[], Response]) -> APIRouter:
 
     @router.get("/api/players/{player_id}", tags=["players"])
     async def profile(request: Request, player_id: str) -> dict[str, Any]:
-        """A player's figures and rating per family, with the rating after each hand."""
+        """A player's figures and rating per family, with the rating after each of his
+        last :data:`HISTORY_PER_FAMILY` hands of the family."""
         from chinese_poker.server.ratings import profile_figures, rate_pending
 
+        request.app.state.throttle(request, "read")
         store = store_of(request)
 
         def work() -> dict[str, Any] | None:
@@ -466,17 +471,22 @@ def accounts_router(index: Callable[[], Response]) -> APIRouter:
                     ).mappings()
                 ]
                 history: dict[str, list[dict[str, Any]]] = {}
-                for e in conn.execute(
-                    select(EVENTS).where(EVENTS.c.player_id == player_id).order_by(EVENTS.c.id)
-                ).mappings():
-                    history.setdefault(e["family"], []).append(
+                for fam in families:
+                    latest = conn.execute(
+                        select(EVENTS)
+                        .where(EVENTS.c.player_id == player_id, EVENTS.c.family == fam["family"])
+                        .order_by(EVENTS.c.id.desc())
+                        .limit(HISTORY_PER_FAMILY)
+                    ).mappings()
+                    history[fam["family"]] = [
                         {
                             "table_id": e["table_id"],
                             "hand": e["hand"],
                             "at": e["at"],
                             "rating": round(display(e["mu"], e["sigma"]), 2),
                         }
-                    )
+                        for e in reversed(list(latest))
+                    ]
             return {**_public(dict(row)), "families": families, "history": history}
 
         done = await off_loop(request, work)
@@ -493,7 +503,10 @@ def accounts_router(index: Callable[[], Response]) -> APIRouter:
         """Players and bots of a family by rating (mu - 3 sigma), best first."""
         from chinese_poker.server.ratings import RATINGS, display, profile_figures, rate_pending
 
+        request.app.state.throttle(request, "read")
         store = store_of(request)
+        # The ranking of ratings.display, in SQL: the database sorts and cuts.
+        rank = cast(Any, display(cast(Any, RATINGS.c.mu), cast(Any, RATINGS.c.sigma)))
 
         def work() -> list[dict[str, Any]]:
             rate_pending(store)
@@ -503,9 +516,10 @@ def accounts_router(index: Callable[[], Response]) -> APIRouter:
                         select(RATINGS, _PLAYERS.c.name, _PLAYERS.c.kind)
                         .join(_PLAYERS, _PLAYERS.c.id == RATINGS.c.player_id)
                         .where(RATINGS.c.family == family)
+                        .order_by(rank.desc(), RATINGS.c.player_id)
+                        .limit(limit)
                     ).mappings()
                 )
-            rows.sort(key=lambda r: -display(r["mu"], r["sigma"]))
             return [
                 {
                     "player": r["player_id"],
@@ -513,7 +527,7 @@ def accounts_router(index: Callable[[], Response]) -> APIRouter:
                     "kind": r["kind"],
                     **profile_figures(r),
                 }
-                for r in rows[:limit]
+                for r in rows
             ]
 
         return {"family": family, "players": await off_loop(request, work)}

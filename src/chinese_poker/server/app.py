@@ -401,6 +401,8 @@ def create_app(
                 429, f"too many requests from your address (limit {limits.describe(kind)})"
             )
 
+    app.state.throttle = throttle  # the routers of accounts and reviews use it too
+
     # ------------------------------------------------------------------ pages
 
     def index() -> Response:

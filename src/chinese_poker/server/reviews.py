@@ -24,7 +24,10 @@ from sqlalchemy.exc import IntegrityError
 from chinese_poker.server.ratings import HandReviewRow
 from chinese_poker.server.scheduling import HINT_DEADLINE
 
-__all__ = ["reviews_router"]
+__all__ = ["SESSION_REVIEW_NEW", "reviews_router"]
+
+SESSION_REVIEW_NEW = 3
+"""Hands not reviewed yet that one session-review request reviews (the rest: pending)."""
 
 _REVIEWS = cast(SATable, HandReviewRow.__table__)
 
@@ -39,8 +42,7 @@ def reviews_router(index: Callable[[], Response]) -> APIRouter:
     async def review_page(table_id: str, hand: int) -> Response:
         return index()
 
-    async def hand_review(manager: Any, table_id: str, hand: int) -> dict[str, Any]:
-        store = manager.store
+    def stored_review(store: Any, table_id: str, hand: int) -> dict[str, Any] | None:
         with store.engine.connect() as conn:
             cached = conn.execute(
                 select(_REVIEWS.c.data).where(
@@ -49,9 +51,16 @@ def reviews_router(index: Callable[[], Response]) -> APIRouter:
                     _REVIEWS.c.level == REVIEW_LEVEL,
                 )
             ).scalar_one_or_none()
+        if cached is None:
+            return None
+        data: dict[str, Any] = json.loads(cached)
+        return data
+
+    async def hand_review(manager: Any, table_id: str, hand: int) -> dict[str, Any]:
+        store = manager.store
+        cached = stored_review(store, table_id, hand)
         if cached is not None:
-            data: dict[str, Any] = json.loads(cached)
-            return data
+            return cached
         records = store.records(table_id, hand)
         if not records:
             raise HTTPException(409, f"hand {hand} of this table is not finished")
@@ -91,6 +100,7 @@ def reviews_router(index: Callable[[], Response]) -> APIRouter:
     async def review(request: Request, table_id: str, hand: int) -> dict[str, Any]:
         """Each decision of the hand next to the best one, the expected points lost and
         the marks (docs/review.md); 409 while the hand is not finished."""
+        request.app.state.throttle(request, "read")
         manager = live_manager(request, table_id)
         if hand < 1:
             raise HTTPException(400, "hands are numbered from 1")
@@ -99,19 +109,35 @@ def reviews_router(index: Callable[[], Response]) -> APIRouter:
     @router.get("/api/tables/{table_id}/review", tags=["results"])
     async def session_review(request: Request, table_id: str) -> dict[str, Any]:
         """The session so far: each player's accuracy and expected points lost per hand
-        over every finished hand (each hand reviewed, or read back, as above)."""
+        over the finished hands reviewed so far (each hand reviewed, or read back, as
+        above). At most :data:`SESSION_REVIEW_NEW` hands not reviewed yet are reviewed
+        per request; ``pending`` counts the others (ask again for them)."""
         from chinese_poker.ai.review import HandReview, summarise
 
+        request.app.state.throttle(request, "read")
         manager = live_manager(request, table_id)
         numbers = [h["hand"] for h in manager.get(table_id).hands_info() if h["finished"]]
-        hands = [HandReview.from_dict(await hand_review(manager, table_id, n)) for n in numbers]
+        reviewed: list[int] = []
+        hands: list[HandReview] = []
+        pending = computed = 0
+        for n in numbers:
+            data = stored_review(manager.store, table_id, n)
+            if data is None:
+                if computed >= SESSION_REVIEW_NEW:
+                    pending += 1  # one request cannot hold the review workers for long
+                    continue
+                computed += 1
+                data = await hand_review(manager, table_id, n)
+            reviewed.append(n)
+            hands.append(HandReview.from_dict(data))
         players: list[str] = []
         for h in hands:
             players += [p for p in h.players if p not in players]
         return {
             "table_id": table_id,
             "level": REVIEW_LEVEL,
-            "hands": numbers,
+            "hands": reviewed,
+            "pending": pending,
             "players": [summarise(hands, p).to_dict() for p in players],
         }
 

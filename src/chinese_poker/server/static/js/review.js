@@ -88,7 +88,9 @@ export async function showSessionReview(tableId, box) {
   box.innerHTML = `<p class="muted">${esc(t("review.loading"))}</p>`;
   try {
     const data = await api("GET", `/api/tables/${encodeURIComponent(tableId)}/review`);
-    box.innerHTML = `<h3>${esc(t("review.session_title", { n: data.hands.length }))}</h3>${summaryHTML(data.players, myName(tableId))}`;
+    // The server reviews a few new hands per request; the others come on the next one.
+    const pending = data.pending > 0 ? `<p class="muted" id="review-pending">${esc(t("review.pending", { n: data.pending }))}</p>` : "";
+    box.innerHTML = `<h3>${esc(t("review.session_title", { n: data.hands.length }))}</h3>${summaryHTML(data.players, myName(tableId))}${pending}`;
   } catch (err) {
     box.innerHTML = `<p class="warning">${esc(t("review.failed", { reason: err.message }))}</p>`;
   }

@@ -146,5 +146,15 @@ def test_sign_in_from_a_second_browser(browser: Any, server: Server, shots: Path
     second.screenshot(path=str(shots / "signed-in-second-browser.png"), full_page=True)
     second.reload()  # the new key is kept
     expect(second.locator("#profile-id")).to_have_text(mine)
+    # Changing the password there asks for the current one.
+    second.fill("#me-current-password", "not the password")
+    second.fill("#me-password", "a brand new secret")
+    second.click("#password-form button")
+    expect(second.locator("#account-error")).to_contain_text("current password is wrong")
+    second.fill("#me-current-password", "correct horse battery")
+    second.fill("#me-password", "a brand new secret")
+    second.click("#password-form button")
+    expect(second.locator("#signed-up")).to_contain_text(handle)
+    expect(second.locator("#account-error")).to_be_hidden()
     no_page_errors(first)
     no_page_errors(second)

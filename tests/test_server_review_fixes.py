@@ -5,6 +5,7 @@ private handles, rematch specs and racing first requests."""
 from __future__ import annotations
 
 import random
+import secrets
 import time
 from pathlib import Path
 from typing import Any
@@ -219,3 +220,37 @@ def test_profile_history_keeps_the_last_hands_and_the_leaderboard_cuts_in_sql(
     assert [h["hand"] for h in history] == list(range(6, n + 1))
     board = client.get("/api/leaderboard", params={"family": "classic", "limit": 1}).json()
     assert [row["player"] for row in board["players"]] == [pid]  # 27 is the best there
+
+
+def test_changing_a_password_needs_the_current_one(client: TestClient) -> None:  # noqa: F811
+    key, other = new_key(), new_key()
+    handle = "cy-" + secrets.token_hex(3)
+    h = {"X-Player-Key": key}
+    me(client, key)
+    url = "/api/me/password"
+    r = client.post(url, json={"handle": handle, "password": "first secret"}, headers=h)
+    assert r.status_code == 200, r.text
+    # Somebody at the browser (or holding the key) cannot change it without the password.
+    r = client.post(url, json={"handle": handle, "password": "taken over"}, headers=h)
+    assert r.status_code == 403 and "current_password" in r.json()["detail"]
+    body = {"handle": handle, "password": "taken over", "current_password": "a wrong guess"}
+    r = client.post(url, json=body, headers=h)
+    assert r.status_code == 403 and "wrong" in r.json()["detail"]
+    signin = {"handle": handle, "password": "first secret", "key": other}
+    assert client.post("/api/signin", json=signin).status_code == 200
+    body["current_password"] = "first secret"
+    assert client.post(url, json=body, headers=h).status_code == 200
+    signin["password"], signin["key"] = "taken over", new_key()
+    assert client.post("/api/signin", json=signin).status_code == 200
+
+
+def test_setting_a_password_counts_against_the_sign_in_limit(client: TestClient) -> None:  # noqa: F811
+    key = new_key()
+    me(client, key)
+    handle = "di-" + secrets.token_hex(3)
+    body = {"handle": handle, "password": "first secret", "current_password": "guess"}
+    codes = [
+        client.post("/api/me/password", json=body, headers={"X-Player-Key": key}).status_code
+        for _ in range(12)
+    ]
+    assert codes[0] == 200 and set(codes[1:10]) == {403} and set(codes[10:]) == {429}

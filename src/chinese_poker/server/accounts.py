@@ -220,6 +220,9 @@ class PasswordBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
     handle: str = Field(min_length=1, max_length=40)
     password: str = Field(min_length=1, max_length=200)
+    current_password: str | None = Field(
+        None, min_length=1, max_length=200, description="needed to change a password"
+    )
 
 
 class SignInBody(BaseModel):
@@ -322,8 +325,12 @@ def accounts_router(index: Callable[[], Response]) -> APIRouter:
     async def set_password(
         request: Request, body: PasswordBody, x_player_key: str | None = Header(None)
     ) -> dict[str, Any]:
-        """Choose a handle and a password, to sign in on another device."""
+        """Choose a handle and a password, to sign in on another device (changing a
+        password needs the current one)."""
         key = check_key(x_player_key, request)
+        # A guess at the current password is a sign-in attempt: the same limit.
+        if not limiter.hit(per_address, "signin", address(request)):
+            raise HTTPException(429, "too many sign-in attempts: wait a minute and try again")
         if not HANDLE_PATTERN.match(body.handle):
             raise HTTPException(400, "a handle is 3 to 40 letters, digits, '.', '-' or '_'")
         if len(body.password) < MIN_PASSWORD:
@@ -338,6 +345,15 @@ def accounts_router(index: Callable[[], Response]) -> APIRouter:
                     assert row is not None
                     if row["handle"] not in (None, body.handle):
                         raise HTTPException(409, f"you already have the handle {row['handle']!r}")
+                    if row["password_hash"] is not None:
+                        if body.current_password is None:
+                            raise HTTPException(
+                                403, "send your current password (current_password) to change it"
+                            )
+                        try:
+                            _hasher.verify(row["password_hash"], body.current_password)
+                        except (VerificationError, InvalidHashError):
+                            raise HTTPException(403, "your current password is wrong") from None
                     conn.execute(
                         update(_PLAYERS)
                         .where(_PLAYERS.c.id == row["id"])

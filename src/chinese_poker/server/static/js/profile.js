@@ -53,7 +53,7 @@ function accountHTML(me) {
   return `<div class="panel" id="account"><h2>${w("account.title")}</h2>
     <p class="muted" style="font-size:13px">${w("account.intro")}</p>
     <form id="name-form" class="row"><label>${w("account.name")} <input id="me-name" maxlength="40" value="${esc(me.name || "")}" required></label><button type="submit">${w("account.save_name")}</button></form>
-    ${me.signed_up ? `<p id="signed-up">${signedUp}</p>` : `<form id="password-form" class="row"><label>${w("account.handle")} <input id="me-handle" maxlength="40" autocomplete="username" required></label><label>${w("account.password")} <input id="me-password" type="password" minlength="8" autocomplete="new-password" required></label><button type="submit">${w("account.save_password")}</button></form>`}
+    ${me.signed_up ? `<p id="signed-up">${signedUp}</p><form id="password-form" class="row" data-handle="${esc(me.handle)}"><label>${w("account.current_password")} <input id="me-current-password" type="password" autocomplete="current-password" required></label><label>${w("account.new_password")} <input id="me-password" type="password" minlength="8" autocomplete="new-password" required></label><button type="submit">${w("account.change_password")}</button></form>` : `<form id="password-form" class="row"><label>${w("account.handle")} <input id="me-handle" maxlength="40" autocomplete="username" required></label><label>${w("account.password")} <input id="me-password" type="password" minlength="8" autocomplete="new-password" required></label><button type="submit">${w("account.save_password")}</button></form>`}
     <h3>${w("account.signin_title")}</h3>
     <form id="signin-form" class="row"><label>${w("account.handle")} <input id="signin-handle" maxlength="40" autocomplete="username" required></label><label>${w("account.password")} <input id="signin-password" type="password" autocomplete="current-password" required></label><button type="submit">${w("account.signin")}</button></form>
     <p class="warning" id="account-error" hidden></p></div>`;
@@ -75,7 +75,14 @@ export function mePage(app, navigate) {
     ev.preventDefault();
     try {
       if (ev.target.id === "name-form") await asMe("PUT", "/api/me/name", { name: $("#me-name", app).value.trim() });
-      else if (ev.target.id === "password-form") await asMe("POST", "/api/me/password", { handle: $("#me-handle", app).value.trim(), password: $("#me-password", app).value });
+      else if (ev.target.id === "password-form") {
+        // Signed up already: the handle stays, and the server wants the current password.
+        const current = $("#me-current-password", app);
+        const body = current
+          ? { handle: ev.target.dataset.handle, password: $("#me-password", app).value, current_password: current.value }
+          : { handle: $("#me-handle", app).value.trim(), password: $("#me-password", app).value };
+        await asMe("POST", "/api/me/password", body);
+      }
       else if (ev.target.id === "signin-form") {
         const key = newKey();
         await api("POST", "/api/signin", { handle: $("#signin-handle", app).value.trim(), password: $("#signin-password", app).value, key });

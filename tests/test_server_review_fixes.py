@@ -254,3 +254,35 @@ def test_setting_a_password_counts_against_the_sign_in_limit(client: TestClient)
         for _ in range(12)
     ]
     assert codes[0] == 200 and set(codes[1:10]) == {403} and set(codes[10:]) == {429}
+
+
+def test_the_handle_is_shown_to_its_player_only(client: TestClient) -> None:  # noqa: F811
+    key = new_key()
+    handle = "ed-" + secrets.token_hex(3)
+    h = {"X-Player-Key": key}
+    pid = me(client, key)["id"]
+    body = {"handle": handle, "password": "a long secret"}
+    assert client.post("/api/me/password", json=body, headers=h).json()["handle"] == handle
+    assert me(client, key)["handle"] == handle
+    signin = {**body, "key": new_key()}
+    assert client.post("/api/signin", json=signin).json()["handle"] == handle
+    play_against_bots(client, key)
+    profile = client.get(f"/api/players/{pid}")
+    assert profile.status_code == 200 and "handle" not in profile.json()
+    assert handle not in profile.text
+    board = client.get("/api/leaderboard", params={"family": "open-face"})
+    assert pid in board.text and handle not in board.text
+
+
+def test_the_per_handle_limit_is_keyed_as_handles_are_unique(client: TestClient) -> None:  # noqa: F811
+    """Guesses at a handle that differs only in case (another account, or none) do not
+    lock the real one out."""
+    handle = "Fay" + secrets.token_hex(3)
+    me(client, key := new_key())
+    body = {"handle": handle, "password": "a long secret"}
+    client.post("/api/me/password", json=body, headers={"X-Player-Key": key})
+    for i in range(5):
+        wrong = {"handle": handle.lower(), "password": f"guess {i}", "key": new_key()}
+        assert client.post("/api/signin", json=wrong).status_code == 401
+    r = client.post("/api/signin", json={**body, "key": new_key()})
+    assert r.status_code == 200, r.text

@@ -199,13 +199,18 @@ def seat_player_ids(conn: Connection, table_id: str) -> dict[int, str]:
 
 
 def _public(row: dict[str, Any]) -> dict[str, Any]:
+    """What anybody may see of a player (the sign-in handle is half of a login: never)."""
     return {
         "id": row["id"],
         "kind": row["kind"],
         "name": row["name"],
-        "handle": row["handle"],
         "signed_up": row["password_hash"] is not None,
     }
+
+
+def _own(row: dict[str, Any]) -> dict[str, Any]:
+    """What the player himself sees: his public record and his handle."""
+    return {**_public(row), "handle": row["handle"]}
 
 
 # --------------------------------------------------------------------------- requests
@@ -292,7 +297,7 @@ def accounts_router(index: Callable[[], Response]) -> APIRouter:
             with store.engine.begin() as conn:
                 row = player_for_key(conn, key, create=True)
                 assert row is not None
-                return _public(row)
+                return _own(row)
 
         return await off_loop(request, work)
 
@@ -359,7 +364,7 @@ def accounts_router(index: Callable[[], Response]) -> APIRouter:
                         .where(_PLAYERS.c.id == row["id"])
                         .values(handle=body.handle, password_hash=digest)
                     )
-                    return _public({**row, "handle": body.handle, "password_hash": digest})
+                    return _own({**row, "handle": body.handle, "password_hash": digest})
             except IntegrityError:
                 return None
 
@@ -372,7 +377,9 @@ def accounts_router(index: Callable[[], Response]) -> APIRouter:
     async def sign_in(request: Request, body: SignInBody) -> dict[str, Any]:
         """Sign in with a handle and password: this browser's key joins that player."""
         if not limiter.hit(per_address, "signin", address(request)) or not limiter.hit(
-            per_handle, "signin-handle", body.handle.lower()
+            # Keyed as handles are unique (exactly as typed): guesses at one handle
+            # cannot lock out another that differs only in case.
+            per_handle, "signin-handle", body.handle
         ):
             raise HTTPException(429, "too many sign-in attempts: wait a minute and try again")
         key = check_key(body.key)
@@ -399,7 +406,7 @@ def accounts_router(index: Callable[[], Response]) -> APIRouter:
                         key_hash=_key_hash(key), player_id=row["id"], created_at=time.time()
                     )
                 )
-            return _public(dict(row))
+            return _own(dict(row))
 
         done = await off_loop(request, work)
         if done is None:

@@ -21,6 +21,7 @@ from chinese_poker.server.guard import RateSpec
 from chinese_poker.server.messages import LeaveMsg
 from chinese_poker.server.ratings import EVENTS, RATINGS, _rate_one
 from chinese_poker.server.reviews import SESSION_REVIEW_NEW
+from chinese_poker.server.tables import CreateTable
 from test_ratings import client, me, new_key, play_against_bots  # noqa: F401
 from test_server import connect, quiet, recv, recv_until, two_humans
 from test_server_continuous import against_a_bot, drive, history
@@ -286,3 +287,23 @@ def test_the_per_handle_limit_is_keyed_as_handles_are_unique(client: TestClient)
         assert client.post("/api/signin", json=wrong).status_code == 401
     r = client.post("/api/signin", json={**body, "key": new_key()})
     assert r.status_code == 200, r.text
+
+
+def test_a_rematch_spec_is_one_the_lobby_would_accept(client: TestClient) -> None:  # noqa: F811
+    long_name = "N" * 200  # the longest name the lobby takes
+    made = against_a_bot(client, next_hand_delay=30, name=long_name)
+    tid = made["table"]["id"]
+    with connect(client, tid, made["token"]) as ann:
+        recv(ann)
+        drive({0: ann}, random.Random(2), lambda m: m["type"] == "hand_end")
+        ann.send_json({"type": "leave", "id": 1})
+        recv_until(ann, lambda msg: msg["type"] == "session_end")
+    r = client.post(f"/api/tables/{tid}/rematch", json={"token": made["token"]})
+    assert r.status_code == 200, r.text
+    new = r.json()["table"]
+    assert len(new["name"]) == 200 and new["name"].endswith(" (rematch)")
+    live = client.app.state.manager.get(new["id"])  # type: ignore[attr-defined]
+    CreateTable.model_validate(live.spec.model_dump())  # what is stored is valid
+    assert [s.name for s in live.spec.seats if s.kind == "human"] == [None]
+    # Ann holds her seat there under her own name all the same.
+    assert any(s["name"] == "Ann" for s in new["seats"])

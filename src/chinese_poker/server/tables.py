@@ -34,7 +34,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+from annotated_types import MaxLen
+from pydantic import BaseModel, ValidationError
 
 from chinese_poker.engine import (
     Action,
@@ -164,6 +165,14 @@ class Result:
 
 
 # --------------------------------------------------------------------------- a live table
+
+
+def _max_length(model: type[BaseModel], field: str) -> int:
+    """A string field's ``max_length`` (one source: the model's own constraint)."""
+    for meta in model.model_fields[field].metadata:
+        if isinstance(meta, MaxLen):
+            return int(meta.max_length)
+    raise LookupError(f"{model.__name__}.{field} has no max_length")
 
 
 class WriteFailed(RuntimeError):
@@ -1497,16 +1506,23 @@ class TableManager:
         if live.status != "finished":
             raise ValueError("the session is still being played; a rematch follows its end")
         chairs = live.game.chairs
+        # Human seats unnamed: the holders below bring their names.
         seats = [
-            SeatSpec(kind="bot", name=c.name, bot=c.bot, level=c.level)
+            {"kind": "bot", "name": c.name, "bot": c.bot, "level": c.level}
             if c.kind == "bot"
-            else SeatSpec(kind="human", name=c.name)
+            else {"kind": "human"}
             for c in chairs
         ]
-        name = live.game.name
-        spec = live.spec.model_copy(
-            update={"seats": seats, "name": name if "rematch" in name else f"{name} (rematch)"}
-        )
+        name, longest = live.game.name, _max_length(CreateTable, "name")
+        suffix = "" if "rematch" in name else " (rematch)"
+        name = name[: longest - len(suffix)] + suffix
+        # Checked as a request from the lobby would be, before anything is stored.
+        try:
+            spec = CreateTable.model_validate(
+                {**live.spec.model_dump(), "seats": seats, "name": name}
+            )
+        except ValidationError as exc:
+            raise ValueError(f"this table cannot be played again: {exc}") from None
         holders = {
             c.seat: (c.player, c.token_hash)
             for c in chairs

@@ -4,6 +4,7 @@ private handles, rematch specs and racing first requests."""
 
 from __future__ import annotations
 
+import hashlib
 import random
 import secrets
 import time
@@ -12,9 +13,9 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import insert, select
+from sqlalchemy import event, insert, select
 
-from chinese_poker.server.accounts import HISTORY_PER_FAMILY
+from chinese_poker.server.accounts import HISTORY_PER_FAMILY, PlayerKeyRow, PlayerRow
 from chinese_poker.server.app import create_app
 from chinese_poker.server.commit import GroupCommit, Step
 from chinese_poker.server.guard import RateSpec
@@ -307,3 +308,36 @@ def test_a_rematch_spec_is_one_the_lobby_would_accept(client: TestClient) -> Non
     assert [s.name for s in live.spec.seats if s.kind == "human"] == [None]
     # Ann holds her seat there under her own name all the same.
     assert any(s["name"] == "Ann" for s in new["seats"])
+
+
+def test_two_first_requests_with_one_new_key_make_one_player(client: TestClient) -> None:  # noqa: F811
+    """The twin request inserts the key between this one's look-up and its insert: this
+    one answers with the twin's player (no 500)."""
+    key = new_key()
+    store = client.app.state.store  # type: ignore[attr-defined]
+    twin: list[str] = []
+
+    def before(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if statement.lstrip().upper().startswith("INSERT INTO PLAYERS") and not twin:
+            twin.append("p-twin")
+            with store.engine.begin() as other:  # the other request, finished first
+                other.execute(
+                    insert(PlayerRow.__table__).values(
+                        id="p-twin", kind="human", name="", created_at=0.0
+                    )
+                )
+                other.execute(
+                    insert(PlayerKeyRow.__table__).values(
+                        key_hash=hashlib.sha256(key.encode()).hexdigest(),
+                        player_id="p-twin",
+                        created_at=0.0,
+                    )
+                )
+
+    event.listen(store.engine, "before_cursor_execute", before)
+    try:
+        r = client.post("/api/me", headers={"X-Player-Key": key})
+    finally:
+        event.remove(store.engine, "before_cursor_execute", before)
+    assert r.status_code == 200, r.text
+    assert r.json()["id"] == "p-twin" == me(client, key)["id"]

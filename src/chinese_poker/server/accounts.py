@@ -139,8 +139,7 @@ def _key_hash(key: str) -> str:
 # --------------------------------------------------------------------------- the store
 
 
-def player_for_key(conn: Connection, key: str, *, create: bool) -> dict[str, Any] | None:
-    """The player of a browser key (created on first sight when ``create``)."""
+def _read_player(conn: Connection, key: str) -> dict[str, Any] | None:
     row = (
         conn.execute(
             select(_PLAYERS)
@@ -150,24 +149,35 @@ def player_for_key(conn: Connection, key: str, *, create: bool) -> dict[str, Any
         .mappings()
         .first()
     )
+    return dict(row) if row is not None else None
+
+
+def player_for_key(conn: Connection, key: str, *, create: bool) -> dict[str, Any] | None:
+    """The player of a browser key (created on first sight when ``create``; call it
+    before the transaction of ``conn`` writes anything)."""
+    row = _read_player(conn, key)
     if row is not None or not create:
-        return dict(row) if row is not None else None
+        return row
     pid = "p-" + secrets.token_hex(8)
     now = time.time()
-    conn.execute(
-        insert(_PLAYERS).values(
-            id=pid, kind="human", name="", handle=None, password_hash=None, created_at=now
-        )
-    )
-    conn.execute(insert(_KEYS).values(key_hash=_key_hash(key), player_id=pid, created_at=now))
-    return {
-        "id": pid,
-        "kind": "human",
-        "name": "",
-        "handle": None,
-        "password_hash": None,
-        "created_at": now,
-    }
+    # In a transaction of its own: when two first requests with the same new key race,
+    # the second's insert fails alone and it reads the player the first one made.
+    try:
+        with conn.engine.begin() as own:
+            own.execute(
+                insert(_PLAYERS).values(
+                    id=pid, kind="human", name="", handle=None, password_hash=None, created_at=now
+                )
+            )
+            own.execute(
+                insert(_KEYS).values(key_hash=_key_hash(key), player_id=pid, created_at=now)
+            )
+    except IntegrityError:
+        pass
+    row = _read_player(conn, key)
+    if row is None:
+        raise RuntimeError("a new player key could not be stored")
+    return row
 
 
 def bot_player(conn: Connection, bot: str, level: int | None) -> str:

@@ -22,6 +22,7 @@ from chinese_poker.ai.review import (
     review_history,
     summarise,
 )
+from chinese_poker.cards import Board
 from chinese_poker.cli import main
 from chinese_poker.engine import Table, hand_record, read_history
 from chinese_poker.engine.actions import Place
@@ -212,3 +213,32 @@ def test_cli_review_refuses_a_history_that_does_not_replay(
     missing = tmp_path / "missing.jsonl"
     assert main(["review", str(missing)]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_a_natural_claimed_whatever_the_setting_loses_nothing() -> None:
+    """Six pairs from the dealt cards (the classic default, claimed automatically): any
+    valid setting of them is paid the natural, so none is a mistake (before, every
+    setting but the best was a 'blunder' of about 3 points)."""
+    from chinese_poker.cards import parse_cards
+    from chinese_poker.scoring import natural_of
+
+    rules = rules_for("classic")
+    ann = parse_cards("As Ad Ks Kd Qs Qd Js Jd Ts Td 9s 9d 2c")
+    rest = [c for c in range(52) if c not in ann]
+    deck = [c for pair in zip(rest, ann, strict=False) for c in pair] + rest[13:]
+    table = Table(rules, ["Ann", "Bob"], deck=deck)  # dealt one by one, Bob first
+    view = table.view(0)
+    dec = next(d for d in view.decisions if d.kind == "set")
+    assert sorted(dec.cards) == sorted(ann)
+    # A valid, plainly weaker setting that still holds the six pairs.
+    played = Place(0, parse_cards("9s 9d 2c"), parse_cards("Ts Td Js Jd Qs"),
+                   parse_cards("Qd Ks Kd As Ad"), (), dec.hand, view.version)  # fmt: skip
+    board = Board(played.top, played.middle, played.bottom)
+    assert natural_of(rules, board) is not None
+    table.apply(played)
+    while not table.over:
+        seat = table.to_act[0]
+        table.apply(hint(table.view(seat), level=1)[0].action)
+    mine = next(d for d in review_hand(hand_record(table)).decisions
+                if d.player == "Ann" and d.kind == "set")  # fmt: skip
+    assert mine.loss == 0 and mine.mark == ""

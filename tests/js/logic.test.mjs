@@ -8,7 +8,7 @@ import { cardKey, keyIndex, sortCards } from "../../src/chinese_poker/server/sta
 import { botWords, placedWords, describeAction, setRuleWords, gameName, gameHelp, optionLabel, choiceWords, rulePresets } from "../../src/chinese_poker/server/static/js/words.js";
 import { inviteTarget, parseRoute } from "../../src/chinese_poker/server/static/js/net.js";
 import { quickTable, parseValue } from "../../src/chinese_poker/server/static/js/tableplan.js";
-import { marksFor, lineMarksHTML, pairId } from "../../src/chinese_poker/server/static/js/showdown.js";
+import { marksFor, lineMarksHTML, pairId, scoopMarksHTML } from "../../src/chinese_poker/server/static/js/showdown.js";
 import { replaySteps } from "../../src/chinese_poker/server/static/js/history.js";
 import { leaveHTML, myAreaHTML, sessionOverHTML } from "../../src/chinese_poker/server/static/js/board.js";
 import { useCatalogues } from "../../src/chinese_poker/server/static/js/i18n.js";
@@ -191,4 +191,14 @@ test("Leave, the last hand and the rematch offer", () => {
   assert.doesNotMatch(sessionOverHTML(offered), /rematch-btn/);
   assert.match(sessionOverHTML({ ...offered, role: "spectator" }), /Watch the rematch/);
   assert.doesNotMatch(sessionOverHTML({ ...over, role: "spectator" }), /rematch-btn/);
+});
+
+test("scoop marks: a foul against a foul shows no 'fouled 0' chip, a paid foul does", () => {
+  const marks = { scoops: [
+    { vs: "Bob", points: 0, foul: true, pair: "pair-Ann-Bob" },
+    { vs: "Cy", points: -6, foul: true, pair: "pair-Ann-Cy" },
+  ] };
+  const html = scoopMarksHTML(marks);
+  assert.ok(!html.includes("pair-Ann-Bob"), html);
+  assert.ok(html.includes("pair-Ann-Cy") && /[−-]6/.test(html), html);
 });

@@ -308,6 +308,7 @@ def _fantasyland_hints(
         seed=seed, fl_samples=params.fl_samples, deadline=deadline, rng=random.Random(seed),
     )  # fmt: skip
     mean, fouls, stays = stats.mean(), stats.foul_rate(), stats.fl_rate()
+    errs = stats.stderr()  # sampled values: the review's noise rule needs them
     out = []
     for i, (top, middle, bottom) in enumerate(boards):
         used = set(top) | set(middle) | set(bottom)
@@ -319,7 +320,7 @@ def _fantasyland_hints(
             text += ", stays in Fantasyland"
         if i == 0:
             text += f" (of {_count_text(dec)} arrangements; a handful of alternatives shown)"
-        out.append(HintEntry(action, float(mean[i]), _clip(fouls[i]), text))
+        out.append(HintEntry(action, float(mean[i]), _clip(fouls[i]), text, float(errs[i])))
     out.sort(key=lambda e: -e.value)
     return out
 

@@ -120,7 +120,7 @@ V1_LEVELS: dict[int, Level] = {
 }
 """The levels of ``mc-v1``, the frozen baseline: the ``mc`` of issue 11's start."""
 
-LEVELS: dict[int, Level] = V1_LEVELS
+LEVELS: dict[int, Level] = dict(V1_LEVELS)  # a copy: tuning mc never moves mc-v1
 """Effort per level: 1 is quick (a few ms a decision), 3 the default, 5 strong."""
 
 DEFAULT_LEVEL = 3

@@ -49,7 +49,7 @@ from chinese_poker.ai.hints import describe_action, hint
 from chinese_poker.cards import Board
 from chinese_poker.engine.actions import Action, ClaimNatural, Place, Surrender, action_from_dict
 from chinese_poker.engine.history import HistoryError, apply_actions, table_from_record
-from chinese_poker.scoring import foul_reason, line_values
+from chinese_poker.scoring import foul_reason, line_values, natural_of
 
 __all__ = [
     "BLUNDER",
@@ -335,9 +335,17 @@ def _review_decision(
             value = _classic_value(view, action)
             if value is not None:
                 played_value, exact, explanation = value, True, "a valid setting, not the best"
+    if rank != 1 and _same_natural(view, best.action, action):
+        # The natural is claimed whatever the setting (automatic claim): nothing lost.
+        played_value, exact, explanation = best.value, True, best.explanation
     loss = max(0.0, best.value - played_value) if rank != 1 else 0.0
     mark = mark_for(loss, gap_err)
-    if rank is None and _classic_foul(view, action) is not None:
+    if rank is None and view.rules.is_open_face and dec.kind == "set":
+        # A Fantasyland arrangement off the hint's list (not the top ones by value): the
+        # gap to the weakest listed is no bound, so it is shown but not marked.
+        mark = ""
+    valid_best = _classic_foul(view, best.action) is None
+    if rank is None and _classic_foul(view, action) is not None and valid_best:
         mark = "blunder"  # fouling a set that could be valid: always the worst mark
     return DecisionReview(
         hand=index,
@@ -366,6 +374,21 @@ def _classic_foul(view: Any, action: Action) -> str | None:
     if len(action.top) + len(action.middle) + len(action.bottom) != 13:
         return None
     return foul_reason(view.rules, Board(action.top, action.middle, action.bottom))
+
+
+def _same_natural(view: Any, best: Action, action: Action) -> bool:
+    """The played classic set claims the same natural as the best one, and the claim is
+    automatic: the natural, not the setting, is what is paid."""
+    rules = view.rules
+    if rules.is_open_face or rules.natural_claim != "automatic":
+        return False
+    if not (isinstance(best, Place) and isinstance(action, Place)):
+        return False
+    if len(action.top) + len(action.middle) + len(action.bottom) != 13:
+        return False
+    ours = natural_of(rules, Board(best.top, best.middle, best.bottom))
+    theirs = natural_of(rules, Board(action.top, action.middle, action.bottom))
+    return ours is not None and theirs is not None and ours.label == theirs.label
 
 
 def _classic_value(view: Any, action: Place) -> float | None:

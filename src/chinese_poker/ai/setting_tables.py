@@ -557,8 +557,15 @@ def table_for(rules: Rules) -> OpponentTable:
     its family (:mod:`chinese_poker.ai.equilibrium`) when there is one, else the mode's."""
     name = family_key(rules)
     if name is not None and family_path(name).is_file():
-        with contextlib.suppress(ValueError, KeyError, OSError):
+        # The file ships with the package: a table that does not load is a broken install,
+        # never a reason to value settings under another model without a word.
+        try:
             return OpponentTable.load(family_path(name))
+        except (ValueError, KeyError, OSError) as exc:
+            raise ValueError(
+                f"the equilibrium table {family_path(name)} does not load ({exc}); "
+                f"rebuild it with python -m chinese_poker.ai.equilibrium"
+            ) from None
     return load_table(mode_of(rules))
 
 

@@ -263,7 +263,7 @@ class RuleBot:
         # The cards this seat will still see (its later streets): the outs' chances.
         to_see = sum(dealt for dealt, _ in rules.spec.variant.streets[dec.street :])
         top_r, mid_r, bot_r = royalty_lookup(rules)
-        opponents = max(1, len(view.boards) - 1)
+        opponents = max(1, rules.spec.opponent_hands(len(view.players)))  # hands, not boards
         # "With several opponents, better switch to the tight style and mind the order
         # of the lines" [000]/[001]: a foul costs more the more opponents there are.
         foul_penalty = FOUL_PENALTY * (1.0 + TIGHTER_PER_OPPONENT * (opponents - 1))

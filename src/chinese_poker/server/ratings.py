@@ -367,6 +367,8 @@ def _anchor(family: str, bot: tuple[str, int | None] | None) -> float | None:
 
     anchors = BOT_ANCHORS[family]
     name, level = bot
+    if name == "mc-v1":
+        name = "mc"  # the frozen baseline plays mc's levels: the same anchors
     for key in ((name, level), (name, None), (name, DEFAULT_LEVEL if level is None else -1)):
         if key in anchors:
             return anchors[key]

@@ -8,7 +8,7 @@ const esc = (s) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
  * series: [{name, values: [running total after hand 1, 2, ...]}]; every series starts
  * at 0 before the first hand. Returns an HTML string (an <svg> plus a legend).
  */
-export function lineChart(series, { width = 320, height = 180, label = "Running total" } = {}) {
+export function lineChart(series, { width = 320, height = 180, label = "Running total", point = (name, i, v) => `${name} after hand ${i}: ${v}` } = {}) {
   const n = Math.max(0, ...series.map((s) => s.values.length));
   const pad = { l: 34, r: 10, t: 10, b: 22 };
   const w = width - pad.l - pad.r;
@@ -39,7 +39,7 @@ export function lineChart(series, { width = 320, height = 180, label = "Running 
     const pts = [0, ...s.values].map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`);
     parts.push(`<polyline fill="none" stroke="${color}" stroke-width="2.5" stroke-linejoin="round" points="${pts.join(" ")}" data-player="${esc(s.name)}"/>`);
     [0, ...s.values].forEach((v, i) => {
-      parts.push(`<circle cx="${x(i).toFixed(1)}" cy="${y(v).toFixed(1)}" r="3" fill="${color}"><title>${esc(s.name)} after hand ${i}: ${v}</title></circle>`);
+      parts.push(`<circle cx="${x(i).toFixed(1)}" cy="${y(v).toFixed(1)}" r="3" fill="${color}"><title>${esc(point(s.name, i, v))}</title></circle>`);
     });
   });
   parts.push("</svg>");

@@ -24,7 +24,7 @@ export function profileHTML(p) {
         <div><span class="muted">${esc(t("profile.fantasyland"))}</span><b class="fl">${f.fantasyland_percent.toFixed(1)}%</b></div>
         <div><span class="muted">${esc(t("profile.royalties"))}</span><b class="roy">${f.royalties_per_hand.toFixed(2)}</b></div>
       </div>
-      ${(p.history || {})[f.family] && p.history[f.family].length ? lineChart([{ name: t("profile.chart_series"), values: p.history[f.family].map((e) => e.rating) }], { width: 360, label: t("profile.chart", { family: familyWords(f.family) }) }) : ""}
+      ${(p.history || {})[f.family] && p.history[f.family].length ? lineChart([{ name: t("profile.chart_series"), values: p.history[f.family].map((e) => e.rating) }], { width: 360, label: t("profile.chart", { family: familyWords(f.family) }), point: (name, i, v) => t("chart.point", { name, hand: i, value: v }) }) : ""}
     </div>`).join("");
   const id = esc(t("profile.id", { id: "\u0000" })).replace("\u0000", `<code id="profile-id">${esc(p.id)}</code>`);
   const handle = p.handle ? ` · ${esc(t("profile.handle", { handle: "\u0000" })).replace("\u0000", `<b>${esc(p.handle)}</b>`)}` : "";

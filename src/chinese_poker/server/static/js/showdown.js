@@ -69,5 +69,6 @@ export function lineMarksHTML(marks, line) {
 /** Scoop marks for the head of a board. */
 export function scoopMarksHTML(marks) {
   if (!marks || !marks.scoops.length) return "";
-  return marks.scoops.map((s) => `<a class="mark scoop ${signClass(s.points)}" href="#${s.pair}" data-pair="${s.pair}" title="${esc(t(s.foul ? "mark.foul_against" : "mark.scoop_against", { vs: s.vs }))}">${esc(s.foul ? (s.points > 0 ? t("mark.they_fouled", { vs: s.vs }) : t("mark.fouled")) : s.points > 0 ? t("mark.scoop") : t("mark.scooped"))} ${signed(s.points)}</a>`).join("");
+  // Both fouled: nothing changes hands, and the foul mark already says it (no "fouled 0").
+  return marks.scoops.filter((s) => !(s.foul && s.points === 0)).map((s) => `<a class="mark scoop ${signClass(s.points)}" href="#${s.pair}" data-pair="${s.pair}" title="${esc(t(s.foul ? "mark.foul_against" : "mark.scoop_against", { vs: s.vs }))}">${esc(s.foul ? (s.points > 0 ? t("mark.they_fouled", { vs: s.vs }) : t("mark.fouled")) : s.points > 0 ? t("mark.scoop") : t("mark.scooped"))} ${signed(s.points)}</a>`).join("");
 }

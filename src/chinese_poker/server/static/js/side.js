@@ -54,7 +54,7 @@ export function ledgerHTML(lg, final) {
     ${(lg.players || []).map((p) => `<tr><td>${esc(p)}${(lg.out || []).includes(p) ? ` <span class='muted'>${esc(t("ledger.out"))}</span>` : ""}</td><td class="${signClass(lg.points[p])}">${signed(lg.points[p] || 0)}</td><td>${lg.money ? (lg.money[p] ?? 0).toFixed(2) : ""}</td>${lg.stacks ? `<td>${lg.stacks[p] ?? ""}</td>` : ""}</tr>`).join("")}
     </tbody></table>
     <p class="muted" style="font-size:12px;margin:6px 0 2px">${esc(t("ledger.hands_played", { n: lg.hands_played || 0 }))}</p>
-    ${(lg.hands || []).length ? lineChart(series, { label: t("ledger.chart") }) : ""}
+    ${(lg.hands || []).length ? lineChart(series, { label: t("ledger.chart"), point: (name, i, v) => t("chart.point", { name, hand: i, value: v }) }) : ""}
   </div>`;
 }
 

@@ -23,14 +23,16 @@ from chinese_poker.server.messages import LeaveMsg
 from chinese_poker.server.ratings import EVENTS, RATINGS, _rate_one
 from chinese_poker.server.reviews import SESSION_REVIEW_NEW
 from chinese_poker.server.tables import CreateTable
-from test_ratings import client, me, new_key, play_against_bots  # noqa: F401
+from test_ratings import client, me, new_key, play_against_bots
 from test_server import connect, quiet, recv, recv_until, two_humans
 from test_server_continuous import against_a_bot, drive, history
+
+__all__ = ["client"]  # the fixture, shared with test_ratings
 
 Msg = dict[str, Any]
 
 
-def test_one_player_cannot_claim_two_seats_of_a_table(client: TestClient) -> None:  # noqa: F811
+def test_one_player_cannot_claim_two_seats_of_a_table(client: TestClient) -> None:
     made, joined = two_humans(client)
     tid = made["table"]["id"]
     h = {"X-Player-Key": new_key()}
@@ -50,7 +52,7 @@ def test_one_player_cannot_claim_two_seats_of_a_table(client: TestClient) -> Non
     assert r.status_code == 200, r.text
 
 
-def test_a_player_twice_in_one_hand_is_rated_as_anonymous(client: TestClient) -> None:  # noqa: F811
+def test_a_player_twice_in_one_hand_is_rated_as_anonymous(client: TestClient) -> None:
     """Rows written before the 409 existed (or by hand): the hand is rated, the doubled
     player is left out, nothing raises."""
     key = new_key()
@@ -69,7 +71,7 @@ def test_a_player_twice_in_one_hand_is_rated_as_anonymous(client: TestClient) ->
     assert [f["hands"] for f in profile["families"]] == [len(records)]
 
 
-def test_a_leave_in_the_tick_of_the_next_deal_waits_for_it(client: TestClient) -> None:  # noqa: F811
+def test_a_leave_in_the_tick_of_the_next_deal_waits_for_it(client: TestClient) -> None:
     """The next hand's start is being stored when the leave arrives: the leave waits
     for it, so hand 2 is dealt and is the last; no session is ended under a deal."""
     made = against_a_bot(client, next_hand_delay=30)
@@ -109,7 +111,7 @@ class _Writer:
         raise AssertionError("nothing failed to be written")
 
 
-def test_one_tables_failing_broadcast_does_not_stall_the_others(client: TestClient) -> None:  # noqa: F811
+def test_one_tables_failing_broadcast_does_not_stall_the_others(client: TestClient) -> None:
     commits = GroupCommit(client.app.state.store)  # type: ignore[attr-defined]
     broken, fine = _Writer("t-broken", True), _Writer("t-fine", False)
     commits._commit([broken, fine])
@@ -121,7 +123,7 @@ def _refuse_live_writes(*_args: Any) -> None:
 
 
 def test_a_leave_the_store_refuses_is_told_to_the_sender_only(
-    client: TestClient,  # noqa: F811
+    client: TestClient,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     made = against_a_bot(client, next_hand_delay=30)
@@ -147,28 +149,34 @@ def test_a_leave_the_store_refuses_is_told_to_the_sender_only(
     assert client.get(f"/api/tables/{tid}").json()["status"] == "finished"
 
 
-def test_a_rematch_the_store_refuses_is_offered_to_nobody(
-    client: TestClient,  # noqa: F811
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    made = against_a_bot(client, next_hand_delay=30)
-    tid = made["table"]["id"]
-    store = client.app.state.store  # type: ignore[attr-defined]
-    with connect(client, tid, made["token"]) as ann:
+def _finished_after_one_hand(client: TestClient, **body: Any) -> Msg:
+    """A table against a bot whose person left after hand 1 (its session is over)."""
+    made = against_a_bot(client, next_hand_delay=30, **body)
+    with connect(client, made["table"]["id"], made["token"]) as ann:
         recv(ann)
         drive({0: ann}, random.Random(2), lambda m: m["type"] == "hand_end")
         ann.send_json({"type": "leave", "id": 1})
         recv_until(ann, lambda msg: msg["type"] == "session_end")
-        url = f"/api/tables/{tid}/rematch"
+    return made
+
+
+def test_a_rematch_the_store_refuses_is_offered_to_nobody(
+    client: TestClient,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made = _finished_after_one_hand(client)
+    tid = made["table"]["id"]
+    store = client.app.state.store  # type: ignore[attr-defined]
+    with connect(client, tid) as eve:
         with monkeypatch.context() as m:
             m.setattr(store, "set_live", _refuse_live_writes)
-            r = client.post(url, json={"token": made["token"]})
+            r = client.post(f"/api/tables/{tid}/rematch", json={"token": made["token"]})
         assert r.status_code == 503 and "try again" in r.json()["detail"]
-        assert not any(msg["type"] == "rematch" for msg in quiet(ann))
-        assert client.get(f"/api/tables/{tid}").json()["rematch"] is None
+        assert not any(msg["type"] == "rematch" for msg in quiet(eve))
+    assert client.get(f"/api/tables/{tid}").json()["rematch"] is None
 
 
-def test_session_review_reviews_a_few_new_hands_per_request(client: TestClient) -> None:  # noqa: F811
+def test_session_review_reviews_a_few_new_hands_per_request(client: TestClient) -> None:
     # Four players: an orbit of four hands.
     tid, records = play_against_bots(
         client, new_key(), preset="ofc", bots=("rules", "rules", "rules")
@@ -198,7 +206,7 @@ def test_profile_leaderboard_and_reviews_count_against_the_read_limit(tmp_path: 
 
 
 def test_profile_history_keeps_the_last_hands_and_the_leaderboard_cuts_in_sql(
-    client: TestClient,  # noqa: F811
+    client: TestClient,
 ) -> None:
     pid = me(client, new_key())["id"]
     store = client.app.state.store  # type: ignore[attr-defined]
@@ -224,7 +232,7 @@ def test_profile_history_keeps_the_last_hands_and_the_leaderboard_cuts_in_sql(
     assert [row["player"] for row in board["players"]] == [pid]  # the newest run is the best there
 
 
-def test_changing_a_password_needs_the_current_one(client: TestClient) -> None:  # noqa: F811
+def test_changing_a_password_needs_the_current_one(client: TestClient) -> None:
     key, other = new_key(), new_key()
     handle = "cy-" + secrets.token_hex(3)
     h = {"X-Player-Key": key}
@@ -246,7 +254,7 @@ def test_changing_a_password_needs_the_current_one(client: TestClient) -> None: 
     assert client.post("/api/signin", json=signin).status_code == 200
 
 
-def test_setting_a_password_counts_against_the_sign_in_limit(client: TestClient) -> None:  # noqa: F811
+def test_setting_a_password_counts_against_the_sign_in_limit(client: TestClient) -> None:
     key = new_key()
     me(client, key)
     handle = "di-" + secrets.token_hex(3)
@@ -258,7 +266,7 @@ def test_setting_a_password_counts_against_the_sign_in_limit(client: TestClient)
     assert codes[0] == 200 and set(codes[1:10]) == {403} and set(codes[10:]) == {429}
 
 
-def test_the_handle_is_shown_to_its_player_only(client: TestClient) -> None:  # noqa: F811
+def test_the_handle_is_shown_to_its_player_only(client: TestClient) -> None:
     key = new_key()
     handle = "ed-" + secrets.token_hex(3)
     h = {"X-Player-Key": key}
@@ -276,7 +284,7 @@ def test_the_handle_is_shown_to_its_player_only(client: TestClient) -> None:  # 
     assert pid in board.text and handle not in board.text
 
 
-def test_the_per_handle_limit_is_keyed_as_handles_are_unique(client: TestClient) -> None:  # noqa: F811
+def test_the_per_handle_limit_is_keyed_as_handles_are_unique(client: TestClient) -> None:
     """Guesses at a handle that differs only in case (another account, or none) do not
     lock the real one out."""
     handle = "Fay" + secrets.token_hex(3)
@@ -290,15 +298,10 @@ def test_the_per_handle_limit_is_keyed_as_handles_are_unique(client: TestClient)
     assert r.status_code == 200, r.text
 
 
-def test_a_rematch_spec_is_one_the_lobby_would_accept(client: TestClient) -> None:  # noqa: F811
+def test_a_rematch_spec_is_one_the_lobby_would_accept(client: TestClient) -> None:
     long_name = "N" * 200  # the longest name the lobby takes
-    made = against_a_bot(client, next_hand_delay=30, name=long_name)
+    made = _finished_after_one_hand(client, name=long_name)
     tid = made["table"]["id"]
-    with connect(client, tid, made["token"]) as ann:
-        recv(ann)
-        drive({0: ann}, random.Random(2), lambda m: m["type"] == "hand_end")
-        ann.send_json({"type": "leave", "id": 1})
-        recv_until(ann, lambda msg: msg["type"] == "session_end")
     r = client.post(f"/api/tables/{tid}/rematch", json={"token": made["token"]})
     assert r.status_code == 200, r.text
     new = r.json()["table"]
@@ -310,7 +313,7 @@ def test_a_rematch_spec_is_one_the_lobby_would_accept(client: TestClient) -> Non
     assert any(s["name"] == "Ann" for s in new["seats"])
 
 
-def test_two_first_requests_with_one_new_key_make_one_player(client: TestClient) -> None:  # noqa: F811
+def test_two_first_requests_with_one_new_key_make_one_player(client: TestClient) -> None:
     """The twin request inserts the key between this one's look-up and its insert: this
     one answers with the twin's player (no 500)."""
     key = new_key()

@@ -37,7 +37,7 @@ test("review: every decision with its mark, the best line only when it differs, 
 
 test("review, profile and leaderboard escape what players typed", () => {
   const r = reviewHTML({ level: 2, decisions: [decision({ player: EVIL, box: EVIL })], players_summary: [summary(EVIL, 0)] });
-  const p = profileHTML({ id: "p-1", kind: "human", name: EVIL, handle: EVIL, families: [], history: {} });
+  const p = profileHTML({ id: "p-1", kind: "human", name: EVIL, families: [], history: {} });
   const l = leaderboardHTML({ players: [{ player: EVIL, name: EVIL, kind: "human", rating: 1, hands: 1, points_per_hand: 1, foul_percent: 0 }] });
   for (const html of [r, p, l, summaryHTML([summary(EVIL, 1)])]) {
     assert.ok(!html.includes("<img"), html);
@@ -53,7 +53,7 @@ test("profile: each family's figures and the rating chart; nothing rated yet say
   assert.match(html, /class="fouls">50\.0%</);
   assert.match(html, /<svg/);
   assert.match(html, /<code id="profile-id">p-1<\/code>/);
-  assert.match(html, /<b>ann<\/b>/);
+  assert.ok(!html.includes("ann"), "a profile never shows the sign-in handle");
   assert.match(profileHTML({ id: "p-2", kind: "human", name: "", families: [], history: {} }), /id="no-hands"/);
 });
 

@@ -27,9 +27,8 @@ export function profileHTML(p) {
       ${(p.history || {})[f.family] && p.history[f.family].length ? lineChart([{ name: t("profile.chart_series"), values: p.history[f.family].map((e) => e.rating) }], { width: 360, label: t("profile.chart", { family: familyWords(f.family) }), point: (name, i, v) => t("chart.point", { name, hand: i, value: v }) }) : ""}
     </div>`).join("");
   const id = esc(t("profile.id", { id: "\u0000" })).replace("\u0000", `<code id="profile-id">${esc(p.id)}</code>`);
-  const handle = p.handle ? ` · ${esc(t("profile.handle", { handle: "\u0000" })).replace("\u0000", `<b>${esc(p.handle)}</b>`)}` : "";
   return `<h2 id="profile-name">${esc(p.name || t("profile.no_name"))} ${p.kind === "bot" ? `<span class='chip'>${esc(t("profile.bot"))}</span>` : ""}</h2>
-    <p class="muted" style="font-size:12px">${id}${handle}. ${esc(t("profile.about"))}</p>
+    <p class="muted" style="font-size:12px">${id}. ${esc(t("profile.about"))}</p>
     ${fams || `<p id="no-hands">${esc(t("profile.no_hands"))}</p>`}`;
 }
 

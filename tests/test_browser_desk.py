@@ -22,19 +22,14 @@ from typing import Any
 import pytest
 
 import test_browser
-from test_browser import CHROMIUM, Server, start_server
+from test_browser import Server, start_server
 
 # Launching Debian's Chromium and the screenshot folder: test_browser's own fixtures.
 browser = test_browser.browser
 shots = test_browser.shots
 
-pytestmark = [
-    pytest.mark.skipif(
-        not os.path.exists(CHROMIUM) and not os.environ.get("CI"),
-        reason="Debian's chromium is not installed at /usr/bin/chromium",
-    ),
-    pytest.mark.xdist_group("browser"),
-]
+# The same marks as test_browser: never skipped silently in CI.
+pytestmark = test_browser.pytestmark
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is missing")
 Page = sync_api.Page

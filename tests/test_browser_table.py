@@ -18,7 +18,6 @@ import pytest
 
 import test_browser
 from test_browser import (
-    CHROMIUM,
     DECISION_JS,
     Server,
     new_page,
@@ -34,10 +33,8 @@ browser = test_browser.browser
 server = test_browser.server
 shots = test_browser.shots
 
-pytestmark = [
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed"),
-    pytest.mark.xdist_group("browser"),
-]
+# The same marks as test_browser: never skipped silently in CI.
+pytestmark = test_browser.pytestmark
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 

@@ -190,6 +190,23 @@ def new_page(browser: Any, **kw: Any) -> Page:
     return page
 
 
+def element_shot(locator: Any, path: Path) -> None:
+    """A screenshot of one element, for the docs; never a test's verdict.
+
+    The page may re-render the element between finding it and capturing it (a state
+    message arriving), which detaches the handle. The locator finds it again, so a few
+    tries are enough; after them the last error is raised.
+    """
+    for attempt in range(5):
+        try:
+            locator.screenshot(path=str(path), timeout=5000)
+            return
+        except sync_api.Error:
+            if attempt == 4:
+                raise
+            time.sleep(0.2)
+
+
 def no_page_errors(page: Page) -> None:
     assert page._cp_errors == []  # type: ignore[attr-defined]
 

@@ -196,7 +196,7 @@ def test_the_page_shows_the_commitment_before_the_deal_and_verifies_after(
 
     # after the hand: ✓ on Ann's page, and what she sent is in the reveal
     browser_test.expect(row.locator(".fair-ok")).to_be_visible(timeout=20000)
-    ann.locator("#fairness").screenshot(path=str(shots / "fair-deal.png"))
+    browser_test.element_shot(ann.locator("#fairness"), shots / "fair-deal.png")
     browser_test.expect(_panel_row(watcher, 1).locator(".fair-ok")).to_be_visible()
     browser_test.expect(_panel_row(bob, 1).locator(".fair-ok")).to_be_visible()
     saved = json.loads(ann.evaluate(f"() => localStorage.getItem('cp.fair.{tid}')"))

@@ -61,7 +61,7 @@ def test_review_after_a_hand_profile_and_leaderboard(
     assert [d["mark"] for d in data["decisions"]] == [
         items.nth(i).get_attribute("data-mark") for i in range(items.count())
     ]
-    review.screenshot(path=str(shots / "review-after-hand.png"))
+    test_browser.element_shot(review, shots / "review-after-hand.png")
     page.click("#review-close")
     expect(review).to_have_count(0)
 
@@ -73,7 +73,7 @@ def test_review_after_a_hand_profile_and_leaderboard(
     buttons.first.click()
     expect(page.locator("#review .review-item").first).to_be_visible(timeout=REVIEW_WAIT)
     expect(page.locator("#review h2")).to_contain_text("hand 1")
-    page.locator("#review").screenshot(path=str(shots / "review-from-hand-list.png"))
+    test_browser.element_shot(page.locator("#review"), shots / "review-from-hand-list.png")
     page.keyboard.press("Escape")
     # The session's accuracy, over every hand.
     page.click("#review-session")

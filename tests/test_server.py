@@ -593,6 +593,32 @@ def test_the_fast_view_json_is_the_engines_to_dict(preset: str) -> None:
     assert connections._FAST_VIEWS
 
 
+@pytest.mark.parametrize("preset", ["ofc", "pineapple", "classic", "criss-cross"])
+def test_one_actions_states_are_each_seats_own_state_message(preset: str) -> None:
+    """``state_messages`` (an action's states, the shared parts serialised once) gives
+    every socket exactly the text ``state_message`` gives it alone."""
+    from chinese_poker.rules import rules_for
+
+    rules = rules_for(preset)
+    rng = random.Random(3)
+    players = 3 if preset != "criss-cross" else 2
+    table = Table(rules, players, seed=5)
+    sockets = [(s, None) for s in range(players)] + [(None, None), (0, "ref-1"), (None, None)]
+    while not table.over:
+        table.apply(table.random_action(table.to_act[0], rng))
+        last = table.log[-1]
+        clocks = [{"seat": 0, "remaining": 1.5, "limit": 30.0}]
+        many = connections.ViewCache(rules).state_messages(
+            table, table_id="t-1", hand=2, seats=sockets, last=last, clocks=clocks,
+            commitment="c0ffee")
+        alone = connections.ViewCache(rules)
+        assert many == [
+            alone.state_message(table, table_id="t-1", hand=2, seat=seat, last=last, ack=ack,
+                                clocks=clocks, commitment="c0ffee")
+            for seat, ack in sockets
+        ]
+
+
 def test_a_monte_carlo_bot_plays_at_a_table(client: TestClient) -> None:
     made = create(client, preset="pineapple",
                   seats=[{"kind": "human", "name": "Ann"},

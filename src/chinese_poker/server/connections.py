@@ -179,9 +179,12 @@ def _fast_views_match() -> bool:
 _FAST_VIEWS = _fast_views_match()
 
 
-def public_entry(entry: LogEntry, viewer: int | None, view: View) -> dict[str, Any]:
-    """An applied action as engine seat ``viewer`` may see it (docs/server-protocol.md)."""
-    data = entry.action.to_dict()
+def public_entry(
+    entry: LogEntry, viewer: int | None, view: View, full: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """An applied action as engine seat ``viewer`` may see it (docs/server-protocol.md).
+    ``full``: ``entry.action.to_dict()``, if the caller has it (it is not changed)."""
+    data = entry.action.to_dict() if full is None else dict(full)
     data["auto"] = entry.auto
     data.setdefault("hand", 0)
     if data["seat"] == viewer or data["type"] != "place":
@@ -228,6 +231,42 @@ class ViewCache:
             cached = _Cached(key, view, text)
             self._cache[seat] = cached
         return cached
+
+    def state_messages(
+        self,
+        table: Table,
+        *,
+        table_id: str,
+        hand: int,
+        seats: list[tuple[int | None, object]],
+        last: LogEntry,
+        clocks: list[dict[str, Any]],
+        commitment: str | None,
+    ) -> list[str]:
+        """The ``state`` messages of one applied action, one per (engine seat, ack) of
+        ``seats``: each equals :meth:`state_message` for it (what every socket shares is
+        serialised once)."""
+        head = (
+            compact_json(
+                {"type": "state", "table_id": table_id, "hand": hand, "version": table.version}
+            )[:-1]
+            + ',"view":'
+        )
+        tail = (
+            "," + compact_json({"clocks": clocks, "commitment": commitment})[1:-1] + ',"log":null}'
+        )
+        full = last.action.to_dict()
+        lasts: dict[int | None, str] = {}
+        out = []
+        for seat, ack in seats:
+            cached = self.get(table, hand, seat)
+            shown = lasts.get(seat)
+            if shown is None:
+                shown = lasts[seat] = compact_json(public_entry(last, seat, cached.view, full))
+            out.append(
+                head + cached.text + ',"last":' + shown + ',"ack":' + compact_json(ack) + tail
+            )
+        return out
 
     def state_message(
         self,

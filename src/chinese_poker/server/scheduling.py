@@ -12,6 +12,10 @@ a time budget (:data:`HINT_SECONDS`) and is abandoned after :data:`HINT_DEADLINE
 
 Decision timers are ``loop.call_later`` handles per engine seat that submit the engine's
 ``Timeout`` when they run out.
+
+Work on the event loop that may wait a little (a hand's settlement) is :class:`Deferred`:
+it runs once the loop has had no message to handle for a moment, so that reading and
+acknowledging actions goes first.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ import importlib
 import logging
 import multiprocessing
 import os
+import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -32,7 +38,9 @@ from typing import Any, TypeVar
 
 from chinese_poker.engine import Table
 
-__all__ = ["HINT_QUEUE", "HINT_SECONDS", "Timers", "Workers"]
+__all__ = ["HINT_QUEUE", "HINT_SECONDS", "Deferred", "Timers", "Workers"]
+
+log = logging.getLogger(__name__)
 
 HINT_SECONDS = 3.0
 """The time budget of one hint (its Monte Carlo sampling stops early)."""
@@ -44,7 +52,88 @@ long enough for a first hint that starts the worker and compiles its kernels."""
 HINT_QUEUE = 32
 """At most this many hints wait or run at once on one server; more are ``busy``."""
 
+DEFER_QUIET = 0.002
+"""Deferred work runs once no message has been handled for this many seconds..."""
+
+DEFER_MAX_WAIT = 0.1
+"""... or once the oldest piece of it has waited this long (under a steady flow of
+messages the loop is never quiet)."""
+
+DEFER_SLICE = 0.003
+"""Deferred work runs at most this long at a time, then lets the loop read its sockets."""
+
 T = TypeVar("T")
+
+
+class Deferred:
+    """Work on the event loop that may wait until the acknowledgements are out.
+
+    In lock step hundreds of tables end their hands in the same instant; settling each
+    (history line, ledger, the next commitment: about as much work as two actions) as
+    soon as its last action is stored would hold up the acknowledgement of every other
+    table's action of that round. Deferred work runs in order, in slices of at most
+    :data:`DEFER_SLICE`, once no message has been handled for :data:`DEFER_QUIET`
+    (:meth:`busy` marks one), or once its oldest piece has waited :data:`DEFER_MAX_WAIT`,
+    so it is never starved. A piece that raises is logged; the rest still run.
+    """
+
+    def __init__(self) -> None:
+        self._queue: deque[tuple[float, Callable[[], None]]] = deque()
+        self._handle: asyncio.TimerHandle | asyncio.Handle | None = None
+        self._busy_at = 0.0
+
+    def __len__(self) -> int:
+        return len(self._queue)
+
+    def busy(self) -> None:
+        """A message is being handled now."""
+        self._busy_at = time.perf_counter()
+
+    def add(self, work: Callable[[], None]) -> None:
+        self._queue.append((time.perf_counter(), work))
+        if self._handle is None:
+            self._arm(time.perf_counter())
+
+    def _arm(self, now: float) -> None:
+        loop = asyncio.get_running_loop()
+        quiet_for = now - self._busy_at
+        if quiet_for >= DEFER_QUIET:
+            self._handle = loop.call_soon(self._run)  # after the sockets are polled
+        else:
+            due = min(DEFER_QUIET - quiet_for, self._queue[0][0] + DEFER_MAX_WAIT - now)
+            self._handle = loop.call_later(max(0.0, due), self._run)
+
+    def _run(self) -> None:
+        self._handle = None
+        if not self._queue:
+            return
+        now = time.perf_counter()
+        if now - self._busy_at < DEFER_QUIET and now - self._queue[0][0] < DEFER_MAX_WAIT:
+            self._arm(now)
+            return
+        end = now + DEFER_SLICE
+        while self._queue:
+            _since, work = self._queue.popleft()
+            try:
+                work()
+            except Exception:
+                log.exception("deferred work failed")
+            if time.perf_counter() >= end:
+                break
+        if self._queue:
+            self._arm(time.perf_counter())
+
+    def drain(self) -> None:
+        """Run everything still waiting, now (at shutdown)."""
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+        while self._queue:
+            _since, work = self._queue.popleft()
+            try:
+                work()
+            except Exception:
+                log.exception("deferred work failed")
 
 
 class Workers:

@@ -80,7 +80,7 @@ from chinese_poker.server.messages import (
     validation_message,
 )
 from chinese_poker.server.metrics import Timings
-from chinese_poker.server.scheduling import Timers, Workers
+from chinese_poker.server.scheduling import Deferred, Timers, Workers
 
 __all__ = [
     "MAX_MESSAGE",
@@ -195,6 +195,7 @@ class LiveTable:
         self._bots: dict[int, ai.Bot] = {}
         self._next_hand: asyncio.TimerHandle | None = None
         self._steps: list[Step] = []
+        self._settle_due = False  # the hand's settlement waits in manager.deferred
         self._rng = random.Random(secrets.randbits(64))
         # People who left (docs/server.md "Leavers and clocks"): a grace timer per chair,
         # then a stand-in bot until the person is back (the game stores who, and the
@@ -495,26 +496,40 @@ class LiveTable:
             end=applied.end,
             sender=(sender, ref) if sender is not None else None,
         )
-        acting = applied.entries[0]
-        clocks = self.clocks()
-        step.messages = [
-            (
-                conn,
-                self.state_message(
-                    conn.chair, acting, ref if conn.chair == chair else None, clocks=clocks
-                ),
-            )
-            for conn in self.conns
-        ]
+        table = self.table
+        assert table is not None
+        engine_seat = self.game.engine_seat
+        texts = self.views.state_messages(
+            table,
+            table_id=self.id,
+            hand=self.hand_no,
+            seats=[
+                (engine_seat(conn.chair), ref if conn.chair == chair else None)
+                for conn in self.conns
+            ],
+            last=applied.entries[0],
+            clocks=self.clocks(),
+            commitment=self.game.commitment(self.hand_no),
+        )
+        step.messages = list(zip(self.conns, texts, strict=True))
         step.then = self._settle_soon if applied.over else self._after_change
         return step
 
     def _settle_soon(self) -> None:
         self._after_change()  # the clocks stop, no bot is woken: the hand is over
-        self.loop.call_soon(self._settle)
+        # After the acknowledgements waiting to be made (scheduling.Deferred); anybody
+        # who asks for this table meanwhile has it settled first (settle_due).
+        self._settle_due = True
+        self.manager.deferred.add(self._settle)
+
+    def settle_due(self) -> None:
+        """Settle now a hand whose settlement waits (before showing the table to anyone)."""
+        if self._settle_due:
+            self._settle()
 
     def _settle(self) -> None:
         """Settle the hand that just ended, store that, then show ``hand_end``."""
+        self._settle_due = False
         game = self.game
         if not game.unsettled or self.manager.tables.get(self.id) is not self:
             return
@@ -1008,6 +1023,8 @@ class LiveTable:
         """Validate and carry out one client message; errors go to ``conn`` only.
         ``read_at``: when it was read (``time.perf_counter()``, for the server's timings)."""
         self.last_used = time.monotonic()
+        self.manager.deferred.busy()
+        self.settle_due()  # what follows sees (and is answered after) the hand's end
         if text is None:
             self._error(conn, None, ErrorCode.BAD_JSON, "send JSON text frames, not binary ones")
             return
@@ -1315,6 +1332,7 @@ class TableManager:
         self.quarantined: dict[str, str] = {}
         self.closing = False
         self.commits = GroupCommit(store)
+        self.deferred = Deferred()
         self.workers = workers or Workers()
         self.timings = Timings()
 
@@ -1368,6 +1386,8 @@ class TableManager:
         """A table for a REST read, showing stored state only: if it has writes
         waiting, this waits for the tick's group commit instead of forcing one."""
         live = self.get(table_id, flush=False)
+        if live is not None:
+            live.settle_due()
         for _ in range(5):
             if live is None or not live.writing:
                 return live
@@ -1380,8 +1400,12 @@ class TableManager:
 
         Pending writes are committed first (unless ``flush`` is false), so that what is
         read is stored state."""
-        if flush and self.commits.pending:
-            self.flush()
+        if flush:
+            waiting = self.tables.get(table_id)
+            if waiting is not None:
+                waiting.settle_due()
+            if self.commits.pending:
+                self.flush()
         live = self.tables.get(table_id)
         if live is None:
             live = self._load(table_id)
@@ -1533,8 +1557,10 @@ class TableManager:
         return new
 
     def close(self) -> None:
-        """Store pending writes, stop every table's timers and bots, close every socket."""
+        """Settle what waits, store pending writes, stop every table's timers and bots,
+        close every socket."""
         try:
+            self.deferred.drain()
             self.flush()
         except Exception:
             log.exception("cannot store the last writes")

@@ -12,8 +12,7 @@ import asyncio
 import dataclasses
 import secrets
 from collections.abc import Callable, Coroutine, Generator
-from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from chinese_poker.cards import card_name
 from chinese_poker.engine import LogEntry, Table, View
@@ -184,22 +183,39 @@ def public_entry(
 ) -> dict[str, Any]:
     """An applied action as engine seat ``viewer`` may see it (docs/server-protocol.md).
     ``full``: ``entry.action.to_dict()``, if the caller has it (it is not changed)."""
+    return _public_entry(entry, viewer, _hidden_boards(view), full)
+
+
+def _hidden_boards(view: View) -> tuple[tuple[int, int], ...]:
+    """The (seat, hand) of every board the viewer may not see (usually none)."""
+    return tuple((b.seat, b.hand) for b in view.boards if b.hidden)
+
+
+def _public_entry(
+    entry: LogEntry,
+    viewer: int | None,
+    hidden: tuple[tuple[int, int], ...],
+    full: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     data = entry.action.to_dict() if full is None else dict(full)
     data["auto"] = entry.auto
     data.setdefault("hand", 0)
     if data["seat"] == viewer or data["type"] != "place":
         return data
     data.pop("discard", None)
-    if view.board_of(data["seat"], data["hand"]).hidden:
+    if (data["seat"], data["hand"]) in hidden:
         for line in ("top", "middle", "bottom"):
             data.pop(line, None)
     return data
 
 
-@dataclass
-class _Cached:
+class _Cached(NamedTuple):
+    """A seat's view as sent: its JSON and the boards it may not see. Not the ``View``
+    itself: thousands of tables keep one per seat, and the garbage collector walks
+    every live container (a tuple of plain values it skips after its first pass)."""
+
     key: tuple[int, int]
-    view: View
+    hidden: tuple[tuple[int, int], ...]
     text: str
 
 
@@ -228,7 +244,7 @@ class ViewCache:
             else:  # the engine's View grew fields this module does not know: its to_dict()
                 data = dataclasses.replace(view, rules=cast(Rules, self._rules_once)).to_dict()
             text = compact_json(data).replace(_RULES_MARK_JSON, self._rules_json, 1)
-            cached = _Cached(key, view, text)
+            cached = _Cached(key, _hidden_boards(view), text)
             self._cache[seat] = cached
         return cached
 
@@ -262,7 +278,7 @@ class ViewCache:
             cached = self.get(table, hand, seat)
             shown = lasts.get(seat)
             if shown is None:
-                shown = lasts[seat] = compact_json(public_entry(last, seat, cached.view, full))
+                shown = lasts[seat] = compact_json(_public_entry(last, seat, cached.hidden, full))
             out.append(
                 head + cached.text + ',"last":' + shown + ',"ack":' + compact_json(ack) + tail
             )
@@ -285,10 +301,10 @@ class ViewCache:
         cached = self.get(table, hand, seat)
         entries: str = "null"
         if with_log:
-            entries = compact_json([public_entry(e, seat, cached.view) for e in table.log])
+            entries = compact_json([_public_entry(e, seat, cached.hidden) for e in table.log])
         head = {"type": "state", "table_id": table_id, "hand": hand, "version": table.version}
         tail = {
-            "last": public_entry(last, seat, cached.view) if last is not None else None,
+            "last": _public_entry(last, seat, cached.hidden) if last is not None else None,
             "ack": ack,
             "clocks": clocks,
             "commitment": commitment,

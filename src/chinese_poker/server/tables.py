@@ -196,6 +196,7 @@ class LiveTable:
         self._next_hand: asyncio.TimerHandle | None = None
         self._steps: list[Step] = []
         self._settle_due = False  # the hand's settlement waits in manager.deferred
+        self._spec_dict: dict[str, Any] | None = None
         self._rng = random.Random(secrets.randbits(64))
         # People who left (docs/server.md "Leavers and clocks"): a grace timer per chair,
         # then a stand-in bot until the person is back (the game stores who, and the
@@ -995,7 +996,7 @@ class LiveTable:
                     "table": self.info(),
                     # What the page must know of the rules (royalties, Fantasyland, the
                     # variant's facts): the compiled spec, so it keeps no copy of its own.
-                    "spec": self.game.rules.spec.to_dict(),
+                    "spec": self._spec(),
                 }
             )
         )
@@ -1006,6 +1007,13 @@ class LiveTable:
                 self._broadcast_seats()
         if self.table is not None:
             conn.send(self.state_message(conn.chair, None, None, with_log=True))
+
+    def _spec(self) -> dict[str, Any]:
+        """The compiled spec's plain form, made once per table (the rules never change;
+        a burst of connections would otherwise rebuild it for each)."""
+        if self._spec_dict is None:
+            self._spec_dict = self.game.rules.spec.to_dict()
+        return self._spec_dict
 
     def detach(self, conn: Conn) -> None:
         self.last_used = time.monotonic()

@@ -50,7 +50,7 @@ class BotSpec:
         parts = self.text.split(":")
         name = parts[0]
         level = int(parts[1]) if len(parts) > 1 and parts[1] else None
-        bot = make_bot(name, seed=seed, level=level)
+        bot: Any = make_bot(name, seed=seed, level=level)
         if len(parts) > 2 and parts[2]:
             changes: dict[str, Any] = {}
             for item in parts[2].split(","):
@@ -101,8 +101,9 @@ class Side:
     def summary(self) -> dict[str, Any]:
         t = sorted(self.times)
         return {
-            "street_median_ms": {k: round(1000 * statistics.median(v), 1)
-                                 for k, v in sorted(self.by_street.items())},
+            "street_median_ms": {
+                k: round(1000 * statistics.median(v), 1) for k, v in sorted(self.by_street.items())
+            },
             "hands": self.hands,
             "foul_rate": self.fouls / max(self.hands, 1),
             "fantasyland_rate": self.fl_earned / max(self.hands, 1),
@@ -112,8 +113,9 @@ class Side:
         }
 
 
-def play_group(rules: Rules, players: int, a: BotSpec, b: BotSpec, seed: int,
-               sides: dict[str, Side]) -> tuple[float, int]:
+def play_group(
+    rules: Rules, players: int, a: BotSpec, b: BotSpec, seed: int, sides: dict[str, Side]
+) -> tuple[float, int]:
     """One group: session ``seed`` once per rotation (A in seat r, B elsewhere).
     Returns (A's points per opponent, hands played)."""
     points = 0
@@ -144,8 +146,9 @@ def play_group(rules: Rules, players: int, a: BotSpec, b: BotSpec, seed: int,
     return points / (players - 1), hands
 
 
-def measure(preset: str, players: int, a: BotSpec, b: BotSpec, hands: int,
-            seed: int) -> dict[str, Any]:
+def measure(
+    preset: str, players: int, a: BotSpec, b: BotSpec, hands: int, seed: int
+) -> dict[str, Any]:
     rules = rules_for(preset)
     sides: dict[str, Side] = {}
     totals: list[float] = []

@@ -44,6 +44,7 @@ from chinese_poker.evaluate import (
     is_royal_flush,
 )
 from chinese_poker.rules import NATURALS, Rules, RulesError, rules_for
+from chinese_poker.rules.options import FIVE_CARD_ROYALTY_KEYS
 from chinese_poker.scoring import Hand, is_fouled, line_royalty, line_values, natural_of, settle
 
 CLASSIC_PRESETS = ("classic", "classic-1-6", "classic-low-middle", "classic-wheel", "criss-cross")
@@ -576,10 +577,6 @@ def _settled_mean(rules: Rules, board: Board, opponents: Sequence[Board]) -> flo
     return sum(points) / len(points)
 
 
-_FIVE_KEYS = ("three_of_a_kind", "straight", "flush", "full_house", "four_of_a_kind",
-              "straight_flush", "royal_flush")  # fmt: skip
-
-
 @st.composite
 def _custom_royalties(draw: st.DrawFn) -> dict[str, dict[str, int]]:
     """A custom table whose royalties never fall as the hand rises (as every preset's):
@@ -596,7 +593,8 @@ def _custom_royalties(draw: st.DrawFn) -> dict[str, dict[str, int]]:
 
     ranks = "23456789TJQKA"
     return {"top": rising([r * 2 for r in ranks] + [r * 3 for r in ranks]),
-            "middle": rising(_FIVE_KEYS), "bottom": rising(_FIVE_KEYS)}  # fmt: skip
+            "middle": rising(FIVE_CARD_ROYALTY_KEYS),
+            "bottom": rising(FIVE_CARD_ROYALTY_KEYS)}  # fmt: skip
 
 
 @st.composite

@@ -24,13 +24,13 @@ RULESETS = [*PRESETS, LOW_DP, LOW_Q]
 # foul or Fantasyland entry), "random-0" .. : their boards come after the fixed ones.
 RANDOM_RULESETS = 48
 RANDOM_BOARDS = 8  # per random ruleset
-_FIVE_KEYS = ("three_of_a_kind", "straight", "flush", "full_house", "four_of_a_kind",
-              "straight_flush", "royal_flush")  # fmt: skip
 
 
 def _random_options(rng: random.Random) -> dict[str, Any]:
     """One draw of options, like the kernel property test's ``open_face_rules`` strategy
     but seeded (the file must come out the same each time) and with the classic ones."""
+    from chinese_poker.rules.options import FIVE_CARD_ROYALTY_KEYS as keys
+
     variant = rng.choice(["ofc", "pineapple", "turbo", "classic", "criss_cross"])
     options: dict[str, Any] = {
         "variant": variant,
@@ -48,7 +48,7 @@ def _random_options(rng: random.Random) -> dict[str, Any]:
         options["custom_royalties"] = {
             "top": {k: rng.randint(0, 30) for k in rng.sample(tops, rng.randint(0, 5))},
             **{
-                line: {k: rng.randint(0, 30) for k in rng.sample(_FIVE_KEYS, rng.randint(0, 7))}
+                line: {k: rng.randint(0, 30) for k in rng.sample(keys, rng.randint(0, len(keys)))}
                 for line in ("middle", "bottom")
             },
         }

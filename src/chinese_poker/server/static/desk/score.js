@@ -109,7 +109,7 @@ async function respec() {
 function optionWords(o) {
   if (o.key !== "fantasyland_enabled" || !S.spec) return o.label;
   const pair = RANKS[S.spec.scoring.fantasyland.entry_min_pair].repeat(2);
-  return `${o.label} (${pair} or better on top, trips deal more)`;
+  return `${o.label} (${pair} or better on top)`;
 }
 
 function optionHTML(o) {

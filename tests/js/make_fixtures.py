@@ -124,6 +124,11 @@ def fixtures() -> dict[str, Any]:
     names_of = [*RULESETS, *randoms, *EXTRA]
     rulesets = {name: _rules(name) for name in names_of}
     specs = {name: rules.spec.to_dict() for name, rules in rulesets.items()}
+    # Every preset's spec too (no boards): eval.js must model each one (eval.test.mjs).
+    from chinese_poker.rules import PRESETS as ALL_PRESETS
+    from chinese_poker.rules import rules_for
+
+    specs.update({name: rules_for(name).spec.to_dict() for name in ALL_PRESETS})
     order = [RULESETS[i % len(RULESETS)] for i in range(560)]
     order += [name for name in randoms for _ in range(RANDOM_BOARDS)]
     cases = []

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chinese_poker.ai import make_bot
-from chinese_poker.engine import Session
+from chinese_poker.engine import Session, play_hand
 from chinese_poker.engine.actions import Action
 from chinese_poker.engine.views import View
 from chinese_poker.rules import Rules, rules_for
@@ -130,9 +130,7 @@ def play_group(
             agents[name] = Timed(spec.build(seed * 8 + i + 17 * r), side.times, side.by_street)
         while not session.over:
             table = session.start_hand()
-            while not table.over:
-                s = table.to_act[0]
-                table.apply(agents[table.players[s]].act(table.view(s)))
+            play_hand(table, [agents[name] for name in table.players])
             result = session.finish_hand()
             settlement = table.settlement
             assert settlement is not None

@@ -15,16 +15,26 @@ rules by **fictitious play**:
    (its *exploitability* under the model), or after ``max_stages``.
 
 The gain is measured on a fixed set of evaluation hands, exactly under the model: for
-each hand the best setting's expected points against the mixture, minus the mean over
-the mixture's setters of the expected points of the setting each of them chose (the
-same hands every stage, so the figure moves only with the model). Heads-up points (one
-opponent). The model's *self-consistency* is what it predicts for the mixture against
-itself, which is 0 in a symmetric game: the mean expected points of the mixture's own
-choices against the model.
+each hand what the best response's decision is expected to collect against the mixture,
+minus the mean over the mixture's setters of what each one's decision on that hand is
+expected to collect (the same hands every stage, so the figure moves only with the
+model). A decision is a setting, a surrender (``-surrender_cost`` against each opponent
+who plays) or a natural (its value against an opponent without one), valued as the
+solver values it. Heads-up points (one opponent). The model's *self-consistency* is what
+it predicts for the mixture against itself, which is 0 in a symmetric game: the mean
+expected points of the mixture's own decisions against the model.
 
-Build the shipped ``two_four`` family table (no royalties, naturals or surrender)::
+Options the model cannot represent are refused (:func:`require_modelled`).
 
-    python -m chinese_poker.ai.equilibrium --hands 12000 --eval-hands 600 --seed 1
+Build a shipped family's table (``--family``, written to the package data; the commands
+of the shipped runs are in each table's ``meta["command"]`` and docs/benchmarks.md)::
+
+    python -m chinese_poker.ai.equilibrium --family classic --hands 6000 --eval-hands 500
+
+or the table of the family of any rules (written to the user cache, where
+:func:`~chinese_poker.ai.setting_tables.table_for` finds it by the family's digest)::
+
+    python -m chinese_poker.ai.equilibrium --rules classic --set royalty_table=american
 """
 
 from __future__ import annotations

@@ -28,6 +28,10 @@ Build the shipped tables (reproducible from the seed) with::
 
     python -m chinese_poker.ai.setting_tables --hands 50000 --seed 1 --iterations 2
 
+The solver prefers a *family*'s equilibrium table (:mod:`chinese_poker.ai.equilibrium`)
+to its mode's: :data:`FAMILIES` ship, others are built on demand into the user cache, keyed
+by :func:`family_digest` (:func:`table_for`).
+
 A mode without a shipped table is built small on first use and cached under the user
 cache directory (``$CHINESE_POKER_CACHE``, else ``$XDG_CACHE_HOME/chinese-poker``, else
 ``~/.cache/chinese-poker``).
@@ -578,7 +582,7 @@ def family_key(rules: Rules) -> str:
 
     >>> family_key(rules_for("criss-cross")), family_key(rules_for("capsa-susun"))
     ('classic', 'classic')
-    >>> family_key(rules_for("classic", surrender_cost=4)).startswith("rules-")
+    >>> family_key(rules_for("classic-1-6", surrender_cost=4)).startswith("rules-")
     True
     """
     digest = family_digest(rules)

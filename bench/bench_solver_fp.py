@@ -9,7 +9,8 @@ the new table in each seat in turn against three with the old one), settled by
 scorer's); the figure is points per hand (per opponent at 4 players) of the new table
 with a 95% interval over deals. Also the solver's time per hand with each table and the
 table's own fictitious-play figures (stages, exploitability under the model, the model's
-prediction for itself).
+prediction for itself), and what each table's solver predicts for its own heads-up
+decisions on the bench's hands (a solver against a copy of itself realises exactly 0).
 
     .venv/bin/python bench/bench_solver_fp.py                      # every preset family, ~6 min
     .venv/bin/python bench/bench_solver_fp.py --family classic --deals 300 --four 100
@@ -52,11 +53,17 @@ def run(name: str, deals: int, four_deals: int, seed: int) -> list[str]:
     tables: dict[str, OpponentTable] = {"new": new, "old": old}
     rng = np.random.default_rng(seed)
     times: dict[str, list[float]] = {"new": [], "old": []}
+    # What each table's solver expects its own heads-up decisions to collect: against a
+    # copy of itself (duplicate, seats swapped) it realises exactly 0.
+    predicted: dict[str, list[float]] = {"new": [], "old": []}
 
     def hand(cards: list[Card], which: str, opponents: int, label: str) -> Hand:
         t0 = time.perf_counter()
         sol = solve_with_table(cards, rules, tables[which], opponents=opponents, top_n=0)
         times[which].append(time.perf_counter() - t0)
+        if opponents == 1:
+            own = sol.surrender_expected if sol.surrender else sol.expected
+            predicted[which].append(float(own or 0.0))
         return Hand(name=label, board=sol.board, surrender=sol.surrender, dealt=tuple(cards))
 
     same = 0
@@ -86,7 +93,8 @@ def run(name: str, deals: int, four_deals: int, seed: int) -> list[str]:
     return [
         f"| {name} | {len(gains)} | {gains[-1]:.4f} (stage 1: {gains[0]:.4f}) |"
         f" {selfs[-1]:+.4f} | {deals}: {_ci(hu)} | {four_deals}: {_ci(four)} |"
-        f" {same / (2 * deals):.0%} | {_ms(times['new'])} | {_ms(times['old'])} |"
+        f" {same / (2 * deals):.0%} | {_ci(predicted['new'])} | {_ci(predicted['old'])} |"
+        f" {_ms(times['new'])} | {_ms(times['old'])} |"
     ]
 
 
@@ -105,8 +113,9 @@ def main() -> None:
     print(
         "| Family | Stages | Best response's gain (points/hand) | Model's prediction for"
         " itself | Heads-up vs the mode's table: deals, points/hand (95%) | 4 players, per"
-        " opponent | Same setting | ms/hand new median / p99 | old median / p99 |\n"
-        "|---|---:|---|---:|---|---|---:|---|---|",
+        " opponent | Same setting | New solver's prediction for its own hands (realised"
+        " against itself: 0) | The old's | ms/hand new median / p99 | old median / p99 |\n"
+        "|---|---:|---|---:|---|---|---:|---|---|---|---|",
         flush=True,
     )
     for name in args.family or PRESET_FAMILIES:

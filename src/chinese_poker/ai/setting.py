@@ -693,7 +693,7 @@ def solve_with_table(
         # A natural of the 13 cards is claimed whether or not it pays (automatic claim);
         # one that only a setting shows is claimed by setting it, when that pays most.
         forced = not sc.naturals.optional_claim and (
-            sc.naturals.from_dealt_cards or natural.kind in ("dragon", "six_pairs")
+            sc.naturals.from_dealt_cards or natural.kind in NATURALS[:2]  # dragon, six pairs
         )
         if forced or claim_total >= max(
             play_total, surrender_total if surrender_total is not None else -np.inf

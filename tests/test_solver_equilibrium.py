@@ -199,9 +199,8 @@ def test_the_solver_uses_the_family_table_when_it_ships(
     [
         ({"natural_claim": "optional"}, "natural that is chosen"),
         ({"natural_source": "set_board"}, "natural that is chosen"),
-        ({"royalty_award": "best_at_table", "best_at_table_ties": "split"}, "tied"),
-        ({"finnish_deuce": True, "finnish_deuce_if_holder_fouled": "doubles_opponent_line"},
-         "Finnish deuce"),
+        ({"max_royalties_per_hand": 1}, "cap"),
+        ({"finnish_deuce": True}, "Finnish deuce"),
         ({"variant": "ofc"}, "variant"),
     ],
 )  # fmt: skip

@@ -74,7 +74,6 @@ from chinese_poker.ai.setting_tables import (
 )
 from chinese_poker.cards import Board, Card
 from chinese_poker.rules import Rules
-from chinese_poker.rules.options import RoyaltyAward
 
 __all__ = ["NATURAL", "SURRENDER", "Report", "fictitious_play", "main", "require_modelled"]
 
@@ -103,15 +102,16 @@ def require_modelled(rules: Rules) -> None:
     The model (:class:`~chinese_poker.ai.setting_tables.OpponentTable`) holds each line's
     distribution within strata, the naturals by kind, fouls and surrenders, and the
     solver scores line points, the overall unit and scoop, every royalty award, the
-    one-royalty cap, naturals, surrender and fouls from it. What it cannot represent:
+    one-royalty cap on our side, naturals, surrender and fouls from it. What it cannot
+    represent:
 
     * a natural that is *chosen* (``natural_claim = optional`` or a three-flushes /
       three-straights natural only a setting shows): the solver values a claim as if any
       opposing natural voided it (``natural_pair`` compares them), which decides whether
       to claim; claims forced from the 13 dealt cards decide nothing and are exact;
-    * ``best_at_table`` royalties with tied holders sharing (the model has no ties
-      between opponents' royalty hands);
-    * the Finnish deuce doubling a fouled holder's losses (the model has no deuce).
+    * ``max_royalties_per_hand = 1``: the model ignores the opponents' cap (their lines'
+      royalties are counted line by line), so it would charge royalties they cannot take;
+    * the Finnish deuce: the model has no opponents' deuces (docs/solvers.md).
     """
     from chinese_poker.rules import RulesError, require_supported
 
@@ -126,15 +126,16 @@ def require_modelled(rules: Rules) -> None:
             "values a claim as if any opposing natural voided it; use natural_claim="
             "automatic with natural_source=dealt_cards, or naturals_enabled=off"
         )
-    if sc.royalties.award == RoyaltyAward.BEST_AT_TABLE and sc.royalties.split_ties:
+    if sc.royalties.max_per_hand is not None:
         raise RulesError(
-            "fictitious play cannot model best_at_table royalties shared between tied "
-            "holders; use another royalty_award or unshared ties"
+            "fictitious play cannot model max_royalties_per_hand="
+            f"{sc.royalties.max_per_hand}: the opponent model ignores the opponents' cap;"
+            " use max_royalties_per_hand=unlimited"
         )
-    if sc.finnish_deuce and sc.deuce_doubles_when_holder_fouled:
+    if sc.finnish_deuce:
         raise RulesError(
-            "fictitious play cannot model the Finnish deuce doubling a fouled holder's "
-            "losses; use another finnish_deuce_if_holder_fouled"
+            "fictitious play cannot model the Finnish deuce: the opponent model has no"
+            " opponents' deuces; use finnish_deuce=off"
         )
 
 

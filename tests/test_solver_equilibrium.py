@@ -273,3 +273,16 @@ def test_table_from_pools_equal_parts_like_one_simulation() -> None:
         want = np.bincount(np.concatenate([a.idx[:, line], b.idx[:, line]]),
                            minlength=pooled.counts[line].shape[2])  # fmt: skip
         assert np.array_equal(pooled.counts[line].sum(axis=(0, 1)), want)
+
+
+def test_fouls_are_counted_under_the_familys_rules() -> None:
+    # A low middle must be ten-high without a pair here: boards the mode's own rules
+    # (no qualifier) accept foul under the family's, and the model must count them so.
+    strict = rules_for("classic-low-middle", low_middle_qualifier="ten_high_no_pair")
+    setter = setting_tables._heuristic_setter(strict)
+    loose = setting_tables.deal_and_set("lowball", setter, hands=80, seed=3, stage=0)
+    mine = setting_tables.deal_and_set("lowball", setter, hands=80, seed=3, stage=0,
+                                       rules=strict)  # fmt: skip
+    assert mine.fouls > loose.fouls and len(mine.idx) + mine.fouls == len(loose.idx) + loose.fouls
+    with pytest.raises(ValueError, match="mode"):
+        setting_tables.deal_and_set("high", setter, hands=4, seed=1, stage=0, rules=strict)

@@ -216,7 +216,8 @@ def fictitious_play(
     for stage in range(max_stages):
         choices.append(decisions(model))
         parts.append(deal_and_set(mode, _setter(rules, model), hands=hands, seed=seed,
-                                  stage=stage, name=f"br-{stage}", log=log))  # fmt: skip
+                                  stage=stage, name=f"br-{stage}", rules=rules,
+                                  log=log))  # fmt: skip
         model = table_from(mode, parts, strata=strata, seed=seed, setter=f"fp-{stage + 1}",
                            meta={"family": name, "stages": stage + 1})  # fmt: skip
         terms = _terms(rules, 1, model)

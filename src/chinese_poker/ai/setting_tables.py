@@ -336,13 +336,18 @@ def deal_and_set(
     seed: int,
     stage: int,
     name: str = "",
+    rules: Rules | None = None,
     log: Callable[[str], None] | None = None,
 ) -> Dealt:
     """Set ``hands`` random hands (dealt from ``default_rng([seed, stage])``, four hands
-    to a deck) with ``setter`` and record the lines."""
+    to a deck) with ``setter`` and record the lines; ``rules`` (default: the mode's)
+    decide which boards foul (a low-middle qualifier, say)."""
     from chinese_poker.scoring import is_fouled, line_values
 
-    rules = mode_rules(mode)
+    if rules is None:
+        rules = mode_rules(mode)
+    elif mode_of(rules) != mode:
+        raise ValueError(f"rules of mode {mode_of(rules)!r} cannot fill a {mode!r} table")
     rng = np.random.default_rng([seed, stage])
     scales = [value_scale(line, mode) for line in range(3)]
     idx = np.zeros((hands, 3), dtype=np.int64)

@@ -12,7 +12,7 @@ table's own fictitious-play figures (stages, exploitability under the model, the
 prediction for itself), and what each table's solver predicts for its own heads-up
 decisions on the bench's hands (a solver against a copy of itself realises exactly 0).
 
-    .venv/bin/python bench/bench_solver_fp.py                      # every preset family, ~6 min
+    .venv/bin/python bench/bench_solver_fp.py                      # every preset family, ~5 min
     .venv/bin/python bench/bench_solver_fp.py --family classic --deals 300 --four 100
 """
 

@@ -18,7 +18,7 @@ sums them over all settings.
 >>> cards = parse_cards("As Ah Ad Kc Kd 9h 8h 7h 5h 3c Js Ts 2d")
 >>> sol = solve_setting(cards, rules_for("classic"))
 >>> str(sol.board), sol.surrender, sol.natural
-('Kd Kc 5h | As Ah Ad 3c 2d | Js Ts 9h 8h 7h', False, None)
+('5h 3c 2d | Js Ts 9h 8h 7h | As Ah Ad Kd Kc', False, None)
 >>> str(heuristic_setting(cards, rules_for("classic")))
 '5h 3c 2d | Js Ts 9h 8h 7h | As Ah Ad Kd Kc'
 """

@@ -111,7 +111,12 @@ class Deferred:
         if now - self._busy_at < DEFER_QUIET and now - self._queue[0][0] < DEFER_MAX_WAIT:
             self._arm(now)
             return
-        end = now + DEFER_SLICE
+        self._work(now + DEFER_SLICE)
+        if self._queue:
+            self._arm(time.perf_counter())
+
+    def _work(self, end: float) -> None:
+        """Run waiting pieces in order until the queue is empty or ``end`` has passed."""
         while self._queue:
             _since, work = self._queue.popleft()
             try:
@@ -120,20 +125,13 @@ class Deferred:
                 log.exception("deferred work failed")
             if time.perf_counter() >= end:
                 break
-        if self._queue:
-            self._arm(time.perf_counter())
 
     def drain(self) -> None:
         """Run everything still waiting, now (at shutdown)."""
         if self._handle is not None:
             self._handle.cancel()
             self._handle = None
-        while self._queue:
-            _since, work = self._queue.popleft()
-            try:
-                work()
-            except Exception:
-                log.exception("deferred work failed")
+        self._work(float("inf"))
 
 
 class Workers:

@@ -81,14 +81,14 @@ class Server:
         with urllib.request.urlopen(self.base + path, timeout=10) as res:
             return json.loads(res.read().decode())
 
-    def post(self, path: str, body: dict[str, Any]) -> Any:
+    def post(self, path: str, body: dict[str, Any], timeout: float = 10) -> Any:
         req = urllib.request.Request(
             self.base + path,
             data=json.dumps(body).encode(),
             headers={"Content-Type": "application/json"},
             method="POST",
         )
-        with urllib.request.urlopen(req, timeout=10) as res:
+        with urllib.request.urlopen(req, timeout=timeout) as res:
             return json.loads(res.read().decode())
 
     def stop(self) -> None:

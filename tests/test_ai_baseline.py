@@ -16,36 +16,36 @@ from chinese_poker.rules import rules_for
 
 PINNED = {
     ("pineapple", 3): (
-        '1: seat 1 places top 6c, middle 5h, bottom 9s 2c 9h\n'
-        '0: seat 0 places top Js, middle Ac, bottom 8d 7d 4d\n'
-        '1: seat 1 places top Ts, middle 4c, discards 3d\n'
-        '0: seat 0 places middle Th As, discards 6h\n'
-        '1: seat 1 places bottom 9c 2h, discards 8s\n'
-        '0: seat 0 places bottom 6d 2d, discards 3h\n'
-        '1: seat 1 places middle Ks Kc, discards 7h\n'
-        '0: seat 0 places top Qc Qh, discards 8c\n'
-        '1: seat 1 places top 7s, middle 3c, discards Qd\n'
-        '0: seat 0 places middle 8h Ah, discards 4h'
+        "1: seat 1 places top 6c, middle 5h, bottom 9s 2c 9h\n"
+        "0: seat 0 places top Js, middle Ac, bottom 8d 7d 4d\n"
+        "1: seat 1 places top Ts, middle 4c, discards 3d\n"
+        "0: seat 0 places middle Th As, discards 6h\n"
+        "1: seat 1 places bottom 9c 2h, discards 8s\n"
+        "0: seat 0 places bottom 6d 2d, discards 3h\n"
+        "1: seat 1 places middle Ks Kc, discards 7h\n"
+        "0: seat 0 places top Qc Qh, discards 8c\n"
+        "1: seat 1 places top 7s, middle 3c, discards Qd\n"
+        "0: seat 0 places middle 8h Ah, discards 4h"
     ),
     ("ofc", 4): (
-        '1: seat 1 places top 6s, middle 7d 7h, bottom Jh Jc\n'
-        '0: seat 0 places top 9s, middle Qd Qc, bottom Ac Ad\n'
-        '1: seat 1 places bottom 3c\n'
-        '0: seat 0 places bottom 5h\n'
-        '1: seat 1 places bottom Js\n'
-        '0: seat 0 places middle Jd\n'
-        '1: seat 1 places top Qs\n'
-        '0: seat 0 places bottom 5s\n'
-        '1: seat 1 places middle 4d\n'
-        '0: seat 0 places middle 2d\n'
-        '1: seat 1 places middle Ts\n'
-        '0: seat 0 places top 8c\n'
-        '1: seat 1 places top Kh\n'
-        '0: seat 0 places middle Ks\n'
-        '1: seat 1 places bottom 9h\n'
-        '0: seat 0 places top 8s\n'
-        '1: seat 1 places middle As\n'
-        '0: seat 0 places bottom Qh'
+        "1: seat 1 places top 6s, middle 7d 7h, bottom Jh Jc\n"
+        "0: seat 0 places top 9s, middle Qd Qc, bottom Ac Ad\n"
+        "1: seat 1 places bottom 3c\n"
+        "0: seat 0 places bottom 5h\n"
+        "1: seat 1 places bottom Js\n"
+        "0: seat 0 places middle Jd\n"
+        "1: seat 1 places top Qs\n"
+        "0: seat 0 places bottom 5s\n"
+        "1: seat 1 places middle 4d\n"
+        "0: seat 0 places middle 2d\n"
+        "1: seat 1 places middle Ts\n"
+        "0: seat 0 places top 8c\n"
+        "1: seat 1 places top Kh\n"
+        "0: seat 0 places middle Ks\n"
+        "1: seat 1 places bottom 9h\n"
+        "0: seat 0 places top 8s\n"
+        "1: seat 1 places middle As\n"
+        "0: seat 0 places bottom Qh"
     ),
 }
 

@@ -235,8 +235,9 @@ def test_session_ledger_survives_reload_and_works_offline(
         page.locator("#export-json").tap()
     tables = json.loads(Path(dl.value.path()).read_text())
     assert len(tables) == 5
-    assert cli("score", "--json", "-", stdin=json.dumps(tables[4]))["totals"]["A"] == (
-        cli("score", "--json", "-", stdin=json.dumps(table))["totals"]["A"]
+    assert (
+        cli("score", "--json", "-", stdin=json.dumps(tables[4]))["totals"]["A"]
+        == (cli("score", "--json", "-", stdin=json.dumps(table))["totals"]["A"])
     )
     # ... and the whole file is a session `score` settles at once, to the page's ledger.
     assert cli("score", "--json", "-", stdin=json.dumps(tables))["totals"] == points
@@ -262,7 +263,7 @@ def test_a_hostile_shared_link_runs_no_script_and_is_settled_again(
     a = "Kc 8d 3h | Qh Qd 7c 7d 4c | As Js 9s 5s 2s"
     b = "Ah Qs 4d | Jh Jd 9c 9d 2h | 7s 7h Kd Kh Ks"
     table = {"rules": "ofc", "players": [{"name": "A", "board": a}, {"name": "B", "board": b}]}
-    evil = "<img src=x onerror=\"window.__pwned=1\">"
+    evil = '<img src=x onerror="window.__pwned=1">'
     session = {
         "preset": "ofc", "options": {}, "unit": 1, "players": ["A", "B"], "draft": {},
         "hands": [{"table": table, "settlement": {
@@ -361,13 +362,20 @@ def test_analyse_a_pineapple_street_3_position(server: Server, phone: Page, shot
     # may not have for the whole level: the order would then depend on the machine's
     # load. The page's request here gets the desk's longest budget, and the command line
     # (the independent result) none, so both rank the same rollouts.
-    page.route("**/api/hint", lambda route: route.continue_(post_data=json.dumps(
-        {**json.loads(route.request.post_data or "{}"), "time_budget": STUDY_SECONDS})))
+    page.route(
+        "**/api/hint",
+        lambda route: route.continue_(
+            post_data=json.dumps(
+                {**json.loads(route.request.post_data or "{}"), "time_budget": STUDY_SECONDS}
+            )
+        ),
+    )
     page.locator("#ps-analyse").tap()
     expect(page.locator("#ps-hints tr.best")).to_be_visible()
     want = cli("hint", "--json", "--level", "2", "-", stdin=POSITION)
     rows = page.locator("#ps-hints tr").all_inner_texts()[1:]
     assert len(rows) == want["options"] == 24
+
     def words(text: str) -> str:
         return " ".join(text.split())
 

@@ -41,8 +41,14 @@ def run_js(body: str, data: Any) -> Any:
         f"const out = await (async (data) => {{ {body} }})(data);\n"
         "process.stdout.write(JSON.stringify(out));\n"
     )
-    res = subprocess.run([NODE, "--input-type=module", "-e", script], input=json.dumps(data),
-                         capture_output=True, text=True, timeout=60, check=False)
+    res = subprocess.run(
+        [NODE, "--input-type=module", "-e", script],
+        input=json.dumps(data),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert res.returncode == 0, res.stderr
     return json.loads(res.stdout)
 
@@ -57,20 +63,29 @@ def test_js_hashes_and_shuffle_equal_python() -> None:
         sent = {"Ann": f"{rng.getrandbits(256):064x}"}
         contributions = c.contributions(players, {"rules-1"}, sent)
         deal = c.deal(contributions)
-        cases.append({
-            "reveal": c.reveal(contributions),
-            "values": [x.value for x in contributions if x.value],
-            "expect": {"commitment": c.commitment, "bot": c.bot_value("rules-1"),
-                       "deal": deal.seed, "deck": list(deal.deck)},
-        })
-    got = run_js("""
+        cases.append(
+            {
+                "reveal": c.reveal(contributions),
+                "values": [x.value for x in contributions if x.value],
+                "expect": {
+                    "commitment": c.commitment,
+                    "bot": c.bot_value("rules-1"),
+                    "deal": deal.seed,
+                    "deck": list(deal.deck),
+                },
+            }
+        )
+    got = run_js(
+        """
       const out = [];
       for (const c of data) {
         const r = c.reveal;
         out.push({commitment: await F.commitmentOf(r), bot: await F.botValue(r, "rules-1"),
                   deal: await F.dealSeed(r, c.values), deck: await F.shuffle(r.deal_seed)});
       }
-      return out;""", cases)
+      return out;""",
+        cases,
+    )
     assert got == [c["expect"] for c in cases]
     # and seeds that need rejected words (the shuffle runs into later blocks)
     seeds = [hashlib.sha256(str(i).encode()).hexdigest() for i in range(60)]
@@ -110,9 +125,14 @@ def test_js_deal_order_equals_the_engines(
     table = _played(preset, n, button, fl, seed=n + button)
     rules = table.rules
     facts = rules.spec.to_dict()["variant"]  # what the welcome message sends the page
-    deal = {"players": n, "button": button, "open_face": facts["open_face"],
-            "hands_per_seat": facts["hands_per_seat"], "streets": facts["streets"],
-            "fantasyland": fl}
+    deal = {
+        "players": n,
+        "button": button,
+        "open_face": facts["open_face"],
+        "hands_per_seat": facts["hands_per_seat"],
+        "streets": facts["streets"],
+        "fantasyland": fl,
+    }
     runs = run_js("return F.dealRuns(data);", deal)
     for seat in range(n):
         for h in range(2 if rules.variant == "criss_cross" else 1):
@@ -164,8 +184,11 @@ def test_the_page_shows_the_commitment_before_the_deal_and_verifies_after(
 ) -> None:
     created = browser_test.create_table(
         server,
-        seats=[{"kind": "human", "name": "Ann"}, {"kind": "human"},
-               {"kind": "bot", "bot": "rules"}],
+        seats=[
+            {"kind": "human", "name": "Ann"},
+            {"kind": "human"},
+            {"kind": "bot", "bot": "rules"},
+        ],
         # Hand 2 is not dealt while the test checks hand 1 (its showdown stays on the pages).
         next_hand_delay=60,
     )
@@ -190,8 +213,10 @@ def test_the_page_shows_the_commitment_before_the_deal_and_verifies_after(
     joined = server.post(f"/api/tables/{tid}/join", {"code": created["join_code"], "name": "Bob"})
     bob = browser_test.new_page(browser)
     bob.goto(server.base + "/")
-    bob.evaluate("([k, v]) => localStorage.setItem(k, JSON.stringify(v))",
-                 [f"cp.seat.{tid}", {"token": joined["token"], "seat": joined["seat"]}])
+    bob.evaluate(
+        "([k, v]) => localStorage.setItem(k, JSON.stringify(v))",
+        [f"cp.seat.{tid}", {"token": joined["token"], "seat": joined["seat"]}],
+    )
     bob.goto(f"{server.base}/table/{tid}")
     _play_until_showdown([ann, bob])
 
@@ -216,9 +241,13 @@ def test_the_page_shows_the_commitment_before_the_deal_and_verifies_after(
     # the page's checker refuses forged reveals, naming what is wrong
     forged = {
         "a different seed": {**reveal, "seed": "0" * 32},
-        "Ann's value dropped": {**reveal, "contributions": [
-            {**c, "source": "absent", "value": None} if c["player"] == "Ann" else c
-            for c in reveal["contributions"]]},
+        "Ann's value dropped": {
+            **reveal,
+            "contributions": [
+                {**c, "source": "absent", "value": None} if c["player"] == "Ann" else c
+                for c in reveal["contributions"]
+            ],
+        },
         "a different deal seed": {**reveal, "deal_seed": "1" * 64},
     }
     reasons = ann.evaluate(
@@ -253,8 +282,9 @@ def test_the_page_shows_the_commitment_before_the_deal_and_verifies_after(
     )
     refused = unprotected["refused"]
     assert refused["unprotected"] and "was not taken" in refused["reason"]
-    assert unprotected["unseen"]["unprotected"] and "first seen with the deal" in (
-        unprotected["unseen"]["reason"]
+    assert (
+        unprotected["unseen"]["unprotected"]
+        and "first seen with the deal" in (unprotected["unseen"]["reason"])
     )
     assert unprotected["honest"]["ok"] and not unprotected["honest"].get("unprotected")
     browser_test.no_page_errors(ann)

@@ -112,8 +112,7 @@ def test_a_rematch_with_a_friend_who_follows_in_one_click(
     play_all([ann, bob], lambda: ann.evaluate(hand) == 1 and bool(
         bob.evaluate("() => window.__cp.view && window.__cp.view.street >= 2")),
         time.monotonic() + 60)  # fmt: skip
-    assert ann.evaluate("() => window.__cp.info.id") == bob.evaluate(
-        "() => window.__cp.info.id")
+    assert ann.evaluate("() => window.__cp.info.id") == bob.evaluate("() => window.__cp.info.id")
     no_page_errors(ann)
     no_page_errors(bob)
     no_page_errors(watcher)
@@ -223,8 +222,10 @@ def test_four_players_names_and_hand_names_are_not_cut(
         if width == 1280:
             shot(page, shots / "four-players.png", full_page=True)
     # The check sees a cut when there is one (the old one-line, clipped name).
-    page.add_style_tag(content="#opponents .board-head .name { display: inline-block;"
-                       " max-width: 60px; overflow: hidden; white-space: nowrap; }")
+    page.add_style_tag(
+        content="#opponents .board-head .name { display: inline-block;"
+        " max-width: 60px; overflow: hidden; white-space: nowrap; }"
+    )
     assert any(names[0] in bad for bad in page.evaluate(CUT_JS))
     no_page_errors(page)
     page.context.close()

@@ -78,9 +78,7 @@ def play_until_hand(page: Any, number: int, deadline: float) -> None:
             play_keys(page, d)
 
 
-def custom_table(
-    browser: Any, server: Server, fields: dict[str, str], friend: bool = False
-) -> Any:
+def custom_table(browser: Any, server: Server, fields: dict[str, str], friend: bool = False) -> Any:
     """A new page with the lobby's Custom table filled in for Ann (Pineapple)."""
     page = new_page(browser)
     page.goto(server.base + "/")

@@ -396,6 +396,21 @@ def test_one_session_is_singular(capsys: pytest.CaptureFixture[str]) -> None:
     assert "in 1 duplicate group of 2 rotations (2 sessions)" in capsys.readouterr().out
 
 
+def test_a_line_is_won_whatever_the_players_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # "You wins" was the old wording: the verb does not agree with every name.
+    table = {"rules": "ofc", "players": [
+        {"name": "You", "board": "Kh Kd 4c | 9s 9h 9c 5d 2s | Ah Jh 8h 6h 3h"},
+        {"name": "Ann", "board": "6c 6d Qs | Ts Th 8c 8d 4d | Kc Qc Jc 7c 5c"},
+    ]}  # fmt: skip
+    path = tmp_path / "table.json"
+    path.write_text(json.dumps(table))
+    assert main(["score", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "top: You won (" in out and " wins " not in out
+
+
 def test_solve_says_yes_and_no(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["solve", "setting", SET]) == 0
     out = capsys.readouterr().out

@@ -263,9 +263,7 @@ def test_subprocess_w8_and_bad_input(tmp_path: Path) -> None:
     assert "Traceback" not in bad.stderr and bad.stderr.count("\n") == 1
 
 
-def test_a_session_is_a_list_of_tables(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
+def test_a_session_is_a_list_of_tables(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """The scorekeeper's export: each hand settles as on its own, the session sums them."""
     w8 = json.loads(W8.read_text(encoding="utf-8"))
     finnish = json.loads((EXAMPLES / "ofc-finnish.json").read_text(encoding="utf-8"))

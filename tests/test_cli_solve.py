@@ -28,8 +28,9 @@ def test_fantasyland_json_and_stay_value(capsys: pytest.CaptureFixture[str]) -> 
     assert d["board"] == "Kd Kc 3c | As Ah Ad Qs Qh | Js Ts 9s 8s 7s"
 
 
-def test_fantasyland_batch(monkeypatch: pytest.MonkeyPatch,
-                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_fantasyland_batch(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     lines = f"{DEAL}\n\nAs Ah Zz\n2c 3c 4c 5c 6c 7c 8c 9c Tc Jc Qc Kc Ac\n"
     monkeypatch.setattr(sys, "stdin", io.StringIO(lines))
     code = main(["solve", "fantasyland", "--rules", "ofc", "--batch"])
@@ -52,8 +53,9 @@ def test_fantasyland_batch(monkeypatch: pytest.MonkeyPatch,
         (["solve", "fantasyland", "As Ah Ad Kc Kd Qh Qs Js Ts 9s 8s 7s As"], "duplicate"),
     ],
 )
-def test_bad_input_is_one_line(args: list[str], needle: str,
-                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_input_is_one_line(
+    args: list[str], needle: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(args) == 2
     err = capsys.readouterr().err
     assert needle in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
@@ -62,7 +64,9 @@ def test_bad_input_is_one_line(args: list[str], needle: str,
 def test_subprocess_error_has_no_traceback() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "chinese_poker.cli", "solve", "fantasyland", "Xx"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and "Xx" in proc.stderr
 
@@ -72,8 +76,20 @@ def test_setting_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["solve", "setting", "--rules", "classic", "--json", dragon_free]) == 0
     d = json.loads(capsys.readouterr().out)
     assert d["natural"] == "three_straights" and len(d["board"].split()) == 15
-    assert main(["solve", "setting", "--rules", "classic-1-6", "--opponents", "1",
-                 "As Ah Kd Qc Jh 9s 8s 7d 6c 4h 4d 3s 2c"]) == 0
+    assert (
+        main(
+            [
+                "solve",
+                "setting",
+                "--rules",
+                "classic-1-6",
+                "--opponents",
+                "1",
+                "As Ah Kd Qc Jh 9s 8s 7d 6c 4h 4d 3s 2c",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "Surrender: yes" in out and "Alternatives:" in out
 
@@ -86,8 +102,9 @@ def test_setting_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
         (["solve", "setting", DEAL], "13"),
     ],
 )
-def test_setting_bad_input(args: list[str], needle: str,
-                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_setting_bad_input(
+    args: list[str], needle: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(args) == 2
     err = capsys.readouterr().err
     assert needle in err and len(err.strip().splitlines()) == 1

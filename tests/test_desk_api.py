@@ -39,8 +39,9 @@ def compiled() -> None:
     from chinese_poker.server.desk import FantasylandRequest, solve_fantasyland_deal
 
     hint(parse_position(POSITION).view(), level=1)
-    solve_fantasyland_deal(FantasylandRequest.model_validate({"cards": FL16, "rules":
-                                                              "pineapple-progressive"}))
+    solve_fantasyland_deal(
+        FantasylandRequest.model_validate({"cards": FL16, "rules": "pineapple-progressive"})
+    )
 
 
 @pytest.fixture
@@ -100,19 +101,46 @@ def test_score_is_score_json(
         "{not json",
         "",
         json.dumps({"rules": "ofc", "players": [{"name": "A", "board": "Ah Ah 2c | x"}]}),
-        json.dumps({"rules": "ofc", "players": [
-            {"name": "A", "board": "Kc 8d 3h | Qh Qd 7c 7d 4c | As Js 9s 5s 2s"},
-            {"name": "B", "board": "Kc Td 2h | 9h 9d 6c 5h 3c | Ks Kh Kd 8c 6h"}]}),
-        json.dumps({"rules": "ofc", "players": [
-            {"name": "A", "board": "Kc 8d 3h 4h | Qh Qd 7c 7d | As Js 9s 5s 2s"},
-            {"name": "B", "board": "Jc Td 2h | 9h 9d 6c 5h 3c | Ks Kh Kd 8c 6h"}]}),
+        json.dumps(
+            {
+                "rules": "ofc",
+                "players": [
+                    {"name": "A", "board": "Kc 8d 3h | Qh Qd 7c 7d 4c | As Js 9s 5s 2s"},
+                    {"name": "B", "board": "Kc Td 2h | 9h 9d 6c 5h 3c | Ks Kh Kd 8c 6h"},
+                ],
+            }
+        ),
+        json.dumps(
+            {
+                "rules": "ofc",
+                "players": [
+                    {"name": "A", "board": "Kc 8d 3h 4h | Qh Qd 7c 7d | As Js 9s 5s 2s"},
+                    {"name": "B", "board": "Jc Td 2h | 9h 9d 6c 5h 3c | Ks Kh Kd 8c 6h"},
+                ],
+            }
+        ),
         json.dumps({"rules": "ofc", "options": {"no_such_rule": 1}, "players": []}),
         json.dumps({"rules": "no-such-preset", "players": []}),
-        json.dumps({"rules": "pineapple", "players": [
-            {"name": n, "board": "Kc 8d 3h | Qh Qd 7c 7d 4c | As Js 9s 5s 2s"} for n in "ABCD"]}),
+        json.dumps(
+            {
+                "rules": "pineapple",
+                "players": [
+                    {"name": n, "board": "Kc 8d 3h | Qh Qd 7c 7d 4c | As Js 9s 5s 2s"}
+                    for n in "ABCD"
+                ],
+            }
+        ),
     ],
-    ids=["bad-json", "empty", "bad-card", "duplicate", "wrong-size", "unknown-option",
-         "unknown-preset", "too-many-players"],
+    ids=[
+        "bad-json",
+        "empty",
+        "bad-card",
+        "duplicate",
+        "wrong-size",
+        "unknown-option",
+        "unknown-preset",
+        "too-many-players",
+    ],
 )
 def test_score_errors_are_the_cli_lines(
     client: TestClient, capsys: pytest.CaptureFixture[str], table: str
@@ -129,21 +157,29 @@ def test_score_errors_are_the_cli_lines(
 def test_board_flags_a_foul_and_royalties_and_refuses_a_fourth_top_card(
     client: TestClient,
 ) -> None:
-    res = client.post("/api/board", json={"rules": "ofc",
-                                          "board": "Ah Ad 3s | Qs Jh 8s 6s 4h | Ts Th Tc 7s 7h"})
+    res = client.post(
+        "/api/board", json={"rules": "ofc", "board": "Ah Ad 3s | Qs Jh 8s 6s 4h | Ts Th Tc 7s 7h"}
+    )
     body = res.json()
     assert res.status_code == 200
     assert body["foul"] and "top" in body["foul"] and body["royalties"]["total"] == 0
     assert body["rules"]["players"] == [2, 3, 4]
-    ok = client.post("/api/board", json={"rules": "pineapple-progressive",
-                                         "board": "Qh Qd 2c | 9h 9d 9s 4s 5d | 6c 7c 8c Tc Jc"})
+    ok = client.post(
+        "/api/board",
+        json={
+            "rules": "pineapple-progressive",
+            "board": "Qh Qd 2c | 9h 9d 9s 4s 5d | 6c 7c 8c Tc Jc",
+        },
+    )
     assert ok.json()["foul"] is None and ok.json()["fantasyland_next"] == 14
     assert ok.json()["rules"]["fantasyland_sizes"] == [14, 15, 16, 17]
     four = client.post("/api/board", json={"rules": "ofc", "board": "Ah Ad 2c 3c | | "})
     assert four.status_code == 400
     assert "the top line has 4 cards" in four.json()["detail"]
-    nat = client.post("/api/board", json={"rules": "classic",
-                                          "board": "2c 3d 4h | 5s 6c 7d 8h 9s | Tc Jd Qh Ks Ac"})
+    nat = client.post(
+        "/api/board",
+        json={"rules": "classic", "board": "2c 3d 4h | 5s 6c 7d 8h 9s | Tc Jd Qh Ks Ac"},
+    )
     assert nat.json()["natural"] == "dragon"
     # A low middle is named as its low, as `score` names it.
     low_board = "Ah Ad 3s | 7c 5d 4h 3c 2c | Ts Th Tc 9s 9h"
@@ -159,6 +195,7 @@ def test_board_flags_a_foul_and_royalties_and_refuses_a_fourth_top_card(
 
 
 # --------------------------------------------------------------------------- solvers
+
 
 def test_fantasyland_is_solve_json_plus_runner_ups(
     client: TestClient, capsys: pytest.CaptureFixture[str]
@@ -181,10 +218,14 @@ def test_fantasyland_is_solve_json_plus_runner_ups(
     [
         ({"rules": "pineapple", "cards": FL16}, "pineapple deals 14 Fantasyland cards, not 16"),
         ({"rules": "ofc", "cards": FL16[:-3]}, "ofc deals 13 Fantasyland cards, not 15"),
-        ({"rules": "ofc", "options": {"fantasyland_enabled": False}, "cards": FL16[:-3]},
-         "ofc with these options has no Fantasyland"),
-        ({"rules": "classic", "cards": FL16[:-9]},
-         "Fantasyland needs open-face rules, not 'classic'"),
+        (
+            {"rules": "ofc", "options": {"fantasyland_enabled": False}, "cards": FL16[:-3]},
+            "ofc with these options has no Fantasyland",
+        ),
+        (
+            {"rules": "classic", "cards": FL16[:-9]},
+            "Fantasyland needs open-face rules, not 'classic'",
+        ),
         ({"cards": "As As Ad Kc Kd Qh Qs Js Ts 9s 8s 7s 2d 3c"}, "duplicate card As ('As')"),
         ({"cards": "As Zz"}, None),
         ({"cards": "As Ah", "stay": 3}, "unknown key 'stay' in the request"),
@@ -232,8 +273,14 @@ def test_hint_lists_every_action_like_the_cli(
     res = client.post("/api/hint", json={"position": POSITION, "level": 1, "time_budget": 3})
     assert res.status_code == 200
     body = res.json()
-    want = cli_json(capsys, "hint", "--json", "--level", "1", str(EXAMPLES / "positions"
-                                                                   / "pineapple-street3.txt"))
+    want = cli_json(
+        capsys,
+        "hint",
+        "--json",
+        "--level",
+        "1",
+        str(EXAMPLES / "positions" / "pineapple-street3.txt"),
+    )
     assert body["options"] == want["options"] == len(body["hints"]) == 24
     assert [h["action"] for h in body["hints"]] == [h["action"] for h in want["hints"]]
     for h in body["hints"]:
@@ -267,22 +314,40 @@ def test_the_worker_loads_every_kernel_before_its_first_request() -> None:
 @pytest.mark.parametrize(
     ("position", "detail"),
     [
-        (POSITION.replace("me: Kh Kd", "me: Kh Kd Ks"),
-         "my board has 8 cards; before street 3 of pineapple it has 7"),
-        (POSITION.replace("cards: Qc 8c 2s", "cards: Qc 8c"),
-         "street 3 of pineapple deals 3 cards, 'cards' has 2"),
-        (POSITION.replace("dead: 4c", "dead: Qs"),
-         "card Qs appears in both the dead cards and opponent 1's board"),
-        (POSITION.replace("street: 3", "street: 9"),
-         "street 9 does not exist: this variant has streets 1 to 5"),
-        (POSITION + "\nopponent: 2c | 3c | 4d\nopponent: 5c | 6c | 7c",
-         "pineapple is played by 2 to 3 players; this position has 4 (me and 3 opponent(s))"),
+        (
+            POSITION.replace("me: Kh Kd", "me: Kh Kd Ks"),
+            "my board has 8 cards; before street 3 of pineapple it has 7",
+        ),
+        (
+            POSITION.replace("cards: Qc 8c 2s", "cards: Qc 8c"),
+            "street 3 of pineapple deals 3 cards, 'cards' has 2",
+        ),
+        (
+            POSITION.replace("dead: 4c", "dead: Qs"),
+            "card Qs appears in both the dead cards and opponent 1's board",
+        ),
+        (
+            POSITION.replace("street: 3", "street: 9"),
+            "street 9 does not exist: this variant has streets 1 to 5",
+        ),
+        (
+            POSITION + "\nopponent: 2c | 3c | 4d\nopponent: 5c | 6c | 7c",
+            "pineapple is played by 2 to 3 players; this position has 4 (me and 3 opponent(s))",
+        ),
         (POSITION.replace("rules: pineapple", "rules: classic"), None),
         (POSITION + "\ncolour: red", None),
         (POSITION.replace("Ac 7d", "Ac 7d 6d 5d"), None),
     ],
-    ids=["board-size", "street-cards", "duplicate", "no-street", "players", "classic",
-         "unknown-key", "fourth-top-card"],
+    ids=[
+        "board-size",
+        "street-cards",
+        "duplicate",
+        "no-street",
+        "players",
+        "classic",
+        "unknown-key",
+        "fourth-top-card",
+    ],
 )
 def test_hint_refusals_match_the_cli(
     client: TestClient, capsys: pytest.CaptureFixture[str], position: str, detail: str | None
@@ -332,21 +397,31 @@ def test_trainer_positions_are_where_the_choice_matters(client: TestClient, kind
 def test_trainer_grades_an_answer(client: TestClient, capsys: pytest.CaptureFixture[str]) -> None:
     want = cli_json(capsys, "solve", "setting", *HAND.split(), "--json")
     worse = want["alternatives"][2]
-    res = client.post("/api/trainer/grade", json={"kind": "setting", "rules": "classic",
-                                                  "cards": HAND, "answer": worse["board"]})
+    res = client.post(
+        "/api/trainer/grade",
+        json={"kind": "setting", "rules": "classic", "cards": HAND, "answer": worse["board"]},
+    )
     body = res.json()
     assert body["exact"] and body["best"] == want["board"]
     assert body["lost"] == pytest.approx(want["expected"] - worse["expected"], abs=1e-3)
-    best = client.post("/api/trainer/grade", json={"kind": "setting", "rules": "classic",
-                                                   "cards": HAND, "answer": want["board"]})
+    best = client.post(
+        "/api/trainer/grade",
+        json={"kind": "setting", "rules": "classic", "cards": HAND, "answer": want["board"]},
+    )
     assert best.json()["lost"] == 0
     fl = client.post("/api/trainer/grade", json={
         "kind": "fantasyland", "rules": "pineapple-progressive", "cards": FL16,
         "answer": "As Ah Ad | Kc Kd Qh Qs Js | Ts 9s 8s 7s 2d"})  # fmt: skip
     assert fl.status_code == 200 and fl.json()["answer"]["foul"] and fl.json()["lost"] > 50
-    wrong = client.post("/api/trainer/grade", json={"kind": "setting", "rules": "classic",
-                                                    "cards": HAND,
-                                                    "answer": "2c 3c 4c | " + HAND[9:]})
+    wrong = client.post(
+        "/api/trainer/grade",
+        json={
+            "kind": "setting",
+            "rules": "classic",
+            "cards": HAND,
+            "answer": "2c 3c 4c | " + HAND[9:],
+        },
+    )
     assert wrong.status_code == 400
 
 

@@ -11,7 +11,8 @@ import pytest
 import chinese_poker
 
 MODULES = sorted(
-    m.name for m in pkgutil.walk_packages(chinese_poker.__path__, prefix="chinese_poker.")
+    m.name
+    for m in pkgutil.walk_packages(chinese_poker.__path__, prefix="chinese_poker.")
     if ".migrations" not in m.name and not m.name.endswith("__main__")
 )
 

@@ -176,7 +176,7 @@ def outside_verify(rec: Record, seen: str | None = None) -> str | None:
 
 def _example() -> dict[str, str]:
     text = DOC.read_text()
-    block = text[text.index("## Worked example"):]
+    block = text[text.index("## Worked example") :]
     names = r"COMMITMENT|BOT\(rules-1\)|DEAL"
     values = dict(re.findall(rf"^\s+({names})\s+= ([0-9a-f]{{64}})$", block, re.M))
     deck = re.search(r"deck\s+= ((?:[2-9TJQKA][shdc]\s+)+)", block)
@@ -323,8 +323,14 @@ def test_legacy_v1_hands_still_verify() -> None:
     while not table.over:
         table.apply(table.random_action(table.to_act[0], rng))
     record = json.loads(json.dumps(session.finish_hand().record))
-    record["fairness"] = {"scheme": LEGACY_SCHEME, "table": "t-old", "hand": 1, "seed": seed,
-                          "salt": salt, "commitment": commit}
+    record["fairness"] = {
+        "scheme": LEGACY_SCHEME,
+        "table": "t-old",
+        "hand": 1,
+        "seed": seed,
+        "salt": salt,
+        "commitment": commit,
+    }
     check = verify_record(record)
     assert check.ok and check.scheme == LEGACY_SCHEME and check.contributed == ()
     record["fairness"]["salt"] = "cd" * 16
@@ -340,10 +346,14 @@ def _replayed(rec: Record) -> Table:
     from chinese_poker.rules import Rules
 
     players = rec["players"]
-    table = Table(Rules.from_dict(rec["rules"]), players, button=rec["button"],
-                  deck=[parse_card(c) for c in rec["deck"]],
-                  fantasyland={players.index(n): c for n, c in rec["fantasyland"].items()},
-                  auto_play=[players.index(n) for n in rec["auto_play"]])
+    table = Table(
+        Rules.from_dict(rec["rules"]),
+        players,
+        button=rec["button"],
+        deck=[parse_card(c) for c in rec["deck"]],
+        fantasyland={players.index(n): c for n, c in rec["fantasyland"].items()},
+        auto_play=[players.index(n) for n in rec["auto_play"]],
+    )
     for data in rec["actions"]:
         if not data.get("auto"):
             table.apply(action_from_dict(data))
@@ -368,8 +378,9 @@ def forge(rec: Record, what: str) -> Record:
         f["seed"] = f"{int(f['seed'], 16) ^ 1:032x}"
     elif what == "recommitted seed":  # a new seed with a matching (but new) commitment
         f["seed"] = f"{int(f['seed'], 16) ^ 1:032x}"
-        f["commitment"] = Commitment.make(f["table"], f["hand"], f["rules_digest"], f["seed"],
-                                          f["salt"]).commitment
+        f["commitment"] = Commitment.make(
+            f["table"], f["hand"], f["rules_digest"], f["seed"], f["salt"]
+        ).commitment
     elif what == "salt":
         f["salt"] = f"{int(f['salt'], 16) ^ 1:032x}"
     elif what == "table":
@@ -476,8 +487,11 @@ def test_every_forgery_is_caught_and_named(what: str, words: str) -> None:
     index = 0
     if what in ("swapped placements, hand re-derived", "edited ledger"):
         # a later hand, whose outcome the swap changes
-        index = next(i for i, r in enumerate(records) if i > 0 and
-                     _replayed(forge(r, "swapped placements")).totals != r["totals"])
+        index = next(
+            i
+            for i, r in enumerate(records)
+            if i > 0 and _replayed(forge(r, "swapped placements")).totals != r["totals"]
+        )
     forged = list(records)
     forged[index] = forge(records[index], what)
     checks = verify_records(forged)
@@ -491,8 +505,18 @@ def test_every_forgery_is_caught_and_named(what: str, words: str) -> None:
         assert not verify_record(forged[index]).ok
 
 
-@pytest.mark.parametrize("what", ["server seed", "removed contribution", "changed contribution",
-                                  "bot value", "deck", "changed rules", "board card"])
+@pytest.mark.parametrize(
+    "what",
+    [
+        "server seed",
+        "removed contribution",
+        "changed contribution",
+        "bot value",
+        "deck",
+        "changed rules",
+        "board card",
+    ],
+)
 def test_the_outside_verifier_catches_the_deal_forgeries_too(what: str) -> None:
     rec = history()[0]
     assert outside_verify(rec) is None

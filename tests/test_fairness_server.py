@@ -24,14 +24,22 @@ Msg = dict[str, Any]
 
 
 def _open(client: TestClient, delay: float) -> Msg:
-    return create(client, preset="pineapple", next_hand_delay=delay,
-                  seats=[{"kind": "human", "name": "Ann"}, {"kind": "human"},
-                         {"kind": "bot", "bot": "random"}])
+    return create(
+        client,
+        preset="pineapple",
+        next_hand_delay=delay,
+        seats=[
+            {"kind": "human", "name": "Ann"},
+            {"kind": "human"},
+            {"kind": "bot", "bot": "random"},
+        ],
+    )
 
 
 def _join(client: TestClient, made: Msg) -> Msg:
-    r = client.post(f"/api/tables/{made['table']['id']}/join",
-                    json={"code": made["join_code"], "name": "Bob"})
+    r = client.post(
+        f"/api/tables/{made['table']['id']}/join", json={"code": made["join_code"], "name": "Bob"}
+    )
     assert r.status_code == 200, r.text
     data: Msg = r.json()
     return data
@@ -134,8 +142,10 @@ def test_a_silent_player_is_absent_and_the_deal_does_not_wait(tmp_path: Path) ->
         made = _open(client, delay=0.2)
         tid = made["table"]["id"]
         joined = _join(client, made)
-        with connect(client, tid, made["token"]) as ann, \
-                connect(client, tid, joined["token"]) as bob:
+        with (
+            connect(client, tid, made["token"]) as ann,
+            connect(client, tid, joined["token"]) as bob,
+        ):
             recv_until(ann, lambda m: m["type"] == "hand_start")
             seen: list[Msg] = []
             late = _contribute(ann, 1, secrets.token_hex(32), "late", seen)
@@ -164,8 +174,10 @@ def test_the_values_survive_a_restart(database_url: str) -> None:
                 bob_before = recv_until(bob, lambda m: m["type"] == "state")
                 assert len(bob_before["view"]["hand"]) == 5  # Bob acts first
     with TestClient(create_app(url)) as client:  # a new process on the same database
-        with connect(client, tid, made["token"]) as ann, \
-                connect(client, tid, joined["token"]) as bob:
+        with (
+            connect(client, tid, made["token"]) as ann,
+            connect(client, tid, joined["token"]) as bob,
+        ):
             recv(ann)
             after = recv_until(ann, lambda m: m["type"] == "state")
             bob_after = recv_until(bob, lambda m: m["type"] == "state")
@@ -182,12 +194,19 @@ def test_after_an_elimination_only_the_players_dealt_in_contribute(tmp_path: Pat
     app = create_app(f"sqlite:///{tmp_path / 'server.db'}")
     rng = random.Random(9)
     with TestClient(app) as client:
-        made = create(client, preset="pineapple", mode="tournament", next_hand_delay=0.05,
-                      options={"level_values": "50", "insufficient_chips_rule": "seat_order"},
-                      tournament={"stacks": {"Ann": 1, "B": 2000, "C": 2000}, "level_hands": 1},
-                      seats=[{"kind": "human", "name": "Ann"},
-                             {"kind": "bot", "bot": "rules", "name": "B"},
-                             {"kind": "bot", "bot": "rules", "name": "C"}])
+        made = create(
+            client,
+            preset="pineapple",
+            mode="tournament",
+            next_hand_delay=0.05,
+            options={"level_values": "50", "insufficient_chips_rule": "seat_order"},
+            tournament={"stacks": {"Ann": 1, "B": 2000, "C": 2000}, "level_hands": 1},
+            seats=[
+                {"kind": "human", "name": "Ann"},
+                {"kind": "bot", "bot": "rules", "name": "B"},
+                {"kind": "bot", "bot": "rules", "name": "C"},
+            ],
+        )
         tid = made["table"]["id"]
         with connect(client, tid, made["token"]) as ann:
             recv_until(ann, lambda m: m["type"] == "welcome")

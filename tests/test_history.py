@@ -158,6 +158,36 @@ def test_replay_detects_tampering() -> None:
     assert replay_history(json_base)[0].totals == t.totals
 
 
+def test_the_foul_reasons_data_is_checked_and_older_histories_without_it_replay() -> None:
+    # A fouled board, so that the settlement carries the reason's data.
+    for seed in range(40):
+        t = finished_table("pineapple", 2, seed=seed)
+        record = json.loads(json.dumps([hand_record(t)]))
+        fouled = [p for p in record[0]["settlement"]["players"] if p["foul"]]
+        if fouled:
+            break
+    assert fouled, "no foul in 40 random-bot hands"
+    name = fouled[0]["name"]
+
+    def edited(r: list[dict[str, Any]]) -> None:
+        p = next(p for p in r[0]["settlement"]["players"] if p["name"] == name)
+        p["foul"]["below"] = "top" if p["foul"]["below"] != "top" else "bottom"
+
+    def older(r: list[dict[str, Any]]) -> None:  # written before the field existed
+        for p in r[0]["settlement"]["players"]:
+            del p["foul"]
+
+    def older_but_forged(r: list[dict[str, Any]]) -> None:
+        older(r)
+        r[0]["settlement"]["players"][0]["foul_reason"] = "top beats nothing"
+
+    with pytest.raises(ReplayMismatch, match=r"settlement\.players\[\d\]\.foul\.below differs"):
+        replay_history(_tampered(record, edited))
+    assert replay_history(_tampered(record, older))[0].totals == t.totals
+    with pytest.raises(ReplayMismatch, match=r"foul_reason differs"):
+        replay_history(_tampered(record, older_but_forged))
+
+
 def test_replay_detects_session_tampering() -> None:
     records = json.loads(json.dumps(session_records()))
 
@@ -288,9 +318,12 @@ def test_replay_hand_names_the_hand_and_the_action() -> None:
     from chinese_poker.engine.history import HandToReplay, replay_hand
 
     rec = session_records()[0]
-    session = Session(rules_for("pineapple-progressive", level_values="1,2,3",
-                                level_minutes=1), ["A", "B", "C"], seed=5,
-                      units={("A", "B"): 2.5})
+    session = Session(
+        rules_for("pineapple-progressive", level_values="1,2,3", level_minutes=1),
+        ["A", "B", "C"],
+        seed=5,
+        units={("A", "B"): 2.5},
+    )
     actions = copy.deepcopy(rec["actions"])
     act = next(a for a in actions if a["type"] == "place" and not a.get("auto"))
     act["top"], act["bottom"] = act["bottom"], act["top"]

@@ -25,7 +25,7 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 from rich.console import Console
 
-from chinese_poker.cards import Board
+from chinese_poker.cards import Board, parse_board
 from chinese_poker.evaluate import describe, evaluate, evaluate3
 from chinese_poker.rules import rules_for
 from chinese_poker.scoring import Hand, settle
@@ -269,6 +269,49 @@ def test_the_terminal_builds_the_scorers_words_from_the_codes(monkeypatch: Any) 
         for seat in s["players"]:
             if seat.get("foul_reason") and " beats " in seat["foul_reason"]:
                 assert " beats " in render._foul_reason(seat)
+
+
+def test_a_settlement_carries_its_foul_reason_as_data() -> None:
+    # The sentence is for people; the fields are what a client words in its own language.
+    # Oracle: the line names as the sentence itself gives them.
+    fouls = [
+        seat for s in _random_settlements(160) for seat in s["players"] if seat.get("foul_reason")
+    ]
+    assert len(fouls) > 20
+    for seat in fouls:
+        foul, text = seat["foul"], seat["foul_reason"]
+        assert foul["kind"] == "beats", seat
+        assert text.startswith(foul["line"] + " ") and f" beats {foul['below']} " in text
+    low = settle(rules_for("classic-low-middle", low_middle_qualifier="ten_high_no_pair"), [
+        Hand(name="Ann", board=parse_board("2c 3d 4h | Ks Kd 9c 8h 7s | Ac Ad Ah As 5c")),
+        Hand(name="Bob", board=parse_board("Qc Jd 9h | 7c 5d 4c 3h 2s | Tc Td Th 8c 8d")),
+    ]).to_dict()  # fmt: skip
+    ann = next(p for p in low["players"] if p["name"] == "Ann")
+    assert ann["foul"] == {"kind": "low_middle", "line": "middle", "below": None, "ceiling": "T"}
+    assert "low middle must be T-high" in ann["foul_reason"]
+    i18n.use_language("ru")
+    try:
+        # The terminal says what the browser's catalogue says, with the ceiling's name.
+        ru = json.loads((STATIC / "i18n/ru.json").read_text(encoding="utf-8"))
+        assert render._foul_reason(ann) == ru["foul.low_middle"].format(rank=i18n.rank_word(8))
+        beats = fouls[0]
+        assert " beats " not in render._foul_reason(beats)
+    finally:
+        i18n.use_language("en")
+
+
+def test_a_foul_reason_keeps_its_fields_through_a_worker_process() -> None:
+    import pickle
+
+    from chinese_poker.scoring import FoulReason, foul_reason
+
+    reason = foul_reason(
+        rules_for("ofc"), parse_board("Qh Qd 7c | Qs Qc 6d 5h 4s | Ah Kh 9h 8h 2h")
+    )
+    assert isinstance(reason, FoulReason)
+    back = pickle.loads(pickle.dumps(reason))
+    assert back == reason and back.as_dict() == reason.as_dict()
+    assert back.as_dict() == {"kind": "beats", "line": "top", "below": "middle", "ceiling": None}
 
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed")

@@ -163,9 +163,7 @@ def test_kernels_refuse_what_they_do_not_model(rules: Rules, option: str) -> Non
 
 def test_fantasyland_solver_refuses_what_it_does_not_model() -> None:
     with pytest.raises(RulesError, match="max_royalties_per_hand=1 is not modelled by the Fan"):
-        fantasyland.solve_fantasyland(
-            list(range(13)), rules_for("ofc", max_royalties_per_hand=1)
-        )
+        fantasyland.solve_fantasyland(list(range(13)), rules_for("ofc", max_royalties_per_hand=1))
     # misset_rule=ignore: it sets a valid board, the same as under the penalty.
     ignore = fantasyland.solve_fantasyland(list(range(13)), rules_for("ofc", misset_rule="ignore"))
     penalty = fantasyland.solve_fantasyland(list(range(13)), rules_for("ofc"))

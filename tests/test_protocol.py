@@ -118,8 +118,19 @@ ROOMY = 120.0
 
 
 def test_example_bot_plays_a_simulation(capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["simulate", "--bots", f"cmd:{_cmd(PY, EXAMPLE)},rules", "--hands", "8",
-            "--seed", "2", "--json", "--quiet", "--deadline", str(ROOMY)]
+    argv = [
+        "simulate",
+        "--bots",
+        f"cmd:{_cmd(PY, EXAMPLE)},rules",
+        "--hands",
+        "8",
+        "--seed",
+        "2",
+        "--json",
+        "--quiet",
+        "--deadline",
+        str(ROOMY),
+    ]
     assert main(argv) == 0
     out = capsys.readouterr()
     data = json.loads(out.out)
@@ -129,23 +140,28 @@ def test_example_bot_plays_a_simulation(capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_example_bot_sets_classic_hands() -> None:
-    job = make_job("classic", f"cmd:{_cmd(PY, EXAMPLE)},random", players=2, hands=4, seed=1,
-                   deadline=ROOMY)
+    job = make_job(
+        "classic", f"cmd:{_cmd(PY, EXAMPLE)},random", players=2, hands=4, seed=1, deadline=ROOMY
+    )
     result = simulate(job)
     assert result.hands == 4 and result.bots[0].errors == 0
 
 
 def test_external_bots_with_workers_match_one_process() -> None:
-    job = make_job("pineapple", f"cmd:{_cmd(PY, EXAMPLE)},random", hands=10, seed=4,
-                   deadline=ROOMY)
+    job = make_job("pineapple", f"cmd:{_cmd(PY, EXAMPLE)},random", hands=10, seed=4, deadline=ROOMY)
     one = simulate(job).to_dict(performance=False)
     two = simulate(job, workers=2).to_dict(performance=False)
     assert one == two and one["bot_results"][0]["errors"] == 0
 
 
 def test_served_bot_plays_exactly_like_the_builtin() -> None:
-    served = make_job("pineapple", f"cmd:{_cmd(*BOT_CMD, '--bot', 'rules')},random",
-                      hands=6, seed=5, deadline=ROOMY)
+    served = make_job(
+        "pineapple",
+        f"cmd:{_cmd(*BOT_CMD, '--bot', 'rules')},random",
+        hands=6,
+        seed=5,
+        deadline=ROOMY,
+    )
     builtin = make_job("pineapple", "rules,random", hands=6, seed=5)
     a = simulate(served).to_dict(performance=False)
     b = simulate(builtin).to_dict(performance=False)
@@ -162,8 +178,7 @@ def test_served_bot_plays_exactly_like_the_builtin() -> None:
         ("sleepy", HANDSHAKE % "time.sleep(3)", "no answer within 0.5 s"),
         (
             "illegal",
-            HANDSHAKE
-            % 'print(json.dumps({"id": msg["id"], "action": {"type": "place", "seat": '
+            HANDSHAKE % 'print(json.dumps({"id": msg["id"], "action": {"type": "place", "seat": '
             'msg["view"]["seat"], "top": ["As"]}}), flush=True)',
             "illegal action",
         ),
@@ -189,7 +204,10 @@ def test_misbehaving_bots_time_out_without_crashing(
 
 
 def test_external_bot_cleans_up(tmp_path: Path) -> None:
-    stubborn = _script(tmp_path, "stubborn", """\
+    stubborn = _script(
+        tmp_path,
+        "stubborn",
+        """\
         import json, signal, sys, time
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         for line in sys.stdin:
@@ -198,7 +216,8 @@ def test_external_bot_cleans_up(tmp_path: Path) -> None:
                 print(json.dumps({"type": "ready", "protocol": 1}), flush=True)
             elif msg["type"] == "quit":
                 time.sleep(60)
-    """)
+    """,
+    )
     table = Table(rules_for("ofc"), 2, seed=1)
     bot = ExternalBot(stubborn, deadline=0.2)
     bot.new_session(table.rules, table.players, 0, seed=1)
@@ -214,7 +233,10 @@ def test_external_bot_cleans_up(tmp_path: Path) -> None:
 def test_ctrl_c_stops_the_bots(tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     pids.mkdir()
-    sleeper = _script(tmp_path, "sleeper", f"""\
+    sleeper = _script(
+        tmp_path,
+        "sleeper",
+        f"""\
         import json, os, sys, time
         open(os.path.join({str(pids)!r}, str(os.getpid())), "w").close()
         for line in sys.stdin:
@@ -223,10 +245,24 @@ def test_ctrl_c_stops_the_bots(tmp_path: Path) -> None:
                 print(json.dumps({{"type": "ready", "protocol": 1}}), flush=True)
             elif msg["type"] == "act":
                 time.sleep(60)
-    """)
+    """,
+    )
     proc = subprocess.Popen(
-        [PY, "-m", "chinese_poker.cli", "simulate", "--quiet", "--workers", "2",
-         "--bots", f"cmd:{sleeper}", "--hands", "20", "--deadline", "30"],
+        [
+            PY,
+            "-m",
+            "chinese_poker.cli",
+            "simulate",
+            "--quiet",
+            "--workers",
+            "2",
+            "--bots",
+            f"cmd:{sleeper}",
+            "--hands",
+            "20",
+            "--deadline",
+            "30",
+        ],
         start_new_session=True,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -283,13 +319,31 @@ def test_bot_command_answers_a_scripted_session() -> None:
     rules = rules_for("pineapple")
     served = _Served("--rules", "pineapple", "--bot", "random")
     try:
-        served.send({"type": "hello", "protocol": PROTOCOL_VERSION, "rules": rules.to_dict(),
-                     "players": ["A", "B"], "seat": 0, "player": "A", "deadline_ms": 5000})
+        served.send(
+            {
+                "type": "hello",
+                "protocol": PROTOCOL_VERSION,
+                "rules": rules.to_dict(),
+                "players": ["A", "B"],
+                "seat": 0,
+                "player": "A",
+                "deadline_ms": 5000,
+            }
+        )
         ready = served.answer()
         assert ready["type"] == "ready" and ready["protocol"] == PROTOCOL_VERSION
         session = Session(rules, ["A", "B"], seed=3)
-        served.send({"type": "new_session", "rules": rules.to_dict(), "players": ["A", "B"],
-                     "seat": 0, "player": "A", "seed": 11, "session": 0})
+        served.send(
+            {
+                "type": "new_session",
+                "rules": rules.to_dict(),
+                "players": ["A", "B"],
+                "seat": 0,
+                "player": "A",
+                "seed": 11,
+                "session": 0,
+            }
+        )
         served.send("this is not JSON")
         assert served.answer()["type"] == "error"
         served.send({"type": "something_newer"})  # ignored
@@ -324,8 +378,13 @@ def test_bot_command_refuses_another_protocol_and_bad_bots() -> None:
     finally:
         served.proc.kill()
         served.proc.wait()
-    done = subprocess.run([*BOT_CMD, "--bot", "nobody"], capture_output=True, text=True,
-                          timeout=30, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [*BOT_CMD, "--bot", "nobody"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "unknown bot 'nobody'" in lines[0]

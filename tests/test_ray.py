@@ -159,9 +159,7 @@ def test_ray_starts_once_per_program(cluster: Any, tmp_path: Path) -> None:
     assert all(n >= 1 for n in out["nodes"])
 
 
-def test_a_client_without_the_token_is_refused_in_one_line(
-    cluster: Any, tmp_path: Path
-) -> None:
+def test_a_client_without_the_token_is_refused_in_one_line(cluster: Any, tmp_path: Path) -> None:
     # No token anywhere: not in the environment, and a home without ~/.ray/auth_token.
     env = _env(RAY_AUTH_TOKEN=None, RAY_AUTH_TOKEN_PATH=None, HOME=str(tmp_path))
     proc = _cli("simulate", *CLUSTER_JOB, "--engine", "ray", "--address", cluster.address,

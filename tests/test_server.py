@@ -89,10 +89,12 @@ def create(client: TestClient, **body: Any) -> Msg:
 
 
 def two_humans(client: TestClient, preset: str = "pineapple", **body: Any) -> tuple[Msg, Msg]:
-    made = create(client, preset=preset,
-                  seats=[{"kind": "human", "name": "Ann"}, {"kind": "human"}], **body)
-    r = client.post(f"/api/tables/{made['table']['id']}/join",
-                    json={"code": made["join_code"], "name": "Bob"})
+    made = create(
+        client, preset=preset, seats=[{"kind": "human", "name": "Ann"}, {"kind": "human"}], **body
+    )
+    r = client.post(
+        f"/api/tables/{made['table']['id']}/join", json={"code": made["join_code"], "name": "Bob"}
+    )
     assert r.status_code == 200, r.text
     return made, r.json()
 
@@ -121,9 +123,17 @@ def first_state(ws: WebSocketTestSession, seen: list[Msg] | None = None) -> Msg:
 def test_openapi_meta_and_pages(client: TestClient) -> None:
     doc = client.get("/openapi.json").json()
     paths = doc["paths"]
-    for path in ("/api/tables", "/api/tables/{table_id}", "/api/tables/{table_id}/join",
-                 "/api/tables/{table_id}/ledger", "/api/tables/{table_id}/history",
-                 "/api/tables/{table_id}/hands", "/api/presets", "/api/bots", "/api/health"):
+    for path in (
+        "/api/tables",
+        "/api/tables/{table_id}",
+        "/api/tables/{table_id}/join",
+        "/api/tables/{table_id}/ledger",
+        "/api/tables/{table_id}/history",
+        "/api/tables/{table_id}/hands",
+        "/api/presets",
+        "/api/bots",
+        "/api/health",
+    ):
         assert path in paths, path
     assert "post" in paths["/api/tables"] and "get" in paths["/api/tables"]
     for model in ("TableInfo", "Created", "Joined", "LedgerInfo", "HandInfo", "CreateTable"):
@@ -138,13 +148,24 @@ def test_openapi_meta_and_pages(client: TestClient) -> None:
 
 
 def test_lobby_flow(client: TestClient) -> None:
-    made = create(client, preset="ofc", options={"finnish_deuce": True}, time_limit=30,
-                  seats=[{"kind": "human", "name": "Ann"}, {"kind": "human"},
-                         {"kind": "bot", "bot": "rules", "name": "Robo"}])
+    made = create(
+        client,
+        preset="ofc",
+        options={"finnish_deuce": True},
+        time_limit=30,
+        seats=[
+            {"kind": "human", "name": "Ann"},
+            {"kind": "human"},
+            {"kind": "bot", "bot": "rules", "name": "Robo"},
+        ],
+    )
     table = made["table"]
     tid = table["id"]
-    assert made["seat"] == 0 and made["token"] and made["invite_url"].endswith(
-        f"/join/{tid}?code={made['join_code']}")
+    assert (
+        made["seat"] == 0
+        and made["token"]
+        and made["invite_url"].endswith(f"/join/{tid}?code={made['join_code']}")
+    )
     assert made["ws_url"].startswith("ws://") and made["token"] not in made["ws_url"]
     assert table["status"] == "waiting" and table["rules"]["finnish_deuce"] is True
     assert table["time_limit"] == 30 and table["rules"]["time_limit"] == 30
@@ -155,14 +176,20 @@ def test_lobby_flow(client: TestClient) -> None:
     assert tid in [t["id"] for t in listed]
     assert tid in [t["id"] for t in client.get("/api/tables?status=waiting").json()]
     assert client.get("/api/tables/nope").status_code == 404
-    assert client.post(f"/api/tables/{tid}/join", json={"code": "wrong", "name": "X"}
-                       ).status_code == 403
+    assert (
+        client.post(f"/api/tables/{tid}/join", json={"code": "wrong", "name": "X"}).status_code
+        == 403
+    )
     r = client.post(f"/api/tables/{tid}/join", json={"code": made["join_code"], "name": "Ann"})
     assert r.status_code == 200
     joined = r.json()
     assert joined["seat"] == 1 and joined["player"] == "Ann (2)"
-    assert client.post(f"/api/tables/{tid}/join", json={"code": made["join_code"], "name": "Z"}
-                       ).status_code == 409
+    assert (
+        client.post(
+            f"/api/tables/{tid}/join", json={"code": made["join_code"], "name": "Z"}
+        ).status_code
+        == 409
+    )
     info = client.get(f"/api/tables/{tid}").json()
     assert info["status"] == "playing" and info["hand"] == 1 and info["commitment"]
     ledger = client.get(f"/api/tables/{tid}/ledger").json()
@@ -181,10 +208,20 @@ def test_lobby_flow(client: TestClient) -> None:
         ({"preset": "pineapple", "seats": [{"kind": "human"}] * 4}, "players"),
         ({"preset": "ofc", "seats": [{"kind": "human"}, {"kind": "bot"}]}, "bot name"),
         ({"preset": "ofc", "seats": [{"kind": "human"}, {"kind": "bot", "bot": "zz"}]}, "bot"),
-        ({"preset": "ofc", "seats": [{"kind": "human"},
-                                     {"kind": "bot", "bot": "random", "level": 2}]}, "level"),
-        ({"preset": "ofc", "seats": [{"kind": "human"},
-                                     {"kind": "bot", "bot": "mc", "level": 99}]}, "level"),
+        (
+            {
+                "preset": "ofc",
+                "seats": [{"kind": "human"}, {"kind": "bot", "bot": "random", "level": 2}],
+            },
+            "level",
+        ),
+        (
+            {
+                "preset": "ofc",
+                "seats": [{"kind": "human"}, {"kind": "bot", "bot": "mc", "level": 99}],
+            },
+            "level",
+        ),
     ],
 )
 def test_create_rejects_bad_requests(client: TestClient, body: Msg, words: str) -> None:
@@ -216,8 +253,12 @@ def cards_in(message: Msg) -> set[Card]:
 def check_no_leaks(record: Msg, received: dict[int | None, list[Msg]]) -> int:
     """Replay the hand; every message of every socket names only cards it may know."""
     rules = Rules.from_dict(record["rules"])
-    table = Table(rules, record["players"], button=record["button"],
-                  deck=[parse_card(c) for c in record["deck"]])
+    table = Table(
+        rules,
+        record["players"],
+        button=record["button"],
+        deck=[parse_card(c) for c in record["deck"]],
+    )
     allowed_at: dict[int | None, dict[int, set[Card]]] = {s: {} for s in received}
     for s in received:
         allowed_at[s][0] = allowed_cards(table, s)
@@ -278,9 +319,7 @@ def play_hand(
                     end = m
         if end is not None:
             break
-        assert acted or any(
-            latest[s]["view"]["to_act"] for s in sockets
-        ), "nobody can act"
+        assert acted or any(latest[s]["view"]["to_act"] for s in sockets), "nobody can act"
     assert end is not None
     for ws in spectators:
         received[None].extend(quiet(ws))
@@ -292,14 +331,18 @@ def test_two_humans_and_a_spectator_leak_nothing(client: TestClient, preset: str
     made, joined = two_humans(client, preset)
     tid = made["table"]["id"]
     received: dict[int | None, list[Msg]] = {0: [], 1: [], None: []}
-    with connect(client, tid, made["token"]) as a, connect(client, tid, joined["token"]) as b, \
-            connect(client, tid) as watcher:
+    with (
+        connect(client, tid, made["token"]) as a,
+        connect(client, tid, joined["token"]) as b,
+        connect(client, tid) as watcher,
+    ):
         end = play_hand({0: a, 1: b}, [watcher], random.Random(7), received)
     assert end["hand"] == 1 and sum(end["totals"].values()) == 0
     first = next(m for m in received[0] if m["type"] == "state")
     assert end["reveal"]["commitment"] == first["commitment"]
-    records = [json.loads(line) for line in
-               client.get(f"/api/tables/{tid}/history").text.splitlines()]
+    records = [
+        json.loads(line) for line in client.get(f"/api/tables/{tid}/history").text.splitlines()
+    ]
     assert len(records) == 1 and verify_record(records[0]).ok
     # the history is the engine's: it replays (once the server's extra field is set aside)
     replay_history([{k: v for k, v in r.items() if k != "fairness"} for r in records])
@@ -312,8 +355,11 @@ def test_two_humans_and_a_spectator_leak_nothing(client: TestClient, preset: str
 def test_full_pineapple_hand_against_a_bot_then_ledger_and_history(
     client: TestClient, tmp_path: Path
 ) -> None:
-    made = create(client, preset="pineapple",
-                  seats=[{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "rules"}])
+    made = create(
+        client,
+        preset="pineapple",
+        seats=[{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "rules"}],
+    )
     tid = made["table"]["id"]
     received: dict[int | None, list[Msg]] = {0: []}
     with connect(client, tid, made["token"]) as ws:
@@ -338,8 +384,11 @@ def test_full_pineapple_hand_against_a_bot_then_ledger_and_history(
 def test_stale_duplicate_and_bad_messages_hurt_nobody(client: TestClient) -> None:
     made, joined = two_humans(client)
     tid = made["table"]["id"]
-    with connect(client, tid, made["token"]) as a, connect(client, tid, joined["token"]) as b, \
-            connect(client, tid) as watcher:
+    with (
+        connect(client, tid, made["token"]) as a,
+        connect(client, tid, joined["token"]) as b,
+        connect(client, tid) as watcher,
+    ):
         sa, sb = first_state(a), first_state(b)
         first_state(watcher)
         # Bob (seat 1, left of the button) acts first
@@ -370,13 +419,16 @@ def test_stale_duplicate_and_bad_messages_hurt_nobody(client: TestClient) -> Non
         assert sa["view"]["decisions"] == []
         rejected(a, {"type": "action", "action": {**action, "version": 99}}, "illegal")
         rejected(a, {"type": "action", "action": {**action, "seat": 1}}, "not_your_seat")
-        rejected(a, {"type": "action", "action": {"type": "timeout", "version": version}},
-                 "illegal")
+        rejected(
+            a, {"type": "action", "action": {"type": "timeout", "version": version}}, "illegal"
+        )
         rejected(a, {"type": "action", "action": {"type": "place", "top": ["Ah"]}}, "bad_message")
-        rejected(a, {"type": "action", "action": {"type": "place", "version": "1"}},
-                 "bad_message")
-        rejected(a, {"type": "action", "action": {"type": "place", "version": 1,
-                                                  "top": ["Zz"]}}, "bad_message")
+        rejected(a, {"type": "action", "action": {"type": "place", "version": "1"}}, "bad_message")
+        rejected(
+            a,
+            {"type": "action", "action": {"type": "place", "version": 1, "top": ["Zz"]}},
+            "bad_message",
+        )
         rejected(a, {"type": "dance"}, "unknown_type")
         rejected(a, {"id": 5}, "bad_message")
         rejected(a, {"type": "ping", "extra": 1}, "bad_message")
@@ -410,8 +462,9 @@ def test_log_shows_only_what_the_seat_may_see(client: TestClient) -> None:
         socks = {0: a, 1: b}
         for _ in range(4):  # streets 1 and 2 of both seats
             seat = states[0]["view"]["to_act"][0]
-            socks[seat].send_json({"type": "action", "action": random_action(
-                states[seat]["view"], rng)})
+            socks[seat].send_json(
+                {"type": "action", "action": random_action(states[seat]["view"], rng)}
+            )
             for s, ws in socks.items():
                 states[s] = recv_until(ws, lambda m: m["type"] == "state")
         a.send_json({"type": "sync"})
@@ -457,8 +510,12 @@ def test_reconnect_gets_the_same_view_and_the_hand_so_far(client: TestClient) ->
 
 
 def test_timer_plays_a_silent_seat_by_timeout(client: TestClient) -> None:
-    made = create(client, preset="pineapple", time_limit=0.2,
-                  seats=[{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}])
+    made = create(
+        client,
+        preset="pineapple",
+        time_limit=0.2,
+        seats=[{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}],
+    )
     tid = made["table"]["id"]
     seen: list[Msg] = []
     with connect(client, tid, made["token"]) as ws:
@@ -467,8 +524,9 @@ def test_timer_plays_a_silent_seat_by_timeout(client: TestClient) -> None:
         assert 0 < first["clocks"][0]["remaining"] <= 0.2
         end = recv_until(ws, lambda m: m["type"] == "hand_end", seen)
         over = recv_until(ws, lambda m: m["type"] == "session_end", seen)
-    timeouts = [m for m in seen if m["type"] == "state" and m["last"]
-                and m["last"]["type"] == "timeout"]
+    timeouts = [
+        m for m in seen if m["type"] == "state" and m["last"] and m["last"]["type"] == "timeout"
+    ]
     assert len(timeouts) == 1 and timeouts[0]["last"]["seat"] == 0
     assert 0 in timeouts[0]["view"]["timed_out"]
     assert end["session_over"] is True  # timeout_ends_session
@@ -481,12 +539,17 @@ def test_timer_plays_a_silent_seat_by_timeout(client: TestClient) -> None:
 
 def test_hints_and_legal(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(scheduling, "HINT_SECONDS", 0.2)
+
     def my_turn(ws: WebSocketTestSession) -> Msg:
         assert recv(ws)["type"] == "welcome"
         return recv_until(ws, lambda m: m["type"] == "state" and 0 in m["view"]["to_act"])
 
-    made = create(client, preset="pineapple", hints=False,
-                  seats=[{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}])
+    made = create(
+        client,
+        preset="pineapple",
+        hints=False,
+        seats=[{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}],
+    )
     with connect(client, made["table"]["id"], made["token"]) as ws:
         s = my_turn(ws)
         ws.send_json({"type": "hint", "id": 1})
@@ -497,8 +560,12 @@ def test_hints_and_legal(client: TestClient, monkeypatch: pytest.MonkeyPatch) ->
         assert len(legal["actions"]) == 232 and legal["version"] == s["version"]
         ws.send_json({"type": "legal", "limit": 10})
         assert recv(ws)["truncated"] is True
-    made = create(client, preset="pineapple", hints=True,
-                  seats=[{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}])
+    made = create(
+        client,
+        preset="pineapple",
+        hints=True,
+        seats=[{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}],
+    )
     with connect(client, made["table"]["id"], made["token"]) as ws:
         my_turn(ws)
         ws.send_json({"type": "hint", "id": 3, "limit": 5})
@@ -515,10 +582,17 @@ def test_hints_and_legal(client: TestClient, monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_bot_tournament_to_the_end_with_a_spectator(client: TestClient) -> None:
-    made = create(client, preset="ofc", mode="tournament", options={"level_values": "50"},
-                  tournament={"stacks": {"A": 40, "B": 40}, "level_hands": 1},
-                  seats=[{"kind": "bot", "bot": "random", "name": "A"},
-                         {"kind": "bot", "bot": "random", "name": "B"}])
+    made = create(
+        client,
+        preset="ofc",
+        mode="tournament",
+        options={"level_values": "50"},
+        tournament={"stacks": {"A": 40, "B": 40}, "level_hands": 1},
+        seats=[
+            {"kind": "bot", "bot": "random", "name": "A"},
+            {"kind": "bot", "bot": "random", "name": "B"},
+        ],
+    )
     assert made["token"] is None and made["table"]["status"] == "playing"
     tid = made["table"]["id"]
     seen: list[Msg] = []
@@ -569,12 +643,14 @@ def test_migrations_match_the_models(tmp_path: Path) -> None:
     store.close()
 
 
-@pytest.mark.parametrize("preset", ["ofc", "pineapple-progressive", "turbo", "classic",
-                                    "criss-cross"])
+@pytest.mark.parametrize(
+    "preset", ["ofc", "pineapple-progressive", "turbo", "classic", "criss-cross"]
+)
 def test_the_fast_view_json_is_the_engines_to_dict(preset: str) -> None:
     """The server's cached view text is exactly ``json(view.to_dict())`` at every step."""
-    rules = Rules.from_dict(__import__("chinese_poker.rules", fromlist=["rules_for"])
-                            .rules_for(preset).to_dict())
+    rules = Rules.from_dict(
+        __import__("chinese_poker.rules", fromlist=["rules_for"]).rules_for(preset).to_dict()
+    )
     rng = random.Random(1)
     for hand in range(3):
         players = 3 if preset != "criss-cross" else 2
@@ -585,7 +661,8 @@ def test_the_fast_view_json_is_the_engines_to_dict(preset: str) -> None:
                 view = table.view(seat)
                 mark = json.dumps(connections._RULES_MARK)
                 text = json.dumps(connections._view_dict(view), separators=(",", ":")).replace(
-                    mark, json.dumps(rules.to_dict(), separators=(",", ":")), 1)
+                    mark, json.dumps(rules.to_dict(), separators=(",", ":")), 1
+                )
                 assert json.loads(text) == json.loads(json.dumps(view.to_dict()))
             if table.over:
                 break
@@ -594,9 +671,14 @@ def test_the_fast_view_json_is_the_engines_to_dict(preset: str) -> None:
 
 
 def test_a_monte_carlo_bot_plays_at_a_table(client: TestClient) -> None:
-    made = create(client, preset="pineapple",
-                  seats=[{"kind": "human", "name": "Ann"},
-                         {"kind": "bot", "bot": "mc", "level": 1, "name": "Monty"}])
+    made = create(
+        client,
+        preset="pineapple",
+        seats=[
+            {"kind": "human", "name": "Ann"},
+            {"kind": "bot", "bot": "mc", "level": 1, "name": "Monty"},
+        ],
+    )
     assert made["table"]["seats"][1]["level"] == 1
     with connect(client, made["table"]["id"], made["token"]) as ws:
         state = first_state(ws)

@@ -130,11 +130,21 @@ def new_game(
     )
     plan = plan_table(spec, check_bot)
     stored = StoredTable(
-        id="t-test", name="test", created_at=0.0,
-        config={"request": spec.model_dump(mode="json"), "preset": "pineapple",
-                "rules": plan.rules.to_dict()},
-        join_code_hash="", status="waiting", session_seed="7", start_button=0,
-        started_at=None, seats=list(plan.seats), hands=[],
+        id="t-test",
+        name="test",
+        created_at=0.0,
+        config={
+            "request": spec.model_dump(mode="json"),
+            "preset": "pineapple",
+            "rules": plan.rules.to_dict(),
+        },
+        join_code_hash="",
+        status="waiting",
+        session_seed="7",
+        start_button=0,
+        started_at=None,
+        seats=list(plan.seats),
+        hands=[],
     )
     game = TableGame(stored)
     for chair in game.chairs:
@@ -158,7 +168,9 @@ def check_map(game: TableGame) -> None:
 
 
 def play_hand(
-    game: TableGame, plans: dict[int, list[str]], rng: random.Random,
+    game: TableGame,
+    plans: dict[int, list[str]],
+    rng: random.Random,
     timeout: int | None = None,
 ) -> list[Applied]:
     """Play the current hand to its end: planned chairs by plan, the rest at random,
@@ -174,8 +186,11 @@ def play_hand(
             if other.seat != chair:
                 refused = game.submit(other.seat, table.random_action(seat, rng))
                 assert isinstance(refused, Refusal)
-                expected = ErrorCode.NOT_YOUR_SEAT if game.engine_seat(other.seat) is not None \
+                expected = (
+                    ErrorCode.NOT_YOUR_SEAT
+                    if game.engine_seat(other.seat) is not None
                     else ErrorCode.NOT_PLAYING
+                )
                 assert refused.code == expected, (refused, other.seat)
         if chair == timeout:
             action: Any = Timeout(seat, version=table.version)
@@ -202,12 +217,15 @@ def test_elimination_renumbers_seats_and_nobody_plays_another_hand(
     deck = stacked_deck(3, 0, {loser: FOUL_STREETS, winner: FL_STREETS})
     monkeypatch.setattr(game_mod, "deck_for", lambda *_: deck)
     names = ["Ann", "Bob", "Cat"]
-    seats = [{"kind": "human", "name": n} if i == loser else
-             {"kind": "bot", "bot": "random", "name": n} for i, n in enumerate(names)]
+    seats = [
+        {"kind": "human", "name": n} if i == loser else {"kind": "bot", "bot": "random", "name": n}
+        for i, n in enumerate(names)
+    ]
     stacks = {n: (1 if i == loser else 5000) for i, n in enumerate(names)}
     # seat_order: the short stack pays all he has (proportional rounds his share down)
-    game = new_game(seats, tournament={"stacks": stacks, "level_hands": 1},
-                    insufficient_chips_rule="seat_order")
+    game = new_game(
+        seats, tournament={"stacks": stacks, "level_hands": 1}, insufficient_chips_rule="seat_order"
+    )
     game.deal(1)
     rng = random.Random(loser)
     ends = play_hand(game, {loser: FOUL_STREETS, winner: FL_STREETS}, rng)
@@ -234,8 +252,11 @@ def test_a_timed_out_player_sits_out_the_fantasyland_hand(
     hand: his chair has no engine seat and his actions get ``not_playing``."""
     deck = stacked_deck(3, 0, {fl: FL_STREETS})
     monkeypatch.setattr(game_mod, "deck_for", lambda *_: deck)
-    seats = [{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random", "name": "Bob"},
-             {"kind": "human", "name": "Cat"}]
+    seats = [
+        {"kind": "human", "name": "Ann"},
+        {"kind": "bot", "bot": "random", "name": "Bob"},
+        {"kind": "human", "name": "Cat"},
+    ]
     game = new_game(seats, time_limit=30, timed_out_player_in_remaining_hands="sit_out")
     game.deal(1)
     rng = random.Random(sitter * 3 + fl)
@@ -312,9 +333,20 @@ def play_socket(
             assert me not in view["players"], "dealt in, but shown a spectator's view"
             assert out or me not in view["players"]
             if view["phase"] != "showdown":
-                ws.send_json({"type": "action", "id": "ghost", "action": {
-                    "type": "place", "version": view["version"], "top": [], "middle": [],
-                    "bottom": [], "discard": []}})
+                ws.send_json(
+                    {
+                        "type": "action",
+                        "id": "ghost",
+                        "action": {
+                            "type": "place",
+                            "version": view["version"],
+                            "top": [],
+                            "middle": [],
+                            "bottom": [],
+                            "discard": [],
+                        },
+                    }
+                )
             continue
         assert view["players"][view["seat"]] == me, "shown another player's hand"
         assert view["player"] == me
@@ -343,19 +375,28 @@ def test_a_tournament_with_eliminations_over_websockets(
     his actions after that are refused ``not_playing``; the tournament plays to its
     end, and every stored hand verifies."""
     names = ["Ann", "Bob", "Cat"]
-    seats = [{"kind": k, "name": n} | ({"bot": "random"} if k == "bot" else {})
-             for k, n in zip(layout, names, strict=True)]
+    seats = [
+        {"kind": k, "name": n} | ({"bot": "random"} if k == "bot" else {})
+        for k, n in zip(layout, names, strict=True)
+    ]
     big = layout.index("bot")
     stacks = {n: (3000 if i == big else 1) for i, n in enumerate(names)}
-    made = create(client, preset="pineapple", seats=seats, mode="tournament",
-                  options={"insufficient_chips_rule": "seat_order"},
-                  tournament={"stacks": stacks, "level_hands": 1})
+    made = create(
+        client,
+        preset="pineapple",
+        seats=seats,
+        mode="tournament",
+        options={"insufficient_chips_rule": "seat_order"},
+        tournament={"stacks": stacks, "level_hands": 1},
+    )
     tid = made["table"]["id"]
     tokens = {names[made["seat"]]: made["token"]}
     for i, kind in enumerate(layout):
         if kind == "human" and names[i] not in tokens:
-            r = client.post(f"/api/tables/{tid}/join",
-                            json={"code": made["join_code"], "name": names[i], "seat": i})
+            r = client.post(
+                f"/api/tables/{tid}/join",
+                json={"code": made["join_code"], "name": names[i], "seat": i},
+            )
             assert r.status_code == 200, r.text
             tokens[names[i]] = r.json()["token"]
     results: dict[str, list[Msg]] = {}
@@ -382,8 +423,11 @@ def test_a_tournament_with_eliminations_over_websockets(
         assert "server_error" not in codes
         if name in ledger["out"]:
             assert "not_playing" in codes or not any(
-                m["type"] == "state" and m["view"]["seat"] is None
-                and m["view"]["phase"] != "showdown" for m in seen)
+                m["type"] == "state"
+                and m["view"]["seat"] is None
+                and m["view"]["phase"] != "showdown"
+                for m in seen
+            )
         else:
             assert "not_playing" not in codes
     history = client.get(f"/api/tables/{tid}/history").text
@@ -416,18 +460,23 @@ def test_names_the_engine_refuses_are_refused_before_storing(tmp_path: Path, nam
     """A bot, a creator seat or a joiner with a name the engine refuses: 400, nothing
     stored, and the server still starts on that database afterwards."""
     with make_client(tmp_path) as c:
-        bot = c.post("/api/tables", json={"seats": [{"kind": "human"},
-                                                    {"kind": "bot", "bot": "rules", "name": name}]})
+        bot = c.post(
+            "/api/tables",
+            json={"seats": [{"kind": "human"}, {"kind": "bot", "bot": "rules", "name": name}]},
+        )
         assert bot.status_code == 400 and "name" in bot.text
-        creator = c.post("/api/tables", json={"seats": [{"kind": "human", "name": name},
-                                                        {"kind": "bot", "bot": "rules"}]})
+        creator = c.post(
+            "/api/tables",
+            json={"seats": [{"kind": "human", "name": name}, {"kind": "bot", "bot": "rules"}]},
+        )
         assert creator.status_code == 400 and "name" in creator.text
         assert c.get("/api/tables").json() == []
         made = create(c, seats=[{"kind": "human", "name": "Ann"}, {"kind": "human"}])
         tid = made["table"]["id"]
         if name.strip():  # a blank join name means "give me a default name"
-            joined = c.post(f"/api/tables/{tid}/join", json={"code": made["join_code"],
-                                                              "name": name})
+            joined = c.post(
+                f"/api/tables/{tid}/join", json={"code": made["join_code"], "name": name}
+            )
             assert joined.status_code == 400, joined.text
             assert c.get(f"/api/tables/{tid}").json()["seats"][1]["taken"] is False
     with make_client(tmp_path) as again:  # recovery
@@ -442,16 +491,23 @@ def test_a_table_that_cannot_be_rebuilt_is_quarantined(
     with make_client(tmp_path) as c:
         good = create(c, seats=[{"kind": "bot", "bot": "random"}, {"kind": "human"}])
         bad = create(c, seats=[{"kind": "human"}, {"kind": "human"}])
-        r = c.post(f"/api/tables/{bad['table']['id']}/join",
-                   json={"code": bad["join_code"], "name": "Bob"})
+        r = c.post(
+            f"/api/tables/{bad['table']['id']}/join", json={"code": bad["join_code"], "name": "Bob"}
+        )
         assert r.status_code == 200
     store = Store(f"sqlite:///{tmp_path / 'db'}.sqlite")
     with store.transaction() as conn:  # a stored action the engine refuses
-        store.insert_actions(conn, store.action_rows(bad["table"]["id"], 1, 0, [
-            {"type": "place", "seat": 0, "version": 99, "top": ["As"]}]))
+        store.insert_actions(
+            conn,
+            store.action_rows(
+                bad["table"]["id"],
+                1,
+                0,
+                [{"type": "place", "seat": 0, "version": 99, "top": ["As"]}],
+            ),
+        )
     store.close()
-    with caplog.at_level(logging.ERROR, logger="chinese_poker.server"), \
-            make_client(tmp_path) as c:
+    with caplog.at_level(logging.ERROR, logger="chinese_poker.server"), make_client(tmp_path) as c:
         listed = {t["id"]: t for t in c.get("/api/tables").json()}
         assert listed[bad["table"]["id"]]["status"] == "unavailable"
         assert listed[good["table"]["id"]]["status"] == "playing"
@@ -498,8 +554,11 @@ def test_a_hint_flood_gets_busy_and_bots_keep_playing(
             assert busy == 59
             assert started.wait(10)
             t0 = time.monotonic()
-            bots = create(client, preset="pineapple", seats=[
-                {"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"}])
+            bots = create(
+                client,
+                preset="pineapple",
+                seats=[{"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"}],
+            )
             assert time.monotonic() - t0 < 5
             deadline = time.monotonic() + 30
             while time.monotonic() < deadline:
@@ -519,13 +578,19 @@ def test_a_hint_flood_gets_busy_and_bots_keep_playing(
 def test_table_creation_and_joins_are_rate_limited(tmp_path: Path) -> None:
     spec = RateSpec(create="5/minute", join="8/minute", bad_code="3/minute")
     with make_client(tmp_path, rate_limits=spec) as c:
-        codes = [c.post("/api/tables", json={"seats": [{"kind": "human"}, {"kind": "human"}],
-                                             "join": False}).status_code for _ in range(7)]
+        codes = [
+            c.post(
+                "/api/tables", json={"seats": [{"kind": "human"}, {"kind": "human"}], "join": False}
+            ).status_code
+            for _ in range(7)
+        ]
         assert codes == [201] * 5 + [429] * 2
         tables = c.get("/api/tables").json()
         tid = tables[0]["id"]
-        wrong = [c.post(f"/api/tables/{tid}/join", json={"code": "guess", "name": "X"}
-                        ).status_code for _ in range(5)]
+        wrong = [
+            c.post(f"/api/tables/{tid}/join", json={"code": "guess", "name": "X"}).status_code
+            for _ in range(5)
+        ]
         assert wrong == [403, 403, 403, 429, 429]
 
 
@@ -549,16 +614,21 @@ def test_websocket_origin_is_checked(tmp_path: Path) -> None:
     with make_client(tmp_path) as c:
         made = create(c, seats=[{"kind": "human"}, {"kind": "bot", "bot": "random"}])
         tid = made["table"]["id"]
-        with pytest.raises(WebSocketDisconnect), c.websocket_connect(
-            f"/ws/tables/{tid}", headers={"origin": "http://evil.example"}
-        ) as ws:
+        with (
+            pytest.raises(WebSocketDisconnect),
+            c.websocket_connect(
+                f"/ws/tables/{tid}", headers={"origin": "http://evil.example"}
+            ) as ws,
+        ):
             recv(ws)
-        with c.websocket_connect(f"/ws/tables/{tid}", headers={"origin": "http://testserver"}
-                                 ) as ws:
+        with c.websocket_connect(
+            f"/ws/tables/{tid}", headers={"origin": "http://testserver"}
+        ) as ws:
             assert recv(ws)["type"] == "welcome"
-    with make_client(tmp_path, allowed_origins=["http://friend.example"]) as c, \
-            c.websocket_connect(f"/ws/tables/{tid}", headers={"origin": "http://friend.example"}
-                                ) as ws:
+    with (
+        make_client(tmp_path, allowed_origins=["http://friend.example"]) as c,
+        c.websocket_connect(f"/ws/tables/{tid}", headers={"origin": "http://friend.example"}) as ws,
+    ):
         assert recv(ws)["type"] == "welcome"
 
 
@@ -566,12 +636,16 @@ def test_the_seat_token_is_never_taken_from_the_url(client: TestClient) -> None:
     made = create(client, seats=[{"kind": "human"}, {"kind": "bot", "bot": "random"}])
     tid = made["table"]["id"]
     assert made["token"] not in made["ws_url"]
-    with client.websocket_connect(f"/ws/tables/{tid}?token={made['token']}") as ws, \
-            pytest.raises(WebSocketDisconnect) as exc:
+    with (
+        client.websocket_connect(f"/ws/tables/{tid}?token={made['token']}") as ws,
+        pytest.raises(WebSocketDisconnect) as exc,
+    ):
         recv(ws)
     assert exc.value.code == 4400
-    with client.websocket_connect(f"/ws/tables/{tid}?role=seat") as ws, \
-            pytest.raises(WebSocketDisconnect) as exc:
+    with (
+        client.websocket_connect(f"/ws/tables/{tid}?role=seat") as ws,
+        pytest.raises(WebSocketDisconnect) as exc,
+    ):
         ws.send_json({"type": "sync"})
         recv(ws)
     assert exc.value.code == 4400
@@ -583,8 +657,11 @@ def test_the_seat_token_is_never_taken_from_the_url(client: TestClient) -> None:
 def test_finished_tables_are_listed_without_being_rebuilt(tmp_path: Path) -> None:
     """After a restart the lobby reads the database: no table is rebuilt to list it."""
     with make_client(tmp_path) as c:
-        made = create(c, preset="pineapple", seats=[{"kind": "bot", "bot": "random"},
-                                                    {"kind": "bot", "bot": "random"}])
+        made = create(
+            c,
+            preset="pineapple",
+            seats=[{"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"}],
+        )
         tid = made["table"]["id"]
         deadline = time.monotonic() + 60
         while c.get(f"/api/tables/{tid}").json()["status"] != "finished":
@@ -609,12 +686,15 @@ def test_a_failed_write_leaves_the_table_exactly_as_before(
     table is as before (same version, cards, log), and the same action then works."""
     made = create(client, seats=[{"kind": "human", "name": "Ann"}, {"kind": "human"}])
     tid = made["table"]["id"]
-    joined = client.post(f"/api/tables/{tid}/join",
-                         json={"code": made["join_code"], "name": "Bob"}).json()
+    joined = client.post(
+        f"/api/tables/{tid}/join", json={"code": made["join_code"], "name": "Bob"}
+    ).json()
     store = client.app.state.store  # type: ignore[attr-defined]
     real = store.write_batch
-    with seat_socket(client, tid, made["token"]) as a, \
-            seat_socket(client, tid, joined["token"]) as b:
+    with (
+        seat_socket(client, tid, made["token"]) as a,
+        seat_socket(client, tid, joined["token"]) as b,
+    ):
         states = {}
         for name, ws in (("Ann", a), ("Bob", b)):
             while (m := recv(ws))["type"] != "state":
@@ -653,7 +733,9 @@ def test_a_failed_write_leaves_the_table_exactly_as_before(
 def _serve(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "chinese_poker.cli", "serve", "--host", "127.0.0.1", *args],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -684,12 +766,22 @@ def test_serve_without_psycopg_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "psycopg.py").write_text(
         "raise ModuleNotFoundError(\"No module named 'psycopg'\", name='psycopg')\n"
     )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [str(tmp_path), *sys.path]))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), *sys.path]))
     done = subprocess.run(
-        [sys.executable, "-m", "chinese_poker.cli", "serve", "--port", "0",
-         "--database-url", "postgresql+psycopg://u@127.0.0.1/db"],
-        capture_output=True, text=True, timeout=60, env=env,
+        [
+            sys.executable,
+            "-m",
+            "chinese_poker.cli",
+            "serve",
+            "--port",
+            "0",
+            "--database-url",
+            "postgresql+psycopg://u@127.0.0.1/db",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
     )
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
@@ -710,8 +802,9 @@ def test_serve_on_a_busy_port_is_one_line(tmp_path: Path) -> None:
 def test_an_idle_table_leaves_memory_and_comes_back_as_it_was(client: TestClient) -> None:
     made = create(client, seats=[{"kind": "human", "name": "Ann"}, {"kind": "human"}])
     tid = made["table"]["id"]
-    joined = client.post(f"/api/tables/{tid}/join",
-                         json={"code": made["join_code"], "name": "Bob"}).json()
+    joined = client.post(
+        f"/api/tables/{tid}/join", json={"code": made["join_code"], "name": "Bob"}
+    ).json()
     manager = client.app.state.manager  # type: ignore[attr-defined]
     with seat_socket(client, tid, made["token"]) as a:
         while (before := recv(a))["type"] != "state":

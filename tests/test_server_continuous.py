@@ -137,8 +137,11 @@ def test_a_leaver_still_gone_at_the_hands_end_ends_a_continuous_session(
 
 
 def test_orbit_sessions_and_tournaments_are_unchanged(client: TestClient) -> None:
-    made = create(client, preset="pineapple",
-                  seats=[{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}])
+    made = create(
+        client,
+        preset="pineapple",
+        seats=[{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}],
+    )
     assert made["table"]["session_hands"] == "orbit"
     with connect(client, made["table"]["id"], made["token"]) as ann:
         recv(ann)
@@ -196,8 +199,9 @@ def test_time_banks_and_stand_ins_survive_a_restart(tmp_path: Path) -> None:
             assert recv_until(ann, lambda m: m["type"] == "notice")["kind"] == "stand_in"
             st = recv_until(ann, lambda m: m["type"] == "state" and 0 in m["view"]["to_act"])
             time.sleep(0.7)  # Ann thinks 0.5 s past her move's limit: her bank pays it
-            ann.send_json({"type": "action", "id": "a", "action": random_action(st["view"],
-                                                                                 random.Random(6))})
+            ann.send_json(
+                {"type": "action", "id": "a", "action": random_action(st["view"], random.Random(6))}
+            )
             recv_until(ann, lambda m: m.get("ack") == "a")
             nxt = recv_until(ann, lambda m: m["type"] == "state" and 0 in m["view"]["to_act"])
             bank = nxt["clocks"][0]["bank"]

@@ -49,8 +49,11 @@ def test_unnamed_chairs_follow_one_naming_rule(client: TestClient) -> None:
     # A bot already called "Player 3": the unnamed person in chair 3 becomes
     # "Player 3 (2)" whether the name is planned at creation, shown before he joins or
     # given by his join (there were three rules: "Player 3'", "Seat 3", "Player 3 (2)").
-    seats = [{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random",
-             "name": "Player 3"}, {"kind": "human"}]
+    seats = [
+        {"kind": "human", "name": "Ann"},
+        {"kind": "bot", "bot": "random", "name": "Player 3"},
+        {"kind": "human"},
+    ]
     made = create(client, seats=seats)
     tid = made["table"]["id"]
     live = live_table(client, tid)
@@ -107,8 +110,12 @@ def test_read_endpoints_are_rate_limited_per_address(tmp_path: Path) -> None:
     with make_client(tmp_path, rate_limits=RateSpec(read="6/minute")) as c:
         made = create(c, seats=[{"kind": "human"}, {"kind": "human"}])
         tid = made["table"]["id"]
-        paths = [f"/api/tables/{tid}", f"/api/tables/{tid}/ledger", f"/api/tables/{tid}/hands",
-                 f"/api/tables/{tid}/history"]
+        paths = [
+            f"/api/tables/{tid}",
+            f"/api/tables/{tid}/ledger",
+            f"/api/tables/{tid}/hands",
+            f"/api/tables/{tid}/history",
+        ]
         codes = [c.get(paths[i % 4]).status_code for i in range(8)]
         assert codes == [200] * 6 + [429] * 2
         assert "too many requests" in c.get(paths[0]).json()["detail"]
@@ -127,8 +134,9 @@ def test_reads_wait_for_the_group_commit_instead_of_forcing_one(tmp_path: Path) 
         store.migrate()
         manager = TableManager(store, Workers(hint_processes=False))
         try:
-            made = manager.create(CreateTable(
-                seats=[{"kind": "human"}, {"kind": "human"}], next_hand_delay=0))
+            made = manager.create(
+                CreateTable(seats=[{"kind": "human"}, {"kind": "human"}], next_hand_delay=0)
+            )
             made.table.claim(None, "Bob")
             live = made.table
             table = live.table
@@ -166,10 +174,17 @@ def test_every_rate_limit_is_settable_by_name() -> None:
     assert (spec.study, spec.read, spec.create) == ("5/minute", "7/second", RateSpec().create)
     old = RateSpec.parse("1/minute,2/minute,3/minute")  # the older positional form
     assert (old.create, old.join, old.bad_code, old.study) == (
-        "1/minute", "2/minute", "3/minute", RateSpec().study)
-    for bad, words in [("studdy=5/minute", "unknown rate limit 'studdy'"),
-                       ("study=often", "not a limit"), ("read=1/minute,read=2/minute", "twice"),
-                       ("1/minute,2/minute", "KIND=LIMIT")]:
+        "1/minute",
+        "2/minute",
+        "3/minute",
+        RateSpec().study,
+    )
+    for bad, words in [
+        ("studdy=5/minute", "unknown rate limit 'studdy'"),
+        ("study=often", "not a limit"),
+        ("read=1/minute,read=2/minute", "twice"),
+        ("1/minute,2/minute", "KIND=LIMIT"),
+    ]:
         with pytest.raises(ValueError, match=words):
             RateSpec.parse(bad)
 
@@ -179,9 +194,23 @@ def test_serve_rate_limits_names_a_bad_kind_in_one_line() -> None:
     import sys
 
     done = subprocess.run(
-        [sys.executable, "-m", "chinese_poker.cli", "serve", "--host", "127.0.0.1", "--port",
-         "0", "--database-url", "sqlite:///:memory:", "--rate-limits", "studdy=5/minute"],
-        capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "chinese_poker.cli",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--database-url",
+            "sqlite:///:memory:",
+            "--rate-limits",
+            "studdy=5/minute",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 2, done.stderr
     lines = done.stderr.strip().splitlines()
@@ -194,9 +223,14 @@ def test_serve_rate_limits_names_a_bad_kind_in_one_line() -> None:
 def test_the_seat_token_may_come_in_a_strict_http_only_cookie(client: TestClient) -> None:
     from starlette.websockets import WebSocketDisconnect
 
-    r = client.post("/api/tables", json={"seats": [{"kind": "human", "name": "Ann"},
-                                                  {"kind": "bot", "bot": "random"}],
-                                         "bot_delay": 0, "next_hand_delay": 0})
+    r = client.post(
+        "/api/tables",
+        json={
+            "seats": [{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}],
+            "bot_delay": 0,
+            "next_hand_delay": 0,
+        },
+    )
     made = r.json()
     tid, token = made["table"]["id"], made["token"]
     cookie = r.headers["set-cookie"]
@@ -219,15 +253,19 @@ def test_the_seat_token_may_come_in_a_strict_http_only_cookie(client: TestClient
         ({"cookie": f"cp_seat_{other['table']['id']}={other['token']}"}, 4401),
         ({"cookie": f"cp_seat_{tid}=s-forged"}, 4401),
     ]:
-        with pytest.raises(WebSocketDisconnect) as info, \
-                client.websocket_connect(url, headers=headers) as ws:
+        with (
+            pytest.raises(WebSocketDisconnect) as info,
+            client.websocket_connect(url, headers=headers) as ws,
+        ):
             ws.receive_json()
         assert info.value.code == code
     # A join sets the joiner's cookie too.
-    joined = client.post(f"/api/tables/{other['table']['id']}/join",
-                         json={"code": other["join_code"], "name": "Bob"})
-    assert f"cp_seat_{other['table']['id']}={joined.json()['token']};" in joined.headers[
-        "set-cookie"]
+    joined = client.post(
+        f"/api/tables/{other['table']['id']}/join", json={"code": other["join_code"], "name": "Bob"}
+    )
+    assert (
+        f"cp_seat_{other['table']['id']}={joined.json()['token']};" in joined.headers["set-cookie"]
+    )
 
 
 # --------------------------------------------------------------------------- throttle
@@ -331,8 +369,9 @@ def test_a_hand_is_acknowledged_before_it_is_settled_and_a_crash_between_loses_n
         store = Store(url)
         store.migrate()
         manager = TableManager(store, Workers(hint_processes=False))
-        made = manager.create(CreateTable(
-            seats=[{"kind": "human"}, {"kind": "human"}], next_hand_delay=0))
+        made = manager.create(
+            CreateTable(seats=[{"kind": "human"}, {"kind": "human"}], next_hand_delay=0)
+        )
         made.table.claim(None, "Bob")
         live = made.table
         conn = Conn(0)

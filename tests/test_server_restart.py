@@ -41,9 +41,21 @@ class Server:
     def __init__(self, database_url: str, log: Path) -> None:
         self.log = log.open("a")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "chinese_poker.cli", "serve", "--host", "127.0.0.1",
-             "--port", "0", "--database-url", database_url],
-            stdout=subprocess.PIPE, stderr=self.log, text=True,
+            [
+                sys.executable,
+                "-m",
+                "chinese_poker.cli",
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--database-url",
+                database_url,
+            ],
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            text=True,
         )
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
@@ -126,12 +138,18 @@ def test_sigkill_mid_hand_then_restart_resumes_exactly(database_url: str, tmp_pa
     server = Server(database_url, log)
     stack = ExitStack()
     try:
-        made = httpx.post(server.url + "/api/tables", json={
-            "preset": "pineapple", "next_hand_delay": 30,
-            "seats": [{"kind": "human", "name": "Ann"}, {"kind": "human"}]}).json()
+        made = httpx.post(
+            server.url + "/api/tables",
+            json={
+                "preset": "pineapple",
+                "next_hand_delay": 30,
+                "seats": [{"kind": "human", "name": "Ann"}, {"kind": "human"}],
+            },
+        ).json()
         tid = made["table"]["id"]
-        joined = httpx.post(f"{server.url}/api/tables/{tid}/join",
-                            json={"code": made["join_code"], "name": "Bob"}).json()
+        joined = httpx.post(
+            f"{server.url}/api/tables/{tid}/join", json={"code": made["join_code"], "name": "Bob"}
+        ).json()
         tokens = {0: made["token"], 1: joined["token"]}
         socks: dict[int, ClientConnection] = {}
         states: dict[int, Msg] = {}
@@ -139,8 +157,9 @@ def test_sigkill_mid_hand_then_restart_resumes_exactly(database_url: str, tmp_pa
             socks[seat], states[seat] = open_seat(stack, server, tid, tokens[seat])
         for _ in range(5):  # street 1 of both, street 2 of both, street 3 of Bob
             seat = states[0]["view"]["to_act"][0]
-            socks[seat].send(json.dumps({"type": "action", "action": random_action(
-                states[seat]["view"], rng)}))
+            socks[seat].send(
+                json.dumps({"type": "action", "action": random_action(states[seat]["view"], rng)})
+            )
             for s in (0, 1):
                 states[s] = recv_state(socks[s])
         before = {s: sync(socks[s]) for s in (0, 1)}
@@ -163,8 +182,9 @@ def test_sigkill_mid_hand_then_restart_resumes_exactly(database_url: str, tmp_pa
         end: Msg | None = None
         while end is None:
             seat = states[0]["view"]["to_act"][0]
-            socks[seat].send(json.dumps({"type": "action", "action": random_action(
-                states[seat]["view"], rng)}))
+            socks[seat].send(
+                json.dumps({"type": "action", "action": random_action(states[seat]["view"], rng)})
+            )
             for s in (0, 1):
                 states[s] = recv_state(socks[s])
             if states[0]["view"]["phase"] == "showdown":
@@ -211,8 +231,7 @@ def _stored_actions(server: Server, tid: str) -> dict[int, list[Msg]]:
     records = [json.loads(line) for line in text.splitlines()]
     for i, record in enumerate(records, 1):
         assert verify_record(record, i).ok
-    out = {r["session"]["hand"]: [a for a in r["actions"] if not a.get("auto")]
-           for r in records}
+    out = {r["session"]["hand"]: [a for a in r["actions"] if not a.get("auto")] for r in records}
     with connect(f"{server.ws}/ws/tables/{tid}") as ws:
         assert recv(ws)["type"] == "welcome"
         state = recv_state(ws)
@@ -236,16 +255,27 @@ def test_kill_9_twenty_times_during_a_tournament_loses_nothing(
 
     def new_table() -> tuple[str, dict[str, str]]:
         """A fresh tournament (when the last one is over before 20 kills)."""
-        made = httpx.post(server.url + "/api/tables", json={
-            "preset": "pineapple", "next_hand_delay": 0.1, "bot_delay": 0,
-            "mode": "tournament", "options": {"insufficient_chips_rule": "seat_order"},
-            "tournament": {"stacks": {"Ann": 1, "Bob": 1, "Cat": 5000}, "level_hands": 1},
-            "seats": [{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random",
-                                                         "name": "Bob"},
-                      {"kind": "human", "name": "Cat"}]}).json()
+        made = httpx.post(
+            server.url + "/api/tables",
+            json={
+                "preset": "pineapple",
+                "next_hand_delay": 0.1,
+                "bot_delay": 0,
+                "mode": "tournament",
+                "options": {"insufficient_chips_rule": "seat_order"},
+                "tournament": {"stacks": {"Ann": 1, "Bob": 1, "Cat": 5000}, "level_hands": 1},
+                "seats": [
+                    {"kind": "human", "name": "Ann"},
+                    {"kind": "bot", "bot": "random", "name": "Bob"},
+                    {"kind": "human", "name": "Cat"},
+                ],
+            },
+        ).json()
         table_id = made["table"]["id"]
-        joined = httpx.post(f"{server.url}/api/tables/{table_id}/join",
-                            json={"code": made["join_code"], "name": "Cat"}).json()
+        joined = httpx.post(
+            f"{server.url}/api/tables/{table_id}/join",
+            json={"code": made["join_code"], "name": "Cat"},
+        ).json()
         tids.append(table_id)
         return table_id, {"Ann": made["token"], "Cat": joined["token"]}
 
@@ -270,9 +300,13 @@ def test_kill_9_twenty_times_during_a_tournament_loses_nothing(
                     assert time.monotonic() < deadline, "the table stopped moving"
                     for name, (ws, _st) in socks.items():
                         view = states[name]["view"]
-                        if (name not in pending and view["seat"] is not None
-                                and view["seat"] in view["to_act"] and view["decisions"]
-                                and view["phase"] == "play"):
+                        if (
+                            name not in pending
+                            and view["seat"] is not None
+                            and view["seat"] in view["to_act"]
+                            and view["decisions"]
+                            and view["phase"] == "play"
+                        ):
                             counter += 1
                             action = random_action(view, rng) | {"seat": view["seat"]}
                             ref = f"a{counter}"
@@ -285,12 +319,20 @@ def test_kill_9_twenty_times_during_a_tournament_loses_nothing(
                             if m["type"] == "state":
                                 states[name] = m
                                 if name in pending and m["ack"] == pending[name][0]:
-                                    acked.append((tid, pending.pop(name)[1]["hand"],
-                                                   pending_action := m["last"]))
+                                    acked.append(
+                                        (
+                                            tid,
+                                            pending.pop(name)[1]["hand"],
+                                            pending_action := m["last"],
+                                        )
+                                    )
                                     assert pending_action["seat"] == m["view"]["seat"]
                                     got += 1
-                            elif m["type"] == "error" and name in pending and \
-                                    m["ref"] == pending[name][0]:
+                            elif (
+                                m["type"] == "error"
+                                and name in pending
+                                and m["ref"] == pending[name][0]
+                            ):
                                 assert m["code"] in ("stale", "illegal"), m
                                 pending.pop(name)
                             elif m["type"] == "session_end":
@@ -311,8 +353,11 @@ def test_kill_9_twenty_times_during_a_tournament_loses_nothing(
                 for t, hand, action in acked:
                     if t != table_id:
                         continue
-                    same = [a for a in stored.get(hand, []) if (a["seat"], a["version"])
-                            == (action["seat"], action["version"])]
+                    same = [
+                        a
+                        for a in stored.get(hand, [])
+                        if (a["seat"], a["version"]) == (action["seat"], action["version"])
+                    ]
                     assert len(same) == 1, (hand, action, "acknowledged but not stored once")
             if ledger["over"]:
                 tid, tokens = new_table()

@@ -24,8 +24,14 @@ def test_welcome_carries_the_compiled_spec(client: TestClient) -> None:
 
 
 def test_a_casual_timeout_places_one_street_and_the_session_goes_on(client: TestClient) -> None:
-    made = create(client, preset="pineapple", time_limit=0.3, time_bank=0.2, timeouts="decision",
-                  seats=[{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}])
+    made = create(
+        client,
+        preset="pineapple",
+        time_limit=0.3,
+        time_bank=0.2,
+        timeouts="decision",
+        seats=[{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}],
+    )
     tid = made["table"]["id"]
     seen: list[Any] = []
     with connect(client, tid, made["token"]) as ws, connect(client, tid) as watcher:

@@ -336,9 +336,10 @@ def brute_force(
     c_play = played / total
     p_surr = (int(table.counts[0][1].sum()) / total) if surr_on else 0.0
     p_foul = table.fouls / total
-    e_nat = sum(
-        n * rules.natural_values[k] for n, k in zip(table.naturals, NATURALS, strict=True)
-    ) / total
+    e_nat = (
+        sum(n * rules.natural_values[k] for n, k in zip(table.naturals, NATURALS, strict=True))
+        / total
+    )
     strata = [k for k in range(table.strata) if hist[0][k].sum() > 0]
     weight = {k: hist[0][k].sum() / played for k in strata}
     scales = [value_scale(line, table.mode) for line in range(3)]

@@ -173,14 +173,20 @@ def _hand(number: int, *seats: tuple[int, int]) -> HandStat:
 
 
 def test_summary_of_a_controlled_case() -> None:
-    job = Job(rules=make_job("ofc", "random", hands=1, seed=0).rules,
-              bots=("random", "rules"), hands=3, seed=0)
+    job = Job(
+        rules=make_job("ofc", "random", hands=1, seed=0).rules,
+        bots=("random", "rules"),
+        hands=3,
+        seed=0,
+    )
     tally = _Tally(job, None, None)
-    tally.feed(UnitRun(0, [SessionRun(0, 0, 1, [_hand(1, (0, -6), (1, 6)),
-                                                   _hand(2, (0, 2), (1, -2))])]))
+    tally.feed(
+        UnitRun(0, [SessionRun(0, 0, 1, [_hand(1, (0, -6), (1, 6)), _hand(2, (0, 2), (1, -2))])])
+    )
     # Only the first hand of the second session is needed: the session is cut there.
-    assert tally.feed(UnitRun(1, [SessionRun(1, 0, 2, [_hand(1, (0, 1), (1, -1)),
-                                                          _hand(2, (0, 9), (1, -9))])]))
+    assert tally.feed(
+        UnitRun(1, [SessionRun(1, 0, 2, [_hand(1, (0, 1), (1, -1)), _hand(2, (0, 9), (1, -9))])])
+    )
     result = tally.result(1.0, 1, "local")
     assert result.hands == 3 and result.sessions == 2
     seat0, seat1 = result.seats
@@ -197,15 +203,33 @@ def test_summary_of_a_controlled_case() -> None:
 
 
 def test_duplicate_summary_math_over_groups() -> None:
-    job = Job(rules=make_job("ofc", "random", hands=1, seed=0).rules,
-              bots=("random", "rules"), hands=100, seed=0, duplicate=True)
+    job = Job(
+        rules=make_job("ofc", "random", hands=1, seed=0).rules,
+        bots=("random", "rules"),
+        hands=100,
+        seed=0,
+        duplicate=True,
+    )
     tally = _Tally(job, None, None)
     # Group 0: rotation 0 has two hands, rotation 1 one hand (bots swap seats).
-    tally.feed(UnitRun(0, [SessionRun(0, 0, 1, [_hand(1, (0, -6), (1, 6)),
-                                                   _hand(2, (0, 3), (1, -3))]),
-                           SessionRun(0, 1, 1, [_hand(1, (1, 4), (0, -4))])]))
-    tally.feed(UnitRun(1, [SessionRun(1, 0, 2, [_hand(1, (0, 1), (1, -1))]),
-                           SessionRun(1, 1, 2, [_hand(1, (1, 1), (0, -1))])]))
+    tally.feed(
+        UnitRun(
+            0,
+            [
+                SessionRun(0, 0, 1, [_hand(1, (0, -6), (1, 6)), _hand(2, (0, 3), (1, -3))]),
+                SessionRun(0, 1, 1, [_hand(1, (1, 4), (0, -4))]),
+            ],
+        )
+    )
+    tally.feed(
+        UnitRun(
+            1,
+            [
+                SessionRun(1, 0, 2, [_hand(1, (0, 1), (1, -1))]),
+                SessionRun(1, 1, 2, [_hand(1, (1, 1), (0, -1))]),
+            ],
+        )
+    )
     result = tally.result(1.0, 1, "local")
     # random: group 0 = (-6 + 3 - 4) / 3, group 1 = (1 - 1) / 2.
     assert result.bots[0].points == interval([Fraction(-7, 3), 0])
@@ -214,8 +238,12 @@ def test_duplicate_summary_math_over_groups() -> None:
 
 
 def test_same_bot_in_several_seats_is_averaged_per_hand() -> None:
-    job = Job(rules=make_job("ofc", "random", hands=1, seed=0).rules,
-              bots=("random", "random", "rules"), hands=1, seed=0)
+    job = Job(
+        rules=make_job("ofc", "random", hands=1, seed=0).rules,
+        bots=("random", "random", "rules"),
+        hands=1,
+        seed=0,
+    )
     tally = _Tally(job, None, None)
     tally.feed(UnitRun(0, [SessionRun(0, 0, 1, [_hand(1, (0, 3), (1, -1), (2, -2))])]))
     result = tally.result(1.0, 1, "local")
@@ -290,8 +318,21 @@ def test_ray_missing_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None
 
 def test_cli_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     history = tmp_path / "h.jsonl"
-    argv = ["simulate", "--rules", "pineapple", "--bots", "random,rules", "--hands", "6",
-            "--seed", "3", "--json", "--quiet", "--history", str(history)]
+    argv = [
+        "simulate",
+        "--rules",
+        "pineapple",
+        "--bots",
+        "random,rules",
+        "--hands",
+        "6",
+        "--seed",
+        "3",
+        "--json",
+        "--quiet",
+        "--history",
+        str(history),
+    ]
     assert main(argv) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["format"] == "chinese-poker-simulation"

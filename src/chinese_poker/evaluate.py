@@ -128,8 +128,10 @@ def _value5(ranks: tuple[int, ...], suited: bool, wheel: str) -> int:
     shape = tuple(n for _, n in groups)
     if len(counts) == 5:
         desc = tuple(sorted(ranks, reverse=True))
-        top = _straight_top(desc) if wheel != "none" else (
-            desc[0] if desc[0] - desc[4] == 4 else None
+        top = (
+            _straight_top(desc)
+            if wheel != "none"
+            else (desc[0] if desc[0] - desc[4] == 4 else None)
         )
         if top is not None:
             cat = STRAIGHT_FLUSH if suited else STRAIGHT

@@ -140,3 +140,27 @@ test("in every language hands, cards and moves read without a key or a hole left
   assert.equal(E.describe(values[9]), "Kalpu pāris, kikeri 4, 3, 2");
   I.useCatalogues(cat, "en");
 });
+
+test("a foul reason is worded from its data, never parsed from the English", async () => {
+  const { foulReason } = await import("../../src/chinese_poker/server/static/js/showdown.js");
+  const lines = [
+    { line: "top", cards: "Qh Qd 7c", hand: "pair of queens", value: E.evaluate(["Qh", "Qd", "7c"]) },
+    { line: "middle", cards: "Qs Qc 6d 5h 4s", hand: "pair of queens", value: E.evaluate(["Qs", "Qc", "6d", "5h", "4s"]) },
+  ];
+  const beats = { foul_reason: "top Q Q 7 beats middle Q Q 6 5 4", lines,
+    foul: { kind: "beats", line: "top", below: "middle", ceiling: null } };
+  // The sentence's words changed: the data still says which line beats which.
+  const reworded = { ...beats, foul_reason: "the top is stronger than the middle" };
+  const low = { foul_reason: "middle K K 9 8 7 has a pair; ...", lines,
+    foul: { kind: "low_middle", line: "middle", below: null, ceiling: "T" } };
+  I.useCatalogues(cat, "ru");
+  const ru = foulReason(reworded);
+  assert.ok(ru.includes("сильнее") && ru.includes(E.describe(lines[0].value)), ru);
+  assert.ok(!/beats|stronger/.test(ru), ru);
+  assert.equal(foulReason(reworded), foulReason(beats));
+  assert.equal(foulReason(low), I.t("foul.low_middle", { rank: E.rankWord("T") }));
+  // A stored settlement from before the data: its sentence, as it was written.
+  assert.equal(foulReason({ foul_reason: "top Q Q 7 beats middle Q Q 6 5 4", lines }), "top Q Q 7 beats middle Q Q 6 5 4");
+  I.useCatalogues(cat, "en");
+  assert.equal(foulReason(beats), "top Q Q 7 beats middle Q Q 6 5 4");
+});

@@ -55,6 +55,7 @@ from chinese_poker.rules import Rules
 
 __all__ = ["Report", "fictitious_play", "main"]
 
+
 @dataclass
 class Report:
     """One fictitious-play run: per stage, the best response's gain against the model of
@@ -158,8 +159,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     path = args.out or family_path(args.family)
     table.save(path)
-    print(f"{args.family}: {len(report.gains)} stages, gain {report.gains[-1]:.4f}/hand,"
-          f" self {report.self_values[-1]:+.4f}/hand, {report.seconds:.0f} s -> {path}")
+    print(
+        f"{args.family}: {len(report.gains)} stages, gain {report.gains[-1]:.4f}/hand,"
+        f" self {report.self_values[-1]:+.4f}/hand, {report.seconds:.0f} s -> {path}"
+    )
     return 0
 
 

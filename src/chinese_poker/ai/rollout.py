@@ -144,8 +144,15 @@ def _scale(rules: Rules) -> float:
 # Named indices of the two parameter arrays the kernels read. ``Tables.policy`` (floats)
 # steers the fast policy; ``Tables.scoring`` (integers) is the settlement of the compiled
 # ScoringSpec, which the kernels reproduce exactly (tests/test_kernel_property.py).
-(POL_W, POL_FOUL_PENALTY, POL_STAY_VALUE, POL_STAY_MIDDLE_MIN, POL_FL_ENABLED, POL_THROWN,
- POL_STAY_BOTTOM_MIN) = range(7)
+(
+    POL_W,
+    POL_FOUL_PENALTY,
+    POL_STAY_VALUE,
+    POL_STAY_MIDDLE_MIN,
+    POL_FL_ENABLED,
+    POL_THROWN,
+    POL_STAY_BOTTOM_MIN,
+) = range(7)
 (
     SC_V, SC_O, SC_S, SC_MORE_LINES, SC_FOUL_VALUE, SC_FOUL_PAYS, SC_AWARD, SC_FINNISH,
     SC_DEUCE_FOULED, SC_PENALISED, SC_MAX_ONE, SC_SPLIT_TIES, SC_SHOWDOWN,
@@ -999,9 +1006,27 @@ def _solitaire(
         dz[:] = 0
         pos = 0
         for k in range(st_cards.shape[0]):
-            _policy_street(code, cnt, dz, deck, pos, st_cards[k], st_place[k], st_disc[k],
-                           52, n_fills, choice, 0, ev, roy, flv, st, pol,
-                           scratch, pref)
+            _policy_street(
+                code,
+                cnt,
+                dz,
+                deck,
+                pos,
+                st_cards[k],
+                st_place[k],
+                st_disc[k],
+                52,
+                n_fills,
+                choice,
+                0,
+                ev,
+                roy,
+                flv,
+                st,
+                pol,
+                scratch,
+                pref,
+            )
             pos += st_cards[k]
         _line_values(code, t3, t5, fo, out[b])
 
@@ -1042,8 +1067,12 @@ def _opponents(
 
 
 def _street_events(
-    streets: Sequence[tuple[int, int]], play_order: Sequence[int], me: int, mine_done: int,
-    opp_seats: list[int], done: dict[int, int],
+    streets: Sequence[tuple[int, int]],
+    play_order: Sequence[int],
+    me: int,
+    mine_done: int,
+    opp_seats: list[int],
+    done: dict[int, int],
 ) -> tuple[list[int], list[int], list[int]]:
     """Every street still to be dealt, in dealing order: (who: -1 us, else an index into
     ``opp_seats``; cards dealt; cards placed). ``mine_done`` is the street we are on (-1
@@ -1378,8 +1407,27 @@ def policy_place(
     pref = np.zeros((max(fills, 1) * max(choice, 1), 14), dtype=np.int64)
     _seed_kernel(seed)
     n = len(street)
-    _policy_street(code, cnt, dz, deck, 0, n, place, n - place, len(deck), fills, choice, 0,
-                   t.ev, t.roy, t.flv, t.strength, t.policy, scratch, pref)
+    _policy_street(
+        code,
+        cnt,
+        dz,
+        deck,
+        0,
+        n,
+        place,
+        n - place,
+        len(deck),
+        fills,
+        choice,
+        0,
+        t.ev,
+        t.roy,
+        t.flv,
+        t.strength,
+        t.policy,
+        scratch,
+        pref,
+    )
     # Recover which card went where: try the assignments of the counts the kernel added
     # until the lines' code sums match.
     added = [int(cnt[i] - before[i]) for i in range(3)]

@@ -517,7 +517,10 @@ def load_table(mode: Mode) -> OpponentTable:
 #: The rules families with a shipped equilibrium table: name -> the rules it is built under.
 FAMILIES: dict[str, Rules] = {
     "two_four-plain": rules_for(
-        "classic", scoring_method="two_four", royalty_table="none", naturals_enabled=False,
+        "classic",
+        scoring_method="two_four",
+        royalty_table="none",
+        naturals_enabled=False,
         surrender_allowed=False,
     ),
 }

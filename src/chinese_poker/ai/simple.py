@@ -164,8 +164,12 @@ def _first_street_ok(cards: Sequence[Card], cand: Place, *, pineapple: bool = Tr
         # "pairs are best placed in the bottom: they grow into trips and full houses;
         # leave one high pair in the middle box" (first bullet)
         for i, rank in enumerate(pairs):
-            where = {line for line, lc in (("t", cand.top), ("m", cand.middle),
-                                           ("b", cand.bottom)) for c in lc if c >> 2 == rank}
+            where = {
+                line
+                for line, lc in (("t", cand.top), ("m", cand.middle), ("b", cand.bottom))
+                for c in lc
+                if c >> 2 == rank
+            }
             if len(where) != 1:
                 return False  # a pair is never split
             if where == {"b"} or (where == {"m"} and i == 0 and len(pairs) > 1):

@@ -128,12 +128,7 @@ def split_bots(text: str) -> list[str]:
     out: list[str] = []
     for raw in text.split(","):
         part = raw.strip()
-        if (
-            out
-            and is_external(out[-1])
-            and not is_external(part)
-            and part.lower() not in names
-        ):
+        if out and is_external(out[-1]) and not is_external(part) and part.lower() not in names:
             out[-1] += "," + raw
             continue
         out.append(part)
@@ -416,9 +411,7 @@ def _play_session(
             run.records.append(result.record)
         for name, ext in external_of.items():
             if name in here:
-                ext.hand_over(
-                    table.view(here.index(name)), hand=result.number, over=session.over
-                )
+                ext.hand_over(table.view(here.index(name)), hand=result.number, over=session.over)
     return run
 
 
@@ -666,8 +659,7 @@ class SimulationResult:
         units = _plural(self.sessions, "session")
         if self.groups is not None:
             units = (
-                f"{_plural(self.groups, 'duplicate group')} of {job.players} rotations"
-                f" ({units})"
+                f"{_plural(self.groups, 'duplicate group')} of {job.players} rotations ({units})"
             )
         out = [
             f"{job.rules.variant}, {_plural(job.players, 'player')},"
@@ -701,9 +693,7 @@ class SimulationResult:
             else f"Ray, {_plural(self.workers, 'worker')}"
             + (f" on {_plural(len(self.nodes), 'node')}" if self.nodes else "")
         )
-        out.append(
-            f"{self.hands_per_second:.1f} hands/s ({self.elapsed:.2f} s, {where})"
-        )
+        out.append(f"{self.hands_per_second:.1f} hands/s ({self.elapsed:.2f} s, {where})")
         return "\n".join(out)
 
 

@@ -185,9 +185,7 @@ def read_input(file: str, what: str) -> str:
     if file == "-":
         stream = sys.stdin
         if stream is None or stream.isatty():
-            raise UsageError(
-                f"no {what} given: name a file, or pipe one into standard input"
-            )
+            raise UsageError(f"no {what} given: name a file, or pipe one into standard input")
         buffer = getattr(stream, "buffer", None)
         data: bytes | str = buffer.read() if buffer is not None else stream.read()
     else:

@@ -25,14 +25,32 @@ def register(sub: Any) -> None:
         description="Serve one of the registered bots over the bot protocol: read the "
         "engine's messages on standard input, answer on standard output.",
     )
-    add_rules_arguments(p, default=None, what="the rules to assume when the engine sends "
-                        "none (its hello and views carry the table's rules)")
-    p.add_argument("--bot", default="rules", metavar="NAME",
-                   help="a registered bot (random, rules, ...; default: rules)")
-    p.add_argument("--level", type=whole(1), default=None, metavar="L",
-                   help="strength level, for bots that have levels")
-    p.add_argument("--seed", type=whole(0), default=None, metavar="S",
-                   help="seed the bot once (default: use the seed of each new_session)")
+    add_rules_arguments(
+        p,
+        default=None,
+        what="the rules to assume when the engine sends "
+        "none (its hello and views carry the table's rules)",
+    )
+    p.add_argument(
+        "--bot",
+        default="rules",
+        metavar="NAME",
+        help="a registered bot (random, rules, ...; default: rules)",
+    )
+    p.add_argument(
+        "--level",
+        type=whole(1),
+        default=None,
+        metavar="L",
+        help="strength level, for bots that have levels",
+    )
+    p.add_argument(
+        "--seed",
+        type=whole(0),
+        default=None,
+        metavar="S",
+        help="seed the bot once (default: use the seed of each new_session)",
+    )
     p.set_defaults(run=run)
 
 

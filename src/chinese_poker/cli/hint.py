@@ -47,16 +47,27 @@ def register(sub: Any) -> None:
         "and rank its options: expected points, foul risk and why, best first.",
     )
     p.add_argument("file", nargs="?", default="-", metavar="FILE", help="view JSON, - for stdin")
-    add_rules_arguments(p, default=None, what="judge the view under this preset instead of "
-                        "the view's own rules")
-    p.add_argument("--level", type=whole(1), default=None, metavar="L",
-                   help="Monte Carlo effort 1 (quick) to 5 (strong); default 3")
-    p.add_argument("--time-budget", type=real_number(above=0), default=None, metavar="SECONDS",
-                   help="stop sampling after this many seconds")
-    p.add_argument("--seed", type=whole(0), default=0, metavar="S",
-                   help="sampling seed (default 0)")
-    p.add_argument("--top", type=whole(1), default=None, metavar="N",
-                   help="show only the best N")
+    add_rules_arguments(
+        p, default=None, what="judge the view under this preset instead of the view's own rules"
+    )
+    p.add_argument(
+        "--level",
+        type=whole(1),
+        default=None,
+        metavar="L",
+        help="Monte Carlo effort 1 (quick) to 5 (strong); default 3",
+    )
+    p.add_argument(
+        "--time-budget",
+        type=real_number(above=0),
+        default=None,
+        metavar="SECONDS",
+        help="stop sampling after this many seconds",
+    )
+    p.add_argument(
+        "--seed", type=whole(0), default=0, metavar="S", help="sampling seed (default 0)"
+    )
+    p.add_argument("--top", type=whole(1), default=None, metavar="N", help="show only the best N")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=run)
 

@@ -58,9 +58,12 @@ def register(sub: Any) -> None:
         metavar="SEC",
         help="pause after each bot action, 0 to 10 seconds (default 0.3)",
     )
-    p.add_argument("--advisor", default="hints", metavar="NAME",
-                   help="what s suggests: hints (the hint engine, default) or a bot's "
-                   "choice (e.g. rules)")
+    p.add_argument(
+        "--advisor",
+        default="hints",
+        metavar="NAME",
+        help="what s suggests: hints (the hint engine, default) or a bot's choice (e.g. rules)",
+    )
     p.add_argument("--four-color", action="store_true", help="four-colour suits")
     p.add_argument("--symbols", action="store_true", help="show suits as ♠ ♥ ♦ ♣")
     p.add_argument(

@@ -193,9 +193,7 @@ def _parse_json(text: str, source: str) -> Any:
         ) from None
 
 
-def _table_from(
-    data: Any, preset: str | None, overrides: Mapping[str, Any], source: str
-) -> Table:
+def _table_from(data: Any, preset: str | None, overrides: Mapping[str, Any], source: str) -> Table:
     if not isinstance(data, dict):
         raise TableError(f'{source} must be a JSON object with "rules" and "players"')
     unknown = [key for key in data if key not in _TABLE_KEYS]

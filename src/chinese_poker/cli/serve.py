@@ -26,8 +26,9 @@ def register(sub: Any) -> None:
         ),
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=whole(0, 65535), default=8000,
-                   help="port (default 8000; 0: any free port)")
+    p.add_argument(
+        "--port", type=whole(0, 65535), default=8000, help="port (default 8000; 0: any free port)"
+    )
     p.add_argument(
         "--database-url",
         default=None,

@@ -31,31 +31,74 @@ def register(sub: Any) -> None:
         "The same seed gives the same result whatever --workers and --engine.",
     )
     add_rules_arguments(p, default="pineapple")
-    p.add_argument("--players", type=whole(1), default=None, metavar="N",
-                   help="players at the table (default: the number of bots listed, or 2)")
-    p.add_argument("--bots", default="rules", metavar="LIST",
-                   help="one bot for every seat or a comma-separated list, one per seat: "
-                   "registered bots (random, rules, ...) or cmd:COMMAND for an external "
-                   "program speaking the bot protocol (default: rules)")
-    p.add_argument("--hands", type=whole(1), default=1000, metavar="K",
-                   help="hands to play in total (default: 1000)")
-    p.add_argument("--seed", type=whole(0), default=None, metavar="S",
-                   help="master seed (default: random; it is printed)")
-    p.add_argument("--duplicate", action="store_true",
-                   help="replay each session with the seats rotated (every bot in every "
-                   "seat on the same cards)")
-    p.add_argument("--workers", type=whole(1), default=1, metavar="N",
-                   help="local processes, or Ray tasks at a time (default: 1)")
-    p.add_argument("--engine", default="local", metavar="{" + ",".join(ENGINES) + "}",
-                   help=f"local processes (default) or Ray (from a checkout: {RAY_INSTALL})")
-    p.add_argument("--address", default=None, metavar="ADDR",
-                   help="with --engine ray: the address of a running Ray cluster, e.g. "
-                   "127.0.0.1:6379 or auto (see docs/simulate.md)")
-    p.add_argument("--deadline", type=real(above=0), default=None, metavar="SECONDS",
-                   help="seconds an external bot has per decision (default: the rules' "
-                   "time_limit, else 10)")
-    p.add_argument("--history", default=None, metavar="FILE",
-                   help="write every hand to this JSON-lines hand-history file")
+    p.add_argument(
+        "--players",
+        type=whole(1),
+        default=None,
+        metavar="N",
+        help="players at the table (default: the number of bots listed, or 2)",
+    )
+    p.add_argument(
+        "--bots",
+        default="rules",
+        metavar="LIST",
+        help="one bot for every seat or a comma-separated list, one per seat: "
+        "registered bots (random, rules, ...) or cmd:COMMAND for an external "
+        "program speaking the bot protocol (default: rules)",
+    )
+    p.add_argument(
+        "--hands",
+        type=whole(1),
+        default=1000,
+        metavar="K",
+        help="hands to play in total (default: 1000)",
+    )
+    p.add_argument(
+        "--seed",
+        type=whole(0),
+        default=None,
+        metavar="S",
+        help="master seed (default: random; it is printed)",
+    )
+    p.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="replay each session with the seats rotated (every bot in every "
+        "seat on the same cards)",
+    )
+    p.add_argument(
+        "--workers",
+        type=whole(1),
+        default=1,
+        metavar="N",
+        help="local processes, or Ray tasks at a time (default: 1)",
+    )
+    p.add_argument(
+        "--engine",
+        default="local",
+        metavar="{" + ",".join(ENGINES) + "}",
+        help=f"local processes (default) or Ray (from a checkout: {RAY_INSTALL})",
+    )
+    p.add_argument(
+        "--address",
+        default=None,
+        metavar="ADDR",
+        help="with --engine ray: the address of a running Ray cluster, e.g. "
+        "127.0.0.1:6379 or auto (see docs/simulate.md)",
+    )
+    p.add_argument(
+        "--deadline",
+        type=real(above=0),
+        default=None,
+        metavar="SECONDS",
+        help="seconds an external bot has per decision (default: the rules' time_limit, else 10)",
+    )
+    p.add_argument(
+        "--history",
+        default=None,
+        metavar="FILE",
+        help="write every hand to this JSON-lines hand-history file",
+    )
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=run)

@@ -32,9 +32,13 @@ def register(sub: Any) -> None:
         "plus a value for staying in Fantasyland.",
     )
     _common(fl, default_rules="pineapple")
-    fl.add_argument("--stay-value", type=real(0), default=None, metavar="X",
-                    help="points (>= 0) a board that stays in Fantasyland is worth "
-                    "(default 15)")
+    fl.add_argument(
+        "--stay-value",
+        type=real(0),
+        default=None,
+        metavar="X",
+        help="points (>= 0) a board that stays in Fantasyland is worth (default 15)",
+    )
     fl.set_defaults(run=run)
     st = kinds.add_parser(
         "setting",
@@ -43,8 +47,13 @@ def register(sub: Any) -> None:
         "advice and naturals.",
     )
     _common(st, default_rules="classic")
-    st.add_argument("--opponents", type=whole(1, 3), default=3, metavar="N",
-                    help="opponents at the table, 1 to 3 (default 3)")
+    st.add_argument(
+        "--opponents",
+        type=whole(1, 3),
+        default=3,
+        metavar="N",
+        help="opponents at the table, 1 to 3 (default 3)",
+    )
     st.set_defaults(run=run)
 
 
@@ -52,8 +61,11 @@ def _common(p: argparse.ArgumentParser, *, default_rules: str) -> None:
     p.add_argument("cards", nargs="*", help="the cards, e.g. As Ah Ad Kc ...")
     add_rules_arguments(p, default=default_rules)
     p.add_argument("--json", action="store_true", help="print JSON")
-    p.add_argument("--batch", action="store_true",
-                   help="read one deal per line from standard input, write JSON lines")
+    p.add_argument(
+        "--batch",
+        action="store_true",
+        help="read one deal per line from standard input, write JSON lines",
+    )
 
 
 def _solver(args: argparse.Namespace, rules: Rules) -> Callable[[tuple[Card, ...]], Any]:

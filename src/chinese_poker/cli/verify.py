@@ -28,8 +28,10 @@ def register(sub: Any) -> None:
             " every action under the recorded rules (docs/fairness.md)."
         ),
     )
-    p.add_argument("history", help="a hand-history file (JSON lines) downloaded from a server,"
-                   " - for standard input")
+    p.add_argument(
+        "history",
+        help="a hand-history file (JSON lines) downloaded from a server, - for standard input",
+    )
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.set_defaults(run=run)
 

@@ -32,7 +32,7 @@ The scoring choices RULES.md leaves open are listed in ``docs/formats.md``.
 from __future__ import annotations
 
 from chinese_poker.scoring.fantasyland import fantasyland_next
-from chinese_poker.scoring.lines import foul_reason, is_fouled, line_values
+from chinese_poker.scoring.lines import FoulReason, foul_reason, is_fouled, line_values
 from chinese_poker.scoring.naturals import natural_of
 from chinese_poker.scoring.notes import ItemKind, Note, item_text
 from chinese_poker.scoring.results import (
@@ -50,6 +50,7 @@ from chinese_poker.scoring.settlement import line_name, settle, settle_totals
 
 __all__ = [
     "DEUCE_OF_SPADES",
+    "FoulReason",
     "Hand",
     "Item",
     "ItemKind",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from chinese_poker.cards import RANKS, Board, Card, card_name
 from chinese_poker.evaluate import (
@@ -21,7 +22,57 @@ from chinese_poker.rules import Rules
 from chinese_poker.rules.spec import ScoringSpec
 from chinese_poker.scoring.results import ScoringError
 
-__all__ = ["foul_reason", "is_fouled", "line_values"]
+__all__ = ["FoulReason", "foul_reason", "is_fouled", "line_values"]
+
+
+class FoulReason(str):
+    """Why a board fouls: the sentence players read, and what it says as data.
+
+    A ``str`` so that every place that prints or stores the reason keeps working; the
+    fields let a client say it in another language without parsing the English.
+    ``kind`` is ``"beats"`` (``line`` beats ``below``, the line that must be stronger) or
+    ``"low_middle"`` (the low middle is not ``ceiling``-high or better with no pair,
+    straight or flush).
+
+    >>> r = FoulReason("top Q Q 7 beats middle Q Q 6 5 4", "beats", line="top", below="middle")
+    >>> r == "top Q Q 7 beats middle Q Q 6 5 4", r.as_dict()["below"]
+    (True, 'middle')
+    """
+
+    kind: str
+    line: str
+    below: str | None
+    ceiling: str | None
+
+    def __new__(
+        cls,
+        text: str,
+        kind: str,
+        *,
+        line: str,
+        below: str | None = None,
+        ceiling: str | None = None,
+    ) -> FoulReason:
+        self = super().__new__(cls, text)
+        self.kind, self.line, self.below, self.ceiling = kind, line, below, ceiling
+        return self
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickles (worker processes) keep the fields
+        return (_foul_reason_of, (str(self), self.as_dict()))
+
+    def as_dict(self) -> dict[str, str | None]:
+        """The reason as JSON: its kind, its lines, and the low middle's ceiling rank."""
+        return {
+            "kind": self.kind,
+            "line": self.line,
+            "below": self.below,
+            "ceiling": self.ceiling,
+        }
+
+
+def _foul_reason_of(text: str, fields: dict[str, Any]) -> FoulReason:
+    return FoulReason(text, fields["kind"], line=fields["line"], below=fields["below"],
+                      ceiling=fields["ceiling"])  # fmt: skip
 
 
 def high5(sc: ScoringSpec, line: Sequence[Card]) -> int:
@@ -97,35 +148,46 @@ def _line_text(name: str, cards: Sequence[Card], value: int, other: int) -> str:
     return text
 
 
-def _beats(upper: str, lower: str, board: Board, values: dict[str, int]) -> str:
+def _beats(upper: str, lower: str, board: Board, values: dict[str, int]) -> FoulReason:
     cards = {"top": board.top, "middle": board.middle, "bottom": board.bottom}
-    return (
+    return FoulReason(
         f"{_line_text(upper, cards[upper], values[upper], values[lower])} beats "
-        f"{_line_text(lower, cards[lower], values[lower], values[upper])}"
+        f"{_line_text(lower, cards[lower], values[lower], values[upper])}",
+        "beats",
+        line=upper,
+        below=lower,
     )
 
 
-def _low_middle_reason(board: Board, middle_high: int, middle_low: int, ceiling: int) -> str | None:
+def _low_middle_reason(
+    board: Board, middle_high: int, middle_low: int, ceiling: int
+) -> FoulReason | None:
     high = low27_high_card(middle_low)
     if high is None:
         what = Category(middle_high >> 20).label.lower()
         if middle_high >> 20 == HIGH_CARD:
             what = "straight or flush"  # only these make a no-pair low unqualified
-        return (
+        return FoulReason(
             f"middle {rank_text(board.middle)} has a {what}; a low middle must be "
-            f"{RANKS[ceiling]}-high or better with no pair, straight or flush"
+            f"{RANKS[ceiling]}-high or better with no pair, straight or flush",
+            "low_middle",
+            line="middle",
+            ceiling=RANKS[ceiling],
         )
     if high > ceiling:
-        return (
+        return FoulReason(
             f"middle {rank_text(board.middle)} is {RANKS[high]}-high; a low middle "
-            f"must be {RANKS[ceiling]}-high or better"
+            f"must be {RANKS[ceiling]}-high or better",
+            "low_middle",
+            line="middle",
+            ceiling=RANKS[ceiling],
         )
     return None
 
 
 def board_foul_reason(
     sc: ScoringSpec, board: Board, top: int, middle_high: int, middle_low: int, bottom: int
-) -> str | None:
+) -> FoulReason | None:
     """The foul reason of a board whose line values are given, or None."""
     values = {"top": top, "middle": middle_high, "bottom": bottom}
     if sc.lowball_middle:
@@ -142,7 +204,7 @@ def board_foul_reason(
     return None
 
 
-def foul_reason(rules: Rules, board: Board) -> str | None:
+def foul_reason(rules: Rules, board: Board) -> FoulReason | None:
     """None if ``board`` keeps the line order (§4, §8.1), else a reason players can read.
 
     >>> from chinese_poker.cards import parse_board

@@ -7,7 +7,7 @@ from typing import Any
 
 from chinese_poker.cards import LINE_NAMES
 from chinese_poker.rules import Rules, ScoringMethod, describe_differences
-from chinese_poker.scoring.lines import cards_text
+from chinese_poker.scoring.lines import FoulReason, cards_text
 from chinese_poker.scoring.notes import ItemKind, item_text
 from chinese_poker.scoring.results import Item, Natural, PairResult, SeatResult, Settlement
 
@@ -54,6 +54,9 @@ def _seat_dict(settlement: Settlement, seat: SeatResult) -> dict[str, Any]:
         "dealt_bonus": list(seat.dealt_bonus),
         "fouled": seat.fouled,
         "foul_reason": seat.foul_reason,
+        # The reason as data, so a client words it in its own language (None when the
+        # reason is not a FoulReason, e.g. a settlement rebuilt from stored text).
+        "foul": seat.foul_reason.as_dict() if isinstance(seat.foul_reason, FoulReason) else None,
         "natural": _natural_dict(seat.natural),
         "surrendered": seat.surrendered,
         "in_fantasyland": seat.in_fantasyland,

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chinese_poker.cards import Board, Card
 from chinese_poker.rules import Rules
+
+if TYPE_CHECKING:  # lines imports this module's ScoringError
+    from chinese_poker.scoring.lines import FoulReason
 
 __all__ = [
     "DEUCE_OF_SPADES",
@@ -125,7 +128,7 @@ class SeatResult(NamedTuple):
     values: tuple[int, int, int]
     hands: tuple[str, str, str]
     royalties: tuple[int, int, int]
-    foul_reason: str | None
+    foul_reason: FoulReason | None
     fouled: bool
     natural: Natural | None
     surrendered: bool

@@ -22,7 +22,6 @@ __all__ = ["line_royalty", "royalties", "royalty_lookup"]
 TOP, MIDDLE, BOTTOM = 0, 1, 2
 
 
-
 def middle_royalty(sc: ScoringSpec, middle: int) -> int:
     """The middle's royalty; ``middle`` is the low value under a low middle."""
     if sc.lowball_middle:

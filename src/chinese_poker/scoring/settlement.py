@@ -203,8 +203,10 @@ def _seat(sc: ScoringSpec, hand: Hand, t5: list[int], plain: bool) -> SeatResult
     fantasyland = None
     fl = sc.fantasyland
     if reason is None and fl.enabled:
-        fantasyland = (fl.entry_by_top[top >> 16] or None) if not hand.in_fantasyland else (
-            next_deal(fl, top, middle_high, bottom, True)
+        fantasyland = (
+            (fl.entry_by_top[top >> 16] or None)
+            if not hand.in_fantasyland
+            else (next_deal(fl, top, middle_high, bottom, True))
         )
 
     if fouled or surrendered or natural is not None:

@@ -389,7 +389,9 @@ def accounts_router(index: Callable[[], Response]) -> APIRouter:
         if not limiter.hit(per_address, "signin", address(request)) or not limiter.hit(
             # Keyed as handles are unique (exactly as typed): guesses at one handle
             # cannot lock out another that differs only in case.
-            per_handle, "signin-handle", body.handle
+            per_handle,
+            "signin-handle",
+            body.handle,
         ):
             raise HTTPException(429, "too many sign-in attempts: wait a minute and try again")
         key = check_key(body.key)

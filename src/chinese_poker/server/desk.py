@@ -122,9 +122,7 @@ class StudyPool:
             )  # fmt: skip
         return ThreadPoolExecutor(self.workers, "cp-study")
 
-    async def run(
-        self, fn: Callable[..., T], *args: Any, budget: float = STUDY_SECONDS
-    ) -> T:
+    async def run(self, fn: Callable[..., T], *args: Any, budget: float = STUDY_SECONDS) -> T:
         """``fn(*args)`` in the pool (a module-level function and picklable arguments
         for a process pool); 503 when the pool is full or the budget is exceeded."""
         if self.pending >= self.limit:
@@ -715,13 +713,18 @@ def desk_router(limits: Limits, pool: StudyPool | None = None) -> APIRouter:
     async def trainer_next(
         request: Request,
         kind: Literal["setting", "fantasyland", "street"] = Query(
-            "setting", description="set 13 cards, set a Fantasyland hand, place a street",
+            "setting",
+            description="set 13 cards, set a Fantasyland hand, place a street",
             examples=["street"],
         ),
-        preset: str = Query("", description="default: classic, pineapple-progressive, pineapple",
-                            examples=["pineapple"]),
-        seed: int | None = Query(None, ge=0, description="the same seed, the same position",
-                                 examples=[7]),
+        preset: str = Query(
+            "",
+            description="default: classic, pineapple-progressive, pineapple",
+            examples=["pineapple"],
+        ),
+        seed: int | None = Query(
+            None, ge=0, description="the same seed, the same position", examples=[7]
+        ),
     ) -> dict[str, Any]:
         """A trainer position from simulated hands where the choice matters (best and
         second-best differ by at least the kind's threshold). ``street`` positions come

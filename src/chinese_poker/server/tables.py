@@ -1106,9 +1106,7 @@ class LiveTable:
         table = self.table
         return error_text(ref, code, message, table.version if table is not None else None)
 
-    def _action(
-        self, conn: Conn, chair: int, msg: ActionMsg, read_at: float | None = None
-    ) -> None:
+    def _action(self, conn: Conn, chair: int, msg: ActionMsg, read_at: float | None = None) -> None:
         body = msg.action.model_dump(exclude_none=True)
         seat = self.game.engine_seat(chair)
         if seat is None:

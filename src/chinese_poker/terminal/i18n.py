@@ -56,6 +56,7 @@ __all__ = [
     "hand_name",
     "language_from_env",
     "ngettext",
+    "rank_word",
     "use_language",
 ]
 
@@ -156,6 +157,11 @@ _RANK_PLURALS = (
 
 def _word(rank: int) -> str:
     return _(_RANK_WORDS[rank])
+
+
+def rank_word(rank: int) -> str:
+    """A rank's name in the current language (0 is the deuce, 12 the ace)."""
+    return _word(rank)
 
 
 def _plural(rank: int) -> str:

@@ -13,7 +13,6 @@ are shown in reverse video; empty slots as ``··``; face-down boards as ``▒�
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,7 +26,7 @@ from rich.text import Text
 from chinese_poker.cards import RANKS, Card, card_name
 from chinese_poker.engine import BoardView, Decision, View
 from chinese_poker.terminal.commands import DEST_NAMES, DISCARD, Staging, dest_word
-from chinese_poker.terminal.i18n import N_, _, current_language, hand_name, ngettext
+from chinese_poker.terminal.i18n import N_, _, current_language, hand_name, ngettext, rank_word
 
 __all__ = [
     "Theme",
@@ -475,26 +474,25 @@ def item_text(pair: Mapping[str, Any], item: Mapping[str, Any], hand: HandOf) ->
     return str(item.get("text", kind))
 
 
-_BEATS = re.compile(r"^(top|middle|bottom) .* beats (top|middle|bottom) ")
-
-
 def _foul_reason(seat: Mapping[str, Any]) -> str:
-    """Why a seat fouled, in the current language. The scorer says which line beats which
-    ("top Q Q 7 beats middle Q Q 6 5 4", scoring.lines); the lines' hands are named here."""
+    """Why a seat fouled, in the current language, from the reason's data
+    (``scoring.FoulReason.as_dict``): which line beats which, or the low middle's ceiling."""
     reason = str(seat.get("foul_reason") or "")
-    if current_language() == "en":
+    foul = seat.get("foul")
+    if current_language() == "en" or not foul:
         return reason
     lines = {line["line"]: line for line in seat.get("lines") or []}
-    m = _BEATS.match(reason)
-    if m and m[1] in lines and m[2] in lines:
+    if foul["kind"] == "beats" and foul["line"] in lines and foul["below"] in lines:
         return _("{line} ({hand}) beats {below} ({hand2})").format(
-            line=line_word(m[1]),
-            hand=_line_hand(lines[m[1]]),
-            below=line_word(m[2]),
-            hand2=_line_hand(lines[m[2]]),
+            line=line_word(foul["line"]),
+            hand=_line_hand(lines[foul["line"]]),
+            below=line_word(foul["below"]),
+            hand2=_line_hand(lines[foul["below"]]),
         )
-    if "low middle" in reason:
-        return _("the low middle must be ten-high or better with no pair, straight or flush")
+    if foul["kind"] == "low_middle" and foul.get("ceiling") in tuple(RANKS):
+        return _(
+            "the low middle must be {rank}-high or better with no pair, straight or flush"
+        ).format(rank=rank_word(RANKS.index(foul["ceiling"])))
     return reason
 
 

@@ -8,17 +8,17 @@ import { language, t } from "./i18n.js";
 import { lineName } from "./words.js";
 
 /**
- * A fouled seat's reason in the current language. The server says which line beats which
- * ("top Q Q 7 beats middle Q Q 6 5 4", scoring.lines); the lines' hands are named here.
+ * A fouled seat's reason in the current language, from the reason's data (``p.foul``,
+ * scoring.FoulReason: which line beats which, or the low middle's ceiling); the lines'
+ * hands are named here. English, or a settlement without the data, shows the sentence.
  */
 export function foulReason(p) {
   const reason = p.foul_reason || "";
-  if (language() === "en") return reason;
-  const m = /^(top|middle|bottom) .* beats (top|middle|bottom) /.exec(reason);
+  const foul = p.foul;  // the reason as data (scoring.FoulReason): never parse the English
+  if (language() === "en" || !foul) return reason;
   const line = (n) => (p.lines || []).find((l) => l.line === n);
-  if (m && line(m[1]) && line(m[2])) return t("foul.beats", { line: lineName(m[1]), hand: lineHandName(line(m[1])), below: lineName(m[2]), hand2: lineHandName(line(m[2])) });
-  const low = /a low middle must be (\w+)-high/.exec(reason);
-  if (low) return t("foul.low_middle", { rank: rankWord(low[1]) });
+  if (foul.kind === "beats" && line(foul.line) && line(foul.below)) return t("foul.beats", { line: lineName(foul.line), hand: lineHandName(line(foul.line)), below: lineName(foul.below), hand2: lineHandName(line(foul.below)) });
+  if (foul.kind === "low_middle") return t("foul.low_middle", { rank: rankWord(foul.ceiling) });
   return reason;
 }
 

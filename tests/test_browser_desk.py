@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 import test_browser
+from chinese_poker.rules.words import option_catalogue
 from chinese_poker.server.desk import STUDY_SECONDS
 from test_browser import Server, start_server
 
@@ -104,6 +105,39 @@ def settle_button(page: Page) -> None:
 
 
 # --------------------------------------------------------------------------- scorekeeper
+
+WORDS = {o["key"]: o for o in option_catalogue()}
+
+
+def option(page: Page, key: str) -> Any:
+    """The label of an offered option (its words and its control)."""
+    return page.locator("label.opt", has=page.locator(f"[data-option='{key}']"))
+
+
+def test_the_options_are_the_servers_words_and_fantasyland_the_specs(
+    server: Server, phone: Page
+) -> None:
+    """The options are /api/options' words (rules.words), and the Fantasyland entry the
+    compiled spec's: KK chosen, the words say KK and a QQ top no longer qualifies."""
+    page = phone
+    open_page(page, server, "/score")
+    page.select_option("#preset", "pineapple")
+    page.select_option("#preset", "ofc")
+    flags = page.locator(".player-board[data-player='A'] .flags")
+    expect(option(page, "finnish_deuce")).to_have_text(WORDS["finnish_deuce"]["label"])
+    expect(option(page, "fantasyland_enabled")).to_contain_text("Fantasyland (QQ or better on top")
+    board = "Qh Qd 2c | 9s 9h 9c 5d 2s | Ah Jh 8h 6h 3h"
+    type_board(page, "A", board)
+    expect(flags).to_contain_text("Fantasyland next")
+    page.select_option("[data-option='fl_entry_min']", "KK")
+    expect(option(page, "fantasyland_enabled")).to_contain_text("Fantasyland (KK or better on top")
+    expect(option(page, "fl_entry_min")).to_contain_text(WORDS["fl_entry_min"]["label"])
+    expect(flags).to_contain_text("royalties 13")
+    expect(flags).not_to_contain_text("Fantasyland")
+    # Classic rules offer the classic options, and not the open-face ones.
+    page.select_option("#preset", "classic")
+    expect(option(page, "surrender_allowed")).to_have_text(WORDS["surrender_allowed"]["label"])
+    expect(page.locator("[data-option='finnish_deuce']")).to_have_count(0)
 
 
 def test_settle_three_player_ofc_with_finnish_deuce_and_foul(
@@ -210,12 +244,18 @@ def test_session_ledger_survives_reload_and_works_offline(
     expect(page.locator(".player-board[data-player='A'] .count")).to_have_text("5/13")
 
     # Offline: the page still opens (service worker), the ledger is there, and a new hand
-    # is kept and queued; back online it is settled and joins the ledger.
+    # is kept and queued; back online it is settled and joins the ledger. The browser's
+    # HTTP cache is emptied first: the service worker's cache alone must open the page.
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.clearBrowserCache")
+    cdp.detach()
     page.context.set_offline(True)
     page.reload()
     page.wait_for_selector("body[data-ready='1']")
     expect(page.locator("#net")).to_have_text("offline")
     expect(page.locator("#ledger-summary")).to_contain_text("4 hands settled")
+    # ... and the options, in the server's words, fetched before the network went.
+    expect(option(page, "finnish_deuce")).to_have_text(WORDS["finnish_deuce"]["label"])
     a, b = SESSION_HANDS[4]
     type_board(page, "A", a)
     type_board(page, "B", b)

@@ -4,7 +4,10 @@ so its results count here too; and the eval.js fixtures are what the Python scor
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
+import posixpath
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -33,3 +36,53 @@ def test_node_unit_tests_pass() -> None:
     )
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "# fail 0" in done.stdout
+
+
+STATIC = ROOT / "src/chinese_poker/server/static"
+# What a page or module loads: <script src>, <link href>, a manifest's icons, and every
+# static or dynamic import (``import ... from "x"``, ``export ... from "x"``, ``import("x")``).
+_HTML_REF = re.compile(r"""<(?:script|link)\b[^>]*?\b(?:src|href)=["']([^"']+)["']""")
+_JS_REF = re.compile(r"""(?:\bfrom\s*|\bimport\s*\(?\s*)["']([^"']+)["']""")
+
+
+def _url_path(ref: str, base: str) -> str:
+    if ref.startswith("."):
+        return posixpath.normpath(posixpath.join(posixpath.dirname(base), ref))
+    return ref
+
+
+def _loaded_by(url: str) -> set[str]:
+    """Every same-origin file ``url`` (a page or a /static file) loads, transitively."""
+    pages = {"/score": STATIC / "score.html", "/study": STATIC / "study.html"}
+    seen: set[str] = set()
+    todo = [url]
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        file = pages.get(path) or STATIC / path.removeprefix("/static/")
+        assert file.is_file(), f"{path} is loaded but {file} does not exist"
+        text = file.read_text()
+        if file.suffix == ".html":
+            refs = _HTML_REF.findall(text)
+        elif file.suffix == ".webmanifest":
+            refs = [icon["src"] for icon in json.loads(text).get("icons", [])]
+        elif file.suffix == ".js":
+            refs = _JS_REF.findall(text)
+        else:
+            refs = []
+        todo += [_url_path(ref, path) for ref in refs if ref.startswith(("/", "."))]
+    return seen
+
+
+def test_the_desk_worker_caches_every_file_its_pages_load() -> None:
+    """Offline, /score and /study open from the service worker's cache alone: its FILES
+    must hold the whole graph the pages load (a module imported by a module included)."""
+    worker = (STATIC / "desk/sw.js").read_text()
+    listed = re.search(r"const FILES = \[(.*?)\];", worker, re.S)
+    assert listed is not None
+    files = set(re.findall(r"""["']([^"']+)["']""", listed.group(1)))
+    needed = _loaded_by("/score") | _loaded_by("/study")
+    assert "/static/js/i18n.js" in needed  # eval.js and util.js import it
+    assert needed - files == set(), f"add to FILES in desk/sw.js: {sorted(needed - files)}"

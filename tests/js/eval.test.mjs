@@ -57,3 +57,37 @@ test("the low middle's qualifier is the spec's: its ceiling moves the verdict", 
   assert.match(a.foulReason, /nine-high or better/i);
   assert.equal(E.analyseBoard(board, specs["classic-low-middle"]).fouled, false);
 });
+
+test("random rulesets are in the fixtures: max one royalty a hand, KK entry, low middles", () => {
+  const random = cases.filter((c) => c.preset.startsWith("random-"));
+  assert.ok(random.length >= 300);
+  const of = (c) => specs[c.preset].scoring;
+  assert.ok(random.some((c) => of(c).royalties.max_per_hand === 1 && c.royalties.filter(Boolean).length === 1));
+  assert.ok(random.some((c) => of(c).fantasyland.enabled && of(c).fantasyland.entry_min_pair === 11 && c.fantasyland));
+  assert.ok(random.some((c) => of(c).royalties.table === "custom"));
+  assert.ok(random.some((c) => of(c).low_qualifier && !c.fouled));
+});
+
+test("one royalty a hand: the biggest line's only, as the scorer pays", () => {
+  const board = { top: ["Qh", "Qd", "2c"], middle: ["9s", "9h", "9c", "5d", "2s"], bottom: ["Ah", "Jh", "8h", "6h", "3h"] };
+  const a = E.analyseBoard(board, specs["ofc+max_royalties_per_hand=1"]);
+  assert.deepEqual([a.lines.top.royalty, a.lines.middle.royalty, a.lines.bottom.royalty], [7, 0, 0]);
+  assert.equal(a.royalties, 7);
+  assert.equal(E.analyseBoard(board, specs.ofc).royalties, 13);
+  // Equal amounts: the lowest line's (trips in the middle 2, a straight at the bottom 2).
+  const tie = { top: ["2c", "3d", "4h"], middle: ["9s", "9h", "9c", "5d", "2s"], bottom: ["8h", "7d", "6c", "5s", "4c"] };
+  const b = E.analyseBoard(tie, specs["ofc+max_royalties_per_hand=1"]);
+  assert.deepEqual([b.lines.top.royalty, b.lines.middle.royalty, b.lines.bottom.royalty], [0, 0, 2]);
+});
+
+test("an option the evaluator does not model is refused by name, not guessed", () => {
+  const board = { top: ["Qh", "Qd", "2c"], middle: [], bottom: [] };
+  assert.throws(() => E.analyseBoard(board, specs["ofc+royalty_for_dealt_combination"]),
+    (e) => e instanceof E.UnsupportedRules && /royalties\.dealt_combination=true is not modelled by the live evaluator/.test(e.message));
+  // A field the spec gains later is refused too, until eval.js declares it.
+  const later = { ...specs.ofc, scoring: { ...specs.ofc.scoring, royalties: { ...specs.ofc.scoring.royalties, doubled_on_sundays: true } } };
+  assert.throws(() => E.analyseBoard(board, later), /royalties\.doubled_on_sundays is not modelled/);
+  for (const [name, spec] of Object.entries(specs)) {
+    if (name !== "ofc+royalty_for_dealt_combination") assert.doesNotThrow(() => E.requireSupported(spec), name);
+  }
+});

@@ -202,3 +202,27 @@ test("scoop marks: a foul against a foul shows no 'fouled 0' chip, a paid foul d
   assert.ok(!html.includes("pair-Ann-Bob"), html);
   assert.ok(html.includes("pair-Ann-Cy") && /[−-]6/.test(html), html);
 });
+
+test("rules the live evaluator does not model: the own board says so in words and still renders", () => {
+  const spec = specs["ofc+royalty_for_dealt_combination"];
+  const T = { ...street2(), spec, info: { hints: true, seats: [] }, log: [], clocks: [], clocksAt: 0, now: 0, sending: null };
+  S.syncStaging(T);
+  const html = myAreaHTML(T, { touch: false });
+  assert.match(html, /id="live-off"[^>]*>Live warnings are off for these rules[^<]*royalties\.dealt_combination=true is not modelled/);
+  assert.match(html, /id="my-board"/);
+  assert.equal(S.certainFoul(T, T.view.boards[0], spec), null);
+  assert.doesNotMatch(myAreaHTML({ ...T, spec: specs.pineapple }, { touch: false }), /live-off/);
+});
+
+test("Criss Cross is the spec's fact (two hands a seat), not the variant's name", () => {
+  const T = { ...street2(), info: { hints: true, seats: [] }, log: [], clocks: [], clocksAt: 0, now: 0, sending: null };
+  S.syncStaging(T);
+  const two = { ...specs.classic, variant: { ...specs.classic.variant, hands_per_seat: 2 } };
+  assert.match(myAreaHTML({ ...T, spec: two }, {}), /Ann \/ hand 1/i);
+  assert.doesNotMatch(myAreaHTML({ ...T, spec: specs.pineapple }, {}), /Ann \/ hand/i);
+  // A replay reads the record's own boxes: two final boards a player.
+  const rec = { players: ["Ann", "Bob"], button: 0, actions: [], totals: {}, rules: { variant: "renamed" },
+    boards: { "Ann/1": "", "Ann/2": "", "Bob/1": "", "Bob/2": "" } };
+  assert.deepEqual(Object.keys(replaySteps(rec)[0].boards).sort(), ["0/0", "0/1", "1/0", "1/1"]);
+  assert.deepEqual(Object.keys(replaySteps({ ...rec, boards: { Ann: "", Bob: "" } })[0].boards).sort(), ["0/0", "1/0"]);
+});

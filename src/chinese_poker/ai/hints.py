@@ -111,13 +111,13 @@ def hint(
     """The options of the seat of ``view``, best first (see the module docstring).
 
     ``rules`` replaces the view's rules (default: the view's own). ``level`` is the Monte
-    Carlo effort (:data:`chinese_poker.ai.mc.LEVELS`); ``time_budget`` (seconds) stops the
+    Carlo effort (:data:`chinese_poker.ai.mc.HINT_LEVELS`); ``time_budget`` (seconds) stops the
     sampling early. Raises ``ValueError`` when it is not the seat's turn.
     """
     if rules is not None and rules != view.rules:
         view = dataclasses.replace(view, rules=rules)
-    if level not in mc.LEVELS:
-        raise ValueError(f"level must be 1 to {max(mc.LEVELS)}, not {level!r}")
+    if level not in mc.HINT_LEVELS:
+        raise ValueError(f"level must be 1 to {max(mc.HINT_LEVELS)}, not {level!r}")
     if view.seat is None:
         raise ValueError("a spectator's view has no turn: give a seat's view")
     if not view.decisions or view.seat not in view.to_act:
@@ -127,7 +127,7 @@ def hint(
         )
     deadline = None if time_budget is None else time.monotonic() + time_budget
     dec = view.decisions[0]
-    params = mc.LEVELS[level]
+    params = mc.HINT_LEVELS[level]
     if dec.kind in ("surrender", "natural"):
         return _declaration_hints(view, dec)
     if dec.kind == "set" and not view.rules.is_open_face:

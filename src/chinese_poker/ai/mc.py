@@ -65,6 +65,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_LEVEL",
     "FOUL_AVERSION",
+    "HINT_LEVELS",
     "LEVELS",
     "V1_LEVELS",
     "Level",
@@ -88,7 +89,14 @@ class Level:
     ``choice`` ways to use the cards; ``keep``: candidates that get every rollout
     (successive halving drops the others along the way); ``fl_samples``: hidden
     Fantasyland deals solved per decision; ``foul_aversion``: points charged per unit of
-    foul probability when choosing (not in the reported value; see docs/bots.md).
+    foul probability when choosing (not in the reported value; see docs/bots.md);
+    ``policy_foul_scale`` and ``policy_strength_scale``: factors on the fast policy's
+    foul penalty and line-strength weight (the rules' defaults of
+    :func:`~chinese_poker.ai.rollout.tables_for`); ``fl_scale``: a factor on the value
+    of earning or keeping Fantasyland, in the policy and in the rollouts' results;
+    ``pick_max``: a policy completion is worth that share of its best arrangement and
+    the rest of the mean of the arrangements tried. These four are experiment knobs
+    (docs/bots.md, the ablation), 1 at every level.
     """
 
     rollouts: int
@@ -99,6 +107,10 @@ class Level:
     fl_samples: int
     choice: int
     foul_aversion: float = 0.0
+    policy_foul_scale: float = 1.0
+    policy_strength_scale: float = 1.0
+    fl_scale: float = 1.0
+    pick_max: float = 1.0
 
 
 #: Points charged per unit of foul probability when choosing a placement. Chasing
@@ -161,7 +173,12 @@ V1_LEVELS: dict[int, Level] = {
 """The levels of ``mc-v1``, the frozen baseline: the ``mc`` of issue 11's start."""
 
 LEVELS: dict[int, Level] = dict(V1_LEVELS)  # a copy: tuning mc never moves mc-v1
-"""Effort per level: 1 is quick (a few ms a decision), 3 the default, 5 strong."""
+"""Effort per level: 1 is quick (a few ms a decision), 3 the default, 5 strong. Still
+``mc-v1``'s: nothing tried in issue 11 beat it measurably (docs/bots.md, *Round two*)."""
+
+HINT_LEVELS: dict[int, Level] = V1_LEVELS
+"""The hint engine's (and so the reviews') effort per level: ``mc-v1``'s, so that a
+review's fixed strength does not move with the bot."""
 
 DEFAULT_LEVEL = 3
 
@@ -197,6 +214,12 @@ def analyse_street(
     """
     actions = list(iter_placements(decision, view.version))
     sit = rollout.Situation.from_view(view, decision)
+    knobs = (level.policy_foul_scale, level.policy_strength_scale, level.fl_scale,
+             level.pick_max)  # fmt: skip
+    if knobs != (1, 1, 1, 1):
+        sit.tables = sit.tables.with_policy(foul_scale=level.policy_foul_scale,
+                                            strength_scale=level.policy_strength_scale,
+                                            fl_scale=level.fl_scale, pick_max=level.pick_max)
     cands = [sit.candidate(a) for a in actions]
     rng = random.Random(seed)
     screened, screen_fouls = rollout.static_scores(

@@ -49,6 +49,7 @@ from chinese_poker.ai.hints import describe_action, hint
 from chinese_poker.cards import Board
 from chinese_poker.engine.actions import Action, ClaimNatural, Place, Surrender, action_from_dict
 from chinese_poker.engine.history import HistoryError, apply_actions, table_from_record
+from chinese_poker.rules import NaturalClaim
 from chinese_poker.scoring import foul_reason, line_values, natural_of
 
 __all__ = [
@@ -380,7 +381,7 @@ def _same_natural(view: Any, best: Action, action: Action) -> bool:
     """The played classic set claims the same natural as the best one, and the claim is
     automatic: the natural, not the setting, is what is paid."""
     rules = view.rules
-    if rules.is_open_face or rules.natural_claim != "automatic":
+    if rules.is_open_face or rules.natural_claim != NaturalClaim.AUTOMATIC:
         return False
     if not (isinstance(best, Place) and isinstance(action, Place)):
         return False

@@ -152,7 +152,8 @@ def _scale(rules: Rules) -> float:
     POL_FL_ENABLED,
     POL_THROWN,
     POL_STAY_BOTTOM_MIN,
-) = range(7)
+    POL_PICK_MAX,
+) = range(8)
 (
     SC_V, SC_O, SC_S, SC_MORE_LINES, SC_FOUL_VALUE, SC_FOUL_PAYS, SC_AWARD, SC_FINNISH,
     SC_DEUCE_FOULED, SC_PENALISED, SC_MAX_ONE, SC_SPLIT_TIES, SC_SHOWDOWN,
@@ -200,6 +201,24 @@ class Tables:
         policy = self.policy.copy()
         policy[POL_STAY_VALUE] = stay_value
         return dataclasses.replace(self, policy=policy)
+
+    def with_policy(
+        self,
+        *,
+        foul_scale: float = 1.0,
+        strength_scale: float = 1.0,
+        fl_scale: float = 1.0,
+        pick_max: float = 1.0,
+    ) -> Tables:
+        """These tables with the fast policy's foul penalty and line-strength weight, and
+        the value of earning or keeping Fantasyland, multiplied by these factors; a
+        completion worth ``pick_max`` x its best arrangement + the rest x their mean."""
+        policy = self.policy.copy()
+        policy[POL_PICK_MAX] = pick_max
+        policy[POL_FOUL_PENALTY] *= foul_scale
+        policy[POL_W] *= strength_scale
+        policy[POL_STAY_VALUE] *= fl_scale
+        return dataclasses.replace(self, policy=policy, flv=self.flv * fl_scale)
 
 
 def _scoring_array(rules: Rules) -> I64:
@@ -264,7 +283,10 @@ def tables_for(rules: Rules) -> Tables:
     # Cards a player will see but throw, per card still to place (Pineapple: 1 per 2).
     later = spec.variant.streets[1:]
     thrown = sum(d - p for d, p in later) / max(1, sum(p for _, p in later))
-    policy = [0.0] * 7
+    policy = [0.0] * 8
+    # A completion is worth its best arrangement (1) or a blend of the best and the mean
+    # of the arrangements tried (docs/bots.md, the ablation): 1 unless a level says so.
+    policy[POL_PICK_MAX] = 1.0
     policy[POL_W], policy[POL_FOUL_PENALTY], policy[POL_STAY_VALUE] = w, foul_penalty, stay
     policy[POL_STAY_MIDDLE_MIN] = 99 if fl.stay_middle_min is None else fl.stay_middle_min
     policy[POL_FL_ENABLED] = float(fl.enabled)
@@ -516,6 +538,7 @@ def _policy_street(
         pref[0, 0] = 0
     w = pol[POL_W]
     foul_penalty = pol[POL_FOUL_PENALTY]
+    pick_max = pol[POL_PICK_MAX]
     n_patterns = 3**n_place
     best = -1e300
     best_d = -1
@@ -533,6 +556,7 @@ def _policy_street(
             total = 0.0
             for s in range(fills):
                 top = -1e300
+                mean = 0.0
                 for g in range(picks):
                     row = s * picks + g
                     val = _board_value(
@@ -540,8 +564,11 @@ def _policy_street(
                         c2 + pref[row, need] - pref[row, f01], t3, t5, fo, roy, flv, st, w,
                         foul_penalty,
                     )  # fmt: skip
+                    mean += val
                     if val > top:
                         top = val
+                if pick_max != 1.0:
+                    top = pick_max * top + (1.0 - pick_max) * mean / picks
                 total += top
             if total > best:
                 best = total
@@ -960,6 +987,7 @@ def _static(
         _draw_fills(pool, 0, n_pool, need, extra, fills, picks, codes, scratch, pref)
     w = pol[POL_W]
     foul_penalty = pol[POL_FOUL_PENALTY]
+    pick_max = pol[POL_PICK_MAX]
     for c in range(n_cand):
         f0 = 3 - cand_cnt[c, 0]
         f01 = f0 + 5 - cand_cnt[c, 1]
@@ -967,6 +995,7 @@ def _static(
         fouls = 0
         for s in range(fills):
             x = -1e300
+            mean = 0.0
             for g in range(picks):
                 row = s * picks + g
                 y = _board_value(
@@ -975,11 +1004,14 @@ def _static(
                     cand_code[c, 2] + pref[row, need] - pref[row, f01],
                     t3, t5, fo, roy, flv, st, w, foul_penalty,
                 )  # fmt: skip
+                mean += y
                 if y > x:
                     x = y
-            total += x
             if x == -foul_penalty:
                 fouls += 1
+            if pick_max != 1.0:
+                x = pick_max * x + (1.0 - pick_max) * mean / picks
+            total += x
         out[c] = total / fills
         out_foul[c] = fouls / fills
 

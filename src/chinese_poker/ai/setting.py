@@ -18,7 +18,7 @@ sums them over all settings.
 >>> cards = parse_cards("As Ah Ad Kc Kd 9h 8h 7h 5h 3c Js Ts 2d")
 >>> sol = solve_setting(cards, rules_for("classic"))
 >>> str(sol.board), sol.surrender, sol.natural
-('Kd Kc 5h | As Ah Ad 3c 2d | Js Ts 9h 8h 7h', False, None)
+('5h 3c 2d | Js Ts 9h 8h 7h | As Ah Ad Kd Kc', False, None)
 >>> str(heuristic_setting(cards, rules_for("classic")))
 '5h 3c 2d | Js Ts 9h 8h 7h | As Ah Ad Kd Kc'
 """
@@ -693,7 +693,7 @@ def solve_with_table(
         # A natural of the 13 cards is claimed whether or not it pays (automatic claim);
         # one that only a setting shows is claimed by setting it, when that pays most.
         forced = not sc.naturals.optional_claim and (
-            sc.naturals.from_dealt_cards or natural.kind in ("dragon", "six_pairs")
+            sc.naturals.from_dealt_cards or natural.kind in NATURALS[:2]  # dragon, six pairs
         )
         if forced or claim_total >= max(
             play_total, surrender_total if surrender_total is not None else -np.inf

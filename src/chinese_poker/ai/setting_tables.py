@@ -28,6 +28,10 @@ Build the shipped tables (reproducible from the seed) with::
 
     python -m chinese_poker.ai.setting_tables --hands 50000 --seed 1 --iterations 2
 
+The solver prefers a *family*'s equilibrium table (:mod:`chinese_poker.ai.equilibrium`)
+to its mode's: :data:`FAMILIES` ship, others are built on demand into the user cache, keyed
+by :func:`family_digest` (:func:`table_for`).
+
 A mode without a shipped table is built small on first use and cached under the user
 cache directory (``$CHINESE_POKER_CACHE``, else ``$XDG_CACHE_HOME/chinese-poker``, else
 ``~/.cache/chinese-poker``).
@@ -42,6 +46,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import itertools
 import json
 import os
@@ -70,7 +75,10 @@ __all__ = [
     "build_table",
     "cache_dir",
     "deal_and_set",
+    "family_cache_path",
+    "family_digest",
     "family_key",
+    "family_options",
     "family_path",
     "load_table",
     "main",
@@ -328,13 +336,18 @@ def deal_and_set(
     seed: int,
     stage: int,
     name: str = "",
+    rules: Rules | None = None,
     log: Callable[[str], None] | None = None,
 ) -> Dealt:
     """Set ``hands`` random hands (dealt from ``default_rng([seed, stage])``, four hands
-    to a deck) with ``setter`` and record the lines."""
+    to a deck) with ``setter`` and record the lines; ``rules`` (default: the mode's)
+    decide which boards foul (a low-middle qualifier, say)."""
     from chinese_poker.scoring import is_fouled, line_values
 
-    rules = mode_rules(mode)
+    if rules is None:
+        rules = mode_rules(mode)
+    elif mode_of(rules) != mode:
+        raise ValueError(f"rules of mode {mode_of(rules)!r} cannot fill a {mode!r} table")
     rng = np.random.default_rng([seed, stage])
     scales = [value_scale(line, mode) for line in range(3)]
     idx = np.zeros((hands, 3), dtype=np.int64)
@@ -515,6 +528,8 @@ def load_table(mode: Mode) -> OpponentTable:
 # --------------------------------------------------------------------------- rules families
 
 #: The rules families with a shipped equilibrium table: name -> the rules it is built under.
+#: Criss Cross scores a setting exactly as ``classic`` (each hand against the opponent's
+#: two, pair by pair), so it is in that family; so are the aliases Capsa Susun and Pusoy.
 FAMILIES: dict[str, Rules] = {
     "two_four-plain": rules_for(
         "classic",
@@ -523,30 +538,60 @@ FAMILIES: dict[str, Rules] = {
         naturals_enabled=False,
         surrender_allowed=False,
     ),
+    "classic": rules_for("classic"),
+    "classic-1-6": rules_for("classic-1-6"),
+    "classic-low-middle": rules_for("classic-low-middle"),
+    "classic-wheel": rules_for("classic-wheel"),
 }
 
+#: Parts of the compiled scoring that never change what a setting is worth in points:
+#: the money value of a point, and Fantasyland (no classic hand earns it).
+_NOT_IN_FAMILY = ("unit_value", "fantasyland")
 
-def family_key(rules: Rules) -> str | None:
-    """The family of ``rules`` with a shipped equilibrium table, or None: the options that
-    change what a setting is worth (scoring, royalties, naturals, surrender) and the mode
-    must match the family's."""
-    for name, family in FAMILIES.items():
-        if mode_of(rules) != mode_of(family):
-            continue
-        a, b = rules.spec.scoring, family.spec.scoring
-        same = (
-            a.line_values == b.line_values
-            and a.more_lines_won == b.more_lines_won
-            and rules.royalty_table == family.royalty_table
-            and (a.naturals is None) == (b.naturals is None)
-            and (a.surrender_cost is None) == (b.surrender_cost is None)
-            and a.misset_penalised == b.misset_penalised
-            and a.foul_value == b.foul_value
-            and a.finnish_deuce == b.finnish_deuce
-        )
-        if same:
-            return name
-    return None
+
+def family_options(rules: Rules) -> dict[str, Any]:
+    """What decides a setting's worth under ``rules``: the compiled scoring
+    (:class:`~chinese_poker.rules.spec.ScoringSpec`: line values, royalties, naturals,
+    surrender, fouls, the mode, pairing) as plain data, without :data:`_NOT_IN_FAMILY`.
+
+    Taken whole rather than field by field, so an option added to the scoring later
+    separates families until someone decides it does not matter.
+    """
+    scoring = dict(rules.spec.to_dict()["scoring"])
+    for name in _NOT_IN_FAMILY:
+        scoring.pop(name, None)
+    return cast(dict[str, Any], scoring)
+
+
+def family_digest(rules: Rules) -> str:
+    """A stable digest of :func:`family_options` (sha256 of its sorted JSON, 16 hex
+    digits): the same in every process and version of Python, unlike ``hash``.
+
+    >>> family_digest(rules_for("classic")) == family_digest(rules_for("criss-cross"))
+    True
+    >>> family_digest(rules_for("classic")) == family_digest(rules_for("classic", unit_value=5))
+    True
+    """
+    text = json.dumps(family_options(rules), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@cache
+def _shipped_digests() -> dict[str, str]:
+    return {family_digest(rules): name for name, rules in FAMILIES.items()}
+
+
+def family_key(rules: Rules) -> str:
+    """The family of ``rules``: the name of the shipped family (:data:`FAMILIES`) whose
+    options (:func:`family_options`) are the same, else ``rules-<digest>``.
+
+    >>> family_key(rules_for("criss-cross")), family_key(rules_for("capsa-susun"))
+    ('classic', 'classic')
+    >>> family_key(rules_for("classic-1-6", surrender_cost=4)).startswith("rules-")
+    True
+    """
+    digest = family_digest(rules)
+    return _shipped_digests().get(digest, f"rules-{digest}")
 
 
 def family_path(name: str) -> Path:
@@ -554,12 +599,19 @@ def family_path(name: str) -> Path:
     return Path(str(resources.files("chinese_poker") / "data" / f"setting_fp_{name}.npz"))
 
 
+def family_cache_path(rules: Rules) -> Path:
+    """Where an equilibrium table built on demand for the family of ``rules`` is cached
+    (``python -m chinese_poker.ai.equilibrium --rules ...``), keyed by its digest."""
+    return cache_dir() / f"setting_fp_{family_digest(rules)}_v{TABLE_VERSION}.npz"
+
+
 @cache
 def table_for(rules: Rules) -> OpponentTable:
     """The opponent table the solver uses for ``rules``: the shipped equilibrium table of
-    its family (:mod:`chinese_poker.ai.equilibrium`) when there is one, else the mode's."""
+    its family (:mod:`chinese_poker.ai.equilibrium`) when there is one, else one built on
+    demand for its family and cached, else the mode's table."""
     name = family_key(rules)
-    if name is not None and family_path(name).is_file():
+    if name in FAMILIES and family_path(name).is_file():
         # The file ships with the package: a table that does not load is a broken install,
         # never a reason to value settings under another model without a word.
         try:
@@ -569,6 +621,16 @@ def table_for(rules: Rules) -> OpponentTable:
                 f"the equilibrium table {family_path(name)} does not load ({exc}); "
                 f"rebuild it with python -m chinese_poker.ai.equilibrium"
             ) from None
+    cached = family_cache_path(rules)
+    if cached.is_file():
+        try:
+            table = OpponentTable.load(cached)
+        except (ValueError, KeyError, OSError):
+            table = None  # a cache: a stale or broken file is rebuilt, not trusted
+        # The digest is in the name and in the table: a file copied under another
+        # family's name is not that family's model.
+        if table is not None and table.meta.get("digest") == family_digest(rules):
+            return table
     return load_table(mode_of(rules))
 
 

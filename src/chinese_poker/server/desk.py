@@ -338,6 +338,7 @@ def check_board(req: BoardRequest) -> dict[str, Any]:
             "streets": [list(street) for street in rules.streets],
             "fantasyland_sizes": list(rules.spec.variant.fantasyland_sizes),
         },
+        "spec": rules.spec.to_dict(),  # the compiled rules, as a table's welcome sends them
     }
 
 

@@ -220,7 +220,7 @@ export class FairDeals {
     const seen = this.s.seen[hand] || {};
     for (const [street, cards] of Object.entries(seen)) {
       const allowed = new Set(cardsOf(view.seat, 0, Number(street)));
-      if (view.variant === "criss_cross") cardsOf(view.seat, 1, Number(street)).forEach((c) => allowed.add(c));
+      if (variant.hands_per_seat > 1) cardsOf(view.seat, 1, Number(street)).forEach((c) => allowed.add(c));
       const stray = cards.find((c) => !allowed.has(c));
       if (stray) return fail(t("fair.order", { card: stray, street }));
     }

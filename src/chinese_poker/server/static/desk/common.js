@@ -94,18 +94,24 @@ export async function api(path, body, method) {
   return data;
 }
 
-/** The presets with their rules (cached for offline use). */
-export async function presets() {
+/** GET `path`, kept in localStorage under `key`: offline, the last answer fetched. */
+async function kept(path, key) {
   try {
-    const list = await api("/api/presets");
-    localStorage.setItem("desk.presets", JSON.stringify(list));
-    return list;
+    const data = await api(path);
+    localStorage.setItem(key, JSON.stringify(data));
+    return data;
   } catch (e) {
-    const cached = localStorage.getItem("desk.presets");
+    const cached = localStorage.getItem(key);
     if (cached) return JSON.parse(cached);
     throw e;
   }
 }
+
+/** The presets with their rules (cached for offline use). */
+export const presets = () => kept("/api/presets", "desk.presets");
+
+/** The §13 options in players' words (rules.words, /api/options; cached for offline use). */
+export const optionCatalogue = () => kept("/api/options", "desk.options");
 
 export function registerWorker() {
   if ("serviceWorker" in navigator) {

@@ -4,21 +4,25 @@
 // as soon as the server can be reached again: no scoring rule is copied into the page.
 import {
   api, BoardEditor, boardCards, boardCount, boardText, download, emptyBoard, esc, money,
-  Offline, Picker, presets, registerWorker, signed,
+  Offline, optionCatalogue, Picker, presets, RANKS, registerWorker, signed,
 } from "./common.js";
 
 const $ = (id) => document.getElementById(id);
 const STORE = "desk.score.session";
 
-// Options offered in players' words: [option, words, which variants].
-const WORDS = [
-  ["finnish_deuce", "Finnish deuce: the 2♠ doubles its line's royalties", "open"],
-  ["fantasyland_enabled", "Fantasyland (QQ or better on top)", "open"],
-  ["surrender_allowed", "Surrender allowed (pay a fixed cost instead of playing)", "classic"],
-  ["naturals_enabled", "Naturals pay at once (dragon, six pairs, three flushes, three straights)", "classic"],
-];
+// The options offered up front; their words are the server's (/api/options, rules.words)
+// and whether one applies is the ruleset's compiled spec (S.spec, from /api/board).
+const OFFERED = ["finnish_deuce", "fantasyland_enabled", "fl_entry_min", "surrender_allowed", "naturals_enabled"];
+const applies = {
+  finnish_deuce: (sp) => sp.variant.open_face,
+  fantasyland_enabled: (sp) => sp.variant.open_face,
+  fl_entry_min: (sp) => sp.scoring.fantasyland.enabled,
+  surrender_allowed: (sp) => !sp.variant.open_face,
+  naturals_enabled: (sp) => !sp.variant.open_face,
+};
 
 let PRESETS = [];
+let OPTIONS = []; // /api/options: [{key, label, help, kind, choices}]
 let S = null; // the session
 let editors = []; // [{name, index, editor}]
 let focused = null;
@@ -70,12 +74,55 @@ function fromLink(data) {
   };
 }
 
-const presetOf = () => PRESETS.find((p) => p.name === S.preset) || { name: S.preset, variant: "ofc", open_face: true, players: [2, 3, 4], rules: {} };
-const variant = () => presetOf().variant;
+const presetOf = () => PRESETS.find((p) => p.name === S.preset) || { name: S.preset, open_face: true, players: [2, 3, 4], rules: {} };
 // Open-face or not is the server's fact (the preset's compiled spec), not a list here.
-const isOpen = () => presetOf().open_face === true;
-const isCross = () => variant() === "criss_cross";
-const handsPer = () => (isCross() ? 2 : 1);
+const isOpen = () => (S.spec ? S.spec.variant.open_face : presetOf().open_face === true);
+// Hands per seat (two in Criss Cross) is the spec's too.
+const handsPer = () => (S.spec ? S.spec.variant.hands_per_seat : 1);
+const isCross = () => handsPer() > 1;
+
+/** The compiled spec of the session's rules, from the server; offline, the last one
+ * fetched (kept with the session in localStorage). */
+async function refreshSpec(reply = null) {
+  try {
+    const r = reply || await api("/api/board", { rules: S.preset, options: S.options, board: " | | " });
+    S.spec = r.spec;
+    save();
+  } catch (e) {
+    if (!(e instanceof Offline)) refuse("extra-reason", e.message);
+  }
+}
+
+/** A new spec for changed rules: the rules were rendered at once (the person's own
+ * change), and what the spec decides follows when it comes: the options offered and
+ * their words, and the boards only if their shape changed (open-face, hands a seat), so
+ * that nothing being entered is re-rendered under the person's fingers. */
+async function respec() {
+  const shape = () => (S.spec ? `${S.spec.variant.open_face}/${S.spec.variant.hands_per_seat}` : "");
+  const before = shape();
+  await refreshSpec();
+  if (shape() !== before) renderAll();
+  else renderOptions();
+}
+
+/** "Fantasyland (KK or better on top)": the entry of the spec, not a word list. */
+function optionWords(o) {
+  if (o.key !== "fantasyland_enabled" || !S.spec) return o.label;
+  const pair = RANKS[S.spec.scoring.fantasyland.entry_min_pair].repeat(2);
+  return `${o.label} (${pair} or better on top)`;
+}
+
+function optionHTML(o) {
+  const value = rulesValue(o.key);
+  const title = o.key === "fantasyland_enabled" ? "" : ` title="${esc(o.help)}"`;
+  if (o.kind === "yes_no") {
+    return `<label class="opt"${title}><input type="checkbox" data-option="${esc(o.key)}"${value ? " checked" : ""}> ${esc(optionWords(o))}</label>`;
+  }
+  const choices = o.choices.map((c) => `<option value="${esc(c.value)}"${String(value) === c.value ? " selected" : ""}>${esc(c.label)}</option>`).join("");
+  return `<label class="opt"${title}>${esc(optionWords(o))} <select data-option="${esc(o.key)}">${choices}</select></label>`;
+}
+
+const offered = () => OPTIONS.filter((o) => OFFERED.includes(o.key) && S.spec && applies[o.key](S.spec));
 const rulesValue = (name) => (name in S.options ? S.options[name] : presetOf().rules[name]);
 
 function draftOf(name) {
@@ -103,13 +150,17 @@ const label = (name, i) => (isCross() ? `${name}'s hand ${i + 1}` : `${name}'s b
 
 // --------------------------------------------------------------------------- setup
 
+function renderOptions() {
+  const shown = offered();
+  $("options").innerHTML = shown.length ? shown.map(optionHTML).join("")
+    : `<div class="muted">${OPTIONS.length ? "" : "The options' words could not be loaded (offline); type option=value below."}</div>`;
+  $("extras").innerHTML = Object.entries(S.options).filter(([k]) => !shown.some((o) => o.key === k))
+    .map(([k, v]) => `<span class="tag">${esc(k)}=${esc(JSON.stringify(v))} <button type="button" data-drop="${esc(k)}" aria-label="remove ${esc(k)}">×</button></span>`).join("");
+}
+
 function renderSetup() {
   $("preset").innerHTML = PRESETS.map((p) => `<option value="${esc(p.name)}"${p.name === S.preset ? " selected" : ""}>${esc(p.label || p.name)}</option>`).join("");
-  const kind = isOpen() ? "open" : "classic";
-  $("options").innerHTML = WORDS.filter((w) => w[2] === kind).map(([name, words]) =>
-    `<label class="opt"><input type="checkbox" data-option="${name}"${rulesValue(name) ? " checked" : ""}> ${esc(words)}</label>`).join("");
-  $("extras").innerHTML = Object.entries(S.options).filter(([k]) => !WORDS.some((w) => w[0] === k))
-    .map(([k, v]) => `<span class="tag">${esc(k)}=${esc(JSON.stringify(v))} <button type="button" data-drop="${esc(k)}" aria-label="remove ${esc(k)}">×</button></span>`).join("");
+  renderOptions();
   $("unit").value = S.unit;
   const counts = presetOf().players;
   $("players").innerHTML = S.players.map((p) => `<span class="tag player">${esc(p)} <button type="button" data-remove-player="${esc(p)}" aria-label="remove ${esc(p)}">×</button></span>`).join("")
@@ -148,12 +199,14 @@ async function addExtra(text) {
   let value = rest.join("=").trim();
   try { value = JSON.parse(value); } catch (e) { /* a word such as "yes" */ }
   const options = { ...S.options, [key]: value };
+  let reply = null;
   try {
-    await api("/api/board", { rules: S.preset, options, board: " | | " });
+    reply = await api("/api/board", { rules: S.preset, options, board: " | | " });
   } catch (e) {
     if (!(e instanceof Offline)) return refuse("extra-reason", e.message);
   }
   S.options = options;
+  if (reply) await refreshSpec(reply);
   refuse("extra-reason", "");
   save();
   renderAll();
@@ -382,7 +435,7 @@ function csv() {
 }
 
 function shareLink() {
-  const data = JSON.stringify({ ...S, draft: {} });
+  const data = JSON.stringify({ ...S, draft: {}, spec: undefined });
   const b64 = btoa(unescape(encodeURIComponent(data))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
   const url = `${location.origin}/score#session=${b64}`;
   const out = $("share-out");
@@ -410,11 +463,13 @@ async function main() {
   registerWorker();
   load();
   try { PRESETS = await presets(); } catch (e) { PRESETS = []; }
+  try { OPTIONS = await optionCatalogue(); } catch (e) { OPTIONS = []; }
+  await refreshSpec();
   picker = new Picker($("picker"), {
     used: () => usedCards(null),
     pick: (card) => focused && focused.editor.add(card),
   });
-  $("preset").addEventListener("change", (e) => {
+  $("preset").addEventListener("change", async (e) => {
     if (S.hands.length) {
       e.target.value = S.preset;
       refuse("player-reason", "the session has hands: start a new session to change the rules");
@@ -427,18 +482,21 @@ async function main() {
     S.draft = {};
     save();
     renderAll();
+    await respec();
   });
-  $("options").addEventListener("change", (e) => {
+  $("options").addEventListener("change", async (e) => {
     const name = e.target.dataset.option;
     if (!name) return;
-    if (e.target.checked === presetOf().rules[name]) delete S.options[name];
-    else S.options[name] = e.target.checked;
+    const value = e.target.type === "checkbox" ? e.target.checked : e.target.value;
+    if (value === presetOf().rules[name]) delete S.options[name];
+    else S.options[name] = value;
     save();
     renderAll();
+    await respec();
   });
-  $("extras").addEventListener("click", (e) => {
+  $("extras").addEventListener("click", async (e) => {
     const k = e.target.dataset.drop;
-    if (k) { delete S.options[k]; save(); renderAll(); }
+    if (k) { delete S.options[k]; save(); renderAll(); await respec(); }
   });
   $("extra-form").addEventListener("submit", (e) => { e.preventDefault(); addExtra($("extra").value); });
   $("unit").addEventListener("change", (e) => {

@@ -1,14 +1,17 @@
 // The desk's service worker: the pages and their files are cached when first loaded, so
 // /score and /study open without a network. Pages and files: the network first (fresh
-// after an upgrade), the cache when it fails. /api/presets likewise; the other /api
-// requests are never cached (a settlement offline is queued by the page, see score.js).
-const CACHE = "desk-v2";
+// after an upgrade), the cache when it fails. /api/presets and /api/options (the rules'
+// words) likewise; the other /api requests are never cached (a settlement offline is
+// queued by the page, see score.js). FILES is the whole graph the pages load, imports of
+// imports included (tests/test_js.py walks it, so that it cannot drift).
+const CACHE = "desk-v3";
+const API = ["/api/presets", "/api/options"];
 const FILES = [
   "/score", "/study",
   "/static/style.css", "/static/favicon.svg",
   "/static/desk/desk.css", "/static/desk/common.js", "/static/desk/score.js",
   "/static/desk/study.js", "/static/desk/manifest.webmanifest",
-  "/static/js/eval.js", "/static/js/util.js",
+  "/static/js/eval.js", "/static/js/util.js", "/static/js/i18n.js",
 ];
 
 self.addEventListener("install", (event) => {
@@ -25,7 +28,7 @@ self.addEventListener("activate", (event) => {
 self.addEventListener("fetch", (event) => {
   const url = new URL(event.request.url);
   if (event.request.method !== "GET" || url.origin !== location.origin) return;
-  const cached = FILES.includes(url.pathname) || url.pathname === "/api/presets";
+  const cached = FILES.includes(url.pathname) || API.includes(url.pathname);
   if (!cached) return;
   event.respondWith((async () => {
     const cache = await caches.open(CACHE);

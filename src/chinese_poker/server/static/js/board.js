@@ -1,7 +1,7 @@
 // The boards of the table screen as HTML: opponents', the player's own (with staging),
 // and the decision zone. Pure functions of the table state T and the time ``now``.
 
-import { analyseBoard, LINES, SIZES } from "./eval.js";
+import { liveAnalysis, LINES, SIZES } from "./eval.js";
 import { backHTML, cardHTML, cardKey, esc, signClass, signed, slotHTML } from "./util.js";
 import { clockFor, timerHTML } from "./clock.js";
 import { canAct, combinedBoard, decision, handCards, myDecisions, ready, sortMode, staged } from "./staging.js";
@@ -45,7 +45,7 @@ function seatChip(T, b) {
 function headHTML(T, b, { me, marks }) {
   const view = T.view;
   const toAct = (view.to_act || []).includes(b.seat) && view.phase !== "showdown" && !(b.is_set && view.phase === "play");
-  const label = b.player + (view.variant === "criss_cross" ? ` / ${t("board.hand_n", { n: b.hand + 1 })}` : "");
+  const label = b.player + (T.spec && T.spec.variant.hands_per_seat > 1 ? ` / ${t("board.hand_n", { n: b.hand + 1 })}` : "");
   const sp = settlementPlayer(T, b.player);
   const spHand = sp ? sp[Math.min(b.hand, sp.length - 1)] : null;
   const chair = T.info && T.info.seats && T.info.seats[b.seat];
@@ -91,7 +91,7 @@ export function boardBox(T, b, { me = false } = {}) {
     return `<div class="board-box ${toAct ? "to-act" : ""}" data-seat="${b.seat}" data-hand="${b.hand}">${head}${rows}<div class="hidden-board">${esc(why)} · ${esc(b.is_set ? t("board.set_done") : t("board.setting", { n: b.dealt || b.fantasyland_cards || 13 }))}</div></div>`;
   }
   const sp = settlementPlayer(T, b.player);
-  const info = infoFromSettlement(sp ? sp[Math.min(b.hand, sp.length - 1)] : null) || (!me ? analyseBoard(b, T.spec).lines : null);
+  const info = infoFromSettlement(sp ? sp[Math.min(b.hand, sp.length - 1)] : null) || (!me ? liveAnalysis(b, T.spec).lines : null);
   const rows = LINES.map((line) => lineRow(line, b, { info, marks })).join("");
   const meta = view.phase !== "showdown" && b.dealt && !me ? `<div class="muted" style="font-size:12px">${esc(t("board.placed", { n: b.placed }))}${b.discarded ? ` · ${esc(t("board.discarded", { n: b.discarded }))}` : ""}</div>` : "";
   return `<div class="board-box ${toAct ? "to-act" : ""} ${me ? "me" : ""}" data-seat="${b.seat}" data-hand="${b.hand}">${head}${rows}${meta}</div>`;
@@ -109,7 +109,7 @@ export function myAreaHTML(T, { touch = false } = {}) {
   const st = { top: staged(T, "top"), middle: staged(T, "middle"), bottom: staged(T, "bottom") };
   const combined = combinedBoard(board, T);
   const showdown = view.phase === "showdown";
-  const analysis = analyseBoard(combined, T.spec);
+  const analysis = liveAnalysis(combined, T.spec);
   const sp = settlementPlayer(T, board.player);
   const spHand = sp ? sp[Math.min(board.hand, sp.length - 1)] : null;
   const info = infoFromSettlement(spHand) || analysis.lines;
@@ -124,6 +124,7 @@ export function myAreaHTML(T, { touch = false } = {}) {
   for (const other of myBoards) if (other !== board) html += `<div style="margin-top:8px">${boardBox(T, other, { me: true })}</div>`;
 
   const warn = [];
+  if (!showdown && analysis.unsupported) warn.push(`<div class="warning soft" id="live-off">${esc(t("board.live_off", { reason: analysis.unsupported }))}</div>`);
   if (!showdown && combined.top.length + combined.middle.length + combined.bottom.length) {
     if (analysis.fouled) warn.push(`<div class="warning" id="foul-warning">⚠ ${esc(t("board.foul_warning", { reason: analysis.foulReason }))}</div>`);
     for (const w of analysis.warnings) warn.push(`<div class="warning soft">${esc(w)}</div>`);

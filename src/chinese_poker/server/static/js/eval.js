@@ -142,14 +142,62 @@ function low27HighCard(lowValue) {
 // The royalty tables are not kept here: the server sends the table's compiled rules spec
 // (chinese_poker.rules.spec, RulesSpec.to_dict()) and every figure is read from it.
 
-/** The royalty plan of a compiled spec ({scoring, variant}, as the server sends it). */
-export function royaltyPlan(spec) {
-  if (!spec || !spec.scoring || !spec.scoring.royalties) {
+// What analyseBoard models, declared as the Python consumers do (rules.require_supported).
+// Per part of the spec: the fields it reads (with the values it models, where not all
+// are), and the fields that never change one board's royalties, foul or Fantasyland entry
+// (how a settlement pays them). Any other field, one the spec gains later included, and
+// any other value are refused with an UnsupportedRules error: the page must not show
+// figures of another game.
+const ANY = null;
+const MODELLED = {
+  scoring: {
+    reads: { royalties: ANY, lowball_middle: ANY, low_qualifier: ANY, low_qualifier_high: ANY, wheel: ["lowest", "second_highest"], fantasyland: ANY },
+    settles: ["line_values", "scoop_value", "more_lines_won", "showdown_points", "foul_value", "foul_is_scoop",
+      "foul_pays_royalties", "misset_penalised", "finnish_deuce", "deuce_doubles_when_holder_fouled",
+      "naturals", "surrender_cost", "parallel_pairing", "unit_value"],
+  },
+  royalties: {
+    reads: { top_pair: ANY, top_trips: ANY, middle: ANY, middle_royal: ANY, bottom: ANY, bottom_royal: ANY,
+      low_middle: ANY, low_middle_best: ANY, max_per_hand: [null, 1], dealt_combination: [false] },
+    settles: ["table", "low_middle_dp", "award", "split_ties", "lookup"],
+  },
+  fantasyland: {
+    reads: { enabled: ANY, entry_min_pair: ANY },
+    settles: ["entry", "repeat", "stay_middle_min", "stay_bottom_min", "max_consecutive", "limit_scope",
+      "button_moves", "entry_by_top"],
+  },
+};
+
+/** A spec option the live evaluator does not model (the server's figures still stand). */
+export class UnsupportedRules extends Error {}
+
+/** Throw UnsupportedRules unless every field of the spec's scoring part is modelled. */
+export function requireSupported(spec) {
+  if (!spec || !spec.scoring || !spec.scoring.royalties || !spec.scoring.fantasyland) {
     throw new Error("the table's rules spec is missing (the server sends it in the welcome message)");
   }
+  const parts = { scoring: spec.scoring, royalties: spec.scoring.royalties, fantasyland: spec.scoring.fantasyland };
+  for (const [part, data] of Object.entries(parts)) {
+    const { reads, settles } = MODELLED[part];
+    for (const [key, value] of Object.entries(data)) {
+      const where = part === "scoring" ? key : `${part}.${key}`;
+      if (settles.includes(key)) continue;
+      if (!(key in reads)) throw new UnsupportedRules(`${where} is not modelled by the live evaluator (eval.js)`);
+      const allowed = reads[key];
+      if (allowed !== ANY && !allowed.includes(value)) {
+        throw new UnsupportedRules(`${where}=${JSON.stringify(value)} is not modelled by the live evaluator (eval.js); supported: ${allowed.map((v) => JSON.stringify(v)).join(", ")}`);
+      }
+    }
+  }
+}
+
+/** The royalty plan of a compiled spec ({scoring, variant}, as the server sends it). */
+export function royaltyPlan(spec) {
+  requireSupported(spec);
   const sc = spec.scoring;
   const r = sc.royalties;
   return {
+    maxPerHand: r.max_per_hand,
     topPair: r.top_pair, topTrips: r.top_trips,
     mid: { table: r.middle, royal: r.middle_royal },
     bot: { table: r.bottom, royal: r.bottom_royal },
@@ -182,6 +230,19 @@ function lowRoyalty({ byTop, best }, lowValue) {
   const high = low27HighCard(lowValue);
   if (high === null) return 0;
   return lowValue === LOW_75432 ? best : byTop[high] || 0;
+}
+
+/**
+ * analyseBoard, or, under rules it does not model, an empty analysis whose `unsupported`
+ * says why: a page shows that reason instead of failing (the server's figures stand).
+ */
+export function liveAnalysis(board, spec) {
+  try {
+    return analyseBoard(board, spec);
+  } catch (e) {
+    if (!(e instanceof UnsupportedRules)) throw e;
+    return { lines: null, royalties: 0, fouled: false, foulReason: null, warnings: [], fantasyland: false, unsupported: e.message };
+  }
 }
 
 export const LINES = ["top", "middle", "bottom"];
@@ -250,6 +311,12 @@ export function analyseBoard(board, spec) {
         else if (category(middle.value) >= ONE_PAIR) out.warnings.push(t("foul.risk_ahead", { line: t(LINE.middle), hand: middle.name, below: t(LINE.bottom), hand2: bottom.name }));
       }
     }
+  }
+  if (plan.maxPerHand === 1) {
+    // One royalty per hand: the biggest line's; on equal amounts the lowest line's
+    // (scoring.royalties.royalty_parts).
+    const best = [bottom, middle, top].reduce((a, b) => (b.royalty > a.royalty ? b : a));
+    for (const l of [top, middle, bottom]) if (l !== best) l.royalty = 0;
   }
   out.royalties = out.fouled ? 0 : top.royalty + middle.royalty + bottom.royalty;
   const topCat = category(top.value);

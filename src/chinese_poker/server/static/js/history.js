@@ -9,13 +9,20 @@ export function parseHistory(text) {
   return text.split("\n").map((l) => l.trim()).filter(Boolean).map((l) => JSON.parse(l));
 }
 
+/** Hands per seat of a record: the engine writes one final board per hand played
+ * (docs/hand-history.md, "boards"), two a seat in Criss Cross. */
+export function handsPerSeat(rec) {
+  const boards = Object.keys(rec.boards || {}).length;
+  return rec.players.length && boards > rec.players.length ? Math.round(boards / rec.players.length) : 1;
+}
+
 export function replaySteps(rec) {
   const players = rec.players;
   const boards = {};
   const keyOf = (seat, hand) => `${seat}/${hand || 0}`;
-  const criss = rec.rules && rec.rules.variant === "criss_cross";
+  const hands = handsPerSeat(rec);
   for (let s = 0; s < players.length; s++) {
-    for (const h of criss ? [0, 1] : [0]) boards[keyOf(s, h)] = { seat: s, hand: h, player: players[s], top: [], middle: [], bottom: [], discard: [], notes: [] };
+    for (let h = 0; h < hands; h++) boards[keyOf(s, h)] = { seat: s, hand: h, player: players[s], top: [], middle: [], bottom: [], discard: [], notes: [] };
   }
   const clone = () => JSON.parse(JSON.stringify(boards));
   const fl = Object.keys(rec.fantasyland || {});
@@ -37,7 +44,7 @@ export function replaySteps(rec) {
 
 export function replayBoardsHTML(step, rec) {
   return Object.values(step.boards).map((b) => {
-    const name = rec.players.length && rec.rules && rec.rules.variant === "criss_cross" ? `${b.player} / ${t("board.hand_n", { n: b.hand + 1 })}` : b.player;
+    const name = handsPerSeat(rec) > 1 ? `${b.player} / ${t("board.hand_n", { n: b.hand + 1 })}` : b.player;
     const total = step.final && b.hand === 0 && rec.totals ? rec.totals[b.player] : undefined;
     const rows = LINES.map((line) => {
       const cards = b[line].map((c) => cardHTML(c)).join("") + Array.from({ length: Math.max(0, SIZES[line] - b[line].length) }, slotHTML).join("");

@@ -1,7 +1,7 @@
 // The staging of a decision: which cards the player has put where before confirming.
 // Pure functions of the table state T (no DOM); table.js renders and sends.
 
-import { LINES, analyseBoard } from "./eval.js";
+import { LINES, liveAnalysis } from "./eval.js";
 import { t } from "./i18n.js";
 import { sortCards } from "./util.js";
 
@@ -132,6 +132,6 @@ export function placeAction(T) {
 
 /** Why confirming now would certainly foul (null: it would not). */
 export function certainFoul(T, board, spec) {
-  const a = analyseBoard(combinedBoard(board, T), spec);
+  const a = liveAnalysis(combinedBoard(board, T), spec);
   return a.fouled ? a.foulReason : null;
 }

@@ -1,0 +1,202 @@
+"""A new ``mc`` against the frozen ``mc-v1``: duplicate deals, fouls, Fantasyland, time.
+
+    PYTHONPATH=src .venv/bin/python bench/bench_mc_bots.py --a mc:2 --b mc-v1:2 \\
+        --preset pineapple --players 2 --hands 400 --seed 1000 --workers 1
+
+Each *group* is one session seed played once per seat rotation (heads-up: twice, the
+seats swapped; three players: three times, bot A in each seat with B in the others).
+Whole sessions are played (the button orbit and the Fantasyland hands they earn), so
+Fantasyland is worth what it wins. The figure is A's points per hand per opponent
+(its total over the group's sessions / hands / opponents), with a 95% interval over
+groups (1.96 sd / sqrt(groups)). ``--hands`` stops after the group in which that many
+hands (all rotations counted) have been played. Decision times are street decisions
+only (Fantasyland sets use the exact solver), one process, ``time.perf_counter``.
+
+A bot is ``name:level`` (``mc``, ``mc-v1``, ``rules``, ``random``), optionally with
+overrides of the level's fields for experiments: ``mc:2:keep=4,foul_aversion=6``.
+Prints one JSON line per result on stdout (progress on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from chinese_poker.ai import make_bot
+from chinese_poker.engine import Session, play_hand
+from chinese_poker.engine.actions import Action
+from chinese_poker.engine.views import View
+from chinese_poker.rules import Rules, rules_for
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """``name:level[:field=value,...]`` as a builder of seeded bots."""
+
+    text: str
+
+    def build(self, seed: int) -> Any:
+        parts = self.text.split(":")
+        name = parts[0]
+        level = int(parts[1]) if len(parts) > 1 and parts[1] else None
+        bot: Any = make_bot(name, seed=seed, level=level)
+        if len(parts) > 2 and parts[2]:
+            changes: dict[str, Any] = {}
+            for item in parts[2].split(","):
+                key, value = item.split("=")
+                current = getattr(bot.params, key)
+                changes[key] = type(current)(value) if current is not None else float(value)
+            bot.params = dataclasses.replace(bot.params, **changes)
+        return bot
+
+
+class Timed:
+    """An agent that records how long each street decision took."""
+
+    def __init__(self, agent: Any, times: list[float], by_street: dict[int, list[float]]) -> None:
+        self.agent = agent
+        self.times = times
+        self.by_street = by_street
+
+    def act(self, view: View) -> Action:
+        t0 = time.perf_counter()
+        action: Action = self.agent.act(view)
+        if view.decisions and view.decisions[0].kind == "street":
+            took = time.perf_counter() - t0
+            self.times.append(took)
+            dec = view.decisions[0]
+            placed = view.board_of(dec.seat, dec.hand).placed
+            street = sum(1 for _ in _cumulative(view.rules.streets) if _ <= placed)
+            self.by_street.setdefault(street, []).append(took)
+        return action
+
+
+def _cumulative(streets: Any) -> list[int]:
+    out, total = [], 0
+    for _, placed in streets:
+        out.append(total)
+        total += placed
+    return out
+
+
+@dataclass
+class Side:
+    hands: int = 0
+    fouls: int = 0
+    fl_earned: int = 0
+    times: list[float] = field(default_factory=list)
+    by_street: dict[int, list[float]] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, Any]:
+        t = sorted(self.times)
+        return {
+            "street_median_ms": {
+                k: round(1000 * statistics.median(v), 1) for k, v in sorted(self.by_street.items())
+            },
+            "hands": self.hands,
+            "foul_rate": self.fouls / max(self.hands, 1),
+            "fantasyland_rate": self.fl_earned / max(self.hands, 1),
+            "decisions": len(t),
+            "median_ms": 1000 * statistics.median(t) if t else None,
+            "p90_ms": 1000 * t[min(len(t) - 1, int(0.9 * len(t)))] if t else None,
+        }
+
+
+def play_group(
+    rules: Rules, players: int, a: BotSpec, b: BotSpec, seed: int, sides: dict[str, Side]
+) -> tuple[float, int]:
+    """One group: session ``seed`` once per rotation (A in seat r, B elsewhere).
+    Returns (A's points per opponent, hands played)."""
+    points = 0
+    hands = 0
+    for r in range(players):
+        names = [f"A{i}" if i == r else f"B{i}" for i in range(players)]
+        session = Session(rules, names, seed=seed)
+        agents: dict[str, Timed] = {}
+        for i, name in enumerate(names):
+            spec, key = (a, "a") if i == r else (b, "b")
+            side = sides.setdefault(key, Side())
+            agents[name] = Timed(spec.build(seed * 8 + i + 17 * r), side.times, side.by_street)
+        while not session.over:
+            table = session.start_hand()
+            play_hand(table, [agents[name] for name in table.players])
+            result = session.finish_hand()
+            settlement = table.settlement
+            assert settlement is not None
+            for seat, name in enumerate(table.players):
+                side = sides["a" if name.startswith("A") else "b"]
+                side.hands += 1
+                side.fouls += name in settlement.fouled
+                side.fl_earned += seat in table.fantasyland_next
+            points += result.totals.get(names[r], 0)
+            hands += 1
+    return points / (players - 1), hands
+
+
+def measure(
+    preset: str, players: int, a: BotSpec, b: BotSpec, hands: int, seed: int
+) -> dict[str, Any]:
+    rules = rules_for(preset)
+    sides: dict[str, Side] = {}
+    totals: list[float] = []
+    counts: list[int] = []
+    t0 = time.perf_counter()
+    g = 0
+    while sum(counts) < hands:
+        pts, n = play_group(rules, players, a, b, seed * 100_000 + g, sides)
+        totals.append(pts)
+        counts.append(n)
+        g += 1
+        if g % 10 == 0:
+            mean, ci = _ratio_interval(totals, counts)
+            log(f"  {a.text} vs {b.text}: {g} groups, {sum(counts)} hands, "
+                f"{mean:+.2f} ± {ci:.2f}")  # fmt: skip
+    mean, ci = _ratio_interval(totals, counts)
+    return {
+        "preset": preset, "players": players, "a": a.text, "b": b.text, "seed": seed,
+        "groups": g, "hands": sum(counts), "mean": mean, "ci95": ci,
+        "seconds": round(time.perf_counter() - t0, 1),
+        "a_side": sides["a"].summary(), "b_side": sides["b"].summary(),
+    }  # fmt: skip
+
+
+def _ratio_interval(totals: list[float], counts: list[int]) -> tuple[float, float]:
+    """Points per hand (a ratio of sums over groups) and its 95% interval (delta method)."""
+    n = len(totals)
+    mean = sum(totals) / sum(counts)
+    if n < 2:
+        return mean, float("nan")
+    resid = [t - mean * c for t, c in zip(totals, counts, strict=True)]
+    avg = sum(counts) / n
+    return mean, 1.96 * statistics.stdev(resid) / math.sqrt(n) / avg
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--a", default="mc")
+    p.add_argument("--b", default="mc-v1")
+    p.add_argument("--preset", default="pineapple")
+    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--hands", type=int, default=200)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--workers", type=int, default=1, choices=[1])
+    args = p.parse_args(argv)
+    out = measure(args.preset, args.players, BotSpec(args.a), BotSpec(args.b), args.hands,
+                  args.seed)  # fmt: skip
+    print(json.dumps(out), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

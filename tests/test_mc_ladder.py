@@ -1,0 +1,88 @@
+"""The levels of ``mc``: legal at every level in every open-face preset, and each level
+stronger than the one below on a small fixed set of duplicate deals; the experiment
+knobs of a level change the policy they name and nothing else.
+
+The strength figures with their intervals come from ``bench/bench_mc_bots.py``
+(docs/bots.md, *Round two*); here fixed deals and no time budget, so the result is the
+same on every machine.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from chinese_poker.ai import make_bot, rollout
+from chinese_poker.ai.mc import LEVELS, Level, MonteCarloBot, analyse_street
+from chinese_poker.engine import Session, Table, play_hand
+from chinese_poker.rules import preset_names, rules_for
+
+OPEN_FACE = [p for p in preset_names() if rules_for(p).is_open_face]
+
+
+@pytest.mark.parametrize("level", sorted(LEVELS))
+@pytest.mark.parametrize("preset", OPEN_FACE)
+def test_every_level_plays_only_legal_actions(preset: str, level: int) -> None:
+    rules = rules_for(preset)
+    n = max(rules.player_counts) if level % 2 else 2
+    # A Fantasyland seat now and then: the others sample its hidden deal.
+    fl = {1: rules.fantasyland_cards("KK", repeat=False)} if level == 3 else {}
+    table = Table(rules, n, seed=level, button=level % n, fantasyland=fl)
+    # A small budget keeps the high levels quick; whatever it cuts, the answer is legal.
+    bots = [MonteCarloBot(seed=i, level=level, time_budget=0.02) for i in range(n)]
+    play_hand(table, bots)  # apply() raises on an illegal action
+    assert table.over and sum(table.totals.values()) == 0
+
+
+def _duplicate_points(low: int, high: int, seeds: range) -> float:
+    """The higher level's points per hand over heads-up Pineapple sessions, each played
+    twice with the seats swapped."""
+    rules = rules_for("pineapple")
+    points = hands = 0
+    for seed in seeds:
+        for names in (["hi", "lo"], ["lo", "hi"]):
+            session = Session(rules, names, seed=seed)
+            bots = {
+                name: make_bot("mc", seed=seed * 4 + i, level=high if name == "hi" else low)
+                for i, name in enumerate(names)
+            }
+            while not session.over:
+                table = session.start_hand()
+                play_hand(table, [bots[name] for name in table.players])
+                points += session.finish_hand().totals.get("hi", 0)
+                hands += 1
+    return points / hands
+
+
+def test_level_two_beats_level_one_on_fixed_deals() -> None:
+    assert _duplicate_points(1, 2, range(6)) > 0
+
+
+def test_the_policy_knobs_change_what_they_name() -> None:
+    t = rollout.tables_for(rules_for("pineapple"))
+    k = t.with_policy(foul_scale=2.0, strength_scale=0.5, fl_scale=1.5, pick_max=0.25)
+    assert k.policy[rollout.POL_FOUL_PENALTY] == 2.0 * t.policy[rollout.POL_FOUL_PENALTY]
+    assert k.policy[rollout.POL_W] == 0.5 * t.policy[rollout.POL_W]
+    assert k.policy[rollout.POL_STAY_VALUE] == 1.5 * t.policy[rollout.POL_STAY_VALUE]
+    assert np.array_equal(k.flv, 1.5 * t.flv) and t.policy[rollout.POL_PICK_MAX] == 1.0
+    assert k.policy[rollout.POL_PICK_MAX] == 0.25
+    same = (rollout.POL_STAY_MIDDLE_MIN, rollout.POL_FL_ENABLED, rollout.POL_THROWN)
+    assert all(k.policy[i] == t.policy[i] for i in same)
+    assert np.array_equal(k.scoring, t.scoring) and np.array_equal(k.roy, t.roy)
+
+
+def test_a_knob_moves_the_analysis_and_the_defaults_do_not() -> None:
+    table = Table(rules_for("pineapple"), 2, seed=11)
+    view = table.view(table.to_act[0])
+    dec = view.decisions[0]
+    base = LEVELS[1]
+
+    def values(level: Level) -> list[float]:
+        opts = analyse_street(view, dec, level, seed=5)
+        return sorted(o.value for o in opts)
+
+    same = dataclasses.replace(base, policy_foul_scale=1.0, fl_scale=1.0, pick_max=1.0)
+    assert values(same) == values(base)
+    assert values(dataclasses.replace(base, fl_scale=3.0)) != values(base)

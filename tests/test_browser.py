@@ -55,6 +55,10 @@ pytestmark = [
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is missing")
 Page = sync_api.Page
 expect = sync_api.expect
+# An assertion waits as long as an action does (new_page's default): Playwright's own
+# 5 s is short for a hint, a solver or a broadcast on a loaded 2-core machine. One
+# setting for the process, so every browser module (they all import this one) shares it.
+expect.set_options(timeout=15_000)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -77,14 +81,14 @@ class Server:
         with urllib.request.urlopen(self.base + path, timeout=10) as res:
             return json.loads(res.read().decode())
 
-    def post(self, path: str, body: dict[str, Any]) -> Any:
+    def post(self, path: str, body: dict[str, Any], timeout: float = 10) -> Any:
         req = urllib.request.Request(
             self.base + path,
             data=json.dumps(body).encode(),
             headers={"Content-Type": "application/json"},
             method="POST",
         )
-        with urllib.request.urlopen(req, timeout=10) as res:
+        with urllib.request.urlopen(req, timeout=timeout) as res:
             return json.loads(res.read().decode())
 
     def stop(self) -> None:
@@ -405,14 +409,18 @@ def test_pineapple_hand_against_a_bot(browser: Any, server: Server, shots: Path)
             play_keys(page, d)
     ledger = page.locator("#ledger")
     expect(ledger).to_contain_text("final")
-    assert page.locator("#ledger svg circle").count() >= 6  # 2 players x (start + 2 hands)
+    # "final" shows at the session's end, before the page's re-fetch of the ledger with
+    # the last hand has come back: wait for that hand's points on the chart.
+    tid = page.url.rsplit("/", 1)[1]
+    hands = len(server.get(f"/api/tables/{tid}/ledger")["hands"])
+    assert hands >= 2
+    expect(page.locator("#ledger svg circle")).to_have_count(2 * (hands + 1))  # start + hands
     page.wait_for_timeout(300)  # the side panel re-renders as the last messages arrive
     box = ledger.bounding_box()
     assert box is not None
     page.screenshot(path=str(shots / "ledger-chart.png"), clip=box, full_page=True)
 
     # The page of the table's hands survives a reload and replays any hand.
-    tid = page.url.rsplit("/", 1)[1]
     page.goto(f"{server.base}/?hands={tid}")
     page.reload()
     page.locator("#replay-list [data-hand='2']").click()

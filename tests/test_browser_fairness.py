@@ -189,7 +189,8 @@ def test_the_page_shows_the_commitment_before_the_deal_and_verifies_after(
             {"kind": "human"},
             {"kind": "bot", "bot": "rules"},
         ],
-        next_hand_delay=5,
+        # Hand 2 is not dealt while the test checks hand 1 (its showdown stays on the pages).
+        next_hand_delay=60,
     )
     tid = created["table"]["id"]
     first = created["table"]["next_commitment"]
@@ -234,6 +235,9 @@ def test_the_page_shows_the_commitment_before_the_deal_and_verifies_after(
     assert ann_value == {"player": "Ann", "source": "player", "value": saved["sent"]["1"]}
     assert next(c for c in reveal["contributions"] if c["source"] == "bot")["player"] == "rules-2"
 
+    # The page's checker on hand 1 against hand 1's showdown (the view it checked with),
+    # whatever state the page has received since.
+    assert ann.evaluate("() => window.__cp.lastShowdown.hand") == 1
     # the page's checker refuses forged reveals, naming what is wrong
     forged = {
         "a different seed": {**reveal, "seed": "0" * 32},
@@ -248,9 +252,9 @@ def test_the_page_shows_the_commitment_before_the_deal_and_verifies_after(
     }
     reasons = ann.evaluate(
         """async (forged) => {
-          const T = window.__cp, out = {};
+          const T = window.__cp, view = T.lastShowdown.view, out = {};
           for (const [k, r] of Object.entries(forged)) {
-            const v = await T.fair.fair._verify(1, r, T.view, T.spec.variant);
+            const v = await T.fair.fair._verify(1, r, view, T.spec.variant);
             out[k] = v.ok ? null : v.reason;
           }
           return out;
@@ -264,14 +268,14 @@ def test_the_page_shows_the_commitment_before_the_deal_and_verifies_after(
     # could have chosen the deal: the page never calls that "verified".
     unprotected = ann.evaluate(
         """async (r) => {
-          const T = window.__cp, F = T.fair.fair, out = {};
+          const T = window.__cp, F = T.fair.fair, view = T.lastShowdown.view, out = {};
           F.refused(1, "too_late");
-          out.refused = await F._verify(1, r, T.view, T.spec.variant);
+          out.refused = await F._verify(1, r, view, T.spec.variant);
           delete F.s.late[1];
           F.s.commitments[1].before = false;
-          out.unseen = await F._verify(1, r, T.view, T.spec.variant);
+          out.unseen = await F._verify(1, r, view, T.spec.variant);
           F.s.commitments[1].before = true;
-          out.honest = await F._verify(1, r, T.view, T.spec.variant);
+          out.honest = await F._verify(1, r, view, T.spec.variant);
           return out;
         }""",
         reveal,

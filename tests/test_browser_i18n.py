@@ -127,6 +127,7 @@ def test_lobby_table_and_showdown_in_the_browsers_language(
         width = page.evaluate("() => document.documentElement.scrollWidth")
         assert width <= 391, f"the page is {width}px wide on a 390px phone"
     no_page_errors(page)
+    page.context.close()  # its table plays on otherwise, beside the next tests
 
 
 def test_the_switch_changes_the_page_and_a_reload_keeps_it(browser: Any, server: Server) -> None:
@@ -162,6 +163,7 @@ def test_the_switch_changes_the_page_and_a_reload_keeps_it(browser: Any, server:
     )
     expect(page.locator(".toast.error .msg").last).to_contain_text(STALE["ru"])
     no_page_errors(page)
+    page.context.close()  # its table plays on otherwise, beside the next tests
 
 
 def test_every_language_names_the_same_screen_fully(browser: Any, server: Server) -> None:
@@ -180,3 +182,4 @@ def test_every_language_names_the_same_screen_fully(browser: Any, server: Server
         assert not shown, f"{lang}: keys shown as text: {sorted(shown)}"
         assert not re.search(r"\{\w+\}", text), lang
     no_page_errors(page)
+    page.context.close()  # its table plays on otherwise, beside the next tests

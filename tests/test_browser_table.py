@@ -10,6 +10,7 @@ tests/test_browser.py, whose server, browser and helpers these tests share.
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,10 @@ def play_until_hand(page: Any, number: int, deadline: float) -> None:
         assert time.monotonic() < deadline, f"hand {number} was never dealt"
         d = wait_decision(page, timeout=30)
         if d.get("showdown"):
+            # Next is there once the hand's end has come (it follows the showdown's state).
+            page.wait_for_function(
+                "() => window.__cp.lastEnd || window.__cp.view.phase !== 'showdown'"
+            )
             if page.locator("#next-btn").count():
                 page.click("#next-btn")
             page.wait_for_function(
@@ -87,10 +92,27 @@ def custom_table(browser: Any, server: Server, fields: dict[str, str], friend: b
     return page
 
 
+def hold_showdowns(page: Any, seconds: float) -> None:
+    """The tables this page opens hold each showdown ``seconds`` instead of the lobby's
+    one-click pause (6 s): a loaded machine can take that long over a test's checks of
+    the showdown, and then the next hand would be dealt under them."""
+
+    def opening(route: Any) -> None:
+        request = route.request
+        if request.method != "POST":
+            route.continue_()
+            return
+        body = json.loads(request.post_data or "{}")
+        route.continue_(post_data=json.dumps({**body, "next_hand_delay": seconds}))
+
+    page.route("**/api/tables", opening)
+
+
 def test_one_click_against_a_bot_with_marks_and_a_rematch(
     browser: Any, server: Server, shots: Path
 ) -> None:
     page = new_page(browser)
+    hold_showdowns(page, 60)
     page.goto(server.base + "/")
     expect(page.locator("#play-bot")).to_be_visible()
     page.fill("#q-name", "Ann")
@@ -132,12 +154,17 @@ def test_one_click_against_a_bot_with_marks_and_a_rematch(
         assert texts and all(t.lower() in ("+1", "-1", "=", "foul") or t[0] == "★" for t in texts)
     marks = page.locator("#my-board a.mark")
     expect(page.locator("#next-hand")).to_contain_text("Next hand in")
+    # The side panel is redrawn (dropping the flash) when the hand's end brings the new
+    # ledger and hand list and the fair-deal check of hand 1: click once both are in.
+    expect(page.locator("#hands [data-act='replay'][data-hand='1']")).to_have_count(1)
+    verdict = "#fairness li[data-hand='1'] :is(.fair-ok, .fair-warn, .fair-bad)"
+    expect(page.locator(verdict)).to_have_count(1)
     marks.first.click()
     expect(page.locator("#breakdown .pair.flash")).to_have_count(1)
     page.screenshot(path=str(shots / "showdown-marks.png"), full_page=True)
-    # The hand is held for the table's pause (6 s); Next deals as soon as Ann is done.
+    # The hand is held for the table's pause (60 s here); Next deals as soon as Ann is done.
     page.click("#next-btn")
-    page.wait_for_function("() => window.__cp.hand === 2", timeout=4000)
+    page.wait_for_function("() => window.__cp.hand === 2", timeout=30000)
 
     # Hand after hand: past the button's orbit (2 hands), until Ann leaves.
     play_until_hand(page, 3, time.monotonic() + 120)
@@ -212,14 +239,18 @@ def test_a_friend_by_link_leaves_a_bot_plays_and_the_friend_returns(
 def test_a_timeout_places_only_that_decision_and_says_so(
     browser: Any, server: Server, shots: Path
 ) -> None:
-    fields = {"#f-time": "2", "#f-bank": "0", "#f-botdelay": "0"}
+    # Ann has 2 s a move. The bot (first on every street) takes 4 s over each: after
+    # Ann's street 1 runs out, her street 2 and its clock start 4 s later, so the checks
+    # of street 1's notice are not overtaken by street 2's.
+    fields = {"#f-time": "2", "#f-bank": "0", "#f-botdelay": "4"}
     page = custom_table(browser, server, fields=fields)
     expect(page.locator("#f-timeouts")).to_have_value("decision")
     page.click("#create-btn")
     page.wait_for_url("**/table/*")
     d = wait_decision(page)
     assert d["street"] == 1
-    expect(page.locator("#my-board .timer.low")).to_be_visible(timeout=5000)
+    # Red for the last 0.4 s only: looked for at every frame (an expect polls each second).
+    page.wait_for_function("() => document.querySelector('#my-board .timer.low') !== null")
     notice = page.locator("#timeout-notice")
     expect(notice).to_contain_text("Time ran out: placed", timeout=10000)
     expect(notice).to_contain_text("on the bottom")
@@ -227,7 +258,7 @@ def test_a_timeout_places_only_that_decision_and_says_so(
         expect(notice).to_contain_text(card)
     page.screenshot(path=str(shots / "timeout-notice.png"), full_page=True)
     # Only street 1 was placed for Ann: the session goes on with her street 2.
-    d = wait_decision(page, timeout=10)
+    d = wait_decision(page, timeout=20)
     assert d["street"] == 2
     assert not page.evaluate("() => window.__cp.sessionOver")
     assert page.locator("#my-board .line-row .card").count() == 5

@@ -292,6 +292,25 @@ def test_hint_lists_every_action_like_the_cli(
     assert again.json()["hints"][0]["action"] == body["hints"][0]["action"]
 
 
+def test_the_worker_loads_every_kernel_before_its_first_request() -> None:
+    """The desk's worker process is fresh after every start (and every runaway): it
+    loads every kernel family in its start (the pool's grace for a new worker), as the
+    hint worker does, so that no request's budget goes on numba. (Loaded within the
+    budget, a busy machine spent a first hint's 2 s on the load, and its 24 options came
+    back ranked without a rollout.)"""
+    from chinese_poker.ai.warm import PARTS
+
+    pool = StudyPool()  # the desk's own: one worker process
+    try:
+        # What the worker had warmed when its first request ran (eval: a picklable
+        # function, run in the worker, that reads the worker's own state).
+        asked = "sorted(__import__('chinese_poker.ai.warm').ai.warm._done)"
+        warmed = asyncio.run(pool.run(eval, asked))
+    finally:
+        pool.close()
+    assert warmed == sorted(PARTS)
+
+
 @pytest.mark.parametrize(
     ("position", "detail"),
     [

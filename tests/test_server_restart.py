@@ -371,3 +371,44 @@ def test_kill_9_twenty_times_during_a_tournament_loses_nothing(
             for table_id in tids:
                 store.delete_table(table_id)
             store.close()
+
+
+def test_two_servers_starting_on_one_new_postgresql_database_both_start() -> None:
+    """Two processes migrate one new database at once: one creates the schema, the
+    other waits for it (an advisory lock) and finds it at head, instead of failing on
+    "relation already exists" (two test workers share CI's database)."""
+    if not PG_URL:
+        pytest.skip("set CHINESE_POKER_TEST_POSTGRES_URL to test with PostgreSQL")
+    pytest.importorskip("psycopg")
+    import secrets
+
+    import sqlalchemy as sa
+
+    url = sa.make_url(PG_URL)
+    admin = sa.create_engine(url.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    migrate = "import sys; from chinese_poker.server.db import Store; Store(sys.argv[1]).migrate()"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    try:
+        for _ in range(3):  # without the lock, most rounds fail
+            name = f"cp_two_starts_{secrets.token_hex(4)}"
+            with admin.connect() as conn:
+                conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+            target = url.set(database=name).render_as_string(hide_password=False)
+            procs = [
+                subprocess.Popen(
+                    [sys.executable, "-c", migrate, target],
+                    env=env,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+                for _ in range(2)
+            ]
+            results = [(p.communicate(timeout=120)[1], p.returncode) for p in procs]
+            with admin.connect() as conn:
+                conn.execute(sa.text(f'DROP DATABASE "{name}" WITH (FORCE)'))
+            assert [code for _, code in results] == [0, 0], [
+                err.strip().splitlines()[-1:] for err, _ in results
+            ]
+    finally:
+        admin.dispose()

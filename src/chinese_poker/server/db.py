@@ -56,6 +56,7 @@ from sqlalchemy import (
 from sqlalchemy import (
     Table as SATable,
 )
+from sqlalchemy import text as sql_text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.pool import ConnectionPoolEntry
 
@@ -73,6 +74,9 @@ __all__ = [
     "TableSummary",
     "default_database_url",
 ]
+
+
+MIGRATION_LOCK = 0x43505F4D4947  # "CP_MIG": PostgreSQL's advisory lock of the migrations
 
 
 def default_database_url() -> str:
@@ -363,6 +367,11 @@ class Store:
         cfg.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
         cfg.set_main_option("sqlalchemy.url", self.url.replace("%", "%%"))
         with self.engine.begin() as conn:
+            if self.dialect == "postgresql":
+                # Two servers starting on one new database: one migrates while the other
+                # waits here, then finds the schema at head (else both create the tables
+                # and the second fails on "relation already exists").
+                conn.execute(sql_text("SELECT pg_advisory_xact_lock(:k)"), {"k": MIGRATION_LOCK})
             cfg.attributes["connection"] = conn
             command.upgrade(cfg, "head")
 

@@ -168,9 +168,15 @@ class StudyPool:
 
 
 def _study_worker() -> None:
-    """A study worker yields the processors to the server's event loop."""
+    """A study worker yields the processors to the server's event loop, and loads every
+    kernel family before its first request, as the hint worker does: within the grace
+    of a worker's start, and never within a request's budget (a first hint on a busy
+    machine once spent its whole 2 s loading, and ranked its options unsampled)."""
+    from chinese_poker.server.scheduling import _warm_kernels
+
     with contextlib.suppress(OSError, AttributeError):
         os.nice(10)
+    _warm_kernels()
 
 
 class _Unavailable(Exception):

@@ -335,6 +335,19 @@ def start_server(db: Path, log: Path, ws: str = "auto") -> tuple[subprocess.Pope
         time.sleep(0.05)
 
 
+def wait_until_warm(url: str, limit: float = 300.0) -> None:
+    """Wait until the server has loaded its kernels (it starts that 5 s after start-up):
+    the one-time load (numba and the compiled kernels, about 70-90 MiB in the server's
+    bot threads, and a second of their time) is not what a run should measure."""
+    started = time.monotonic()
+    while not server_timings(url).get("kernels_warm"):
+        if time.monotonic() - started > limit:
+            raise SystemExit(f"the server did not load its kernels within {limit:.0f} s")
+        time.sleep(0.5)
+    print(f"the server's kernels are loaded ({time.monotonic() - started:.1f} s)",
+          file=sys.stderr)
+
+
 def stop_server(proc: subprocess.Popen[str]) -> None:
     proc.terminate()
     try:
@@ -737,6 +750,7 @@ def main() -> None:
             print(f"starting the server (database {db})", file=sys.stderr)
             proc, url = start_server(db, log, args.ws)
             try:
+                wait_until_warm(url)
                 print(f"{args.tables} tables, {2 * args.tables} connections, {args.hands}"
                       f" hand(s) each, think {think:g} s, {args.clients} client process(es)"
                       " ...", file=sys.stderr)

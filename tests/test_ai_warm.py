@@ -115,7 +115,9 @@ def test_the_server_warms_its_hint_worker_then_a_bot_thread(
     monkeypatch.setattr(scheduling, "_warm_kernels", done.set)
     workers = scheduling.Workers(hint_processes=True)
     try:
+        assert not workers.kernels_warm.is_set()  # what GET /api/metrics reports
         workers.warm()
         assert done.wait(timeout=240)
+        assert workers.kernels_warm.wait(timeout=60)
     finally:
         workers.close()

@@ -468,7 +468,10 @@ def create_app(
         """The server's own timings (server/metrics.py), for benchmarks on its machine."""
         if address(request) not in ("127.0.0.1", "::1"):
             raise HTTPException(404, "Not Found")
-        return manager_of(request).timings.snapshot(reset)
+        manager = manager_of(request)
+        return manager.timings.snapshot(reset) | {
+            "kernels_warm": manager.workers.kernels_warm.is_set()
+        }
 
     @app.get("/api/presets", response_model=list[PresetInfo], tags=["meta"])
     async def presets() -> list[dict[str, Any]]:

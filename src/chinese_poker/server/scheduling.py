@@ -28,6 +28,7 @@ import importlib
 import logging
 import multiprocessing
 import os
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Mapping
@@ -148,6 +149,9 @@ class Workers:
         self._setup = ThreadPoolExecutor(1, "cp-setup")
         self.hints_pending = 0
         self._hint_seats: set[tuple[str, int]] = set()
+        # Set once the bot threads have loaded the kernels (warm): from then on the
+        # server's memory is what it keeps; a benchmark of its growth starts there.
+        self.kernels_warm = threading.Event()
 
     async def bot(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._bots, fn, *args)
@@ -177,7 +181,9 @@ class Workers:
 
     def _warm_bots(self, _: object) -> None:
         with contextlib.suppress(RuntimeError):  # already shut down
-            self._bots.submit(_warm_kernels)
+            self._bots.submit(_warm_kernels).add_done_callback(
+                lambda _: self.kernels_warm.set()
+            )
 
     def _hint_pool(self) -> Executor:
         if self._hint_processes:

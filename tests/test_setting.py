@@ -627,8 +627,7 @@ def _solver_rules(draw: st.DrawFn) -> Rules:
     if options["royalty_table"] == "custom":
         options["custom_royalties"] = draw(_custom_royalties())
     if options["royalty_award"] == "cancel":
-        # Left out: one royalty a hand under cancel, where the solver's expectation and
-        # the scorer disagree (this test found it; the solver's owner is told).
+        # One royalty a hand under cancel is refused by the solver (the next test).
         options["max_royalties_per_hand"] = None
     if draw(st.booleans()):
         options["middle_mode"] = "lowball_2_7"
@@ -679,6 +678,12 @@ def test_expectation_equals_exhaustive_settlement(
     assert sol.expected == pytest.approx(_settled_mean(rules, sol.board, field), abs=1e-9)
     for board, expected in sol.alternatives:
         assert expected == pytest.approx(_settled_mean(rules, board, field), abs=1e-9)
+
+
+def test_cancel_with_one_royalty_a_hand_is_refused_not_valued_another_way() -> None:
+    rules = rules_for("classic", royalty_award="cancel", max_royalties_per_hand=1)
+    with pytest.raises(RulesError, match="royalty_award=cancel together with max_royalties"):
+        solve_setting(deal(5, 1)[0], rules)
 
 
 def test_best_setting_is_the_best_by_exhaustive_settlement() -> None:

@@ -342,8 +342,11 @@ def _limit(limits: float | Mapping[int, float] | None, seat: int) -> float | Non
     return limits
 
 
-FREEZE_SECONDS = 2.0
-"""How often the garbage collector's survivors are frozen (:class:`GcPacer`)."""
+FREEZE_SECONDS = 0.25
+"""How often the garbage collector's survivors are frozen (:class:`GcPacer`). Freezing
+costs next to nothing (the generations are spliced, nothing is walked); at 2 s the
+start-up burst of 3,000 tables still left collections of 60-70 ms, at 0.25 s none was
+measured (docs/benchmarks.md)."""
 
 FULL_SECONDS = 600.0
 """How often everything is unfrozen and collected once (cycles frozen alive are freed)."""

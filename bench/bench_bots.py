@@ -193,9 +193,7 @@ def play_group(rules: Rules, a: Spec, b: Spec, seed: int, match: Match) -> None:
     match.groups.append(total_points / total_hands)
 
 
-def strength(
-    rules: Rules, pairs: list[tuple[Spec, Spec, int]], seed: int
-) -> list[dict[str, Any]]:
+def strength(rules: Rules, pairs: list[tuple[Spec, Spec, int]], seed: int) -> list[dict[str, Any]]:
     out = []
     for a, b, groups in pairs:
         match = Match(a.label, b.label)
@@ -338,11 +336,18 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="small samples (a quick look)")
     p.add_argument("--fl", action="store_true", help="also estimate Fantasyland values")
-    p.add_argument("--strength", action="store_true",
-                   help="only print a fresh line-strength table (source for ai/rollout.py)")
+    p.add_argument(
+        "--strength",
+        action="store_true",
+        help="only print a fresh line-strength table (source for ai/rollout.py)",
+    )
     p.add_argument("--levels", default=None, help="levels to time, e.g. 1,2,3 (default all)")
-    p.add_argument("--groups", type=int, default=None,
-                   help="duplicate groups for mc against rules (default 150, quick 12)")
+    p.add_argument(
+        "--groups",
+        type=int,
+        default=None,
+        help="duplicate groups for mc against rules (default 150, quick 12)",
+    )
     p.add_argument("--seed", type=int, default=2024)
     p.add_argument("--no-docs", action="store_true", help="do not update docs/bots.md")
     p.add_argument("--skip-times", action="store_true")

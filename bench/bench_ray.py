@@ -124,8 +124,10 @@ def main() -> None:
             ray.shutdown()
         finally:
             cluster.shutdown()
-    print(f"{args.rules}, {args.bots}, {args.hands} hands, seed {args.seed},"
-          f" {os.cpu_count()} CPUs, Python {platform.python_version()}, Ray {ray.__version__}")
+    print(
+        f"{args.rules}, {args.bots}, {args.hands} hands, seed {args.seed},"
+        f" {os.cpu_count()} CPUs, Python {platform.python_version()}, Ray {ray.__version__}"
+    )
     print()
     print("| Run | Workers | Nodes | Seconds | Hands/s | vs. in-process | Same result | Load |")
     print("|---|---:|---:|---:|---:|---:|:---:|---:|")

@@ -87,22 +87,37 @@ def random_action(view: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     """A random legal action from the view's first decision (as a browser bot would)."""
     d = view["decisions"][0]
     if d["kind"] == "surrender":
-        return {"type": "surrender", "hand": d["hand"], "surrender": False,
-                "version": view["version"]}
+        return {
+            "type": "surrender",
+            "hand": d["hand"],
+            "surrender": False,
+            "version": view["version"],
+        }
     if d["kind"] == "natural":
-        return {"type": "claim_natural", "hand": d["hand"], "claim": True,
-                "version": view["version"]}
+        return {
+            "type": "claim_natural",
+            "hand": d["hand"],
+            "claim": True,
+            "version": view["version"],
+        }
     cards = list(d["cards"])
     rng.shuffle(cards)
-    discard, rest = cards[: d["discard"]], cards[d["discard"]:]
+    discard, rest = cards[: d["discard"]], cards[d["discard"] :]
     free = list(d["free"])
     lines: list[list[str]] = [[], [], []]
     for card in rest:
         i = rng.choice([k for k in range(3) if free[k] > 0])
         free[i] -= 1
         lines[i].append(card)
-    return {"type": "place", "hand": d["hand"], "top": lines[0], "middle": lines[1],
-            "bottom": lines[2], "discard": discard, "version": view["version"]}
+    return {
+        "type": "place",
+        "hand": d["hand"],
+        "top": lines[0],
+        "middle": lines[1],
+        "bottom": lines[2],
+        "discard": discard,
+        "version": view["version"],
+    }
 
 
 _json_loads: Any = json.loads
@@ -144,8 +159,9 @@ class Seat(asyncio.Protocol):
     receiving the ``state`` that acknowledges it.
     """
 
-    def __init__(self, hands: int, think: float, stats: Stats, rng: random.Random,
-                 stagger: float = 0.0) -> None:
+    def __init__(
+        self, hands: int, think: float, stats: Stats, rng: random.Random, stagger: float = 0.0
+    ) -> None:
         self.hands, self.think, self.stats, self.rng = hands, think, stats, rng
         # A staggered start: the first action waits uniform 0..stagger seconds, so the
         # tables do not all reach their showdowns in the same instant.
@@ -261,8 +277,9 @@ class Seat(asyncio.Protocol):
             ):
                 self.counter += 1
                 ref = f"{view['seat']}-{self.counter}"
-                text = _dumps({"type": "action", "id": ref,
-                               "action": random_action(view, self.rng)}).encode()
+                text = _dumps(
+                    {"type": "action", "id": ref, "action": random_action(view, self.rng)}
+                ).encode()
                 wait = self.rng.uniform(0.0, 2.0 * self.think) if self.think > 0 else 0.0
                 wait, self.first_wait = wait + self.first_wait, 0.0
                 if wait > 0:
@@ -287,21 +304,26 @@ class Seat(asyncio.Protocol):
         self.write(text)
 
 
-async def open_seat(url: str, hands: int, think: float, stats: Stats,
-                    rng: random.Random, stagger: float = 0.0) -> Seat:
+async def open_seat(
+    url: str, hands: int, think: float, stats: Stats, rng: random.Random, stagger: float = 0.0
+) -> Seat:
     """Connect one seat (``ws://host:port/path?query``) and finish the handshake."""
     rest, _, token = url.split("://", 1)[1].partition("#")  # the token: first message
     hostport, path = rest.split("/", 1)
     host, port = hostport.rsplit(":", 1)
     loop = asyncio.get_running_loop()
     _transport, proto = await loop.create_connection(
-        lambda: Seat(hands, think, stats, rng, stagger), host, int(port))
+        lambda: Seat(hands, think, stats, rng, stagger), host, int(port)
+    )
     key = base64.b64encode(os.urandom(16)).decode()
     assert proto.transport is not None
     proto.transport.write(
-        (f"GET /{path} HTTP/1.1\r\nHost: {hostport}\r\nUpgrade: websocket\r\n"
-         f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-         "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+        (
+            f"GET /{path} HTTP/1.1\r\nHost: {hostport}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n"
+        ).encode()
+    )
     await asyncio.wait_for(proto.opened, 60)
     if token:
         proto.write(_dumps({"type": "auth", "token": token}).encode())
@@ -311,10 +333,26 @@ async def open_seat(url: str, hands: int, think: float, stats: Stats,
 def start_server(db: Path, log: Path, ws: str = "auto") -> tuple[subprocess.Popen[str], str]:
     env = dict(os.environ)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "chinese_poker.cli", "serve", "--host", "127.0.0.1",
-         "--port", "0", "--database-url", f"sqlite:///{db}", "--ws", ws,
-         "--rate-limits", NO_LIMITS],
-        stdout=subprocess.PIPE, stderr=log.open("w"), text=True, env=env,
+        [
+            sys.executable,
+            "-m",
+            "chinese_poker.cli",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--database-url",
+            f"sqlite:///{db}",
+            "--ws",
+            ws,
+            "--rate-limits",
+            NO_LIMITS,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=log.open("w"),
+        text=True,
+        env=env,
     )
     assert proc.stdout is not None
     line = proc.stdout.readline()
@@ -344,8 +382,7 @@ def wait_until_warm(url: str, limit: float = 300.0) -> None:
         if time.monotonic() - started > limit:
             raise SystemExit(f"the server did not load its kernels within {limit:.0f} s")
         time.sleep(0.5)
-    print(f"the server's kernels are loaded ({time.monotonic() - started:.1f} s)",
-          file=sys.stderr)
+    print(f"the server's kernels are loaded ({time.monotonic() - started:.1f} s)", file=sys.stderr)
 
 
 def stop_server(proc: subprocess.Popen[str]) -> None:
@@ -374,28 +411,51 @@ async def make_tables(url: str, n: int, preset: str) -> list[str]:
     urls: list[str] = []
     async with httpx.AsyncClient(base_url=url, timeout=60) as http:
         for _ in range(n):
-            made = (await http.post("/api/tables", json={
-                "preset": preset, "next_hand_delay": 0,
-                "seats": [{"kind": "human", "name": "A"}, {"kind": "human"}]})).json()
+            made = (
+                await http.post(
+                    "/api/tables",
+                    json={
+                        "preset": preset,
+                        "next_hand_delay": 0,
+                        "seats": [{"kind": "human", "name": "A"}, {"kind": "human"}],
+                    },
+                )
+            ).json()
             tid = made["table"]["id"]
-            joined = (await http.post(f"/api/tables/{tid}/join",
-                                      json={"code": made["join_code"], "name": "B"})).json()
-            urls += [f"{ws_base}/ws/tables/{tid}?role=seat#{made['token']}",
-                     f"{ws_base}/ws/tables/{tid}?role=seat#{joined['token']}"]
+            joined = (
+                await http.post(
+                    f"/api/tables/{tid}/join", json={"code": made["join_code"], "name": "B"}
+                )
+            ).json()
+            urls += [
+                f"{ws_base}/ws/tables/{tid}?role=seat#{made['token']}",
+                f"{ws_base}/ws/tables/{tid}?role=seat#{joined['token']}",
+            ]
     return urls
 
 
-async def play(urls: list[str], hands: int, think: float, seed: float, timeout: float,
-               on_connected: Any, wait_go: Any, stagger: float = 0.0) -> dict[str, Any]:
+async def play(
+    urls: list[str],
+    hands: int,
+    think: float,
+    seed: float,
+    timeout: float,
+    on_connected: Any,
+    wait_go: Any,
+    stagger: float = 0.0,
+) -> dict[str, Any]:
     """Connect every seat of ``urls``, wait for the go, play; this client's figures."""
     stats = Stats()
     rng = random.Random(seed)
     t0 = time.perf_counter()
     seats: list[Seat] = []
     for i in range(0, len(urls), 50):  # connect in slices (bounded handshake bursts)
-        seats += await asyncio.gather(*(
-            open_seat(u, hands, think, stats, random.Random(rng.random()), stagger)
-            for u in urls[i : i + 50]))
+        seats += await asyncio.gather(
+            *(
+                open_seat(u, hands, think, stats, random.Random(rng.random()), stagger)
+                for u in urls[i : i + 50]
+            )
+        )
     connect_s = time.perf_counter() - t0
     on_connected()
     await wait_go()
@@ -418,43 +478,82 @@ async def play(urls: list[str], hands: int, think: float, seed: float, timeout: 
     for s in seats:
         s.close()
     unfinished = len(pending) + sum(1 for f in done if not f.result())
-    return {"rtts": stats.rtts, "errors": stats.errors, "hands": stats.hands,
-            "actions": stats.actions, "unfinished": unfinished, "connect_s": connect_s,
-            "lags": lags,
-            "cpu": (cpu1.user - cpu0.user) + (cpu1.system - cpu0.system)}
+    return {
+        "rtts": stats.rtts,
+        "errors": stats.errors,
+        "hands": stats.hands,
+        "actions": stats.actions,
+        "unfinished": unfinished,
+        "connect_s": connect_s,
+        "lags": lags,
+        "cpu": (cpu1.user - cpu0.user) + (cpu1.system - cpu0.system),
+    }
 
 
-def _client_process(urls: list[str], hands: int, think: float, seed: float, timeout: float,
-                    ready_q: Any, go: Any, result_q: Any, stagger: float = 0.0) -> None:
+def _client_process(
+    urls: list[str],
+    hands: int,
+    think: float,
+    seed: float,
+    timeout: float,
+    ready_q: Any,
+    go: Any,
+    result_q: Any,
+    stagger: float = 0.0,
+) -> None:
     """A client process: its share of the seats, on its own event loop."""
 
     async def wait_go() -> None:
         await asyncio.get_running_loop().run_in_executor(None, go.wait)
 
     try:
-        result = _run_loop(play(urls, hands, think, seed, timeout,
-                                lambda: ready_q.put(len(urls)), wait_go, stagger))
+        result = _run_loop(
+            play(
+                urls, hands, think, seed, timeout, lambda: ready_q.put(len(urls)), wait_go, stagger
+            )
+        )
     except BaseException as exc:  # report, so that the parent does not wait forever
         ready_q.put(-1)
-        result = {"rtts": [], "errors": len(urls), "hands": 0, "actions": 0,
-                  "unfinished": len(urls), "connect_s": 0.0, "cpu": 0.0, "failed": repr(exc)}
+        result = {
+            "rtts": [],
+            "errors": len(urls),
+            "hands": 0,
+            "actions": 0,
+            "unfinished": len(urls),
+            "connect_s": 0.0,
+            "cpu": 0.0,
+            "failed": repr(exc),
+        }
     result_q.put(result)
 
 
-def run(args: argparse.Namespace, url: str, think: float,
-        pid: int | None = None) -> dict[str, Any]:
+def run(args: argparse.Namespace, url: str, think: float, pid: int | None = None) -> dict[str, Any]:
     """Open the tables, play them from ``args.clients`` client processes, measure."""
     urls = _run_loop(make_tables(url, args.tables, args.preset))
     ctx = mp.get_context("spawn")
     ready_q, result_q, go = ctx.Queue(), ctx.Queue(), ctx.Event()
     k = max(1, min(args.clients, len(urls)))
     # Both seats of a table in the same client process (they alternate turns).
-    shares = [urls[2 * i: 2 * i + 2] for i in range(len(urls) // 2)]
+    shares = [urls[2 * i : 2 * i + 2] for i in range(len(urls) // 2)]
     parts = [[u for share in shares[j::k] for u in share] for j in range(k)]
-    procs = [ctx.Process(target=_client_process,
-                         args=(part, args.hands, think, args.seed * 1000 + j, args.timeout,
-                               ready_q, go, result_q, args.stagger), daemon=True)
-             for j, part in enumerate(parts)]
+    procs = [
+        ctx.Process(
+            target=_client_process,
+            args=(
+                part,
+                args.hands,
+                think,
+                args.seed * 1000 + j,
+                args.timeout,
+                ready_q,
+                go,
+                result_q,
+                args.stagger,
+            ),
+            daemon=True,
+        )
+        for j, part in enumerate(parts)
+    ]
     t0 = time.perf_counter()
     for p in procs:
         p.start()
@@ -523,6 +622,10 @@ def run(args: argparse.Namespace, url: str, think: float,
         "ws": args.ws,
         "failures": [res["failed"] for res in results if "failed" in res],
         "server_rss_mib": server_rss_mib(pid),
+        # Python's own count of live memory blocks and of objects the GC pacer froze:
+        # flat blocks with a growing RSS is the allocator keeping a high-water mark.
+        "server_allocated_blocks": own.get("allocated_blocks"),
+        "server_gc_frozen": own.get("gc_frozen"),
         # The server's own timings (GET /api/metrics): read -> acknowledgement queued,
         # the event loop's lag and the GC's pauses, free of the clients' own delays.
         "server_action_ms_p50": own["actions"]["p50_ms"],
@@ -585,15 +688,32 @@ async def hint_flood(url: str, seconds: float, hints: int = 200) -> dict[str, An
     flooding = False
     creations: list[float] = []
     async with httpx.AsyncClient(base_url=url, timeout=60) as http:
-        table = (await http.post("/api/tables", json={  # a long tournament: never over
-            "preset": "ofc", "seats": bots, "bot_delay": 0, "next_hand_delay": 0,
-            "mode": "tournament", "tournament": {"stacks": {
-                f"rules-{i}": 10**9 for i in range(4)}}})).json()
+        table = (
+            await http.post(
+                "/api/tables",
+                json={  # a long tournament: never over
+                    "preset": "ofc",
+                    "seats": bots,
+                    "bot_delay": 0,
+                    "next_hand_delay": 0,
+                    "mode": "tournament",
+                    "tournament": {"stacks": {f"rules-{i}": 10**9 for i in range(4)}},
+                },
+            )
+        ).json()
         spectator = await connect(f"{ws_base}/ws/tables/{table['table']['id']}")
         watcher = asyncio.create_task(watch(spectator))
-        made = (await http.post("/api/tables", json={
-            "preset": "pineapple", "bot_delay": 10, "button": 1, "seats": [
-                {"kind": "human"}, {"kind": "bot", "bot": "rules"}]})).json()
+        made = (
+            await http.post(
+                "/api/tables",
+                json={
+                    "preset": "pineapple",
+                    "bot_delay": 10,
+                    "button": 1,
+                    "seats": [{"kind": "human"}, {"kind": "bot", "bot": "rules"}],
+                },
+            )
+        ).json()
         async with connect(f"{ws_base}/ws/tables/{made['table']['id']}?role=seat") as ws:
             await ws.send(_dumps({"type": "auth", "token": made["token"]}))
 
@@ -627,8 +747,13 @@ async def hint_flood(url: str, seconds: float, hints: int = 200) -> dict[str, An
 
             async def creating(span: float) -> None:
                 t0 = time.perf_counter()
-                await http.post("/api/tables", json={"preset": "pineapple", "seats": [
-                    {"kind": "human"}, {"kind": "bot", "bot": "rules"}]})
+                await http.post(
+                    "/api/tables",
+                    json={
+                        "preset": "pineapple",
+                        "seats": [{"kind": "human"}, {"kind": "bot", "bot": "rules"}],
+                    },
+                )
                 creations.append(time.perf_counter() - t0)
                 await asyncio.sleep(max(0.0, span - (time.perf_counter() - t0)))
 
@@ -671,26 +796,33 @@ def _run_loop(coro: Any) -> Any:
 
 
 def print_table(results: list[dict[str, Any]]) -> None:
-    print("| run | tables | connections | actions | actions/s | p50 ms | p99 ms | max ms | errors"
-          " | server CPU/action | client CPU/action | load avg | server RSS"
-          " | server's own p50 / p99 ms | server loop lag p99 ms | longest GC ms"
-          " | client loop lag p99 ms |")
+    print(
+        "| run | tables | connections | actions | actions/s | p50 ms | p99 ms | max ms | errors"
+        " | server CPU/action | client CPU/action | load avg | server RSS"
+        " | server's own p50 / p99 ms | server loop lag p99 ms | longest GC ms"
+        " | client loop lag p99 ms |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
-        label = ("saturating (think 0)" if r["think_seconds"] == 0
-                 else f"human-paced (think {r['think_seconds']:g} s)")
+        label = (
+            "saturating (think 0)"
+            if r["think_seconds"] == 0
+            else f"human-paced (think {r['think_seconds']:g} s)"
+        )
         if r.get("stagger_seconds"):
             label += f", staggered start {r['stagger_seconds']:g} s"
         else:
             label += ", all tables start together"
-        print(f"| {label} | {r['tables']} | {r['connections']} | {r['actions']} |"
-              f" {r['actions_per_second']} | {r['rtt_ms_p50']} | {r['rtt_ms_p99']} |"
-              f" {r['rtt_ms_max']} | {r['errors']} |"
-              f" {r['server_cpu_us_per_action']} us | {r['client_cpu_us_per_action']} us |"
-              f" {r['load_average_before']} | {r.get('server_rss_mib')} MiB |"
-              f" {r['server_action_ms_p50']} / {r['server_action_ms_p99']} |"
-              f" {r['server_loop_lag_ms_p99']} | {r['server_gc_pause_ms_max']} |"
-              f" {r['client_loop_lag_ms_p99']} |")
+        print(
+            f"| {label} | {r['tables']} | {r['connections']} | {r['actions']} |"
+            f" {r['actions_per_second']} | {r['rtt_ms_p50']} | {r['rtt_ms_p99']} |"
+            f" {r['rtt_ms_max']} | {r['errors']} |"
+            f" {r['server_cpu_us_per_action']} us | {r['client_cpu_us_per_action']} us |"
+            f" {r['load_average_before']} | {r.get('server_rss_mib')} MiB |"
+            f" {r['server_action_ms_p50']} / {r['server_action_ms_p99']} |"
+            f" {r['server_loop_lag_ms_p99']} | {r['server_gc_pause_ms_max']} |"
+            f" {r['client_loop_lag_ms_p99']} |"
+        )
 
 
 def main() -> None:
@@ -698,31 +830,56 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=TARGET_TABLES)
     parser.add_argument("--hands", type=int, default=2, help="hands per table (default 2)")
     parser.add_argument("--preset", default="pineapple")
-    parser.add_argument("--think", type=float, nargs="+", default=[0.0], metavar="SECONDS",
-                        help="client think time: each action waits uniform 0..2*SECONDS"
-                        " (default 0: act at once, saturating); several values: one run each"
-                        " (a fresh server per run), e.g. --think 0 1")
-    parser.add_argument("--stagger", type=float, default=0.0, metavar="SECONDS",
-                        help="start each table after a random 0..SECONDS wait, so hands do"
-                        " not all end at once (default 0: every table starts together)")
-    parser.add_argument("--clients", type=int, default=1,
-                        help="client processes sharing the seats (default 1)")
-    parser.add_argument("--ws", default="auto",
-                        choices=["auto", "websockets", "websockets-sansio", "wsproto"],
-                        help="the server's WebSocket implementation (serve --ws)")
+    parser.add_argument(
+        "--think",
+        type=float,
+        nargs="+",
+        default=[0.0],
+        metavar="SECONDS",
+        help="client think time: each action waits uniform 0..2*SECONDS"
+        " (default 0: act at once, saturating); several values: one run each"
+        " (a fresh server per run), e.g. --think 0 1",
+    )
+    parser.add_argument(
+        "--stagger",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="start each table after a random 0..SECONDS wait, so hands do"
+        " not all end at once (default 0: every table starts together)",
+    )
+    parser.add_argument(
+        "--clients", type=int, default=1, help="client processes sharing the seats (default 1)"
+    )
+    parser.add_argument(
+        "--ws",
+        default="auto",
+        choices=["auto", "websockets", "websockets-sansio", "wsproto"],
+        help="the server's WebSocket implementation (serve --ws)",
+    )
     parser.add_argument("--timeout", type=float, default=180.0, help="overall bound, seconds")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", action="store_true", help="write bench/results/server_load.json")
     parser.add_argument("--url", help="use a server already running at this URL (loopback)")
-    parser.add_argument("--runs", type=int, default=1,
-                        help="consecutive runs against one server (memory stays flat?)")
-    parser.add_argument("--hint-flood", action="store_true",
-                        help="the hint-flood run instead (see the module docstring)")
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=1,
+        help="consecutive runs against one server (memory stays flat?)",
+    )
+    parser.add_argument(
+        "--hint-flood",
+        action="store_true",
+        help="the hint-flood run instead (see the module docstring)",
+    )
     parser.add_argument("--flood-seconds", type=float, default=10.0)
     parser.add_argument("--db-dir", help="folder for the temporary SQLite file (default: tmp)")
-    parser.add_argument("--target", choices=sorted(TARGETS),
-                        help="one of issue 9's benchmarks with its own settings (overrides"
-                        " --tables, --hands, --think, --clients, --runs, --hint-flood)")
+    parser.add_argument(
+        "--target",
+        choices=sorted(TARGETS),
+        help="one of issue 9's benchmarks with its own settings (overrides"
+        " --tables, --hands, --think, --clients, --runs, --hint-flood)",
+    )
     args = parser.parse_args()
     if args.target:
         for key, value in TARGETS[args.target].items():
@@ -751,24 +908,38 @@ def main() -> None:
             proc, url = start_server(db, log, args.ws)
             try:
                 wait_until_warm(url)
-                print(f"{args.tables} tables, {2 * args.tables} connections, {args.hands}"
-                      f" hand(s) each, think {think:g} s, {args.clients} client process(es)"
-                      " ...", file=sys.stderr)
+                print(
+                    f"{args.tables} tables, {2 * args.tables} connections, {args.hands}"
+                    f" hand(s) each, think {think:g} s, {args.clients} client process(es)"
+                    " ...",
+                    file=sys.stderr,
+                )
                 for i in range(args.runs):
                     results.append(run(args, url, think, proc.pid) | {"run": i + 1})
-                    print(f"run {i + 1}: p99 {results[-1]['rtt_ms_p99']} ms,"
-                          f" RSS {results[-1]['server_rss_mib']} MiB", file=sys.stderr)
+                    print(
+                        f"run {i + 1}: p99 {results[-1]['rtt_ms_p99']} ms,"
+                        f" RSS {results[-1]['server_rss_mib']} MiB, Python blocks"
+                        f" {results[-1]['server_allocated_blocks']}, frozen"
+                        f" {results[-1]['server_gc_frozen']}",
+                        file=sys.stderr,
+                    )
             finally:
                 stop_server(proc)
     print_table(results)
     for r in results:
         # The target's own table count: 200 in lock step, 3,000 human-paced.
         want = max(TARGET_TABLES, r["tables"]) if r["think_seconds"] else TARGET_TABLES
-        ok = (r["rtt_ms_p99"] < TARGET_P99_MS and r["tables"] >= want
-              and r["errors"] == 0 and r["unfinished_clients"] == 0)
-        print(f"\n{r['mode']} (think {r['think_seconds']:g} s): target {want} tables"
-              f" with p99 < {TARGET_P99_MS:.0f} ms: {'met' if ok else 'NOT met'}",
-              file=sys.stderr)
+        ok = (
+            r["rtt_ms_p99"] < TARGET_P99_MS
+            and r["tables"] >= want
+            and r["errors"] == 0
+            and r["unfinished_clients"] == 0
+        )
+        print(
+            f"\n{r['mode']} (think {r['think_seconds']:g} s): target {want} tables"
+            f" with p99 < {TARGET_P99_MS:.0f} ms: {'met' if ok else 'NOT met'}",
+            file=sys.stderr,
+        )
         print(json.dumps(r), file=sys.stderr)
     if args.json:
         RESULTS.mkdir(exist_ok=True)

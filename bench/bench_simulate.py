@@ -64,8 +64,10 @@ def measure(
         }
         if best is None or run["hands_per_second"] > best["hands_per_second"]:
             best = run
-        print(f"  workers={workers}: {run['hands_per_second']} hands/s (load {load:.2f})",
-              file=sys.stderr)
+        print(
+            f"  workers={workers}: {run['hands_per_second']} hands/s (load {load:.2f})",
+            file=sys.stderr,
+        )
     assert best is not None and summary is not None
     best["summary"] = summary
     return best
@@ -85,28 +87,30 @@ def main() -> None:
     if args.quick:
         args.hands, args.repeats = 400, 1
     runs = [
-        measure(args.rules, args.bots, args.hands, w, args.repeats, args.seed)
-        for w in args.workers
+        measure(args.rules, args.bots, args.hands, w, args.repeats, args.seed) for w in args.workers
     ]
     same = all(r["summary"] == runs[0]["summary"] for r in runs)
     base = runs[0]["hands_per_second"]
-    print(f"{args.rules}, {args.bots}, {args.hands} hands, seed {args.seed},"
-          f" {os.cpu_count()} CPUs, Python {platform.python_version()}")
+    print(
+        f"{args.rules}, {args.bots}, {args.hands} hands, seed {args.seed},"
+        f" {os.cpu_count()} CPUs, Python {platform.python_version()}"
+    )
     print()
     print("| Workers | Hands/s (wall) | Speed-up | Seconds | Hands per CPU-s | Load before |")
     print("|---:|---:|---:|---:|---:|---:|")
     for r in runs:
-        print(f"| {r['workers']} | {r['hands_per_second']:.1f} |"
-              f" {r['hands_per_second'] / base:.2f}x | {r['seconds']:.2f} |"
-              f" {r['hands_per_cpu_second']:.1f} | {r['load_before']:.2f} |")
+        print(
+            f"| {r['workers']} | {r['hands_per_second']:.1f} |"
+            f" {r['hands_per_second'] / base:.2f}x | {r['seconds']:.2f} |"
+            f" {r['hands_per_cpu_second']:.1f} | {r['load_before']:.2f} |"
+        )
     print()
     print(f"Identical results for every worker count: {'yes' if same else 'NO'}")
     if args.json:
         OUT.parent.mkdir(exist_ok=True)
         data = {
             "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
-            "job": {"rules": args.rules, "bots": args.bots, "hands": args.hands,
-                    "seed": args.seed},
+            "job": {"rules": args.rules, "bots": args.bots, "hands": args.hands, "seed": args.seed},
             "runs": [{k: v for k, v in r.items() if k != "summary"} for r in runs],
             "identical": same,
         }

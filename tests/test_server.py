@@ -686,12 +686,26 @@ def test_one_actions_states_are_each_seats_own_state_message(preset: str) -> Non
         last = table.log[-1]
         clocks = [{"seat": 0, "remaining": 1.5, "limit": 30.0}]
         many = connections.ViewCache(rules).state_messages(
-            table, table_id="t-1", hand=2, seats=sockets, last=last, clocks=clocks,
-            commitment="c0ffee")
+            table,
+            table_id="t-1",
+            hand=2,
+            seats=sockets,
+            last=last,
+            clocks=clocks,
+            commitment="c0ffee",
+        )
         alone = connections.ViewCache(rules)
         assert many == [
-            alone.state_message(table, table_id="t-1", hand=2, seat=seat, last=last, ack=ack,
-                                clocks=clocks, commitment="c0ffee")
+            alone.state_message(
+                table,
+                table_id="t-1",
+                hand=2,
+                seat=seat,
+                last=last,
+                ack=ack,
+                clocks=clocks,
+                commitment="c0ffee",
+            )
             for seat, ack in sockets
         ]
 
@@ -711,3 +725,15 @@ def test_a_monte_carlo_bot_plays_at_a_table(client: TestClient) -> None:
         if state["version"] == 0:  # the bot (left of the button) has not acted yet
             state = recv_until(ws, lambda m: m["type"] == "state")
         assert state["version"] == 1 and state["view"]["boards"][1]["placed"] == 5
+
+
+def test_metrics_answer_only_the_servers_own_machine_and_say_what_memory_is(
+    tmp_path: Path,
+) -> None:
+    app = create_app(f"sqlite:///{tmp_path / 'server.db'}")
+    with TestClient(app, client=("127.0.0.1", 50000)) as local:
+        got = local.get("/api/metrics").json()
+        assert {"actions", "loop_lag", "gc_pauses", "kernels_warm"} <= set(got)
+        assert got["allocated_blocks"] > 0 and got["gc_frozen"] >= 0
+    with TestClient(app, client=("203.0.113.9", 50000)) as outside:
+        assert outside.get("/api/metrics").status_code == 404

@@ -217,9 +217,12 @@ def analyse_street(
     knobs = (level.policy_foul_scale, level.policy_strength_scale, level.fl_scale,
              level.pick_max)  # fmt: skip
     if knobs != (1, 1, 1, 1):
-        sit.tables = sit.tables.with_policy(foul_scale=level.policy_foul_scale,
-                                            strength_scale=level.policy_strength_scale,
-                                            fl_scale=level.fl_scale, pick_max=level.pick_max)
+        sit.tables = sit.tables.with_policy(
+            foul_scale=level.policy_foul_scale,
+            strength_scale=level.policy_strength_scale,
+            fl_scale=level.fl_scale,
+            pick_max=level.pick_max,
+        )
     cands = [sit.candidate(a) for a in actions]
     rng = random.Random(seed)
     screened, screen_fouls = rollout.static_scores(

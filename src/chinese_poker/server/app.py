@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import logging
+import sys
 import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
@@ -470,7 +472,11 @@ def create_app(
             raise HTTPException(404, "Not Found")
         manager = manager_of(request)
         return manager.timings.snapshot(reset) | {
-            "kernels_warm": manager.workers.kernels_warm.is_set()
+            "kernels_warm": manager.workers.kernels_warm.is_set(),
+            # Memory as Python sees it, to tell a leak from the allocator's high-water
+            # mark (RSS) and from reference cycles the GC pacer froze alive.
+            "allocated_blocks": sys.getallocatedblocks(),
+            "gc_frozen": gc.get_freeze_count(),
         }
 
     @app.get("/api/presets", response_model=list[PresetInfo], tags=["meta"])

@@ -181,9 +181,7 @@ class Workers:
 
     def _warm_bots(self, _: object) -> None:
         with contextlib.suppress(RuntimeError):  # already shut down
-            self._bots.submit(_warm_kernels).add_done_callback(
-                lambda _: self.kernels_warm.set()
-            )
+            self._bots.submit(_warm_kernels).add_done_callback(lambda _: self.kernels_warm.set())
 
     def _hint_pool(self) -> Executor:
         if self._hint_processes:

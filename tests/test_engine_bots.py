@@ -151,3 +151,19 @@ def test_mc_plays_rules_its_kernels_do_not_all_model(options: dict[str, object])
     bots = {"A": MonteCarloBot(seed=1, level=1), "B": MonteCarloBot(seed=2, level=1)}
     results = play_session(session, bots, max_hands=2)
     assert len(results) == 2
+
+
+def test_mc_plays_classic_rules_the_setting_solver_refuses() -> None:
+    """royalty_award=cancel with one royalty a hand: the solver refuses it (a RulesError),
+    so mc sets with the rule bot instead of raising in the middle of a hand (the server
+    would then play random moves for it)."""
+    from chinese_poker.ai.mc import MonteCarloBot
+    from chinese_poker.ai.setting import solve_setting
+    from chinese_poker.rules import RulesError
+
+    rules = rules_for("classic", royalty_award="cancel", max_royalties_per_hand=1)
+    with pytest.raises(RulesError):
+        solve_setting(tuple(range(13)), rules)
+    session = Session(rules, ["A", "B"], seed=3)
+    bots = {"A": MonteCarloBot(seed=1), "B": MonteCarloBot(seed=2)}
+    assert len(play_session(session, bots, max_hands=2)) == 2

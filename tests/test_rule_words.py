@@ -62,5 +62,6 @@ def test_presets_carry_their_words_and_variant_facts() -> None:
     assert list(cat) == list(PRESETS)
     assert cat["pineapple"]["label"] == "Pineapple" and cat["pineapple"]["open_face"] is True
     assert cat["classic"]["open_face"] is False
+    assert cat["criss-cross"]["hands_per_seat"] == 2 and cat["classic"]["hands_per_seat"] == 1
     assert cat["criss-cross"]["players"] == list(rules_for("criss-cross").player_counts)
     assert cat["ofc-finnish"]["rules"] == rules_for("ofc-finnish").to_dict()

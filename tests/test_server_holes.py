@@ -478,3 +478,67 @@ def test_the_gc_pacer_freezes_survivors_and_still_frees_cycles(
         gc.unfreeze()
     assert frozen > 0 and waiting and freed
     assert gc.get_freeze_count() == 0
+
+
+# --------------------------------------------------------------------------- shutdown
+
+
+@pytest.mark.parametrize("store_last", [False, True])
+def test_shutdown_settles_a_hand_whose_last_action_was_still_being_stored(
+    tmp_path: Path, store_last: bool
+) -> None:
+    # The last action's write, stored at shutdown, ends the hand and queues its
+    # settlement: close() must settle it and store that too, not leave it to a loop
+    # that is about to stop.
+    import asyncio
+
+    from chinese_poker.engine import timeout_action
+    from chinese_poker.server.db import Store
+    from chinese_poker.server.messages import CreateTable
+    from chinese_poker.server.scheduling import Workers
+    from chinese_poker.server.tables import TableManager
+
+    url = f"sqlite:///{tmp_path / 'close.db'}"
+
+    async def scenario() -> tuple[str, bool, int]:
+        store = Store(url)
+        store.migrate()
+        manager = TableManager(store, Workers(hint_processes=False))
+        try:
+            made = manager.create(
+                CreateTable(
+                    preset="classic",
+                    seats=[{"kind": "human"}, {"kind": "human"}],
+                    next_hand_delay=0,
+                )
+            )
+            made.table.claim(None, "Bob")
+            live = made.table
+            table = live.table
+            assert table is not None and live.game.playing
+            while table.to_act:
+                seat = table.to_act[0]
+                action = timeout_action(table.decisions(seat)[0], table.version)
+                assert live.submit(live.game.in_hand[seat], action).ok
+                if table.to_act:
+                    manager.flush()  # every write but the last is stored
+            assert live.writing  # the last action: applied, not yet stored
+            if store_last:
+                # Stored: the settlement waits in the deferred work, and a table with
+                # nobody watching must not leave memory before it runs (it would stop).
+                manager.flush()
+                assert live.game.unsettled and len(manager.deferred) == 1
+                assert not live.idle
+        finally:
+            manager.close()  # no loop turn in between: close() itself must settle
+        unsettled, waiting = live.game.unsettled, len(manager.deferred)
+        store.close()
+        return live.id, unsettled, waiting
+
+    tid, unsettled, waiting = asyncio.run(scenario())
+    assert not unsettled and waiting == 0
+    after = Store(url)
+    stored = after.load_table(tid)
+    after.close()
+    assert stored is not None
+    assert next(h for h in stored.hands if h.number == 1).record is not None  # stored

@@ -56,7 +56,7 @@ from chinese_poker.engine.actions import (
     iter_placements,
 )
 from chinese_poker.engine.views import View
-from chinese_poker.rules import Rules
+from chinese_poker.rules import Rules, RulesError
 
 if TYPE_CHECKING:
     from chinese_poker.ai.setting import SettingSolution
@@ -380,7 +380,10 @@ class MonteCarloBot:
         if sol is None:
             rules = view.rules
             opponents = rules.spec.opponent_hands(len(view.players))
-            sol = solve_setting(cards, rules, opponents=opponents)
+            try:
+                sol = solve_setting(cards, rules, opponents=opponents)
+            except RulesError:  # rules the solver refuses: the rules bot plays (as above)
+                return None
             if len(self._settings) > 64:
                 self._settings.clear()
             self._settings[key] = sol

@@ -350,7 +350,7 @@ def option_catalogue() -> list[dict[str, Any]]:
 
 def preset_catalogue() -> list[dict[str, Any]]:
     """Every §14 preset: ``name``, ``label``, ``help``, ``variant``, ``open_face``,
-    ``players`` (allowed counts) and its complete ``rules``."""
+    ``hands_per_seat``, ``players`` (allowed counts) and its complete ``rules``."""
     out = []
     for name in PRESETS:
         rules = rules_for(name)
@@ -362,6 +362,7 @@ def preset_catalogue() -> list[dict[str, Any]]:
                 "help": words.help,
                 "variant": rules.variant,
                 "open_face": rules.spec.variant.open_face,
+                "hands_per_seat": rules.spec.variant.hands_per_seat,
                 "players": list(rules.player_counts),
                 "rules": rules.to_dict(),
             }

@@ -74,6 +74,7 @@ class PresetInfo(BaseModel):
     help: str = Field(description="a one-line explanation")
     variant: str
     open_face: bool = Field(description="an open-face game (the compiled spec's variant fact)")
+    hands_per_seat: int = Field(description="hands a player sets (two in Criss Cross)")
     players: list[int] = Field(description="the allowed player counts")
     rules: dict[str, Any] = Field(description="the complete rules (Rules.to_dict())")
 

@@ -249,6 +249,7 @@ class LiveTable:
             and self._next_hand is None
             and not self.timers.running
             and not self._grace
+            and not self._settle_due  # a hand's settlement waits in the deferred work
             and not any(c.connected for c in self.game.chairs)
         )
 
@@ -1033,6 +1034,15 @@ class LiveTable:
         self.last_used = time.monotonic()
         self.manager.deferred.busy()
         self.settle_due()  # what follows sees (and is answered after) the hand's end
+        fresh = self.manager.tables.get(self.id)
+        if fresh is not self:  # the settlement failed and the table was rebuilt
+            if fresh is not None and conn in fresh.conns:
+                fresh.handle(conn, text, read_at)
+            else:
+                self._error(
+                    conn, None, ErrorCode.SERVER_ERROR, "the table was reloaded; send again"
+                )
+            return
         if text is None:
             self._error(conn, None, ErrorCode.BAD_JSON, "send JSON text frames, not binary ones")
             return
@@ -1566,6 +1576,9 @@ class TableManager:
         """Settle what waits, store pending writes, stop every table's timers and bots,
         close every socket."""
         try:
+            # Storing the last writes can end a hand, which queues its settlement: so
+            # flush, settle, and flush what the settlements wrote.
+            self.flush()
             self.deferred.drain()
             self.flush()
         except Exception:

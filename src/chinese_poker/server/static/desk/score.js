@@ -76,17 +76,23 @@ function fromLink(data) {
 
 const presetOf = () => PRESETS.find((p) => p.name === S.preset) || { name: S.preset, open_face: true, players: [2, 3, 4], rules: {} };
 // Open-face or not is the server's fact (the preset's compiled spec), not a list here.
-const isOpen = () => (S.spec ? S.spec.variant.open_face : presetOf().open_face === true);
+// The spec is the one of the rules chosen now: offline, after a change of rules, the last
+// spec fetched is another ruleset's, and the shape comes from the cached preset list.
+const rulesKey = () => JSON.stringify([S.preset, S.options]);
+const specNow = () => (S.spec && S.specKey === rulesKey() ? S.spec : null);
+const isOpen = () => (specNow() ? specNow().variant.open_face : presetOf().open_face === true);
 // Hands per seat (two in Criss Cross) is the spec's too.
-const handsPer = () => (S.spec ? S.spec.variant.hands_per_seat : 1);
+const handsPer = () => (specNow() ? specNow().variant.hands_per_seat : presetOf().hands_per_seat || 1);
 const isCross = () => handsPer() > 1;
 
 /** The compiled spec of the session's rules, from the server; offline, the last one
  * fetched (kept with the session in localStorage). */
 async function refreshSpec(reply = null) {
   try {
+    const key = rulesKey();
     const r = reply || await api("/api/board", { rules: S.preset, options: S.options, board: " | | " });
     S.spec = r.spec;
+    S.specKey = key;
     save();
   } catch (e) {
     if (!(e instanceof Offline)) refuse("extra-reason", e.message);
@@ -98,7 +104,7 @@ async function refreshSpec(reply = null) {
  * their words, and the boards only if their shape changed (open-face, hands a seat), so
  * that nothing being entered is re-rendered under the person's fingers. */
 async function respec() {
-  const shape = () => (S.spec ? `${S.spec.variant.open_face}/${S.spec.variant.hands_per_seat}` : "");
+  const shape = () => `${isOpen()}/${handsPer()}`;
   const before = shape();
   await refreshSpec();
   if (shape() !== before) renderAll();

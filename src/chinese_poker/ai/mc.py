@@ -371,10 +371,8 @@ class MonteCarloBot:
     # ------------------------------------------------------------------ classic
 
     def _solution(self, view: View, cards: Sequence[Card], hand: int) -> SettingSolution | None:
-        try:
-            from chinese_poker.ai.setting import solve_setting
-        except ImportError:  # pragma: no cover - the solver is part of the package now
-            return None
+        from chinese_poker.ai.setting import solve_setting
+
         key = (tuple(sorted(cards)), hand)
         sol = self._settings.get(key)
         if sol is None:

@@ -194,12 +194,22 @@ def _check(cards: Sequence[Card], rules: Rules) -> tuple[Card, ...]:
         raise RulesError(f"expected a Rules object, got {type(rules).__name__}")
     require_supported(rules, "the setting solver", **SUPPORTED)
     royalties = rules.spec.scoring.royalties
-    if royalties.award == RoyaltyAward.CANCEL and royalties.max_per_hand == 1:
-        # Which line's royalty is left after the cap decides what cancels; the model
-        # values lines one at a time (a property test found the two disagree).
+    if royalties.max_per_hand == 1 and royalties.award in (
+        RoyaltyAward.CANCEL,
+        RoyaltyAward.BEST_AT_TABLE,
+    ):
+        # Which line's royalty is left after the cap decides what cancels or is best at
+        # the table; the model values lines one at a time (a property test found both).
         raise RulesError(
-            "the setting solver does not model royalty_award=cancel together with "
-            "max_royalties_per_hand=1"
+            f"the setting solver does not model royalty_award={royalties.award} together "
+            "with max_royalties_per_hand=1"
+        )
+    if rules.spec.scoring.low_qualifier and not rules.spec.scoring.misset_penalised:
+        # A low middle that fails the qualifier is valued as a foul, which
+        # misset_rule=ignore does not penalise (a property test found the two disagree).
+        raise RulesError(
+            "the setting solver does not model misset_rule=ignore together with "
+            "low_middle_qualifier=ten_high_no_pair"
         )
     try:
         hand = tuple(int(c) for c in cards)

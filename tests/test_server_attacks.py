@@ -822,3 +822,27 @@ def test_an_idle_table_leaves_memory_and_comes_back_as_it_was(client: TestClient
             pass
     assert after["version"] == before["version"] and after["hand"] == before["hand"]
     assert tid in manager.tables
+
+
+def test_a_finished_table_leaves_memory_with_its_last_socket(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not at the next sweep (a busy server would keep a whole round of finished
+    tables beside the live ones): the sweep is switched off here."""
+    manager = client.app.state.manager  # type: ignore[attr-defined]
+    monkeypatch.setattr(manager, "evict", lambda idle_seconds: 0)
+    made = create(
+        client,
+        preset="pineapple",
+        seats=[{"kind": "bot", "bot": "random"}, {"kind": "bot", "bot": "random"}],
+    )
+    tid = made["table"]["id"]
+    with client.websocket_connect(f"/ws/tables/{tid}") as ws:  # a spectator
+        while recv(ws)["type"] != "session_end":
+            pass
+        assert tid in manager.tables  # watched: stays
+    deadline = time.monotonic() + 10
+    while tid in manager.tables:  # the socket's goodbye is handled on the server's loop
+        assert time.monotonic() < deadline, "the finished table stayed in memory"
+        time.sleep(0.02)
+    assert client.get(f"/api/tables/{tid}").json()["status"] == "finished"

@@ -74,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
 
     from chinese_poker.server.app import create_app
     from chinese_poker.server.db import default_database_url
+    from chinese_poker.server.transport import http_protocol
 
     url = args.database_url or default_database_url()
     limits = _rate_limits(args.rate_limits)
@@ -104,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
     config = uvicorn.Config(
         app,
         log_level=args.log_level,
+        http=http_protocol(),
         ws=args.ws,
         ws_max_size=1024 * 1024,
         ws_ping_interval=20.0,

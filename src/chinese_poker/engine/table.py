@@ -367,6 +367,7 @@ class Table:
         self._epoch = [0] * n
         self._log: list[LogEntry] = []
         self.settlement: Settlement | None = None
+        self._settlement_data: dict[str, Any] | None = None
         hands = self._variant.hands_per_seat
         self._boxes: list[_Box] = [
             _Box(seat, h, self.fantasyland.get(seat, 0)) for h in range(hands) for seat in range(n)
@@ -641,6 +642,14 @@ class Table:
     def dealt(self, seat: int, hand: int = 0) -> tuple[Card, ...]:
         """Cards dealt to a seat so far, in order (host use)."""
         return tuple(self._box(seat, hand).dealt)
+
+    def settlement_data(self) -> dict[str, Any] | None:
+        """The settlement's JSON form (``Settlement.to_dict()``), made once per hand:
+        every view of the showdown shows it, and it is most of a showdown view's cost.
+        Shared by those views; not to be changed."""
+        if self._settlement_data is None and self.settlement is not None:
+            self._settlement_data = self.settlement.to_dict()
+        return self._settlement_data
 
     @property
     def totals(self) -> dict[str, int]:

@@ -291,8 +291,9 @@ def build_view(table: Table, seat: int | None) -> View:
         if state.seat == seat and state.decision is not None:
             hand.extend(state.decision.cards)
     settlement = None
-    if over and table.settlement is not None:
-        settlement = _public_settlement(table, states, seat, table.settlement.to_dict())
+    data = table.settlement_data() if over else None
+    if data is not None:
+        settlement = _public_settlement(table, states, seat, data)
     return View(
         seat=seat,
         player=table.players[seat] if seat is not None else None,

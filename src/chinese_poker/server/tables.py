@@ -1027,6 +1027,10 @@ class LiveTable:
                     self._broadcast_seats()
                     self._left(chair.seat)
         conn.close()
+        if self.status == "finished" and self.idle:
+            # Leaves memory with its last socket, not at the next sweep: a busy server
+            # would otherwise keep one round of finished tables beside the live ones.
+            self.manager.drop(self)
 
     def handle(self, conn: Conn, text: str | None, read_at: float | None = None) -> None:
         """Validate and carry out one client message; errors go to ``conn`` only.
@@ -1482,9 +1486,14 @@ class TableManager:
             if live.idle and (live.status == "finished" or now - live.last_used > idle_seconds)
         ]
         for live in gone:
+            self.drop(live)
+        return len(gone)
+
+    def drop(self, live: LiveTable) -> None:
+        """Take ``live`` out of memory (it is rebuilt from the store when asked for)."""
+        if self.tables.get(live.id) is live:
             live.stop()
             del self.tables[live.id]
-        return len(gone)
 
     # ------------------------------------------------------------------ creating
 

@@ -360,7 +360,8 @@ class GcPacer:
     since. Frozen objects are still freed by reference counting; only reference cycles
     that were alive when frozen wait, until the full collection every
     :data:`FULL_SECONDS` (``gc.unfreeze`` + ``gc.collect``), one long pause instead of
-    many.
+    many. So nothing made per table or per socket may be a cycle (see
+    :mod:`chinese_poker.server.transport` for the one uvicorn made).
     """
 
     def __init__(self) -> None:

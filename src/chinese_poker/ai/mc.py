@@ -96,7 +96,9 @@ class Level:
     of earning or keeping Fantasyland, in the policy and in the rollouts' results;
     ``pick_max``: a policy completion is worth that share of its best arrangement and
     the rest of the mean of the arrangements tried. These four are experiment knobs
-    (docs/bots.md, the ablation), 1 at every level.
+    (docs/bots.md, the ablation), 1 at every level. ``foul_repair``: rounds of swaps
+    with which a policy completion whose arrangements all foul looks for a valid board
+    (:func:`~chinese_poker.ai.rollout.Tables.with_policy`; 0, none, in ``mc-v1``).
     """
 
     rollouts: int
@@ -111,6 +113,7 @@ class Level:
     policy_strength_scale: float = 1.0
     fl_scale: float = 1.0
     pick_max: float = 1.0
+    foul_repair: int = 0
 
 
 #: Points charged per unit of foul probability when choosing a placement. Chasing
@@ -215,13 +218,14 @@ def analyse_street(
     actions = list(iter_placements(decision, view.version))
     sit = rollout.Situation.from_view(view, decision)
     knobs = (level.policy_foul_scale, level.policy_strength_scale, level.fl_scale,
-             level.pick_max)  # fmt: skip
-    if knobs != (1, 1, 1, 1):
+             level.pick_max, level.foul_repair)  # fmt: skip
+    if knobs != (1, 1, 1, 1, 0):
         sit.tables = sit.tables.with_policy(
             foul_scale=level.policy_foul_scale,
             strength_scale=level.policy_strength_scale,
             fl_scale=level.fl_scale,
             pick_max=level.pick_max,
+            repair=level.foul_repair,
         )
     cands = [sit.candidate(a) for a in actions]
     rng = random.Random(seed)

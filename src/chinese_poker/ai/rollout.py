@@ -153,7 +153,8 @@ def _scale(rules: Rules) -> float:
     POL_THROWN,
     POL_STAY_BOTTOM_MIN,
     POL_PICK_MAX,
-) = range(8)
+    POL_REPAIR,
+) = range(9)
 (
     SC_V, SC_O, SC_S, SC_MORE_LINES, SC_FOUL_VALUE, SC_FOUL_PAYS, SC_AWARD, SC_FINNISH,
     SC_DEUCE_FOULED, SC_PENALISED, SC_MAX_ONE, SC_SPLIT_TIES, SC_SHOWDOWN,
@@ -209,12 +210,16 @@ class Tables:
         strength_scale: float = 1.0,
         fl_scale: float = 1.0,
         pick_max: float = 1.0,
+        repair: int = 0,
     ) -> Tables:
         """These tables with the fast policy's foul penalty and line-strength weight, and
         the value of earning or keeping Fantasyland, multiplied by these factors; a
-        completion worth ``pick_max`` x its best arrangement + the rest x their mean."""
+        completion worth ``pick_max`` x its best arrangement + the rest x their mean;
+        ``repair``: rounds of swaps that try to turn a completion whose best arrangement
+        fouls into a valid board (:func:`_repair`)."""
         policy = self.policy.copy()
         policy[POL_PICK_MAX] = pick_max
+        policy[POL_REPAIR] = repair
         policy[POL_FOUL_PENALTY] *= foul_scale
         policy[POL_W] *= strength_scale
         policy[POL_STAY_VALUE] *= fl_scale
@@ -283,7 +288,7 @@ def tables_for(rules: Rules) -> Tables:
     # Cards a player will see but throw, per card still to place (Pineapple: 1 per 2).
     later = spec.variant.streets[1:]
     thrown = sum(d - p for d, p in later) / max(1, sum(p for _, p in later))
-    policy = [0.0] * 8
+    policy = [0.0] * 9
     # A completion is worth its best arrangement (1) or a blend of the best and the mean
     # of the arrangements tried (docs/bots.md, the ablation): 1 unless a level says so.
     policy[POL_PICK_MAX] = 1.0
@@ -481,7 +486,9 @@ def _draw_fills(
 ) -> None:  # fmt: skip
     """Random completions from ``deck[lo:hi]``: for each of ``n_fills`` draws of
     ``need + extra`` cards, ``choice`` random picks of ``need`` of them in random order,
-    stored as prefix sums of their codes in ``pref[s * choice + j, 0..need]``.
+    stored as prefix sums of their codes in ``pref[s * choice + j, 0..need]`` (and, when
+    ``pref`` has the rows, the codes themselves in ``pref[n_fills * choice + s * choice + j]``
+    for :func:`_repair`).
 
     The extra cards stand for the cards a player will see but throw (Pineapple keeps 2
     of 3), and the best of the ``choice`` picks stands for his choosing which card goes
@@ -507,6 +514,82 @@ def _draw_fills(
                     scratch[j] = scratch[i]
                     scratch[i] = c
                 pref[row, i + 1] = pref[row, i] + codes[scratch[i]]
+                if pref.shape[0] > n_fills * choice:  # room for the codes in order (_repair)
+                    pref[n_fills * choice + row, i] = codes[scratch[i]]
+
+
+@_jit
+def _repair(
+    c0: int, c1: int, c2: int, f0: int, f01: int, need: int, cards: Any, rounds: int,
+    t3: Any, t5: Any, fo: Any, roy: Any, flv: Any, st: Any, w: float, foul_penalty: float,
+) -> float:  # fmt: skip
+    """The value of a completion whose arrangement ``cards`` (codes, in slot order: the
+    first ``f0`` to the top, up to ``f01`` to the middle, the rest to the bottom) fouls,
+    after up to ``rounds`` rounds of swapping two drawn cards between lines, each round
+    taking the first swap that makes the board valid (then the best valid one found) or
+    else the one that brings the lines closest to order; ``-foul_penalty`` if none does.
+
+    A few random arrangements rarely find the valid board behind a strong top (a pair of
+    queens needs a middle above it): the policy then undervalues every Fantasyland top
+    and, in one-card OFC, never makes one (docs/bots.md, *Round three*).
+    """
+    s0 = c0 + _span(cards, 0, f0)
+    s1 = c1 + _span(cards, f0, f01)
+    s2 = c2 + _span(cards, f01, need)
+    best = -foul_penalty
+    for _ in range(rounds):
+        found = False
+        gap_best = 1 << 62
+        bi = -1
+        bj = -1
+        for i in range(need):
+            li = 0 if i < f0 else (1 if i < f01 else 2)
+            for j in range(i + 1, need):
+                lj = 0 if j < f0 else (1 if j < f01 else 2)
+                if lj == li:
+                    continue
+                d = cards[j] - cards[i]
+                a0, a1, a2 = s0, s1, s2
+                if li == 0:
+                    a0 += d
+                elif li == 1:
+                    a1 += d
+                if lj == 1:
+                    a1 -= d
+                elif lj == 2:
+                    a2 -= d
+                vt = t3[a0 >> 12]
+                vm = t5[(a1 >> 12) + fo[a1 & 4095]]
+                vb = t5[(a2 >> 12) + fo[a2 & 4095]]
+                if vt <= vm and vm <= vb:
+                    val = _board_value(a0, a1, a2, t3, t5, fo, roy, flv, st, w, foul_penalty)
+                    if val > best:
+                        best = val
+                    found = True
+                elif not found:
+                    gap = max(vt - vm, 0) + max(vm - vb, 0)
+                    if gap < gap_best:
+                        gap_best = gap
+                        bi = i
+                        bj = j
+        if found or bi < 0:
+            break
+        # No single swap makes it valid: take the one closest to order, and go on.
+        c = cards[bi]
+        cards[bi] = cards[bj]
+        cards[bj] = c
+        s0 = c0 + _span(cards, 0, f0)
+        s1 = c1 + _span(cards, f0, f01)
+        s2 = c2 + _span(cards, f01, need)
+    return best
+
+
+@_jit_inline
+def _span(cards: Any, lo: int, hi: int) -> int:
+    total = 0
+    for i in range(lo, hi):
+        total += cards[i]
+    return total
 
 
 @_jit
@@ -539,6 +622,7 @@ def _policy_street(
     w = pol[POL_W]
     foul_penalty = pol[POL_FOUL_PENALTY]
     pick_max = pol[POL_PICK_MAX]
+    rounds = int(pol[POL_REPAIR]) if need > 1 else 0
     n_patterns = 3**n_place
     best = -1e300
     best_d = -1
@@ -567,6 +651,13 @@ def _policy_street(
                     mean += val
                     if val > top:
                         top = val
+                if rounds > 0 and top == -foul_penalty:
+                    # A copy (the draws are done with ``scratch``): the swaps must not
+                    # reach the other placements.
+                    for i in range(need):
+                        scratch[i] = pref[fills * picks + s * picks, i]
+                    top = _repair(c0, c1, c2, f0, f01, need, scratch, rounds, t3, t5, fo, roy,
+                                  flv, st, w, foul_penalty)  # fmt: skip
                 if pick_max != 1.0:
                     top = pick_max * top + (1.0 - pick_max) * mean / picks
                 total += top
@@ -899,7 +990,7 @@ def _rollouts(
     deck = np.empty(n_pool, dtype=np.int64)
     used = np.zeros(52, dtype=np.bool_)
     scratch = np.empty(52, dtype=np.int64)
-    pref = np.zeros((max(n_fills, 1) * max(choice, 1), 14), dtype=np.int64)
+    pref = np.zeros((2 * max(n_fills, 1) * max(choice, 1), 14), dtype=np.int64)
     ev_start = np.empty(n_ev, dtype=np.int64)  # where each street event's cards start
     ev_start[:] = n_flc + np.cumsum(ev_cards) - ev_cards
     wcode = np.empty(3, dtype=np.int64)
@@ -981,13 +1072,14 @@ def _static(
     need = 13 - cand_cnt[0, 0] - cand_cnt[0, 1] - cand_cnt[0, 2]
     fills = n_fills if need > 0 else 1
     picks = choice if need > 0 else 1
-    pref = np.zeros((fills * picks, 14), dtype=np.int64)
+    pref = np.zeros((2 * fills * picks, 14), dtype=np.int64)
     if need > 0:
         extra = int(need * pol[POL_THROWN])
         _draw_fills(pool, 0, n_pool, need, extra, fills, picks, codes, scratch, pref)
     w = pol[POL_W]
     foul_penalty = pol[POL_FOUL_PENALTY]
     pick_max = pol[POL_PICK_MAX]
+    rounds = int(pol[POL_REPAIR]) if need > 1 else 0
     for c in range(n_cand):
         f0 = 3 - cand_cnt[c, 0]
         f01 = f0 + 5 - cand_cnt[c, 1]
@@ -1007,6 +1099,12 @@ def _static(
                 mean += y
                 if y > x:
                     x = y
+            if rounds > 0 and x == -foul_penalty:
+                for i in range(need):
+                    scratch[i] = pref[fills * picks + s * picks, i]
+                x = _repair(cand_code[c, 0], cand_code[c, 1], cand_code[c, 2], f0, f01, need,
+                            scratch, rounds, t3, t5, fo, roy, flv, st, w,
+                            foul_penalty)  # fmt: skip
             if x == -foul_penalty:
                 fouls += 1
             if pick_max != 1.0:
@@ -1027,7 +1125,7 @@ def _solitaire(
     np.random.seed(seed)
     deck = np.arange(52, dtype=np.int64)
     scratch = np.empty(52, dtype=np.int64)
-    pref = np.zeros((max(n_fills, 1) * max(choice, 1), 14), dtype=np.int64)
+    pref = np.zeros((2 * max(n_fills, 1) * max(choice, 1), 14), dtype=np.int64)
     code = np.empty(3, dtype=np.int64)
     cnt = np.empty(3, dtype=np.int64)
     dz = np.empty(3, dtype=np.int64)
@@ -1436,7 +1534,7 @@ def policy_place(
     before = cnt.copy()
     deck = np.array(list(street) + [c for c in unseen if c not in street], dtype=np.int64)
     scratch = np.empty(52, dtype=np.int64)
-    pref = np.zeros((max(fills, 1) * max(choice, 1), 14), dtype=np.int64)
+    pref = np.zeros((2 * max(fills, 1) * max(choice, 1), 14), dtype=np.int64)
     _seed_kernel(seed)
     n = len(street)
     _policy_street(

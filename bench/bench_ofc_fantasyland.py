@@ -1,0 +1,144 @@
+"""Why ``mc`` never reaches Fantasyland in plain OFC: the playout policy, measured.
+
+    PYTHONPATH=src .venv/bin/python bench/bench_ofc_fantasyland.py --boards 3000
+
+Three measurements (docs/bots.md, *Round three*), printed as JSON lines:
+
+* ``policy``: boards the fast policy completes from scratch (``rollout.solitaire_values``)
+  for each ``fills x choice`` given: fouls, Fantasyland earned, pairs on top, royalties
+  per board. These are the boards the rollouts assume our own later streets make.
+* ``ceiling``: random 13-card deals for which *some* arrangement is a valid board with
+  a Fantasyland top (QQ or better, or trips): what a player who knew every card in
+  advance could reach; a player who sees one card at a time reaches less.
+* ``spots``: positions with a pair of queens on top and part of the board placed: how
+  often the cards still to come can be arranged into a valid board, (a) by the best
+  arrangement (exhaustive), (b) by the best of ``choice`` random arrangements (what one
+  policy completion counts).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import random
+import sys
+from collections.abc import Sequence
+
+from chinese_poker.ai import rollout
+from chinese_poker.cards import Card, parse_cards
+from chinese_poker.evaluate import evaluate, evaluate3
+from chinese_poker.rules import rules_for
+
+
+def policy_boards(
+    preset: str, boards: int, fills: int, choice: int, seed: int
+) -> dict[str, object]:
+    rules = rules_for(preset)
+    t = rollout.tables_for(rules)
+    v = rollout.solitaire_values(rules, boards, seed=seed, fills=fills, choice=choice)
+    foul = (v[:, 0] > v[:, 1]) | (v[:, 1] > v[:, 2])
+    hi = v[:, 0] >> 16
+    fl = (t.flv[hi] > 0) & ~foul
+    roy = t.roy[0, hi] + t.roy[1, v[:, 1] >> 16] + t.roy[2, v[:, 2] >> 16]
+    return {
+        "measure": "policy", "preset": preset, "fills": fills, "choice": choice,
+        "boards": boards, "foul_rate": round(float(foul.mean()), 4),
+        "fantasyland_rate": round(float(fl.mean()), 4),
+        "pair_on_top": round(float(((hi >> 4) == 1).mean()), 4),
+        "royalties_per_board": round(float(roy[~foul].sum() / boards), 3),
+    }  # fmt: skip
+
+
+def _fantasyland_top(top: Sequence[Card]) -> int | None:
+    """The top's value if it earns Fantasyland under the OFC preset (QQ+ or trips)."""
+    vt = evaluate3(*top)
+    h = vt >> 16
+    return vt if (h >> 4 == 1 and h & 15 >= 12) or h >> 4 == 3 else None
+
+
+def ceiling(deals: int, seed: int) -> dict[str, object]:
+    rng = random.Random(seed)
+    hits = 0
+    for _ in range(deals):
+        cards = rng.sample(range(52), 13)
+        hits += _can_finish(cards, [], [], [], qualify=True)
+    return {"measure": "ceiling", "deals": deals, "fantasyland_possible": round(hits / deals, 4)}
+
+
+def _can_finish(
+    cards: Sequence[Card], top: list[Card], middle: list[Card], bottom: list[Card],
+    *, qualify: bool,
+) -> bool:  # fmt: skip
+    """Whether ``cards`` can fill the open slots into a valid board (with a Fantasyland
+    top if ``qualify``)."""
+    for t in itertools.combinations(cards, 3 - len(top)):
+        line = top + list(t)
+        vt = _fantasyland_top(line) if qualify else evaluate3(*line)
+        if vt is None:
+            continue
+        rest = [c for c in cards if c not in t]
+        for m in itertools.combinations(rest, 5 - len(middle)):
+            vm = evaluate(middle + list(m))
+            if vm >= vt and evaluate(bottom + [c for c in rest if c not in m]) >= vm:
+                return True
+    return False
+
+
+SPOTS = (
+    ("Qd Qs", "9c 9h", "Ah Kh 5h"),
+    ("Qd Qs", "9c 7h", "Ah Kh 5h"),
+    ("Qd Qs", "Ac 7h", "9s 9h 5h 5d"),
+    ("Qd Qs", "", "Ah Ad"),
+)
+
+
+def spots(draws: int, choice: int, seed: int) -> list[dict[str, object]]:
+    rng = random.Random(seed)
+    out: list[dict[str, object]] = []
+    for text in SPOTS:
+        top, middle, bottom = (list(parse_cards(x)) for x in text)
+        seen = set(top + middle + bottom)
+        pool = [c for c in range(52) if c not in seen]
+        need = 13 - len(seen)
+        best = randomly = 0
+        f0, f1 = 3 - len(top), 5 - len(middle)
+        for _ in range(draws):
+            cards = rng.sample(pool, need)
+            best += _can_finish(cards, top, middle, bottom, qualify=False)
+            for _ in range(choice):
+                p = cards[:]
+                rng.shuffle(p)
+                t, m, b = top + p[:f0], middle + p[f0 : f0 + f1], bottom + p[f0 + f1 :]
+                if evaluate3(*t) <= evaluate(m) <= evaluate(b):
+                    randomly += 1
+                    break
+        out.append({"measure": "spots", "board": " | ".join(text), "cards_to_come": need,
+                    "valid_best_arrangement": round(best / draws, 3),
+                    f"valid_best_of_{choice}_random": round(randomly / draws, 3)})  # fmt: skip
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--boards", type=int, default=3000)
+    p.add_argument("--policies", default="6x5,6x1,6x20,12x5,30x1",
+                   help="fills x choice of the policy, comma separated")  # fmt: skip
+    p.add_argument("--presets", default="ofc,pineapple")
+    p.add_argument("--deals", type=int, default=400)
+    p.add_argument("--draws", type=int, default=400)
+    p.add_argument("--seed", type=int, default=1)
+    args = p.parse_args(argv)
+    for preset in args.presets.split(","):
+        for item in args.policies.split(","):
+            fills, choice = (int(x) for x in item.split("x"))
+            print(json.dumps(policy_boards(preset, args.boards, fills, choice, args.seed)),
+                  flush=True)  # fmt: skip
+    print(json.dumps(ceiling(args.deals, args.seed)), flush=True)
+    for row in spots(args.draws, 5, args.seed):
+        print(json.dumps(row), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -846,3 +846,27 @@ def test_a_finished_table_leaves_memory_with_its_last_socket(
         assert time.monotonic() < deadline, "the finished table stayed in memory"
         time.sleep(0.02)
     assert client.get(f"/api/tables/{tid}").json()["status"] == "finished"
+
+
+def test_a_finished_table_with_a_grace_period_leaves_memory_too(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A person leaving a finished table starts no grace timer (nothing is left to
+    stand in for), which would have kept the table in memory for the whole period."""
+    manager = client.app.state.manager  # type: ignore[attr-defined]
+    monkeypatch.setattr(manager, "evict", lambda idle_seconds: 0)
+    made = create(
+        client,
+        preset="pineapple",
+        grace=3600,
+        seats=[{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}],
+    )
+    tid = made["table"]["id"]
+    rng = random.Random(5)
+    with seat_socket(client, tid, made["token"]) as ws:
+        seen = play_socket(ws, "Ann", lambda v: random_action(v, rng, seat=True))
+    assert seen[-1]["type"] == "session_end"
+    deadline = time.monotonic() + 10
+    while tid in manager.tables:
+        assert time.monotonic() < deadline, "the finished table stayed in memory"
+        time.sleep(0.02)

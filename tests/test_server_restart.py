@@ -412,3 +412,48 @@ def test_two_servers_starting_on_one_new_postgresql_database_both_start() -> Non
             ]
     finally:
         admin.dispose()
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux /proc)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # "pid (comm) state ppid ...": comm may hold spaces, so split after its ")"
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+            out.append(int(entry.name))
+    return out
+
+
+def _is_hint_worker(pid: int) -> bool:
+    try:
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+    except OSError:
+        return False
+    return b"spawn_main" in cmd
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads Linux /proc")
+def test_the_hint_worker_leaves_when_its_server_is_killed(tmp_path: Path) -> None:
+    """``kill -9`` gives the server no chance to stop its hint worker process, which
+    used to wait for work forever (~190 MiB each, one per crash)."""
+    server = Server(f"sqlite:///{tmp_path / 'db.sqlite'}", tmp_path / "server.log")
+    try:
+        deadline = time.monotonic() + 60  # the worker starts 5 s after the server
+        while not (workers := [p for p in _children(server.proc.pid) if _is_hint_worker(p)]):
+            assert time.monotonic() < deadline, "no hint worker started"
+            time.sleep(0.1)
+    finally:
+        server.kill()
+    deadline = time.monotonic() + 20
+    while alive := [w for w in workers if _is_hint_worker(w)]:
+        if time.monotonic() > deadline:
+            for w in alive:
+                os.kill(w, signal.SIGKILL)
+            raise AssertionError("a worker process outlived its killed server")
+        time.sleep(0.1)

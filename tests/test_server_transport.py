@@ -70,7 +70,7 @@ def upgraded_protocol_is_freed(protocol_class: Any) -> bool:
     reference counting alone (the collector off) once the WebSocket has the socket?"""
 
     async def run() -> bool:
-        config = Config(app, http=protocol_class, ws="websockets-sansio", log_level="error")
+        config = Config(app, http=protocol_class, ws="auto", log_level="error")
         config.load()
         transport = FakeTransport()
         protocol = protocol_class(config=config, server_state=ServerState(), app_state={})
@@ -89,11 +89,13 @@ def upgraded_protocol_is_freed(protocol_class: Any) -> bool:
         return freed
 
     gc.collect()
+    enabled = gc.isenabled()
     gc.disable()
     try:
         return asyncio.run(run())
     finally:
-        gc.enable()
+        if enabled:
+            gc.enable()
 
 
 def test_an_upgraded_connection_frees_its_http_protocol_without_the_collector() -> None:

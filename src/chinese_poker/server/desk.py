@@ -118,7 +118,7 @@ class StudyPool:
         if self.processes:
             return ProcessPoolExecutor(
                 self.workers, mp_context=multiprocessing.get_context("spawn"),
-                initializer=_study_worker,
+                initializer=_study_worker, initargs=(os.getpid(),),
             )  # fmt: skip
         return ThreadPoolExecutor(self.workers, "cp-study")
 
@@ -167,13 +167,14 @@ class StudyPool:
                 process.terminate()
 
 
-def _study_worker() -> None:
+def _study_worker(server: int) -> None:
     """A study worker yields the processors to the server's event loop, and loads every
     kernel family before its first request, as the hint worker does: within the grace
     of a worker's start, and never within a request's budget (a first hint on a busy
     machine once spent its whole 2 s loading, and ranked its options unsampled)."""
-    from chinese_poker.server.scheduling import _warm_kernels
+    from chinese_poker.server.scheduling import _warm_kernels, leave_with
 
+    leave_with(server)  # killed, the server cannot stop its workers
     with contextlib.suppress(OSError, AttributeError):
         os.nice(10)
     _warm_kernels()

@@ -189,6 +189,7 @@ class Workers:
                 self._hint_workers,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_background,
+                initargs=(os.getpid(),),
             )
         return ThreadPoolExecutor(self._hint_workers, "cp-hint")
 
@@ -221,14 +222,34 @@ class Workers:
                 process.terminate()
 
 
-def _background() -> None:
+def _background(server: int) -> None:
     """A hint worker yields the processors to the server (its bots, its event loop),
-    and loads the hint code before the first hint is asked for."""
+    and loads the hint code before the first hint is asked for. It also leaves with its
+    server: killed (``kill -9``, out of memory), the server cannot stop it, and the
+    worker would wait for work forever (it holds its task queue's write end itself)."""
+    leave_with(server)
     with contextlib.suppress(OSError, AttributeError):
         os.nice(10)
     with contextlib.suppress(ImportError):
         importlib.import_module("chinese_poker.ai.hints")
     _warm_kernels()
+
+
+ORPHAN_CHECK_SECONDS = 1.0
+"""How often a hint worker checks that its server is still there."""
+
+
+def leave_with(server: int) -> None:
+    """In a worker process: exit once the server process ``server`` (its parent) is
+    gone. ``server`` is passed in by the server, not read here: a server killed while
+    the worker was still starting would otherwise be missed (its parent already init)."""
+
+    def watch() -> None:
+        while os.getppid() == server:
+            time.sleep(ORPHAN_CHECK_SECONDS)
+        os._exit(0)  # nobody will read an answer
+
+    threading.Thread(target=watch, name="cp-orphan", daemon=True).start()
 
 
 def _warm_kernels() -> None:

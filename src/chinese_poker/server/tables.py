@@ -179,6 +179,10 @@ class WriteFailed(RuntimeError):
     """A change could not be stored, so it was not made (the client may try again)."""
 
 
+FINISHED_LINGER = 1.0
+"""Seconds a finished table stays in memory after its last socket closed."""
+
+
 class LiveTable:
     """One table in memory: its game, sockets, view cache, timers and bots."""
 
@@ -748,6 +752,8 @@ class LiveTable:
         c = self.game.chairs[chair]
         if grace is None or c.kind != "human" or not c.taken or chair in self._stand_in:
             return
+        if self.status == "finished":  # nothing left to stand in for
+            return
         old = self._grace.pop(chair, None)
         if old is not None:
             old.cancel()
@@ -1028,9 +1034,11 @@ class LiveTable:
                     self._left(chair.seat)
         conn.close()
         if self.status == "finished" and self.idle:
-            # Leaves memory with its last socket, not at the next sweep: a busy server
-            # would otherwise keep one round of finished tables beside the live ones.
-            self.manager.drop(self)
+            # Leaves memory just after its last socket, not at the next sweep: a busy
+            # server would otherwise keep one round of finished tables beside the live
+            # ones. The short wait keeps a socket opened and closed in a loop from
+            # rebuilding the whole session each time.
+            self.loop.call_later(FINISHED_LINGER, self.manager.drop_if_idle, self)
 
     def handle(self, conn: Conn, text: str | None, read_at: float | None = None) -> None:
         """Validate and carry out one client message; errors go to ``conn`` only.
@@ -1488,6 +1496,11 @@ class TableManager:
         for live in gone:
             self.drop(live)
         return len(gone)
+
+    def drop_if_idle(self, live: LiveTable) -> None:
+        """Take a finished table out of memory if still nobody uses it."""
+        if live.status == "finished" and live.idle:
+            self.drop(live)
 
     def drop(self, live: LiveTable) -> None:
         """Take ``live`` out of memory (it is rebuilt from the store when asked for)."""

@@ -13,7 +13,11 @@ Three measurements (docs/bots.md, *Round three*), printed as JSON lines:
 * ``spots``: positions with a pair of queens on top and part of the board placed: how
   often the cards still to come can be arranged into a valid board, (a) by the best
   arrangement (exhaustive), (b) by the best of ``choice`` random arrangements (what one
-  policy completion counts).
+  policy completion counts), (c) by the policy itself placing them one card at a time
+  (6 x 5 completions, the bot's level 2, and 60 x 5).
+
+A policy ``6x5r3`` is 6 completions x 5 arrangements with 3 rounds of foul repair
+(``Level.foul_repair``).
 """
 
 from __future__ import annotations
@@ -32,22 +36,28 @@ from chinese_poker.rules import rules_for
 
 
 def policy_boards(
-    preset: str, boards: int, fills: int, choice: int, seed: int
+    preset: str, boards: int, fills: int, choice: int, repair: int, seed: int
 ) -> dict[str, object]:
     rules = rules_for(preset)
     t = rollout.tables_for(rules)
-    v = rollout.solitaire_values(rules, boards, seed=seed, fills=fills, choice=choice)
+    v = rollout.solitaire_values(rules, boards, seed=seed, fills=fills, choice=choice,
+                                 repair=repair)  # fmt: skip
     foul = (v[:, 0] > v[:, 1]) | (v[:, 1] > v[:, 2])
     hi = v[:, 0] >> 16
     fl = (t.flv[hi] > 0) & ~foul
     roy = t.roy[0, hi] + t.roy[1, v[:, 1] >> 16] + t.roy[2, v[:, 2] >> 16]
     return {
         "measure": "policy", "preset": preset, "fills": fills, "choice": choice,
+        "repair": repair,
         "boards": boards, "foul_rate": round(float(foul.mean()), 4),
         "fantasyland_rate": round(float(fl.mean()), 4),
         "pair_on_top": round(float(((hi >> 4) == 1).mean()), 4),
         "royalties_per_board": round(float(roy[~foul].sum() / boards), 3),
     }  # fmt: skip
+
+
+def _valid(top: Sequence[Card], middle: Sequence[Card], bottom: Sequence[Card]) -> bool:
+    return evaluate3(*top) <= evaluate(middle) <= evaluate(bottom)
 
 
 def _fantasyland_top(top: Sequence[Card]) -> int | None:
@@ -95,6 +105,7 @@ SPOTS = (
 
 def spots(draws: int, choice: int, seed: int) -> list[dict[str, object]]:
     rng = random.Random(seed)
+    rules = rules_for("ofc")
     out: list[dict[str, object]] = []
     for text in SPOTS:
         top, middle, bottom = (list(parse_cards(x)) for x in text)
@@ -102,38 +113,51 @@ def spots(draws: int, choice: int, seed: int) -> list[dict[str, object]]:
         pool = [c for c in range(52) if c not in seen]
         need = 13 - len(seen)
         best = randomly = 0
+        played = {6: 0, 60: 0}
         f0, f1 = 3 - len(top), 5 - len(middle)
         for _ in range(draws):
             cards = rng.sample(pool, need)
             best += _can_finish(cards, top, middle, bottom, qualify=False)
+            rest = [c for c in pool if c not in cards]
+            for fills in played:
+                lines = (tuple(top), tuple(middle), tuple(bottom))
+                for k, card in enumerate(cards):  # one card a time, the rest unseen
+                    add = rollout.policy_place(rules, lines, [card], 1, cards[k + 1 :] + rest,
+                                               fills=fills, choice=choice,
+                                               seed=rng.getrandbits(30))  # fmt: skip
+                    lines = (lines[0] + add[0], lines[1] + add[1], lines[2] + add[2])
+                played[fills] += _valid(*lines)
             for _ in range(choice):
                 p = cards[:]
                 rng.shuffle(p)
                 t, m, b = top + p[:f0], middle + p[f0 : f0 + f1], bottom + p[f0 + f1 :]
-                if evaluate3(*t) <= evaluate(m) <= evaluate(b):
+                if _valid(t, m, b):
                     randomly += 1
                     break
         out.append({"measure": "spots", "board": " | ".join(text), "cards_to_come": need,
                     "valid_best_arrangement": round(best / draws, 3),
-                    f"valid_best_of_{choice}_random": round(randomly / draws, 3)})  # fmt: skip
+                    f"valid_best_of_{choice}_random": round(randomly / draws, 3),
+                    "valid_policy_6x5_card_by_card": round(played[6] / draws, 3),
+                    "valid_policy_60x5_card_by_card": round(played[60] / draws, 3)})  # fmt: skip
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--boards", type=int, default=3000)
-    p.add_argument("--policies", default="6x5,6x1,6x20,12x5,30x1",
+    p.add_argument("--policies", default="6x5,6x1,6x20,12x5,30x1,6x5r1,6x5r3",
                    help="fills x choice of the policy, comma separated")  # fmt: skip
     p.add_argument("--presets", default="ofc,pineapple")
     p.add_argument("--deals", type=int, default=400)
-    p.add_argument("--draws", type=int, default=400)
+    p.add_argument("--draws", type=int, default=200)
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args(argv)
     for preset in args.presets.split(","):
         for item in args.policies.split(","):
-            fills, choice = (int(x) for x in item.split("x"))
-            print(json.dumps(policy_boards(preset, args.boards, fills, choice, args.seed)),
-                  flush=True)  # fmt: skip
+            shape, _, repair = item.partition("r")
+            fills, choice = (int(x) for x in shape.split("x"))
+            row = policy_boards(preset, args.boards, fills, choice, int(repair or 0), args.seed)
+            print(json.dumps(row), flush=True)
     print(json.dumps(ceiling(args.deals, args.seed)), flush=True)
     for row in spots(args.draws, 5, args.seed):
         print(json.dumps(row), flush=True)

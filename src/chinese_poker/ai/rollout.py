@@ -1586,10 +1586,14 @@ def _seed_kernel(seed: int) -> None:
 
 
 def solitaire_values(
-    rules: Rules, boards: int, *, seed: int = 0, fills: int = 8, choice: int = 3
-) -> I64:
-    """Line values (N x 3) of ``boards`` boards the policy completed from scratch."""
+    rules: Rules, boards: int, *, seed: int = 0, fills: int = 8, choice: int = 3,
+    repair: int = 0,
+) -> I64:  # fmt: skip
+    """Line values (N x 3) of ``boards`` boards the policy completed from scratch
+    (``repair``: rounds of foul repair, see :meth:`Tables.with_policy`)."""
     t = tables_for(rules)
+    if repair:
+        t = t.with_policy(repair=repair)
     streets = rules.streets
     out = np.zeros((boards, 3), dtype=np.int64)
     _solitaire(boards, seed % (2**32 - 1),

@@ -7,6 +7,9 @@ Three measurements (docs/bots.md, *Round three*), printed as JSON lines:
 * ``policy``: boards the fast policy completes from scratch (``rollout.solitaire_values``)
   for each ``fills x choice`` given: fouls, Fantasyland earned, pairs on top, royalties
   per board. These are the boards the rollouts assume our own later streets make.
+* ``chances``: boards the policy (6 x 5) plays card by card from scratch in OFC: how
+  many end with a queen, king or ace on top, how many get a card that pairs it while
+  the top has room (and is not paired yet), and how many of those it pairs on top.
 * ``ceiling``: random 13-card deals for which *some* arrangement is a valid board with
   a Fantasyland top (QQ or better, or trips): what a player who knew every card in
   advance could reach; a player who sees one card at a time reaches less.
@@ -29,8 +32,10 @@ import random
 import sys
 from collections.abc import Sequence
 
+import numpy as np
+
 from chinese_poker.ai import rollout
-from chinese_poker.cards import Card, parse_cards
+from chinese_poker.cards import Card, card_rank, parse_cards
 from chinese_poker.evaluate import evaluate, evaluate3
 from chinese_poker.rules import rules_for
 
@@ -54,6 +59,32 @@ def policy_boards(
         "pair_on_top": round(float(((hi >> 4) == 1).mean()), 4),
         "royalties_per_board": round(float(roy[~foul].sum() / boards), 3),
     }  # fmt: skip
+
+
+def chances(boards: int, seed: int) -> dict[str, object]:
+    rules = rules_for("ofc")
+    rng = random.Random(seed)
+    high_top = chances_ = paired = 0
+    for _ in range(boards):
+        deck = list(range(52))
+        rng.shuffle(deck)
+        lines: tuple[tuple[Card, ...], ...] = ((), (), ())
+        at = 0
+        for dealt, place in rules.streets:
+            street = deck[at : at + dealt]
+            at += dealt
+            top = [card_rank(c) for c in lines[0]]
+            chance = (dealt == 1 and 0 < len(top) < 3 and len(set(top)) == len(top)
+                      and card_rank(street[0]) in [r for r in top if r >= 10])  # fmt: skip
+            add = rollout.policy_place(rules, (lines[0], lines[1], lines[2]), street, place,
+                                       deck[at:], fills=6, choice=5,
+                                       seed=rng.getrandbits(30))  # fmt: skip
+            chances_ += chance
+            paired += chance and bool(add[0])
+            lines = (lines[0] + add[0], lines[1] + add[1], lines[2] + add[2])
+        high_top += any(card_rank(c) >= 10 for c in lines[0])
+    return {"measure": "chances", "boards": boards, "queen_or_better_on_top": high_top,
+            "pairing_card_while_room": chances_, "paired_on_top": paired}  # fmt: skip
 
 
 def _valid(top: Sequence[Card], middle: Sequence[Card], bottom: Sequence[Card]) -> bool:
@@ -112,8 +143,11 @@ def spots(draws: int, choice: int, seed: int) -> list[dict[str, object]]:
         seen = set(top + middle + bottom)
         pool = [c for c in range(52) if c not in seen]
         need = 13 - len(seen)
-        best = randomly = 0
+        best = randomly = repaired = 0
         played = {6: 0, 60: 0}
+        t = rollout.tables_for(rules)
+        sums = [sum(int(t.codes[c]) for c in line) for line in (top, middle, bottom)]
+        penalty = float(t.policy[rollout.POL_FOUL_PENALTY])
         f0, f1 = 3 - len(top), 5 - len(middle)
         for _ in range(draws):
             cards = rng.sample(pool, need)
@@ -130,13 +164,20 @@ def spots(draws: int, choice: int, seed: int) -> list[dict[str, object]]:
             for _ in range(choice):
                 p = cards[:]
                 rng.shuffle(p)
-                t, m, b = top + p[:f0], middle + p[f0 : f0 + f1], bottom + p[f0 + f1 :]
-                if _valid(t, m, b):
+                if _valid(top + p[:f0], middle + p[f0 : f0 + f1], bottom + p[f0 + f1 :]):
                     randomly += 1
+                    repaired += 1
                     break
+            else:  # all five foul: what three rounds of foul repair make of the last
+                codes = np.array([t.codes[c] for c in p], dtype=np.int64)
+                value = rollout._repair(*sums, f0, f0 + f1, need, codes, 3, t.t3, t.t5, t.fo,
+                                        t.roy, t.flv, t.strength, float(t.policy[rollout.POL_W]),
+                                        penalty)  # fmt: skip
+                repaired += value > -penalty
         out.append({"measure": "spots", "board": " | ".join(text), "cards_to_come": need,
                     "valid_best_arrangement": round(best / draws, 3),
                     f"valid_best_of_{choice}_random": round(randomly / draws, 3),
+                    f"valid_best_of_{choice}_random_repair_3": round(repaired / draws, 3),
                     "valid_policy_6x5_card_by_card": round(played[6] / draws, 3),
                     "valid_policy_60x5_card_by_card": round(played[60] / draws, 3)})  # fmt: skip
     return out
@@ -149,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="fills x choice of the policy, comma separated")  # fmt: skip
     p.add_argument("--presets", default="ofc,pineapple")
     p.add_argument("--deals", type=int, default=400)
+    p.add_argument("--chance-boards", type=int, default=600)
     p.add_argument("--draws", type=int, default=200)
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args(argv)
@@ -158,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
             fills, choice = (int(x) for x in shape.split("x"))
             row = policy_boards(preset, args.boards, fills, choice, int(repair or 0), args.seed)
             print(json.dumps(row), flush=True)
+    print(json.dumps(chances(args.chance_boards, args.seed)), flush=True)
     print(json.dumps(ceiling(args.deals, args.seed)), flush=True)
     for row in spots(args.draws, 5, args.seed):
         print(json.dumps(row), flush=True)

@@ -279,7 +279,7 @@ def test_the_phone_shows_every_control_without_scrolling(
     page.tap("#play-bot")
     page.wait_for_url("**/table/*")
 
-    def in_view(selectors: list[str]) -> None:
+    def in_view(selectors: list[str], taps: bool = True) -> None:
         assert page.evaluate("() => window.scrollY") == 0
         for sel in selectors:
             loc = page.locator(sel)
@@ -290,6 +290,16 @@ def test_the_phone_shows_every_control_without_scrolling(
                 assert box["x"] >= 0 and box["y"] >= 0, (sel, box)
                 assert box["x"] + box["width"] <= w + 0.5, (sel, box)
                 assert box["y"] + box["height"] <= h + 0.5, (sel, box)
+                # ... and not under anything else (the pinned action bar): a tap there
+                # reaches it.
+                if not taps:
+                    continue
+                hit = loc.nth(i).evaluate(
+                    "(el) => { const r = el.getBoundingClientRect();"
+                    " return el.contains(document.elementFromPoint("
+                    "r.x + r.width / 2, r.y + r.height / 2)); }"
+                )
+                assert hit, (sel, box, "covered")
 
     controls = ["#confirm-btn", "#undo-btn", "[data-act='top']", "[data-act='middle']",
                 "[data-act='bottom']", "#hand .card", "#my-board",
@@ -308,6 +318,17 @@ def test_the_phone_shows_every_control_without_scrolling(
     d = wait_decision(page)
     assert d["street"] == 2
     in_view([*controls, "#discard-zone"])
+    # Live warnings (foul risks, royalties, Fantasyland) must not push the hand and the
+    # discard zone under the action bar: three, as the page writes them (whether the
+    # deal makes any is chance).
+    page.evaluate(
+        """() => { document.querySelector('#warnings').innerHTML =
+        '<div class="warning soft">The middle (a pair of nines) is above the bottom'
+        + ' (king high) so far</div><div class="good">Royalties so far: 2</div>'
+        + '<div class="good">★ qualifies for Fantasyland</div>'; }"""
+    )
+    in_view([*controls, "#discard-zone"])
+    in_view(["#warnings .warning", "#warnings .good"], taps=False)  # taps pass through
     page.tap(f"#hand [data-card='{d['cards'][0]}']")
     page.tap("[data-drop='top']")
     page.screenshot(path=str(shots / f"phone-{w}x{h}.png"))

@@ -486,9 +486,9 @@ def _draw_fills(
 ) -> None:  # fmt: skip
     """Random completions from ``deck[lo:hi]``: for each of ``n_fills`` draws of
     ``need + extra`` cards, ``choice`` random picks of ``need`` of them in random order,
-    stored as prefix sums of their codes in ``pref[s * choice + j, 0..need]`` (and, when
-    ``pref`` has the rows, the codes themselves in ``pref[n_fills * choice + s * choice + j]``
-    for :func:`_repair`).
+    stored as prefix sums of their codes in ``pref[s * choice + j, 0..need]``; when
+    ``pref`` has the rows for foul repair (:func:`_pref_rows`), the first pick's codes
+    themselves, in order, in ``pref[n_fills * choice + s]`` for :func:`_repair`.
 
     The extra cards stand for the cards a player will see but throw (Pineapple keeps 2
     of 3), and the best of the ``choice`` picks stands for his choosing which card goes
@@ -496,6 +496,7 @@ def _draw_fills(
     """
     n = hi - lo
     take = min(need + extra, n)
+    keep = pref.shape[0] > n_fills * choice  # the rows for _repair
     for i in range(n):
         scratch[i] = deck[lo + i]
     for s in range(n_fills):
@@ -514,8 +515,17 @@ def _draw_fills(
                     scratch[j] = scratch[i]
                     scratch[i] = c
                 pref[row, i + 1] = pref[row, i] + codes[scratch[i]]
-                if pref.shape[0] > n_fills * choice:  # room for the codes in order (_repair)
-                    pref[n_fills * choice + row, i] = codes[scratch[i]]
+                if keep and g == 0:
+                    pref[n_fills * choice + s, i] = codes[scratch[i]]
+
+
+@_jit_inline
+def _pref_rows(n_fills: int, choice: int, pol: Any) -> int:
+    """Rows of a completion buffer for :func:`_draw_fills`: the prefix sums, plus one row
+    of codes per draw only when the policy repairs fouls (the rollouts' hot path, and
+    ``mc-v1``'s, does not)."""
+    n_fills = max(n_fills, 1)
+    return n_fills * max(choice, 1) + (n_fills if pol[POL_REPAIR] > 0 else 0)
 
 
 @_jit
@@ -655,7 +665,7 @@ def _policy_street(
                     # A copy (the draws are done with ``scratch``): the swaps must not
                     # reach the other placements.
                     for i in range(need):
-                        scratch[i] = pref[fills * picks + s * picks, i]
+                        scratch[i] = pref[fills * picks + s, i]
                     top = _repair(c0, c1, c2, f0, f01, need, scratch, rounds, t3, t5, fo, roy,
                                   flv, st, w, foul_penalty)  # fmt: skip
                 if pick_max != 1.0:
@@ -990,7 +1000,7 @@ def _rollouts(
     deck = np.empty(n_pool, dtype=np.int64)
     used = np.zeros(52, dtype=np.bool_)
     scratch = np.empty(52, dtype=np.int64)
-    pref = np.zeros((2 * max(n_fills, 1) * max(choice, 1), 14), dtype=np.int64)
+    pref = np.zeros((_pref_rows(n_fills, choice, pol), 14), dtype=np.int64)
     ev_start = np.empty(n_ev, dtype=np.int64)  # where each street event's cards start
     ev_start[:] = n_flc + np.cumsum(ev_cards) - ev_cards
     wcode = np.empty(3, dtype=np.int64)
@@ -1072,7 +1082,7 @@ def _static(
     need = 13 - cand_cnt[0, 0] - cand_cnt[0, 1] - cand_cnt[0, 2]
     fills = n_fills if need > 0 else 1
     picks = choice if need > 0 else 1
-    pref = np.zeros((2 * fills * picks, 14), dtype=np.int64)
+    pref = np.zeros((_pref_rows(fills, picks, pol), 14), dtype=np.int64)
     if need > 0:
         extra = int(need * pol[POL_THROWN])
         _draw_fills(pool, 0, n_pool, need, extra, fills, picks, codes, scratch, pref)
@@ -1101,7 +1111,7 @@ def _static(
                     x = y
             if rounds > 0 and x == -foul_penalty:
                 for i in range(need):
-                    scratch[i] = pref[fills * picks + s * picks, i]
+                    scratch[i] = pref[fills * picks + s, i]
                 x = _repair(cand_code[c, 0], cand_code[c, 1], cand_code[c, 2], f0, f01, need,
                             scratch, rounds, t3, t5, fo, roy, flv, st, w,
                             foul_penalty)  # fmt: skip
@@ -1125,7 +1135,7 @@ def _solitaire(
     np.random.seed(seed)
     deck = np.arange(52, dtype=np.int64)
     scratch = np.empty(52, dtype=np.int64)
-    pref = np.zeros((2 * max(n_fills, 1) * max(choice, 1), 14), dtype=np.int64)
+    pref = np.zeros((_pref_rows(n_fills, choice, pol), 14), dtype=np.int64)
     code = np.empty(3, dtype=np.int64)
     cnt = np.empty(3, dtype=np.int64)
     dz = np.empty(3, dtype=np.int64)
@@ -1534,7 +1544,7 @@ def policy_place(
     before = cnt.copy()
     deck = np.array(list(street) + [c for c in unseen if c not in street], dtype=np.int64)
     scratch = np.empty(52, dtype=np.int64)
-    pref = np.zeros((2 * max(fills, 1) * max(choice, 1), 14), dtype=np.int64)
+    pref = np.zeros((_pref_rows(fills, choice, t.policy), 14), dtype=np.int64)
     _seed_kernel(seed)
     n = len(street)
     _policy_street(

@@ -13,7 +13,10 @@ hands (all rotations counted) have been played. Decision times are street decisi
 only (Fantasyland sets use the exact solver), one process, ``time.perf_counter``.
 
 A bot is ``name:level`` (``mc``, ``mc-v1``, ``rules``, ``random``), optionally with
-overrides of the level's fields for experiments: ``mc:2:keep=4,foul_aversion=6``.
+overrides of the level's fields for experiments: ``mc:2:keep=4,foul_aversion=6`` (on
+the level the bot plays in the preset: ``mc``'s levels 2 and 3 in Pineapple already
+have ``foul_repair=1`` and fewer rollouts, :data:`~chinese_poker.ai.mc.THROWING_LEVELS`;
+``mc-v1:2:...`` starts from the frozen baseline in every preset).
 Prints one JSON line per result on stdout (progress on stderr).
 """
 
@@ -57,7 +60,10 @@ class BotSpec:
                 key, value = item.split("=")
                 current = getattr(bot.params, key)
                 changes[key] = type(current)(value) if current is not None else float(value)
+            # A change applies to the level the bot plays in every variant (``mc`` has
+            # one table where streets throw a card and one where they do not).
             bot.params = dataclasses.replace(bot.params, **changes)
+            bot.throwing_params = dataclasses.replace(bot.throwing_params, **changes)
         return bot
 
 

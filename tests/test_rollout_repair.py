@@ -89,6 +89,46 @@ def test_one_round_finds_the_best_valid_board_one_swap_away() -> None:
     assert 0 < repaired < checked  # both outcomes were exercised
 
 
+def test_a_repair_with_spares_may_also_throw_a_different_card() -> None:
+    """With the cards a Pineapple completion throws, one round takes the best valid
+    board one swap away, a swap now also putting a thrown card in place of a placed one."""
+    t = rollout.tables_for(rules_for("pineapple"))
+    lines = (list(parse_cards("Kd Ks")), list(parse_cards("8c 8h")), list(parse_cards("Ah Qh 5h")))
+    seen = set(lines[0] + lines[1] + lines[2])
+    pool = [c for c in range(52) if c not in seen]
+    rng = random.Random(5)
+    f0, f01, need, n_spare = 1, 4, 6, 3
+    codes_of = {c: int(t.codes[c]) for c in range(52)}
+    checked = only_spares = 0
+    while checked < 60:
+        drawn = rng.sample(pool, need + n_spare)
+        order, spares = drawn[:need], drawn[need:]
+        board = (lines[0] + order[:f0], lines[1] + order[f0:f01], lines[2] + order[f01:])
+        if _valid(*board):
+            continue
+        checked += 1
+        valid = [b for b in _one_swap_boards(lines, order, f0, f01) if _valid(*b)]
+        swapped_in = []
+        for i, x in itertools.product(range(need), spares):
+            p = order[:]
+            p[i] = x
+            b = (lines[0] + p[:f0], lines[1] + p[f0:f01], lines[2] + p[f01:])
+            if _valid(*b):
+                swapped_in.append(b)
+        c0, c1, c2 = (sum(codes_of[c] for c in line) for line in lines)
+        cards = np.array([codes_of[c] for c in drawn], dtype=np.int64)
+        pol = t.policy
+        got = float(rollout._repair(c0, c1, c2, f0, f01, need, cards, 1, t.t3, t.t5, t.fo,
+                                    t.roy, t.flv, t.strength, pol[rollout.POL_W],
+                                    pol[rollout.POL_FOUL_PENALTY], n_spare))  # fmt: skip
+        if valid or swapped_in:
+            assert got == pytest.approx(max(_value(t, b) for b in valid + swapped_in))
+            only_spares += not valid
+        else:
+            assert got == -pol[rollout.POL_FOUL_PENALTY]
+    assert only_spares > 0  # boards that only a thrown card could make valid
+
+
 def test_more_rounds_never_find_less() -> None:
     t = rollout.tables_for(rules_for("pineapple"))
     rng = random.Random(3)
@@ -108,9 +148,11 @@ def test_more_rounds_never_find_less() -> None:
 
 def test_the_repair_knob_sets_only_its_own_field() -> None:
     t = rollout.tables_for(rules_for("ofc"))
-    k = t.with_policy(repair=2)
+    k = t.with_policy(repair=2, repair_spare=True)
     assert t.policy[rollout.POL_REPAIR] == 0 and k.policy[rollout.POL_REPAIR] == 2
-    others = [i for i in range(len(t.policy)) if i != rollout.POL_REPAIR]
+    assert t.policy[rollout.POL_REPAIR_SPARE] == 0 and k.policy[rollout.POL_REPAIR_SPARE] == 1
+    mine = (rollout.POL_REPAIR, rollout.POL_REPAIR_SPARE)
+    others = [i for i in range(len(t.policy)) if i not in mine]
     assert np.array_equal(k.policy[others], t.policy[others]) and np.array_equal(k.flv, t.flv)
 
 
@@ -126,3 +168,34 @@ def test_repair_moves_the_analysis_and_mc_v1_has_none() -> None:
 
     assert values(dataclasses.replace(base, foul_repair=0)) == values(base)
     assert values(dataclasses.replace(base, foul_repair=2)) != values(base)
+
+
+@pytest.mark.parametrize(
+    ("preset", "throws"),
+    [("pineapple", True), ("pineapple-progressive", True), ("ofc", False), ("turbo", False)],
+)
+def test_mc_plays_the_repair_only_where_a_street_throws_a_card(
+    preset: str, throws: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from chinese_poker.ai import mc
+
+    rules = rules_for(preset)
+    assert mc.throws_cards(rules) is throws
+    used: list[Level] = []
+    real = mc.analyse_street
+
+    def spy(view: object, dec: object, level: Level, **kw: object) -> object:
+        used.append(level)
+        return real(view, dec, level, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(mc, "analyse_street", spy)
+    for cls, lvl in ((mc.MonteCarloBot, 3), (mc.MonteCarloBotV1, 3)):
+        table = Table(rules, 2, seed=9)
+        view = table.view(table.to_act[0])
+        bot = cls(seed=1, level=lvl, time_budget=0.02)
+        bot.act(view)
+        expected = (mc.THROWING_LEVELS if throws else mc.LEVELS)[lvl]
+        if cls is mc.MonteCarloBotV1:
+            expected = V1_LEVELS[lvl]
+        assert used[-1] == expected
+    assert (used[0].foul_repair == 1) is throws and used[1].foul_repair == 0

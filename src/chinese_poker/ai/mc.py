@@ -36,6 +36,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from collections.abc import Sequence
@@ -67,6 +68,7 @@ __all__ = [
     "FOUL_AVERSION",
     "HINT_LEVELS",
     "LEVELS",
+    "THROWING_LEVELS",
     "V1_LEVELS",
     "Level",
     "MonteCarloBot",
@@ -74,6 +76,7 @@ __all__ = [
     "StreetOption",
     "analyse_street",
     "fantasyland_stay_value",
+    "throws_cards",
     "view_stay_value",
 ]
 
@@ -98,7 +101,11 @@ class Level:
     the rest of the mean of the arrangements tried. These four are experiment knobs
     (docs/bots.md, the ablation), 1 at every level. ``foul_repair``: rounds of swaps
     with which a policy completion whose arrangements all foul looks for a valid board
-    (:func:`~chinese_poker.ai.rollout.Tables.with_policy`; 0, none, in ``mc-v1``).
+    (:func:`~chinese_poker.ai.rollout.Tables.with_policy`; 0, none, in ``mc-v1``; 1 in
+    :data:`THROWING_LEVELS` level 3). ``repair_spare`` (1: the repair may also take a card
+    the completion throws), ``climb`` and ``climb_rounds`` (a hill climb of the
+    completions of a street's few best placements): experiments that did not help, 0 at
+    every level (docs/bots.md, *Round four*).
     """
 
     rollouts: int
@@ -114,6 +121,9 @@ class Level:
     fl_scale: float = 1.0
     pick_max: float = 1.0
     foul_repair: int = 0
+    climb: int = 0
+    climb_rounds: int = 2
+    repair_spare: int = 0
 
 
 #: Points charged per unit of foul probability when choosing a placement. Chasing
@@ -176,8 +186,25 @@ V1_LEVELS: dict[int, Level] = {
 """The levels of ``mc-v1``, the frozen baseline: the ``mc`` of issue 11's start."""
 
 LEVELS: dict[int, Level] = dict(V1_LEVELS)  # a copy: tuning mc never moves mc-v1
-"""Effort per level: 1 is quick (a few ms a decision), 3 the default, 5 strong. Still
-``mc-v1``'s: nothing tried in issue 11 beat it measurably (docs/bots.md, *Round two*)."""
+"""Effort per level where no street throws a card (OFC, Turbo): 1 is quick (a few ms a
+decision), 3 the default, 5 strong. Still ``mc-v1``'s: nothing tried in issue 11 beat it
+measurably there (docs/bots.md, *Round two* and *Round three*)."""
+
+THROWING_LEVELS: dict[int, Level] = {
+    **LEVELS,
+    3: dataclasses.replace(V1_LEVELS[3], rollouts=470, foul_repair=1),
+}
+"""Effort per level where a street throws a card (Pineapple, Progressive Pineapple): the
+default level 3 adds one round of foul repair to the playout policy and plays about 40%
+fewer rollouts, for the same decision time as ``mc-v1``'s; on fresh duplicate deals it
+beats ``mc-v1`` (docs/bots.md, *Round four*). The other levels are ``mc-v1``'s: level 2
+with the repair was not clearly better, and 1, 4 and 5 were not measured with it."""
+
+
+def throws_cards(rules: Rules) -> bool:
+    """Whether a street of these rules deals more cards than it places (Pineapple)."""
+    return any(dealt > placed for dealt, placed in rules.spec.variant.streets)
+
 
 HINT_LEVELS: dict[int, Level] = V1_LEVELS
 """The hint engine's (and so the reviews') effort per level: ``mc-v1``'s, so that a
@@ -218,14 +245,17 @@ def analyse_street(
     actions = list(iter_placements(decision, view.version))
     sit = rollout.Situation.from_view(view, decision)
     knobs = (level.policy_foul_scale, level.policy_strength_scale, level.fl_scale,
-             level.pick_max, level.foul_repair)  # fmt: skip
-    if knobs != (1, 1, 1, 1, 0):
+             level.pick_max, level.foul_repair, level.climb, level.repair_spare)  # fmt: skip
+    if knobs != (1, 1, 1, 1, 0, 0, 0):
         sit.tables = sit.tables.with_policy(
             foul_scale=level.policy_foul_scale,
             strength_scale=level.policy_strength_scale,
             fl_scale=level.fl_scale,
             pick_max=level.pick_max,
             repair=level.foul_repair,
+            climb=level.climb,
+            climb_rounds=level.climb_rounds,
+            repair_spare=bool(level.repair_spare),
         )
     cands = [sit.candidate(a) for a in actions]
     rng = random.Random(seed)
@@ -311,7 +341,9 @@ class MonteCarloBot:
     """The kernel families it runs (:mod:`chinese_poker.ai.warm`)."""
 
     levels: dict[int, Level] = LEVELS
-    """The effort table this bot plays by."""
+    """The effort table this bot plays by where no street throws a card."""
+    throwing_levels: dict[int, Level] = THROWING_LEVELS
+    """... and where one does (:func:`throws_cards`)."""
 
     def __init__(
         self,
@@ -327,6 +359,7 @@ class MonteCarloBot:
             raise ValueError(f"time_budget must be a positive number of seconds, not {time_budget}")
         self.level = lvl
         self.params = levels[lvl]
+        self.throwing_params = self.throwing_levels[lvl]
         self.time_budget = time_budget
         self.rng = random.Random(seed)
         self._fallback: RuleBot | None = None
@@ -352,7 +385,8 @@ class MonteCarloBot:
             if rules.is_open_face:
                 return self._fantasyland(view, dec)
             return self._classic(view, dec)
-        options = analyse_street(view, dec, self.params, seed=self.rng.getrandbits(32),
+        params = self.throwing_params if throws_cards(rules) else self.params
+        options = analyse_street(view, dec, params, seed=self.rng.getrandbits(32),
                                  deadline=deadline)  # fmt: skip
         self.last_analysis = options
         return options[0].action
@@ -422,3 +456,4 @@ class MonteCarloBotV1(MonteCarloBot):
 
     name = "mc-v1"
     levels = V1_LEVELS
+    throwing_levels = V1_LEVELS

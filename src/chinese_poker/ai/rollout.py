@@ -154,7 +154,10 @@ def _scale(rules: Rules) -> float:
     POL_STAY_BOTTOM_MIN,
     POL_PICK_MAX,
     POL_REPAIR,
-) = range(9)
+    POL_CLIMB,
+    POL_CLIMB_ROUNDS,
+    POL_REPAIR_SPARE,
+) = range(12)
 (
     SC_V, SC_O, SC_S, SC_MORE_LINES, SC_FOUL_VALUE, SC_FOUL_PAYS, SC_AWARD, SC_FINNISH,
     SC_DEUCE_FOULED, SC_PENALISED, SC_MAX_ONE, SC_SPLIT_TIES, SC_SHOWDOWN,
@@ -211,15 +214,26 @@ class Tables:
         fl_scale: float = 1.0,
         pick_max: float = 1.0,
         repair: int = 0,
+        climb: int = 0,
+        climb_rounds: int = 2,
+        repair_spare: bool = False,
     ) -> Tables:
         """These tables with the fast policy's foul penalty and line-strength weight, and
         the value of earning or keeping Fantasyland, multiplied by these factors; a
         completion worth ``pick_max`` x its best arrangement + the rest x their mean;
         ``repair``: rounds of swaps that try to turn a completion whose best arrangement
-        fouls into a valid board (:func:`_repair`)."""
+        fouls into a valid board (:func:`_repair`); ``climb``: how many of a street's
+        best placements (2 or more; 0, none) get their completions improved by up to
+        ``climb_rounds`` rounds of the best swap before the policy chooses among them
+        (:func:`_climb`);
+        ``repair_spare``: the repair may also swap a placed card for one the completion
+        throws (Pineapple)."""
         policy = self.policy.copy()
         policy[POL_PICK_MAX] = pick_max
         policy[POL_REPAIR] = repair
+        policy[POL_CLIMB] = climb
+        policy[POL_CLIMB_ROUNDS] = climb_rounds
+        policy[POL_REPAIR_SPARE] = float(repair_spare)
         policy[POL_FOUL_PENALTY] *= foul_scale
         policy[POL_W] *= strength_scale
         policy[POL_STAY_VALUE] *= fl_scale
@@ -288,10 +302,11 @@ def tables_for(rules: Rules) -> Tables:
     # Cards a player will see but throw, per card still to place (Pineapple: 1 per 2).
     later = spec.variant.streets[1:]
     thrown = sum(d - p for d, p in later) / max(1, sum(p for _, p in later))
-    policy = [0.0] * 9
+    policy = [0.0] * 12
     # A completion is worth its best arrangement (1) or a blend of the best and the mean
     # of the arrangements tried (docs/bots.md, the ablation): 1 unless a level says so.
     policy[POL_PICK_MAX] = 1.0
+    policy[POL_CLIMB_ROUNDS] = 2  # read only when a level climbs (POL_CLIMB > 0)
     policy[POL_W], policy[POL_FOUL_PENALTY], policy[POL_STAY_VALUE] = w, foul_penalty, stay
     policy[POL_STAY_MIDDLE_MIN] = 99 if fl.stay_middle_min is None else fl.stay_middle_min
     policy[POL_FL_ENABLED] = float(fl.enabled)
@@ -517,6 +532,9 @@ def _draw_fills(
                 pref[row, i + 1] = pref[row, i] + codes[scratch[i]]
                 if keep and g == 0:
                     pref[n_fills * choice + s, i] = codes[scratch[i]]
+            if keep and g == 0:  # the cards this pick throws, after its own
+                for i in range(need, take):
+                    pref[n_fills * choice + s, i] = codes[scratch[i]]
 
 
 @_jit_inline
@@ -532,12 +550,15 @@ def _pref_rows(n_fills: int, choice: int, pol: Any) -> int:
 def _repair(
     c0: int, c1: int, c2: int, f0: int, f01: int, need: int, cards: Any, rounds: int,
     t3: Any, t5: Any, fo: Any, roy: Any, flv: Any, st: Any, w: float, foul_penalty: float,
+    spare: int = 0,
 ) -> float:  # fmt: skip
     """The value of a completion whose arrangement ``cards`` (codes, in slot order: the
     first ``f0`` to the top, up to ``f01`` to the middle, the rest to the bottom) fouls,
     after up to ``rounds`` rounds of swapping two drawn cards between lines, each round
     taking the first swap that makes the board valid (then the best valid one found) or
     else the one that brings the lines closest to order; ``-foul_penalty`` if none does.
+    ``spare`` cards after the ``need`` placed ones are cards the completion throws
+    (Pineapple): a swap may also put one of them in place of a placed card.
 
     A few random arrangements rarely find the valid board behind a strong top (a pair of
     queens needs a middle above it): the policy then undervalues every Fantasyland top
@@ -554,8 +575,8 @@ def _repair(
         bj = -1
         for i in range(need):
             li = 0 if i < f0 else (1 if i < f01 else 2)
-            for j in range(i + 1, need):
-                lj = 0 if j < f0 else (1 if j < f01 else 2)
+            for j in range(i + 1, need + spare):
+                lj = 0 if j < f0 else (1 if j < f01 else (2 if j < need else 3))
                 if lj == li:
                     continue
                 d = cards[j] - cards[i]
@@ -564,7 +585,9 @@ def _repair(
                     a0 += d
                 elif li == 1:
                     a1 += d
-                if lj == 1:
+                else:
+                    a2 += d
+                if lj == 1:  # (j > i: never the top; 3, a thrown card, leaves no line)
                     a1 -= d
                 elif lj == 2:
                     a2 -= d
@@ -603,6 +626,98 @@ def _span(cards: Any, lo: int, hi: int) -> int:
 
 
 @_jit
+def _climb(
+    c0: int, c1: int, c2: int, f0: int, f01: int, need: int, cards: Any, rounds: int,
+    val: float, t3: Any, t5: Any, fo: Any, roy: Any, flv: Any, st: Any, w: float,
+    foul_penalty: float,
+) -> float:  # fmt: skip
+    """The value of the arrangement ``cards`` (codes in slot order, laid out as for
+    :func:`_repair`; worth ``val``) after up to ``rounds`` rounds of the swap of two drawn
+    cards between lines that raises the value most, while one does.
+
+    Best-of-a-few random arrangements rarely find the structured boards a player steers
+    his cards into (a flush in the bottom, a pair on top with the middle above it); a
+    short hill climb finds many of them at a few dozen evaluations.
+    """
+    s0 = c0 + _span(cards, 0, f0)
+    s1 = c1 + _span(cards, f0, f01)
+    s2 = c2 + _span(cards, f01, need)
+    for _ in range(rounds):
+        best = val
+        bi = -1
+        bj = -1
+        bd = 0
+        for i in range(need):
+            li = 0 if i < f0 else (1 if i < f01 else 2)
+            for j in range(i + 1, need):
+                lj = 0 if j < f0 else (1 if j < f01 else 2)
+                if lj == li:
+                    continue
+                d = cards[j] - cards[i]
+                a0, a1, a2 = s0, s1, s2
+                if li == 0:
+                    a0 += d
+                elif li == 1:
+                    a1 += d
+                if lj == 1:
+                    a1 -= d
+                elif lj == 2:
+                    a2 -= d
+                v = _board_value(a0, a1, a2, t3, t5, fo, roy, flv, st, w, foul_penalty)
+                if v > best:
+                    best = v
+                    bi = i
+                    bj = j
+                    bd = d
+        if bi < 0:
+            break
+        li = 0 if bi < f0 else (1 if bi < f01 else 2)
+        lj = 0 if bj < f0 else (1 if bj < f01 else 2)
+        if li == 0:
+            s0 += bd
+        elif li == 1:
+            s1 += bd
+        if lj == 1:
+            s1 -= bd
+        elif lj == 2:
+            s2 -= bd
+        c = cards[bi]
+        cards[bi] = cards[bj]
+        cards[bj] = c
+        val = best
+    return val
+
+
+@_jit
+def _climbed_total(
+    c0: int, c1: int, c2: int, f0: int, f01: int, need: int, fills: int, picks: int,
+    rounds: int, pref: Any, scratch: Any, t3: Any, t5: Any, fo: Any, roy: Any, flv: Any,
+    st: Any, w: float, foul_penalty: float,
+) -> float:  # fmt: skip
+    """A placement's policy total over its completions, each one's best pick improved by
+    :func:`_climb` (the codes are read back from the prefix sums)."""
+    total = 0.0
+    for s in range(fills):
+        top = -1e300
+        g_best = 0
+        for g in range(picks):
+            row = s * picks + g
+            val = _board_value(
+                c0 + pref[row, f0], c1 + pref[row, f01] - pref[row, f0],
+                c2 + pref[row, need] - pref[row, f01], t3, t5, fo, roy, flv, st, w,
+                foul_penalty,
+            )  # fmt: skip
+            if val > top:
+                top = val
+                g_best = row
+        for i in range(need):
+            scratch[i] = pref[g_best, i + 1] - pref[g_best, i]
+        total += _climb(c0, c1, c2, f0, f01, need, scratch, rounds, top, t3, t5, fo, roy,
+                        flv, st, w, foul_penalty)  # fmt: skip
+    return total
+
+
+@_jit
 def _policy_street(
     code: Any, cnt: Any, dz: Any, deck: Any, start: int, n_cards: int, n_place: int,
     n_disc: int, end: int, n_fills: int, choice: int, kind: int,
@@ -624,20 +739,30 @@ def _policy_street(
     need = 13 - placed - n_place
     fills = n_fills if need > 0 else 1
     picks = choice if need > 0 else 1
+    spare = 0
     if need > 0:
         extra = int(need * pol[POL_THROWN])
         _draw_fills(deck, start + n_cards, end, need, extra, fills, picks, codes, scratch, pref)
+        if pol[POL_REPAIR_SPARE] != 0.0:
+            spare = max(min(need + extra, end - start - n_cards) - need, 0)
     else:
         pref[0, 0] = 0
     w = pol[POL_W]
     foul_penalty = pol[POL_FOUL_PENALTY]
     pick_max = pol[POL_PICK_MAX]
     rounds = int(pol[POL_REPAIR]) if need > 1 else 0
+    n_climb = int(pol[POL_CLIMB]) if need > 1 else 0
+    if n_climb < 2:
+        n_climb = 0  # one placement alone has nothing to be compared with
     n_patterns = 3**n_place
     best = -1e300
     best_d = -1
     best_a = 0
     n_discards = n_cards if n_disc == 1 else 1
+    if n_climb > 0:  # the n_climb best placements: total, discard, pattern
+        tops = np.full(n_climb, -1e300)
+        top_d = np.full(n_climb, -1, dtype=np.int64)
+        top_a = np.zeros(n_climb, dtype=np.int64)
     for d in range(n_discards):
         if n_disc != 1:
             d = -1
@@ -664,10 +789,10 @@ def _policy_street(
                 if rounds > 0 and top == -foul_penalty:
                     # A copy (the draws are done with ``scratch``): the swaps must not
                     # reach the other placements.
-                    for i in range(need):
+                    for i in range(need + spare):
                         scratch[i] = pref[fills * picks + s, i]
                     top = _repair(c0, c1, c2, f0, f01, need, scratch, rounds, t3, t5, fo, roy,
-                                  flv, st, w, foul_penalty)  # fmt: skip
+                                  flv, st, w, foul_penalty, spare)  # fmt: skip
                 if pick_max != 1.0:
                     top = pick_max * top + (1.0 - pick_max) * mean / picks
                 total += top
@@ -675,6 +800,35 @@ def _policy_street(
                 best = total
                 best_d = d
                 best_a = a
+            if n_climb > 0 and total > tops[n_climb - 1]:
+                k = n_climb - 1
+                while k > 0 and tops[k - 1] < total:
+                    tops[k] = tops[k - 1]
+                    top_d[k] = top_d[k - 1]
+                    top_a[k] = top_a[k - 1]
+                    k -= 1
+                tops[k] = total
+                top_d[k] = d
+                top_a[k] = a
+    if n_climb > 0:
+        # The few best placements again, their completions improved by a hill climb: the
+        # policy then plays for the boards a player would steer his cards into.
+        climb_rounds = int(pol[POL_CLIMB_ROUNDS])
+        best = -1e300
+        for k in range(n_climb):
+            if tops[k] == -1e300:
+                break
+            _, c0, c1, c2, k0, k1 = _pattern_sums(code, cnt, deck, start, n_cards, top_d[k],
+                                                  top_a[k], codes)  # fmt: skip
+            f0 = 3 - k0
+            f01 = f0 + 5 - k1
+            total = _climbed_total(c0, c1, c2, f0, f01, need, fills, picks, climb_rounds,
+                                   pref, scratch, t3, t5, fo, roy, flv, st, w,
+                                   foul_penalty)  # fmt: skip
+            if total > best:
+                best = total
+                best_d = top_d[k]
+                best_a = top_a[k]
     x = best_a
     for i in range(n_cards):
         if i == best_d:
@@ -1083,9 +1237,12 @@ def _static(
     fills = n_fills if need > 0 else 1
     picks = choice if need > 0 else 1
     pref = np.zeros((_pref_rows(fills, picks, pol), 14), dtype=np.int64)
+    spare = 0
     if need > 0:
         extra = int(need * pol[POL_THROWN])
         _draw_fills(pool, 0, n_pool, need, extra, fills, picks, codes, scratch, pref)
+        if pol[POL_REPAIR_SPARE] != 0.0:
+            spare = max(min(need + extra, n_pool) - need, 0)
     w = pol[POL_W]
     foul_penalty = pol[POL_FOUL_PENALTY]
     pick_max = pol[POL_PICK_MAX]
@@ -1110,11 +1267,11 @@ def _static(
                 if y > x:
                     x = y
             if rounds > 0 and x == -foul_penalty:
-                for i in range(need):
+                for i in range(need + spare):
                     scratch[i] = pref[fills * picks + s, i]
                 x = _repair(cand_code[c, 0], cand_code[c, 1], cand_code[c, 2], f0, f01, need,
-                            scratch, rounds, t3, t5, fo, roy, flv, st, w,
-                            foul_penalty)  # fmt: skip
+                            scratch, rounds, t3, t5, fo, roy, flv, st, w, foul_penalty,
+                            spare)  # fmt: skip
             if x == -foul_penalty:
                 fouls += 1
             if pick_max != 1.0:
@@ -1597,13 +1754,15 @@ def _seed_kernel(seed: int) -> None:
 
 def solitaire_values(
     rules: Rules, boards: int, *, seed: int = 0, fills: int = 8, choice: int = 3,
-    repair: int = 0,
+    repair: int = 0, climb: int = 0, climb_rounds: int = 2, repair_spare: bool = False,
 ) -> I64:  # fmt: skip
     """Line values (N x 3) of ``boards`` boards the policy completed from scratch
-    (``repair``: rounds of foul repair, see :meth:`Tables.with_policy`)."""
+    (``repair``, ``climb``, ``climb_rounds``, ``repair_spare``: see
+    :meth:`Tables.with_policy`)."""
     t = tables_for(rules)
-    if repair:
-        t = t.with_policy(repair=repair)
+    if repair or climb:
+        t = t.with_policy(repair=repair, climb=climb, climb_rounds=climb_rounds,
+                          repair_spare=repair_spare)  # fmt: skip
     streets = rules.streets
     out = np.zeros((boards, 3), dtype=np.int64)
     _solitaire(boards, seed % (2**32 - 1),

@@ -368,7 +368,9 @@ def _anchor(family: str, bot: tuple[str, int | None] | None) -> float | None:
     anchors = BOT_ANCHORS[family]
     name, level = bot
     if name == "mc-v1":
-        name = "mc"  # the frozen baseline plays mc's levels: the same anchors
+        # The frozen baseline: mc's levels when the anchors were measured (mc's level 3
+        # in Pineapple has since become stronger; its anchor is not re-measured yet).
+        name = "mc"
     for key in ((name, level), (name, None), (name, DEFAULT_LEVEL if level is None else -1)):
         if key in anchors:
             return anchors[key]

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from chinese_poker.ai import make_bot
-from chinese_poker.ai.mc import DEFAULT_LEVEL, LEVELS
+from chinese_poker.ai.mc import DEFAULT_LEVEL, LEVELS, THROWING_LEVELS
 from chinese_poker.engine import Session, Table
 from chinese_poker.engine.actions import Action
 from chinese_poker.engine.views import View
@@ -288,7 +288,7 @@ def render(data: dict[str, Any]) -> str:
     for t in data["times"]:
         lines.append(
             f"| {t['level']}{' (default)' if t['level'] == DEFAULT_LEVEL else ''} "
-            f"| {LEVELS[t['level']].rollouts} | {t['decisions']} "
+            f"| {THROWING_LEVELS[t['level']].rollouts} | {t['decisions']} "
             f"| {t['median'] * 1000:.0f} ms | {t['p90'] * 1000:.0f} ms | {t['max'] * 1000:.0f} ms |"
         )
     lines.append("")

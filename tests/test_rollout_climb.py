@@ -160,3 +160,58 @@ def test_climb_moves_the_analysis_and_mc_v1_has_none() -> None:
 
     assert values(dataclasses.replace(base, climb=0)) == values(base)
     assert values(dataclasses.replace(base, climb=3)) != values(base)
+
+
+def _policy_choice(t: rollout.Tables, lines: Board, street: list[Card], seed: int) -> list[int]:
+    """The line code sums after the policy places a Pineapple street (2 of 3 kept)."""
+    code = np.array([sum(int(t.codes[c]) for c in line) for line in lines], dtype=np.int64)
+    cnt = np.array([len(line) for line in lines], dtype=np.int64)
+    dz = np.zeros(3, dtype=np.int64)
+    seen = set(street).union(*lines)
+    deck = np.array(street + [c for c in range(52) if c not in seen], dtype=np.int64)
+    scratch = np.empty(52, dtype=np.int64)
+    pref = np.zeros((rollout._pref_rows(6, 5, t.policy), 14), dtype=np.int64)
+    rollout._seed_kernel(seed)
+    rollout._policy_street(code, cnt, dz, deck, 0, 3, 2, 1, len(deck), 6, 5, 0, t.ev, t.roy,
+                           t.flv, t.strength, t.policy, scratch, pref)  # fmt: skip
+    return [int(x) for x in code]
+
+
+def test_without_climbing_rounds_the_best_placements_keep_their_order() -> None:
+    """With 0 rounds the second pass recomputes the K best totals unchanged, so the
+    policy must choose what it chooses without the knob: the K best are the right ones,
+    kept in order, ties to the first found."""
+    t = rollout.tables_for(rules_for("pineapple"))
+    rng = random.Random(8)
+    differ = 0
+    for k in range(40):
+        cards = rng.sample(range(52), 8)
+        lines: Board = ([cards[0]], [cards[1], cards[2]], [cards[3], cards[4]])
+        street = cards[5:8]
+        plain = _policy_choice(t, lines, street, k)
+        for n in (2, 3, 5):
+            same = t.with_policy(climb=n, climb_rounds=0)
+            assert _policy_choice(same, lines, street, k) == plain
+        differ += _policy_choice(t.with_policy(climb=5, climb_rounds=3), lines, street, k) != plain
+    assert differ > 0  # and with rounds the climb does change choices
+
+
+def test_the_repair_row_holds_the_first_pick_and_the_cards_it_throws() -> None:
+    """``_draw_fills`` keeps, for the repair, the first pick's codes in slot order and
+    then the cards its draw throws: distinct cards of the deck's range, the placed ones
+    equal to the pick's prefix sums."""
+    t = rollout.tables_for(rules_for("pineapple")).with_policy(repair=1, repair_spare=True)
+    by_code = {int(t.codes[c]): c for c in range(52)}
+    deck = np.array(random.Random(4).sample(range(52), 52), dtype=np.int64)
+    lo, hi, need, extra, fills, choice = 7, 52, 8, 4, 6, 5
+    pref = np.zeros((rollout._pref_rows(fills, choice, t.policy), 14), dtype=np.int64)
+    scratch = np.empty(52, dtype=np.int64)
+    rollout._seed_kernel(3)
+    rollout._draw_fills(deck, lo, hi, need, extra, fills, choice, t.codes, scratch, pref)
+    allowed = set(int(c) for c in deck[lo:hi])
+    for s in range(fills):
+        row = pref[fills * choice + s]
+        cards = [by_code[int(x)] for x in row[: need + extra]]
+        assert len(set(cards)) == need + extra and set(cards) <= allowed
+        first = pref[s * choice]
+        assert [int(first[i + 1] - first[i]) for i in range(need)] == [int(x) for x in row[:need]]

@@ -533,7 +533,7 @@ def _draw_fills(
                 if keep and g == 0:
                     pref[n_fills * choice + s, i] = codes[scratch[i]]
             if keep and g == 0:  # the cards this pick throws, after its own
-                for i in range(need, take):
+                for i in range(need, min(take, pref.shape[1])):
                     pref[n_fills * choice + s, i] = codes[scratch[i]]
 
 
@@ -695,7 +695,10 @@ def _climbed_total(
     st: Any, w: float, foul_penalty: float,
 ) -> float:  # fmt: skip
     """A placement's policy total over its completions, each one's best pick improved by
-    :func:`_climb` (the codes are read back from the prefix sums)."""
+    :func:`_climb` (the codes are read back from the prefix sums). Neither the foul
+    repair nor a ``pick_max`` blend applies here: with those on as well, the second pass
+    compares on another basis than the first (experiment knobs, not combined at any
+    level)."""
     total = 0.0
     for s in range(fills):
         top = -1e300
@@ -743,8 +746,8 @@ def _policy_street(
     if need > 0:
         extra = int(need * pol[POL_THROWN])
         _draw_fills(deck, start + n_cards, end, need, extra, fills, picks, codes, scratch, pref)
-        if pol[POL_REPAIR_SPARE] != 0.0:
-            spare = max(min(need + extra, end - start - n_cards) - need, 0)
+        if pol[POL_REPAIR_SPARE] != 0.0:  # as many as _draw_fills kept
+            spare = max(min(need + extra, end - start - n_cards, pref.shape[1]) - need, 0)
     else:
         pref[0, 0] = 0
     w = pol[POL_W]
@@ -1241,8 +1244,8 @@ def _static(
     if need > 0:
         extra = int(need * pol[POL_THROWN])
         _draw_fills(pool, 0, n_pool, need, extra, fills, picks, codes, scratch, pref)
-        if pol[POL_REPAIR_SPARE] != 0.0:
-            spare = max(min(need + extra, n_pool) - need, 0)
+        if pol[POL_REPAIR_SPARE] != 0.0:  # as many as _draw_fills kept
+            spare = max(min(need + extra, n_pool, pref.shape[1]) - need, 0)
     w = pol[POL_W]
     foul_penalty = pol[POL_FOUL_PENALTY]
     pick_max = pol[POL_PICK_MAX]

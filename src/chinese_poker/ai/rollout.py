@@ -546,6 +546,37 @@ def _pref_rows(n_fills: int, choice: int, pol: Any) -> int:
     return n_fills * max(choice, 1) + (n_fills if pol[POL_REPAIR] > 0 else 0)
 
 
+@_jit_inline
+def _swapped(s0: int, s1: int, s2: int, li: int, lj: int, d: int) -> tuple[int, int, int]:
+    """The line code sums after a drawn card of line ``li`` is exchanged for one of line
+    ``lj`` > ``li`` whose code is larger by ``d`` (line 3: a card the completion throws,
+    which leaves no line)."""
+    if li == 0:
+        s0 += d
+    elif li == 1:
+        s1 += d
+    else:
+        s2 += d
+    if lj == 1:
+        s1 -= d
+    elif lj == 2:
+        s2 -= d
+    return s0, s1, s2
+
+
+@_jit_inline
+def _pick_value(
+    c0: int, c1: int, c2: int, f0: int, f01: int, need: int, pref: Any, row: int, t3: Any,
+    t5: Any, fo: Any, roy: Any, flv: Any, st: Any, w: float, foul_penalty: float,
+) -> float:  # fmt: skip
+    """The policy's value of the board a completion pick (row ``row`` of prefix sums)
+    makes of lines summing to ``c0``, ``c1``, ``c2``."""
+    return _board_value(
+        c0 + pref[row, f0], c1 + pref[row, f01] - pref[row, f0],
+        c2 + pref[row, need] - pref[row, f01], t3, t5, fo, roy, flv, st, w, foul_penalty,
+    )  # fmt: skip
+
+
 @_jit
 def _repair(
     c0: int, c1: int, c2: int, f0: int, f01: int, need: int, cards: Any, rounds: int,
@@ -579,18 +610,7 @@ def _repair(
                 lj = 0 if j < f0 else (1 if j < f01 else (2 if j < need else 3))
                 if lj == li:
                     continue
-                d = cards[j] - cards[i]
-                a0, a1, a2 = s0, s1, s2
-                if li == 0:
-                    a0 += d
-                elif li == 1:
-                    a1 += d
-                else:
-                    a2 += d
-                if lj == 1:  # (j > i: never the top; 3, a thrown card, leaves no line)
-                    a1 -= d
-                elif lj == 2:
-                    a2 -= d
+                a0, a1, a2 = _swapped(s0, s1, s2, li, lj, cards[j] - cards[i])
                 vt = t3[a0 >> 12]
                 vm = t5[(a1 >> 12) + fo[a1 & 4095]]
                 vb = t5[(a2 >> 12) + fo[a2 & 4095]]
@@ -654,15 +674,7 @@ def _climb(
                 if lj == li:
                     continue
                 d = cards[j] - cards[i]
-                a0, a1, a2 = s0, s1, s2
-                if li == 0:
-                    a0 += d
-                elif li == 1:
-                    a1 += d
-                if lj == 1:
-                    a1 -= d
-                elif lj == 2:
-                    a2 -= d
+                a0, a1, a2 = _swapped(s0, s1, s2, li, lj, d)
                 v = _board_value(a0, a1, a2, t3, t5, fo, roy, flv, st, w, foul_penalty)
                 if v > best:
                     best = v
@@ -673,14 +685,7 @@ def _climb(
             break
         li = 0 if bi < f0 else (1 if bi < f01 else 2)
         lj = 0 if bj < f0 else (1 if bj < f01 else 2)
-        if li == 0:
-            s0 += bd
-        elif li == 1:
-            s1 += bd
-        if lj == 1:
-            s1 -= bd
-        elif lj == 2:
-            s2 -= bd
+        s0, s1, s2 = _swapped(s0, s1, s2, li, lj, bd)
         c = cards[bi]
         cards[bi] = cards[bj]
         cards[bj] = c
@@ -705,11 +710,8 @@ def _climbed_total(
         g_best = 0
         for g in range(picks):
             row = s * picks + g
-            val = _board_value(
-                c0 + pref[row, f0], c1 + pref[row, f01] - pref[row, f0],
-                c2 + pref[row, need] - pref[row, f01], t3, t5, fo, roy, flv, st, w,
-                foul_penalty,
-            )  # fmt: skip
+            val = _pick_value(c0, c1, c2, f0, f01, need, pref, row, t3, t5, fo, roy, flv, st,
+                              w, foul_penalty)  # fmt: skip
             if val > top:
                 top = val
                 g_best = row
@@ -780,12 +782,8 @@ def _policy_street(
                 top = -1e300
                 mean = 0.0
                 for g in range(picks):
-                    row = s * picks + g
-                    val = _board_value(
-                        c0 + pref[row, f0], c1 + pref[row, f01] - pref[row, f0],
-                        c2 + pref[row, need] - pref[row, f01], t3, t5, fo, roy, flv, st, w,
-                        foul_penalty,
-                    )  # fmt: skip
+                    val = _pick_value(c0, c1, c2, f0, f01, need, pref, s * picks + g, t3, t5,
+                                      fo, roy, flv, st, w, foul_penalty)  # fmt: skip
                     mean += val
                     if val > top:
                         top = val

@@ -8,7 +8,6 @@ look-ups.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import random
 
@@ -16,9 +15,7 @@ import numpy as np
 import pytest
 
 from chinese_poker.ai import rollout
-from chinese_poker.ai.mc import LEVELS, V1_LEVELS, Level, analyse_street
 from chinese_poker.cards import Card, parse_cards
-from chinese_poker.engine import Table
 from chinese_poker.evaluate import evaluate, evaluate3
 from chinese_poker.rules import rules_for
 
@@ -146,20 +143,6 @@ def test_the_climb_improves_the_policys_boards() -> None:
         return float(roy[~foul].sum())
 
     assert royalties(3) > royalties(0)
-
-
-def test_climb_moves_the_analysis_and_mc_v1_has_none() -> None:
-    assert all(level.climb == 0 for level in V1_LEVELS.values())
-    table = Table(rules_for("pineapple"), 2, seed=4)
-    view = table.view(table.to_act[0])
-    dec = view.decisions[0]
-    base = LEVELS[1]
-
-    def values(level: Level) -> list[float]:
-        return sorted(o.value for o in analyse_street(view, dec, level, seed=5))
-
-    assert values(dataclasses.replace(base, climb=0)) == values(base)
-    assert values(dataclasses.replace(base, climb=3)) != values(base)
 
 
 def _policy_choice(t: rollout.Tables, lines: Board, street: list[Card], seed: int) -> list[int]:

@@ -156,18 +156,27 @@ def test_the_repair_knob_sets_only_its_own_field() -> None:
     assert np.array_equal(k.policy[others], t.policy[others]) and np.array_equal(k.flv, t.flv)
 
 
-def test_repair_moves_the_analysis_and_mc_v1_has_none() -> None:
-    assert all(level.foul_repair == 0 for level in V1_LEVELS.values())
-    table = Table(rules_for("ofc"), 2, seed=4)
+@pytest.mark.parametrize(
+    ("preset", "knob", "on"),
+    [("ofc", "foul_repair", 2), ("pineapple", "climb", 3),
+     ("pineapple", "repair_spare", 1)],
+)  # fmt: skip
+def test_a_policy_knob_moves_the_analysis_and_mc_v1_has_none(
+    preset: str, knob: str, on: int
+) -> None:
+    assert all(getattr(level, knob) == 0 for level in V1_LEVELS.values())
+    table = Table(rules_for(preset), 2, seed=4)
     view = table.view(table.to_act[0])
     dec = view.decisions[0]
     base = LEVELS[1]
+    if knob == "repair_spare":  # it changes the repair, so the repair must be on
+        base = dataclasses.replace(base, foul_repair=1)
 
     def values(level: Level) -> list[float]:
         return sorted(o.value for o in analyse_street(view, dec, level, seed=5))
 
-    assert values(dataclasses.replace(base, foul_repair=0)) == values(base)
-    assert values(dataclasses.replace(base, foul_repair=2)) != values(base)
+    assert values(dataclasses.replace(base, **{knob: 0})) == values(base)
+    assert values(dataclasses.replace(base, **{knob: on})) != values(base)
 
 
 @pytest.mark.parametrize(

@@ -1257,13 +1257,9 @@ def _static(
             x = -1e300
             mean = 0.0
             for g in range(picks):
-                row = s * picks + g
-                y = _board_value(
-                    cand_code[c, 0] + pref[row, f0],
-                    cand_code[c, 1] + pref[row, f01] - pref[row, f0],
-                    cand_code[c, 2] + pref[row, need] - pref[row, f01],
-                    t3, t5, fo, roy, flv, st, w, foul_penalty,
-                )  # fmt: skip
+                y = _pick_value(cand_code[c, 0], cand_code[c, 1], cand_code[c, 2], f0, f01,
+                                need, pref, s * picks + g, t3, t5, fo, roy, flv, st, w,
+                                foul_penalty)  # fmt: skip
                 mean += y
                 if y > x:
                     x = y

@@ -20,9 +20,10 @@ and successive halving spends the rollouts on the candidates that are still clos
   rules bot plays those hands.
 * An open-face table with a deuce-to-seven middle (not a preset): the rules bot.
 
-``level`` (1..5, default 3) sets the effort (:data:`LEVELS`); ``time_budget`` (seconds
-per decision, default none) stops sampling once exceeded: the bot then answers with
-the best candidate so far, always a legal action. Without a budget the bot is
+``level`` (1..5, default 3) sets the effort (:data:`THROWING_LEVELS` where a street
+throws a card, as in Pineapple, else :data:`LEVELS`); ``time_budget`` (seconds per
+decision, default none) stops sampling once exceeded: the bot then answers with the best
+candidate so far, always a legal action. Without a budget the bot is
 deterministic for a seed; with one its play depends on the machine's speed.
 
 >>> from chinese_poker.rules import rules_for

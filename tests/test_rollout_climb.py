@@ -190,7 +190,8 @@ def test_the_repair_row_holds_the_first_pick_and_the_cards_it_throws() -> None:
     pref = np.zeros((rollout._pref_rows(fills, choice, t.policy), 14), dtype=np.int64)
     scratch = np.empty(52, dtype=np.int64)
     rollout._seed_kernel(3)
-    rollout._draw_fills(deck, lo, hi, need, extra, fills, choice, t.codes, scratch, pref)
+    kept = rollout._draw_fills(deck, lo, hi, need, extra, fills, choice, t.codes, scratch, pref)
+    assert kept == need + extra  # what the repair may swap among
     allowed = set(int(c) for c in deck[lo:hi])
     for s in range(fills):
         row = pref[fills * choice + s]

@@ -189,7 +189,7 @@ def test_mc_plays_the_repair_only_where_a_street_throws_a_card(
     from chinese_poker.ai import mc
 
     rules = rules_for(preset)
-    assert mc.throws_cards(rules) is throws
+    assert rules.spec.variant.throws_cards is throws
     used: list[Level] = []
     real = mc.analyse_street
 

@@ -77,7 +77,6 @@ __all__ = [
     "StreetOption",
     "analyse_street",
     "fantasyland_stay_value",
-    "throws_cards",
     "view_stay_value",
 ]
 
@@ -205,11 +204,6 @@ the same cut in rollouts, so that they stay above level 3 (their strength is not
 measured). Levels 1 and 2 are ``mc-v1``'s: level 2 with the repair beat ``mc-v1``'s by
 about as much, but fouled 7.8% of its boards against 5.6%, and on the ladder test's
 fixed deals it did not beat level 1."""
-
-
-def throws_cards(rules: Rules) -> bool:
-    """Whether a street of these rules deals more cards than it places (Pineapple)."""
-    return any(dealt > placed for dealt, placed in rules.spec.variant.streets)
 
 
 HINT_LEVELS: dict[int, Level] = V1_LEVELS
@@ -349,7 +343,7 @@ class MonteCarloBot:
     levels: dict[int, Level] = LEVELS
     """The effort table this bot plays by where no street throws a card."""
     throwing_levels: dict[int, Level] = THROWING_LEVELS
-    """... and where one does (:func:`throws_cards`)."""
+    """... and where one does (``VariantSpec.throws_cards``)."""
 
     def __init__(
         self,
@@ -391,7 +385,7 @@ class MonteCarloBot:
             if rules.is_open_face:
                 return self._fantasyland(view, dec)
             return self._classic(view, dec)
-        params = self.throwing_params if throws_cards(rules) else self.params
+        params = self.throwing_params if rules.spec.variant.throws_cards else self.params
         options = analyse_street(view, dec, params, seed=self.rng.getrandbits(32),
                                  deadline=deadline)  # fmt: skip
         self.last_analysis = options

@@ -498,12 +498,14 @@ def _board_value(
 def _draw_fills(
     deck: Any, lo: int, hi: int, need: int, extra: int, n_fills: int, choice: int, codes: Any,
     scratch: Any, pref: Any,
-) -> None:  # fmt: skip
+) -> int:  # fmt: skip
     """Random completions from ``deck[lo:hi]``: for each of ``n_fills`` draws of
     ``need + extra`` cards, ``choice`` random picks of ``need`` of them in random order,
     stored as prefix sums of their codes in ``pref[s * choice + j, 0..need]``; when
     ``pref`` has the rows for foul repair (:func:`_pref_rows`), the first pick's codes
-    themselves, in order, in ``pref[n_fills * choice + s]`` for :func:`_repair`.
+    themselves, in order, in ``pref[n_fills * choice + s]`` for :func:`_repair`, followed
+    by the draw's cards that pick throws. Returns how many codes that row holds (``need``
+    without the rows).
 
     The extra cards stand for the cards a player will see but throw (Pineapple keeps 2
     of 3), and the best of the ``choice`` picks stands for his choosing which card goes
@@ -535,6 +537,7 @@ def _draw_fills(
             if keep and g == 0:  # the cards this pick throws, after its own
                 for i in range(need, min(take, pref.shape[1])):
                     pref[n_fills * choice + s, i] = codes[scratch[i]]
+    return min(take, pref.shape[1]) if keep else need
 
 
 @_jit_inline
@@ -747,9 +750,10 @@ def _policy_street(
     spare = 0
     if need > 0:
         extra = int(need * pol[POL_THROWN])
-        _draw_fills(deck, start + n_cards, end, need, extra, fills, picks, codes, scratch, pref)
-        if pol[POL_REPAIR_SPARE] != 0.0:  # as many as _draw_fills kept
-            spare = max(min(need + extra, end - start - n_cards, pref.shape[1]) - need, 0)
+        kept = _draw_fills(deck, start + n_cards, end, need, extra, fills, picks, codes,
+                           scratch, pref)  # fmt: skip
+        if pol[POL_REPAIR_SPARE] != 0.0:
+            spare = kept - need
     else:
         pref[0, 0] = 0
     w = pol[POL_W]
@@ -1241,9 +1245,9 @@ def _static(
     spare = 0
     if need > 0:
         extra = int(need * pol[POL_THROWN])
-        _draw_fills(pool, 0, n_pool, need, extra, fills, picks, codes, scratch, pref)
-        if pol[POL_REPAIR_SPARE] != 0.0:  # as many as _draw_fills kept
-            spare = max(min(need + extra, n_pool, pref.shape[1]) - need, 0)
+        kept = _draw_fills(pool, 0, n_pool, need, extra, fills, picks, codes, scratch, pref)
+        if pol[POL_REPAIR_SPARE] != 0.0:
+            spare = kept - need
     w = pol[POL_W]
     foul_penalty = pol[POL_FOUL_PENALTY]
     pick_max = pol[POL_PICK_MAX]

@@ -357,7 +357,7 @@ class RuleBot:
         """The placements the articles allow (all of them when none is allowed)."""
         rules = view.rules
         if dec.street == 1 and mine.placed == 0 and len(dec.cards) == 5:
-            pineapple = any(dealt > placed for dealt, placed in rules.spec.variant.streets[1:])
+            pineapple = rules.spec.variant.throws_cards
             kept = [c for c in candidates if _first_street_ok(dec.cards, c, pineapple=pineapple)]
         elif dec.street <= EARLY_STREETS:
             # "Do not go for a low combination at once and put a pair in the first box:

@@ -232,6 +232,16 @@ class VariantSpec:
     has_naturals: bool
     has_surrender: bool
 
+    @property
+    def throws_cards(self) -> bool:
+        """Whether a street deals more cards than it places (Pineapple: 3, keep 2).
+
+        >>> from chinese_poker.rules import rules_for
+        >>> [rules_for(p).spec.variant.throws_cards for p in ("pineapple", "ofc", "turbo")]
+        [True, False, False]
+        """
+        return any(dealt > placed for dealt, placed in self.streets)
+
 
 @dataclass(frozen=True, slots=True)
 class RulesSpec:

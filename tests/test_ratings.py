@@ -9,6 +9,7 @@ import json
 import os
 import random
 import secrets
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,12 +17,21 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from openskill.models import PlackettLuce
+from sqlalchemy import create_engine, select
 
 from _helpers import random_action
 from chinese_poker.ai.review import review_hand
 from chinese_poker.server.app import create_app
 from chinese_poker.server.guard import RateSpec
-from chinese_poker.server.ratings import BOT_ANCHORS, BOT_SIGMA, Participant, rate_hand
+from chinese_poker.server.ratings import (
+    _HANDS,
+    BOT_ANCHORS,
+    BOT_SIGMA,
+    Participant,
+    _rate_in,
+    _rate_stored,
+    rate_hand,
+)
 from test_server import connect, create, recv
 
 Msg = dict[str, Any]
@@ -287,3 +297,83 @@ def test_profiles_and_leaderboard_refuse_what_does_not_exist(client: TestClient)
     assert client.get("/api/players/p-nobody").status_code == 404
     assert client.get("/api/leaderboard", params={"family": "poker"}).status_code == 422
     assert client.get("/api/leaderboard", params={"family": "classic"}).status_code == 200
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def own_client(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TestClient]:
+    """A server on a database of its own (a fresh PostgreSQL database: in the shared one,
+    another test's profile read could rate this test's hands)."""
+    drop = None
+    if request.param == "postgres":
+        shared = os.environ.get("CHINESE_POKER_TEST_POSTGRES_URL")
+        if not shared:
+            pytest.skip("CHINESE_POKER_TEST_POSTGRES_URL is not set")
+        name = f"race_{secrets.token_hex(4)}"
+        admin = create_engine(shared, isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.exec_driver_sql(f"CREATE DATABASE {name}")
+        url = shared.rsplit("/", 1)[0] + "/" + name
+        drop = name
+    else:
+        url = f"sqlite:///{tmp_path / 'server.db'}"
+    try:
+        app = create_app(url, hint_processes=False, rate_limits=RateSpec(create="1000/minute"))
+        with TestClient(app) as c:
+            yield c
+        app.state.store.engine.dispose()
+    finally:
+        if drop is not None:
+            with admin.connect() as conn:
+                conn.exec_driver_sql(f"DROP DATABASE IF EXISTS {drop} WITH (FORCE)")
+            admin.dispose()
+
+
+def test_two_processes_rating_one_persons_hands_lose_no_update(own_client: TestClient) -> None:
+    """Two raters at once (two server processes, say) on two hands of one person: the
+    second waits for the first's rating instead of overwriting it with one computed from
+    the rating before it (a lost update), so the stored rating is still openskill's over
+    every hand in order."""
+    key = new_key()
+    pid = me(own_client, key)["id"]
+    sessions = [play_against_bots(own_client, key) for _ in range(2)]
+    records = [rec for _tid, recs in sessions for rec in recs]
+    store = own_client.app.state.store  # type: ignore[attr-defined]
+    with store.engine.connect() as conn:
+        hands = conn.execute(
+            select(_HANDS.c.table_id, _HANDS.c.number, _HANDS.c.finished_at)
+            .where(_HANDS.c.record.is_not(None))
+            .order_by(_HANDS.c.finished_at, _HANDS.c.number)
+        ).all()
+    assert len(hands) == len(records) >= 3
+    _rate_stored(store, *hands[0])  # the person's rating row exists from here on
+    errors: list[BaseException] = []
+
+    def second() -> None:
+        try:
+            _rate_stored(store, *hands[2])
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    racer = threading.Thread(target=second)
+    with store.engine.begin() as conn:
+        _rate_in(conn, *hands[1])
+        racer.start()
+        racer.join(0.5)  # long enough to read the rating this transaction is changing
+    racer.join(60)
+    assert not racer.is_alive() and not errors, errors
+    # Hands 1 and 2 were rated in that order (2 waited for 1); the rest in order.
+    profile = own_client.get(f"/api/players/{pid}").json()
+    model = PlackettLuce()
+    person = model.rating()
+    anchor = BOT_ANCHORS["open-face"][("rules", None)]
+    for rec in records:
+        ann, bot = rec["players"]
+        [[person], _] = model.rate(
+            [[person], [model.rating(anchor, BOT_SIGMA)]],
+            scores=[rec["totals"][ann], rec["totals"][bot]],
+        )
+    fam = {f["family"]: f for f in profile["families"]}["open-face"]
+    assert fam["hands"] == len(records)
+    assert len(profile["history"]["open-face"]) == len(records)
+    assert fam["mu"] == pytest.approx(person.mu, abs=1e-3)
+    assert fam["sigma"] == pytest.approx(person.sigma, abs=1e-3)

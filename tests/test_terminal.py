@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -275,6 +276,56 @@ def test_s_asks_the_hint_engine_unless_a_bot_is_asked_for(advisor: str, note: st
     assert text.count(note) == 2, text
     assert "Staged the suggestion" in text
     assert game.hints is (advisor == "hints")
+
+
+def test_the_first_s_waits_for_the_warm_up_before_its_time_budget_starts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An ``s`` typed while the hint engine's kernels still warm in the background says
+    so and waits for them: the hint's time budget starts only when they are ready, so the
+    first suggestion is not a guess made in what was left of it."""
+    from chinese_poker.ai import hints, warm
+
+    monkeypatch.setattr(warm, "_done", set())
+    entered, go = threading.Event(), threading.Event()
+    real = warm._WARMERS["open-face"]
+
+    def slow_open_face() -> None:
+        entered.set()
+        assert go.wait(60)
+        real()
+
+    monkeypatch.setitem(warm._WARMERS, "open-face", slow_open_face)
+    ready_at_hint: list[bool] = []
+    real_hint = hints.hint
+
+    def watched_hint(*args: object, **kwargs: object) -> object:
+        ready_at_hint.append(warm.is_warm(("fantasyland", "open-face")))
+        return real_hint(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(hints, "hint", watched_hint)
+    waiting = "The hint engine is still getting ready"
+
+    class Screen(io.StringIO):
+        def write(self, text: str) -> int:
+            if waiting in text:
+                go.set()  # the person has been told: the warm-up may end now
+            return super().write(text)
+
+    def s_while_warming() -> str:
+        assert entered.wait(60)
+        return "s"
+
+    console = Console(file=Screen(), record=True, width=160)
+    script = Script([s_while_warming, "auto", "", "q"], console)
+    config = GameConfig(rules_for("pineapple"), title="pineapple", seed=3)
+    game = Game(config, console=console, input_fn=script)
+    script.game = game
+    assert game.run() == 0
+    text = console.export_text()
+    assert waiting in text
+    assert ready_at_hint == [True]
+    assert "Suggestion (the hint engine's best, " in text
 
 
 def test_foul_warning_when_the_board_must_foul() -> None:

@@ -36,6 +36,7 @@ __all__ = [
     "PARTS",
     "WarmResult",
     "compile_notice",
+    "is_warm",
     "stderr_notice",
     "warm_in_background",
     "warm_kernels",
@@ -130,6 +131,12 @@ def compile_notice(say: Callable[[str], None] | None) -> Iterator[list[bool]]:
 def stderr_notice(message: str) -> None:
     """Print ``message`` as one line on standard error, at once."""
     print(message, file=sys.stderr, flush=True)
+
+
+def is_warm(parts: Iterable[str] = PARTS) -> bool:
+    """Whether this process has warmed every family of ``parts`` (a :func:`warm_kernels`
+    call for them returns at once)."""
+    return all(p in _done for p in parts)
 
 
 def warm_kernels(

@@ -251,7 +251,8 @@ OPTION_WORDS: Final[Mapping[str, OptionWords]] = types.MappingProxyType(
             {"lowest": "Lowest straight", "second_highest": "Second highest (Pusoy)"},
         ),
         "fantasyland_enabled": _W(
-            "Fantasyland", "QQ or better on top deals your whole next hand at once."
+            "Fantasyland",
+            "A top at least as strong as “Fantasyland from” deals your whole next hand at once.",
         ),
         "fl_progressive": _W(
             "Progressive Fantasyland", "A bigger top pair earns more Fantasyland cards."

@@ -247,33 +247,38 @@ def _rate_batch(store: Store, limit: int) -> int:
 def _rate_stored(store: Store, table_id: str, number: int, finished_at: float | None) -> None:
     """Rate one stored hand in one transaction, which first claims it in ``rated_hands``
     (a second process rating the same hand fails there and changes nothing)."""
+    with store.engine.begin() as conn:
+        _rate_in(conn, table_id, number, finished_at)
+
+
+def _rate_in(conn: Connection, table_id: str, number: int, finished_at: float | None) -> None:
+    """:func:`_rate_stored` inside the caller's transaction ``conn``."""
     from chinese_poker.server.accounts import bot_player, seat_player_ids
 
-    with store.engine.begin() as conn:
-        conn.execute(insert(_RATED).values(table_id=table_id, number=number, rated_at=time.time()))
-        record_text = conn.execute(
-            select(_HANDS.c.record).where(_HANDS.c.table_id == table_id, _HANDS.c.number == number)
-        ).scalar_one()
-        seats = list(conn.execute(select(_SEATS).where(_SEATS.c.table_id == table_id)).mappings())
-        linked = seat_player_ids(conn, table_id)
-        ids: dict[str, str | None] = {}
-        bots: dict[str, tuple[str, int | None]] = {}
-        for s in seats:
-            if s["kind"] == "bot" and s["bot"]:
-                name = s["name"] or ""
-                bots[name] = (s["bot"], s["level"])
-                ids[name] = bot_player(conn, s["bot"], s["level"])
-            else:
-                ids[s["name"] or f"Seat {s['seat'] + 1}"] = linked.get(s["seat"])
-        _rate_one(
-            conn,
-            table_id,
-            number,
-            finished_at or time.time(),
-            json.loads(record_text),
-            ids,
-            bots,
-        )
+    conn.execute(insert(_RATED).values(table_id=table_id, number=number, rated_at=time.time()))
+    record_text = conn.execute(
+        select(_HANDS.c.record).where(_HANDS.c.table_id == table_id, _HANDS.c.number == number)
+    ).scalar_one()
+    seats = list(conn.execute(select(_SEATS).where(_SEATS.c.table_id == table_id)).mappings())
+    linked = seat_player_ids(conn, table_id)
+    ids: dict[str, str | None] = {}
+    bots: dict[str, tuple[str, int | None]] = {}
+    for s in seats:
+        if s["kind"] == "bot" and s["bot"]:
+            name = s["name"] or ""
+            bots[name] = (s["bot"], s["level"])
+            ids[name] = bot_player(conn, s["bot"], s["level"])
+        else:
+            ids[s["name"] or f"Seat {s['seat'] + 1}"] = linked.get(s["seat"])
+    _rate_one(
+        conn,
+        table_id,
+        number,
+        finished_at or time.time(),
+        json.loads(record_text),
+        ids,
+        bots,
+    )
 
 
 def _rate_one(
@@ -301,10 +306,11 @@ def _rate_one(
     ids = {name: (None if pid in twice else pid) for name, pid in ids.items()}
     current = {}
     participants = []
+    rows = _locked_ratings(conn, [p for p in (ids.get(name) for name in players) if p], family)
     for name in players:
         pid = ids.get(name)
         anchor = _anchor(family, bots.get(name))
-        row = _rating(conn, pid, family) if pid is not None else None
+        row = rows.get(pid) if pid is not None else None
         if anchor is not None:
             participants.append(Participant(anchor, BOT_SIGMA, anchor=True))
         elif row is not None:
@@ -377,13 +383,24 @@ def _anchor(family: str, bot: tuple[str, int | None] | None) -> float | None:
     return None  # not measured (the mc bot's levels 4 and 5): rated like a person
 
 
-def _rating(conn: Connection, pid: str, family: str) -> dict[str, Any] | None:
-    row = (
-        conn.execute(select(RATINGS).where(RATINGS.c.player_id == pid, RATINGS.c.family == family))
-        .mappings()
-        .first()
+def _locked_ratings(conn: Connection, pids: Sequence[str], family: str) -> dict[str, Any]:
+    """The stored ratings of ``pids`` in ``family``, by player, locked until the
+    transaction ends (``SELECT ... FOR UPDATE``): a second process rating another hand of
+    the same player waits here, and then reads the rating this one writes, instead of
+    overwriting it with one computed from the rating before (a lost update). The rows are
+    locked in one order, so two raters cannot deadlock. SQLite has no row locks and needs
+    none: the transaction holds its write lock from its first statement, the claim in
+    ``rated_hands``. A player with no row yet locks nothing; two first ratings at once
+    collide on the new row's key, and the second is rated again later."""
+    if not pids:
+        return {}
+    query = (
+        select(RATINGS)
+        .where(RATINGS.c.player_id.in_(sorted(set(pids))), RATINGS.c.family == family)
+        .order_by(RATINGS.c.player_id)
+        .with_for_update()
     )
-    return dict(row) if row is not None else None
+    return {row["player_id"]: dict(row) for row in conn.execute(query).mappings()}
 
 
 def _figures(

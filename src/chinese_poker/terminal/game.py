@@ -654,10 +654,18 @@ class Game:
 
     def _hint(self, table: Table, view: View, dec: Decision) -> tuple[Place | None, str]:
         from chinese_poker.ai.hints import hint
-        from chinese_poker.ai.warm import compile_notice
+        from chinese_poker.ai.warm import compile_notice, is_warm, warm_kernels
 
-        say = lambda message: self.console.print(Text(message, style="dim"))  # noqa: E731
+        def say(message: str) -> None:
+            self.console.print(Text(message, style="dim"))
+
         try:
+            kernels = _kernels(self.rules)
+            if not is_warm(kernels):
+                say(_("The hint engine is still getting ready (a moment, once)..."))
+            # Wait for the background warm-up first: the time budget is for thinking, and
+            # spent waiting on it the first suggestion would be a guess.
+            warm_kernels(kernels, say=say)
             with compile_notice(say):
                 entries = hint(dataclasses.replace(view, decisions=(dec,)),
                                time_budget=SUGGEST_SECONDS)  # fmt: skip

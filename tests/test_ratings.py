@@ -99,6 +99,21 @@ def play_against_bots(
 # --------------------------------------------------------------------------- the oracle
 
 
+def openskill_over(records: list[Msg]) -> Any:
+    """The person's (the first player's) openskill rating after ``records`` in order,
+    each a match against the rules bot at its anchor: openskill itself, not our code."""
+    model = PlackettLuce()
+    person = model.rating()
+    anchor = BOT_ANCHORS["open-face"][("rules", None)]
+    for rec in records:
+        ann, bot = rec["players"]
+        [[person], _] = model.rate(
+            [[person], [model.rating(anchor, BOT_SIGMA)]],
+            scores=[rec["totals"][ann], rec["totals"][bot]],
+        )
+    return person
+
+
 def test_rate_hand_is_openskill_on_a_fixed_sequence() -> None:
     """Four players over a fixed sequence of hands, one an anchor: each step equals the
     library's own ``rate`` with the same inputs, and the anchor never moves."""
@@ -127,15 +142,8 @@ def test_a_session_against_a_bot_rates_the_person_as_openskill_does(client: Test
     assert records
     profile = client.get(f"/api/players/{pid}").json()
     # The oracle: openskill directly on the stored hands, the bot at its anchor.
-    model = PlackettLuce()
-    person = model.rating()
+    person = openskill_over(records)
     anchor = BOT_ANCHORS["open-face"][("rules", None)]
-    for rec in records:
-        ann, bot = rec["players"]
-        [[person], _] = model.rate(
-            [[person], [model.rating(anchor, BOT_SIGMA)]],
-            scores=[rec["totals"][ann], rec["totals"][bot]],
-        )
     fam = {f["family"]: f for f in profile["families"]}["open-face"]
     assert fam["mu"] == pytest.approx(person.mu, abs=1e-3)
     assert fam["sigma"] == pytest.approx(person.sigma, abs=1e-3)
@@ -363,15 +371,7 @@ def test_two_processes_rating_one_persons_hands_lose_no_update(own_client: TestC
     assert not racer.is_alive() and not errors, errors
     # Hands 1 and 2 were rated in that order (2 waited for 1); the rest in order.
     profile = own_client.get(f"/api/players/{pid}").json()
-    model = PlackettLuce()
-    person = model.rating()
-    anchor = BOT_ANCHORS["open-face"][("rules", None)]
-    for rec in records:
-        ann, bot = rec["players"]
-        [[person], _] = model.rate(
-            [[person], [model.rating(anchor, BOT_SIGMA)]],
-            scores=[rec["totals"][ann], rec["totals"][bot]],
-        )
+    person = openskill_over(records)
     fam = {f["family"]: f for f in profile["families"]}["open-face"]
     assert fam["hands"] == len(records)
     assert len(profile["history"]["open-face"]) == len(records)

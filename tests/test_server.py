@@ -643,6 +643,41 @@ def test_migrations_match_the_models(tmp_path: Path) -> None:
     store.close()
 
 
+def test_downgrading_the_schema_keeps_every_table_seat_and_action(tmp_path: Path) -> None:
+    """Alembic down to 0002 and up again on the store's own connections (SQLite with
+    foreign keys on): rebuilding ``tables`` to drop a column would delete every seat, hand
+    and action row through their ``ON DELETE CASCADE``; the rows must all still be there."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import text as sql_text
+
+    from chinese_poker.server.db import Store
+
+    url = f"sqlite:///{tmp_path / 'down.db'}"
+    with TestClient(create_app(url)) as client:
+        made = create(client, preset="pineapple")
+        with connect(client, made["table"]["id"], made["token"]) as ws:
+            view = first_state(ws)["view"]
+            ws.send_json({"type": "action", "action": random_action(view, random.Random(1))})
+            recv_until(ws, lambda m: m["type"] == "state" and m["view"]["version"] > 0)
+    counts = "SELECT (SELECT count(*) FROM tables), (SELECT count(*) FROM seats), " \
+        "(SELECT count(*) FROM actions)"  # fmt: skip
+    store = Store(url)
+    with store.engine.connect() as conn:
+        assert conn.execute(sql_text("PRAGMA foreign_keys")).scalar() == 1
+        before = tuple(conn.execute(sql_text(counts)).one())
+    assert before[0] == 1 and before[1] >= 2 and before[2] >= 1
+    cfg = Config()
+    cfg.set_main_option("script_location", str(Path(connections.__file__).parent / "migrations"))
+    for step in ("0002", "head"):
+        with store.engine.begin() as conn:
+            cfg.attributes["connection"] = conn
+            (command.downgrade if step == "0002" else command.upgrade)(cfg, step)
+        with store.engine.connect() as conn:
+            assert tuple(conn.execute(sql_text(counts)).one()) == before, step
+    store.close()
+
+
 @pytest.mark.parametrize(
     "preset", ["ofc", "pineapple-progressive", "turbo", "classic", "criss-cross"]
 )

@@ -23,5 +23,20 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("tables") as batch:
-        batch.drop_column("live")
+    """Drop ``tables.live``. On SQLite in place (``ALTER TABLE ... DROP COLUMN``, SQLite
+    3.35 and newer): Alembic's batch mode rebuilds the table instead, and dropping the old
+    ``tables`` with foreign keys on (as the store's connections have them) deletes every
+    seat, hand and action through their ``ON DELETE CASCADE``."""
+    bind = op.get_bind()
+    if bind.dialect.name == "sqlite":
+        import sqlite3
+
+        if sqlite3.sqlite_version_info < (3, 35, 0):
+            raise RuntimeError(
+                f"downgrading below 0003 needs SQLite 3.35 or newer (this is "
+                f"{sqlite3.sqlite_version}): rebuilding the tables table would delete "
+                "every seat, hand and action"
+            )
+        op.execute("ALTER TABLE tables DROP COLUMN live")
+        return
+    op.drop_column("tables", "live")

@@ -22,6 +22,8 @@ from typing import Any
 import pytest
 
 import test_browser
+from chinese_poker.cards import LINE_NAMES, LINE_SIZES
+from chinese_poker.rules import rules_for
 from chinese_poker.rules.words import option_catalogue
 from chinese_poker.server.desk import STUDY_SECONDS
 from test_browser import Server, start_server
@@ -57,6 +59,16 @@ def cli(*args: str, stdin: str | None = None) -> Any:
         input=stdin, capture_output=True, text=True, env=env, check=True, timeout=120,
     )  # fmt: skip
     return json.loads(out.stdout)
+
+
+def cli_lines(*args: str, stdin: str) -> list[Any]:
+    """Run ``chinese-poker ... --batch`` (this tree's code): one JSON answer a line."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    out = subprocess.run(
+        [sys.executable, "-m", "chinese_poker.cli", *args, "--batch"],
+        input=stdin, capture_output=True, text=True, env=env, check=True, timeout=120,
+    )  # fmt: skip
+    return [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
 
 
 @pytest.fixture(scope="module")
@@ -295,6 +307,117 @@ def test_session_ledger_survives_reload_and_works_offline(
     other.context.close()
 
 
+def shows_the_rules_of(page: Page, preset: str, players: list[str]) -> None:
+    """The page shows what ``preset`` needs, as the rules say (``rules_for``, the same
+    presets as /api/presets): the players it allows, a board box per player and hand with
+    the lines' sizes, the ticks under a board, and the options offered for it in the
+    server's words (open-face: the Finnish deuce, Fantasyland and its entry; classic:
+    surrender, naturals), each set as the preset has it."""
+    rules = rules_for(preset)
+    variant = rules.spec.variant
+    low, high = variant.player_counts
+    hands = variant.hands_per_seat
+    expect(page.locator("#players .muted")).to_have_text(
+        f"{low} to {high} players{', two hands each (Criss Cross)' if hands > 1 else ''}"
+    )
+    expect(page.locator("#players .tag.player")).to_have_text([f"{p} ×" for p in players])
+    boxes = page.locator(".player-board")
+    expect(boxes).to_have_count(len(players) * hands)
+    for name in players:
+        for hand in range(hands):
+            box = page.locator(f".player-board[data-player='{name}'][data-hand='{hand}']")
+            for line, size in zip(LINE_NAMES, LINE_SIZES, strict=True):
+                expect(box.locator(f"[data-line='{line}'] .slot")).to_have_count(size)
+    tick = "fantasyland" if rules.is_open_face and rules.fantasyland_enabled else None
+    if not rules.is_open_face and rules.surrender_allowed:
+        tick = "surrender"
+    expect(page.locator(".player-board [data-flag]")).to_have_count(
+        len(players) * hands if tick else 0
+    )
+    if tick:
+        expect(page.locator(f".player-board [data-flag='{tick}']")).to_have_count(
+            len(players) * hands
+        )
+    if rules.is_open_face:
+        keys = ["finnish_deuce", "fantasyland_enabled"]
+        keys += ["fl_entry_min"] if rules.fantasyland_enabled else []
+    else:
+        keys = ["surrender_allowed", "naturals_enabled"]
+    expect(page.locator("#options [data-option]")).to_have_count(len(keys))
+    for key in keys:
+        words = WORDS[key]["label"]
+        if key == "fantasyland_enabled":
+            words += f" ({rules.fl_entry_min} or better on top)"
+        control = page.locator(f"[data-option='{key}']")
+        if key == "fl_entry_min":
+            expect(option(page, key)).to_contain_text(words)
+            expect(control).to_have_value(str(rules.fl_entry_min))
+        else:
+            expect(option(page, key)).to_have_text(words)
+            if getattr(rules, key):
+                expect(control).to_be_checked()
+            else:
+                expect(control).not_to_be_checked()
+
+
+def test_switching_the_preset_offline_shows_that_presets_rules_and_settles_with_them(
+    server: Server, phone: Page
+) -> None:
+    """Offline (the service worker's cache, the last /api/presets and /api/options
+    answers), a change of rules shows what the new preset needs, not the last ruleset
+    fetched; a hand settled under it is queued, and settled with it once online."""
+    page = phone
+    open_page(page, server, "/score")
+    shows_the_rules_of(page, "ofc", ["A", "B"])
+    page.fill("#player-name", "C")
+    page.locator("#add-player button").tap()
+    # A Fantasyland entry changed online: the spec fetched last is this one's (KK).
+    page.select_option("[data-option='fl_entry_min']", "KK")
+    expect(option(page, "fantasyland_enabled")).to_contain_text("(KK or better on top)")
+    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.clearBrowserCache")
+    cdp.detach()
+    page.context.set_offline(True)
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    expect(page.locator("#net")).to_have_text("offline")
+
+    page.select_option("#preset", "pineapple")
+    shows_the_rules_of(page, "pineapple", ["A", "B", "C"])
+    page.fill("#player-name", "D")
+    page.locator("#add-player button").tap()
+    expect(page.locator("#player-reason")).to_have_text("pineapple is played by at most 3 players")
+    page.select_option("#preset", "criss-cross")
+    shows_the_rules_of(page, "criss-cross", ["A", "B"])
+    page.select_option("#preset", "classic")
+    shows_the_rules_of(page, "classic", ["A", "B"])
+
+    # A classic hand settled offline is queued, and settled under classic rules online.
+    a, b = SESSION_HANDS[1]
+    type_board(page, "A", a)
+    type_board(page, "B", b)
+    expect(page.locator(".player-board[data-player='B'] .flags")).to_contain_text("offline")
+    settle_button(page)
+    expect(page.locator("#result .pending")).to_contain_text("offline")
+    expect(page.locator("#ledger-summary")).to_have_text("0 hands settled, 1 queued · classic")
+    page.context.set_offline(False)
+    expect(page.locator("#ledger-summary")).to_have_text("1 hand settled · classic")
+    table = {"rules": "classic",
+             "players": [{"name": "A", "board": a}, {"name": "B", "board": b}]}  # fmt: skip
+    want = cli("score", "--json", "-", stdin=json.dumps(table))
+    ofc = cli("score", "--json", "-", stdin=json.dumps({**table, "rules": "ofc"}))
+    assert want["totals"] != ofc["totals"]  # the hand tells the rulesets apart
+    totals = page.locator("#result table.totals tr").all_inner_texts()[1:]
+    assert [row.split()[:2] for row in totals] == [
+        [name, f"{points:+d}".replace("+0", "0")] for name, points in want["totals"].items()
+    ]
+    ledger = page.locator("#ledger-players tr").all_inner_texts()[1:]
+    assert [row.split()[:2] for row in ledger] == [
+        [name, f"{points:+d}".replace("+0", "0")] for name, points in want["totals"].items()
+    ]
+
+
 def test_a_hostile_shared_link_runs_no_script_and_is_settled_again(
     server: Server, phone: Page
 ) -> None:
@@ -459,6 +582,80 @@ def test_a_trainer_round_with_feedback(server: Server, phone: Page, shots: Path)
     page.locator("#tr-answer").tap()
     expect(page.locator("#tr-feedback")).to_contain_text("Right")
     expect(page.locator("#tr-streak")).to_have_text("1")
+
+
+def picker_enabled(page: Page) -> list[str]:
+    """The cards of the picker a person can tap."""
+    cards: list[str] = page.locator("#picker button[data-card]:not([disabled])").evaluate_all(
+        "els => els.map(e => e.dataset.card)"
+    )
+    return sorted(cards)
+
+
+def test_a_fantasyland_trainer_round_with_feedback(server: Server, phone: Page) -> None:
+    """The Fantasyland drill (progressive Pineapple, 14 to 17 cards), as a person plays it:
+    13 of the dealt cards tapped onto the board, the cards left off it are the discards.
+    A weaker board loses the solver's difference; the solver's board (and so its
+    discards) is right. The solver here is the command line's ``solve fantasyland``."""
+    page = phone
+    open_page(page, server, "/study")
+    page.locator("[data-tab='trainer']").tap()
+    page.select_option("#tr-kind", "fantasyland")
+    page.locator("#tr-next").tap()
+    expect(page.locator("#tr-board")).to_be_visible()
+    dealt = page.locator("#tr-task .cline [data-card]").evaluate_all(
+        "els => els.map(e => e.dataset.card)"
+    )
+    assert 14 <= len(dealt) <= 17
+    expect(page.locator("#tr-task")).to_contain_text(
+        f"Set this {len(dealt)}-card Fantasyland hand (pineapple-progressive)"
+    )
+    # Only the dealt cards can be tapped: every other card of the picker is disabled.
+    assert picker_enabled(page) == sorted(dealt)
+    rules = ("--rules", "pineapple-progressive")
+    want = cli("solve", "fantasyland", *dealt, *rules, "--json")
+    kept = want["board"].replace("|", " ").split()
+    thrown = want["discards"].split()
+    assert sorted(kept + thrown) == sorted(dealt)
+    # The deliberate mistake: one card of the best board swapped for a discard, the 13
+    # cards set at their best by the solver; the weakest of these boards.
+    swaps = [[*(c for c in kept if c != out), card] for out in kept for card in thrown]
+    boards = cli_lines("solve", "fantasyland", *rules, stdin="\n".join(map(" ".join, swaps)))
+    weak = min(boards, key=lambda b: float(b["score"]))
+    assert weak["score"] < want["score"], "no swap of a discard makes this deal's board worse"
+    page.locator("#tr-board [data-line='top'] .lname").tap()
+    tap_cards(page, weak["board"].replace("|", " "))
+    expect(page.locator("#tr-board .count")).to_have_text("13/13")
+    # The discards are what is left: the dealt cards not on the board, still tappable.
+    assert picker_enabled(page) == sorted(set(dealt) - set(weak["board"].split()) - {"|"})
+    page.locator("#tr-answer").tap()
+    expect(page.locator("#tr-feedback")).to_contain_text("You lost")
+    lost = float(page.locator("#tr-lost").inner_text())
+    assert abs(lost - (want["score"] - weak["score"])) < 0.01
+    assert page.locator("#tr-best").inner_text() == want["board"]
+    shown = page.locator("#tr-out").inner_text().split(want["board"], 1)[1]
+    assert float(shown.split("(")[1].split(")")[0]) == pytest.approx(want["score"])
+    expect(page.locator("#tr-streak")).to_have_text("0")
+    mistake = page.locator("#tr-mistakes li")
+    expect(mistake).to_have_count(1)
+    expect(mistake).to_contain_text(f"fantasyland: {' '.join(dealt)} — lost {lost:.2f}")
+    # Retry the mistake: the same deal again (its seed); the solver's board, its
+    # discards left off, is right and starts the streak.
+    page.locator("#tr-mistakes [data-retry='0']").tap()
+    expect(page.locator("#tr-board .count")).to_have_text("0/13")
+    expect(page.locator("#tr-feedback")).to_have_count(0)
+    again = page.locator("#tr-task .cline [data-card]").evaluate_all(
+        "els => els.map(e => e.dataset.card)"
+    )
+    assert again == dealt
+    page.locator("#tr-board [data-line='top'] .lname").tap()
+    tap_cards(page, " ".join(kept))
+    expect(page.locator("#tr-board .count")).to_have_text("13/13")
+    assert picker_enabled(page) == sorted(thrown)
+    page.locator("#tr-answer").tap()
+    expect(page.locator("#tr-feedback")).to_contain_text("Right")
+    expect(page.locator("#tr-streak")).to_have_text("1")
+    expect(page.locator("#tr-mistakes li")).to_have_count(1)
 
 
 def test_a_street_trainer_round(server: Server, phone: Page) -> None:

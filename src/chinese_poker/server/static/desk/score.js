@@ -11,14 +11,14 @@ const $ = (id) => document.getElementById(id);
 const STORE = "desk.score.session";
 
 // The options offered up front; their words are the server's (/api/options, rules.words)
-// and whether one applies is the ruleset's compiled spec (S.spec, from /api/board).
+// and whether one applies is the ruleset's compiled spec (from /api/board; see ruleFacts).
 const OFFERED = ["finnish_deuce", "fantasyland_enabled", "fl_entry_min", "surrender_allowed", "naturals_enabled"];
 const applies = {
-  finnish_deuce: (sp) => sp.variant.open_face,
-  fantasyland_enabled: (sp) => sp.variant.open_face,
-  fl_entry_min: (sp) => sp.scoring.fantasyland.enabled,
-  surrender_allowed: (sp) => !sp.variant.open_face,
-  naturals_enabled: (sp) => !sp.variant.open_face,
+  finnish_deuce: (f) => f.open,
+  fantasyland_enabled: (f) => f.open,
+  fl_entry_min: (f) => f.fantasyland,
+  surrender_allowed: (f) => !f.open,
+  naturals_enabled: (f) => !f.open,
 };
 
 let PRESETS = [];
@@ -111,11 +111,24 @@ async function respec() {
   else renderOptions();
 }
 
+/** What the options offered and their words depend on: the compiled spec of the rules
+ * chosen now; offline after a change of rules (the spec kept is another ruleset's), the
+ * cached preset list's rules with the options chosen. Null: neither is known. */
+function ruleFacts() {
+  const sp = specNow();
+  if (sp) {
+    const fl = sp.scoring.fantasyland;
+    return { open: sp.variant.open_face, fantasyland: fl.enabled, entry: RANKS[fl.entry_min_pair].repeat(2) };
+  }
+  if (!PRESETS.some((p) => p.name === S.preset)) return null;
+  return { open: isOpen(), fantasyland: isOpen() && !!rulesValue("fantasyland_enabled"), entry: String(rulesValue("fl_entry_min")) };
+}
+
 /** "Fantasyland (KK or better on top)": the entry of the spec, not a word list. */
 function optionWords(o) {
-  if (o.key !== "fantasyland_enabled" || !S.spec) return o.label;
-  const pair = RANKS[S.spec.scoring.fantasyland.entry_min_pair].repeat(2);
-  return `${o.label} (${pair} or better on top)`;
+  const facts = ruleFacts();
+  if (o.key !== "fantasyland_enabled" || !facts) return o.label;
+  return `${o.label} (${facts.entry} or better on top)`;
 }
 
 function optionHTML(o) {
@@ -128,7 +141,10 @@ function optionHTML(o) {
   return `<label class="opt"${title}>${esc(optionWords(o))} <select data-option="${esc(o.key)}">${choices}</select></label>`;
 }
 
-const offered = () => OPTIONS.filter((o) => OFFERED.includes(o.key) && S.spec && applies[o.key](S.spec));
+const offered = () => {
+  const facts = ruleFacts();
+  return facts ? OPTIONS.filter((o) => OFFERED.includes(o.key) && applies[o.key](facts)) : [];
+};
 const rulesValue = (name) => (name in S.options ? S.options[name] : presetOf().rules[name]);
 
 function draftOf(name) {

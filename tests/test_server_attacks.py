@@ -632,6 +632,32 @@ def test_websocket_origin_is_checked(tmp_path: Path) -> None:
         assert recv(ws)["type"] == "welcome"
 
 
+def test_one_address_cannot_hold_more_sockets_than_its_limit(tmp_path: Path) -> None:
+    """A script opening socket after socket from one address: past the limit each is
+    refused with its reason, the sockets it holds keep working, and once it lets one go
+    the seat's own player gets in."""
+    with make_client(tmp_path, sockets_per_address=3) as c:
+        made = create(c, seats=[{"kind": "human"}, {"kind": "bot", "bot": "random"}])
+        tid = made["table"]["id"]
+        with contextlib.ExitStack() as held:
+            socks = [held.enter_context(c.websocket_connect(f"/ws/tables/{tid}")) for _ in "abc"]
+            assert [recv(ws)["type"] for ws in socks] == ["welcome"] * 3
+            for path in (f"/ws/tables/{tid}", f"/ws/tables/{tid}?role=seat", "/ws/tables/t-none"):
+                with pytest.raises(WebSocketDisconnect) as refused, c.websocket_connect(path) as ws:
+                    recv(ws)
+                assert refused.value.code == 4429, path
+                assert refused.value.reason == (
+                    "too many open connections from your address (limit 3)"
+                )
+            socks[1].send_json({"type": "ping", "id": 1})
+            assert any(recv(socks[1])["type"] == "pong" for _ in range(20))
+        # All three let go: the player's own seat connects and plays.
+        with seat_socket(c, tid, made["token"]) as ws:
+            assert recv(ws)["type"] == "welcome"
+    with pytest.raises(ValueError, match="sockets_per_address must be at least 1, not 0"):
+        create_app("sqlite://", sockets_per_address=0)
+
+
 def test_the_seat_token_is_never_taken_from_the_url(client: TestClient) -> None:
     made = create(client, seats=[{"kind": "human"}, {"kind": "bot", "bot": "random"}])
     tid = made["table"]["id"]

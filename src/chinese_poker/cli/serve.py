@@ -55,6 +55,14 @@ def register(sub: Any) -> None:
         "read=600/minute' (kinds not named keep theirs; the older CREATE,JOIN,CODES works)",
     )
     p.add_argument(
+        "--sockets-per-address",
+        type=whole(1, 1_000_000),
+        default=None,
+        metavar="N",
+        help="WebSockets one client address may hold open at once (default 64; behind a"
+        " proxy every client has the proxy's address, so raise it there)",
+    )
+    p.add_argument(
         "--log-level",
         default="warning",
         choices=["critical", "error", "warning", "info", "debug"],
@@ -101,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
         allowed_origins=args.allow_origin,
         rate_limits=limits,
         pace_gc=True,
+        sockets_per_address=args.sockets_per_address,
     )
     config = uvicorn.Config(
         app,

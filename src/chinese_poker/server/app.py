@@ -267,6 +267,10 @@ def _ws_base(request: Request, public_url: str | None) -> tuple[str, str]:
 MAX_BODY = 64 * 1024
 """The largest request body accepted (bytes); larger ones get 413 unread."""
 
+SOCKETS_PER_ADDRESS = 64
+"""The WebSockets one client address may hold open at once: a family behind one router
+with a few tabs each is far below it; a script opening thousands is refused."""
+
 IDLE_SECONDS = 300.0
 """A table nobody has used for this long leaves memory (it is rebuilt on demand)."""
 
@@ -307,6 +311,7 @@ def create_app(
     idle_seconds: float = IDLE_SECONDS,
     hint_processes: bool = True,
     pace_gc: bool = False,
+    sockets_per_address: int | None = None,
 ) -> FastAPI:
     """Build the application.
 
@@ -320,8 +325,14 @@ def create_app(
     memory. ``hint_processes``: hints and the study desk in worker processes (False:
     threads, which lets tests replace their functions). ``pace_gc``: freeze the
     garbage collector's survivors every few seconds (:class:`~.scheduling.GcPacer`;
-    ``serve`` does; it acts on the whole process).
+    ``serve`` does; it acts on the whole process). ``sockets_per_address``: the
+    WebSockets one client address may hold open at once (more are refused with close
+    code 4429; None: :data:`SOCKETS_PER_ADDRESS`).
     """
+    if sockets_per_address is None:
+        sockets_per_address = SOCKETS_PER_ADDRESS
+    if sockets_per_address < 1:
+        raise ValueError(f"sockets_per_address must be at least 1, not {sockets_per_address}")
     static = Path(static_dir) if static_dir is not None else STATIC_DIR
     limits = Limits(rate_limits)
     origins = tuple(allowed_origins)
@@ -644,6 +655,8 @@ def create_app(
 
     # ------------------------------------------------------------------ WebSocket
 
+    open_sockets: dict[str, int] = {}  # per client address, in this process
+
     @app.websocket("/ws/tables/{table_id}")
     async def play(
         websocket: WebSocket, table_id: str, role: str | None = None, auth: str | None = None
@@ -651,12 +664,35 @@ def create_app(
         """A seat (``?role=seat``, then ``{"type": "auth", "token": ...}`` as the first
         message, or ``?role=seat&auth=cookie`` with the seat cookie the join set) or a
         spectator. See docs/server-protocol.md."""
-        manager: TableManager = websocket.app.state.manager
         if not origin_allowed(
             websocket.headers.get("origin"), websocket.headers.get("host"), origins
         ):
             await websocket.close(code=1008, reason="origin not allowed")
             return
+        where = websocket.client.host if websocket.client is not None else "?"
+        if open_sockets.get(where, 0) >= sockets_per_address:
+            # Each socket costs memory and a copy of every state it watches: one address
+            # cannot hold the server's sockets, whatever its message rate.
+            await websocket.accept()
+            limit = f"limit {sockets_per_address}"
+            await websocket.close(
+                code=4429, reason=f"too many open connections from your address ({limit})"
+            )
+            return
+        open_sockets[where] = open_sockets.get(where, 0) + 1
+        try:
+            await _socket(websocket, table_id, role, auth)
+        finally:
+            left = open_sockets[where] - 1
+            if left:
+                open_sockets[where] = left
+            else:
+                del open_sockets[where]
+
+    async def _socket(
+        websocket: WebSocket, table_id: str, role: str | None, auth: str | None
+    ) -> None:
+        manager: TableManager = websocket.app.state.manager
         await websocket.accept()
         if "token" in websocket.query_params:
             await websocket.close(

@@ -221,6 +221,18 @@ SESSION_HANDS = [
 ]
 
 
+def reopen_offline(page: Page) -> None:
+    """Empty the browser's HTTP cache (only the service worker's cache may open the page
+    then), go offline and reload."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.clearBrowserCache")
+    cdp.detach()
+    page.context.set_offline(True)
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    expect(page.locator("#net")).to_have_text("offline")
+
+
 def test_session_ledger_survives_reload_and_works_offline(
     server: Server, phone: Page, shots: Path
 ) -> None:
@@ -258,13 +270,7 @@ def test_session_ledger_survives_reload_and_works_offline(
     # Offline: the page still opens (service worker), the ledger is there, and a new hand
     # is kept and queued; back online it is settled and joins the ledger. The browser's
     # HTTP cache is emptied first: the service worker's cache alone must open the page.
-    cdp = page.context.new_cdp_session(page)
-    cdp.send("Network.clearBrowserCache")
-    cdp.detach()
-    page.context.set_offline(True)
-    page.reload()
-    page.wait_for_selector("body[data-ready='1']")
-    expect(page.locator("#net")).to_have_text("offline")
+    reopen_offline(page)
     expect(page.locator("#ledger-summary")).to_contain_text("4 hands settled")
     # ... and the options, in the server's words, fetched before the network went.
     expect(option(page, "finnish_deuce")).to_have_text(WORDS["finnish_deuce"]["label"])
@@ -375,13 +381,7 @@ def test_switching_the_preset_offline_shows_that_presets_rules_and_settles_with_
     page.select_option("[data-option='fl_entry_min']", "KK")
     expect(option(page, "fantasyland_enabled")).to_contain_text("(KK or better on top)")
     page.wait_for_function("navigator.serviceWorker.controller !== null")
-    cdp = page.context.new_cdp_session(page)
-    cdp.send("Network.clearBrowserCache")
-    cdp.detach()
-    page.context.set_offline(True)
-    page.reload()
-    page.wait_for_selector("body[data-ready='1']")
-    expect(page.locator("#net")).to_have_text("offline")
+    reopen_offline(page)
 
     page.select_option("#preset", "pineapple")
     shows_the_rules_of(page, "pineapple", ["A", "B", "C"])
@@ -548,16 +548,23 @@ def test_analyse_a_pineapple_street_3_position(server: Server, phone: Page, shot
     page.screenshot(path=str(shots / "desk-study-position.png"), full_page=True)
 
 
-def test_a_trainer_round_with_feedback(server: Server, phone: Page, shots: Path) -> None:
-    page = phone
+def start_drill(page: Page, server: Server, kind: str) -> list[str]:
+    """Open the trainer, choose the drill ``kind`` and tap Next position: the cards
+    dealt."""
     open_page(page, server, "/study")
     page.locator("[data-tab='trainer']").tap()
-    page.select_option("#tr-kind", "setting")
+    page.select_option("#tr-kind", kind)
     page.locator("#tr-next").tap()
     expect(page.locator("#tr-board")).to_be_visible()
-    dealt = page.locator("#tr-task .cline [data-card]").evaluate_all(
+    dealt: list[str] = page.locator("#tr-task .cline [data-card]").evaluate_all(
         "els => els.map(e => e.dataset.card)"
     )
+    return dealt
+
+
+def test_a_trainer_round_with_feedback(server: Server, phone: Page, shots: Path) -> None:
+    page = phone
+    dealt = start_drill(page, server, "setting")
     assert len(dealt) == 13
     # Only the dealt cards can be tapped.
     other = next(f"{r}{s}" for r in "23456789TJQKA" for s in "shdc" if f"{r}{s}" not in dealt)
@@ -598,14 +605,7 @@ def test_a_fantasyland_trainer_round_with_feedback(server: Server, phone: Page) 
     A weaker board loses the solver's difference; the solver's board (and so its
     discards) is right. The solver here is the command line's ``solve fantasyland``."""
     page = phone
-    open_page(page, server, "/study")
-    page.locator("[data-tab='trainer']").tap()
-    page.select_option("#tr-kind", "fantasyland")
-    page.locator("#tr-next").tap()
-    expect(page.locator("#tr-board")).to_be_visible()
-    dealt = page.locator("#tr-task .cline [data-card]").evaluate_all(
-        "els => els.map(e => e.dataset.card)"
-    )
+    dealt = start_drill(page, server, "fantasyland")
     assert 14 <= len(dealt) <= 17
     expect(page.locator("#tr-task")).to_contain_text(
         f"Set this {len(dealt)}-card Fantasyland hand (pineapple-progressive)"

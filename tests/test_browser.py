@@ -24,7 +24,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -100,12 +100,13 @@ class Server:
             self.proc.wait(timeout=10)
 
 
-def start_server(workdir: Path, launcher: str | None = None) -> Server:
+def start_server(workdir: Path, launcher: str | None = None, extra: Sequence[str] = ()) -> Server:
     """Run ``chinese-poker serve`` (or ``launcher``, which runs the same command in a
-    prepared process) on a free port and wait until it answers."""
+    prepared process; ``extra``: more of its arguments) on a free port and wait until it
+    answers."""
     port = _free_port()
     args = ["serve", "--host", "127.0.0.1", "--port", str(port),
-            "--database-url", f"sqlite:///{workdir / 'server.db'}"]  # fmt: skip
+            "--database-url", f"sqlite:///{workdir / 'server.db'}", *extra]  # fmt: skip
     if launcher is None:
         cmd = [sys.executable, "-m", "chinese_poker.cli", *args]
     else:

@@ -380,3 +380,32 @@ def test_bad_links_get_one_message_and_a_way_on(browser: Any, server: Server) ->
     expect(page.locator(".toast")).to_have_count(1)
     no_page_errors(page)
     page.context.close()
+
+
+def test_one_socket_too_many_says_so_and_joins_when_one_is_freed(
+    browser: Any, tmp_path: Path
+) -> None:
+    """A server that lets one address hold a single socket: Ann's table page has it; a
+    second tab watching the table is told why it cannot connect (the server's close code
+    4429 in words, not "connection lost") and keeps trying; once Ann's tab is closed, it
+    connects and shows the table."""
+    small = test_browser.start_server(tmp_path, extra=["--sockets-per-address", "1"])
+    try:
+        created = test_browser.create_table(small)
+        tid = created["table"]["id"]
+        ann = new_page(browser)
+        test_browser.open_seat(ann, small, created)
+        wait_decision(ann)
+        watcher = new_page(browser)
+        watcher.goto(f"{small.base}/watch/{tid}")
+        expect(watcher.locator("#banner")).to_contain_text(
+            "Too many connections to this server are open from your network"
+        )
+        assert watcher.evaluate("() => window.__cp.view") is None
+        ann.context.close()
+        watcher.wait_for_function("() => window.__cp.view !== null", timeout=30000)
+        expect(watcher.locator("#banner")).to_be_hidden()
+        no_page_errors(watcher)
+        watcher.context.close()
+    finally:
+        small.stop()

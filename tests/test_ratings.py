@@ -10,6 +10,7 @@ import os
 import random
 import secrets
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from openskill.models import PlackettLuce
-from sqlalchemy import create_engine, select
+from sqlalchemy import create_engine, make_url, select
+from sqlalchemy import text as sql_text
 
 from _helpers import random_action
 from chinese_poker.ai.review import review_hand
@@ -320,7 +322,7 @@ def own_client(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[TestC
         admin = create_engine(shared, isolation_level="AUTOCOMMIT")
         with admin.connect() as conn:
             conn.exec_driver_sql(f"CREATE DATABASE {name}")
-        url = shared.rsplit("/", 1)[0] + "/" + name
+        url = make_url(shared).set(database=name).render_as_string(hide_password=False)
         drop = name
     else:
         url = f"sqlite:///{tmp_path / 'server.db'}"
@@ -366,7 +368,20 @@ def test_two_processes_rating_one_persons_hands_lose_no_update(own_client: TestC
     with store.engine.begin() as conn:
         _rate_in(conn, *hands[1])
         racer.start()
-        racer.join(0.5)  # long enough to read the rating this transaction is changing
+        if store.dialect == "postgresql":
+            # Until the second rater waits for a lock this transaction holds (on the
+            # rating row: read for update with the fix, written without it).
+            waiting = sql_text(
+                "SELECT count(*) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            )
+            deadline = time.monotonic() + 60
+            with store.engine.connect() as watch:
+                while not watch.execute(waiting).scalar() and time.monotonic() < deadline:
+                    time.sleep(0.05)
+        else:
+            racer.join(0.5)  # SQLite: it waits for this transaction's write lock
+        assert racer.is_alive()  # the second rater waits for the first
     racer.join(60)
     assert not racer.is_alive() and not errors, errors
     # Hands 1 and 2 were rated in that order (2 waited for 1); the rest in order.

@@ -5,6 +5,8 @@ from __future__ import annotations
 import typing
 from enum import StrEnum
 
+from chinese_poker.cards import parse_cards
+from chinese_poker.evaluate import evaluate3
 from chinese_poker.rules import OPTION_NAMES, PRESETS, Rules, RulesError, rules_for
 from chinese_poker.rules.words import (
     OPTION_WORDS,
@@ -65,3 +67,19 @@ def test_presets_carry_their_words_and_variant_facts() -> None:
     assert cat["criss-cross"]["hands_per_seat"] == 2 and cat["classic"]["hands_per_seat"] == 1
     assert cat["criss-cross"]["players"] == list(rules_for("criss-cross").player_counts)
     assert cat["ofc-finnish"]["rules"] == rules_for("ofc-finnish").to_dict()
+    # The Fantasyland entry, as the scorer reads it (a pair of queens enters, jacks not).
+    for name, preset in cat.items():
+        rules = rules_for(name)
+        entry = preset["fantasyland_entry"]
+        if not (rules.is_open_face and rules.fantasyland_enabled):
+            assert entry is None, name
+            continue
+        rank = "23456789TJQKA".index(entry[0])
+        fl = rules.spec.scoring.fantasyland
+
+        def top(r: int) -> int:
+            pair = "23456789TJQKA"[r]
+            return evaluate3(*parse_cards(f"{pair}h {pair}d {'3' if r == 0 else '2'}c"))
+
+        assert fl.entry_cards(top(rank)) is not None, name
+        assert fl.entry_cards(top(rank - 1)) is None, name

@@ -645,8 +645,9 @@ def test_migrations_match_the_models(tmp_path: Path) -> None:
 
 def test_downgrading_the_schema_keeps_every_table_seat_and_action(tmp_path: Path) -> None:
     """Alembic down to 0002 and up again on the store's own connections (SQLite with
-    foreign keys on): rebuilding ``tables`` to drop a column would delete every seat, hand
-    and action row through their ``ON DELETE CASCADE``; the rows must all still be there."""
+    foreign keys on): rebuilding ``tables`` to drop a column would delete every row that
+    refers to a table (seats, hands, actions) through its ``ON DELETE CASCADE``; the seats
+    and actions of a table in play must all still be there."""
     from alembic import command
     from alembic.config import Config
     from sqlalchemy import text as sql_text

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final
 
+from chinese_poker.cards import RANKS
 from chinese_poker.rules import OPTION_NAMES, PRESETS, Rules, rules_for
 
 __all__ = [
@@ -351,11 +352,14 @@ def option_catalogue() -> list[dict[str, Any]]:
 
 def preset_catalogue() -> list[dict[str, Any]]:
     """Every §14 preset: ``name``, ``label``, ``help``, ``variant``, ``open_face``,
-    ``hands_per_seat``, ``players`` (allowed counts) and its complete ``rules``."""
+    ``hands_per_seat``, ``players`` (allowed counts), ``fantasyland_entry`` (the weakest
+    top pair that enters, ``"QQ"``, or None without Fantasyland) and its complete
+    ``rules``."""
     out = []
     for name in PRESETS:
         rules = rules_for(name)
         words = PRESET_WORDS[name]
+        fl = rules.spec.scoring.fantasyland
         out.append(
             {
                 "name": name,
@@ -365,6 +369,7 @@ def preset_catalogue() -> list[dict[str, Any]]:
                 "open_face": rules.spec.variant.open_face,
                 "hands_per_seat": rules.spec.variant.hands_per_seat,
                 "players": list(rules.player_counts),
+                "fantasyland_entry": RANKS[fl.entry_min_pair] * 2 if fl.enabled else None,
                 "rules": rules.to_dict(),
             }
         )

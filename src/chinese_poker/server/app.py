@@ -76,6 +76,9 @@ class PresetInfo(BaseModel):
     open_face: bool = Field(description="an open-face game (the compiled spec's variant fact)")
     hands_per_seat: int = Field(description="hands a player sets (two in Criss Cross)")
     players: list[int] = Field(description="the allowed player counts")
+    fantasyland_entry: str | None = Field(
+        description="the weakest top pair that enters Fantasyland (QQ), none without it"
+    )
     rules: dict[str, Any] = Field(description="the complete rules (Rules.to_dict())")
 
 

@@ -45,7 +45,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy import Table as SATable
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Mapped, mapped_column
 
 from chinese_poker.rules import Rules
@@ -242,8 +242,22 @@ def _rate_batch(store: Store, limit: int) -> int:
             _rate_stored(store, table_id, number, finished_at)
         except IntegrityError:
             continue  # another process was first (this hand, or a bot's row): next time
+        except OperationalError as exc:
+            if _sqlstate(exc) not in _TRY_AGAIN:
+                raise
+            continue  # PostgreSQL chose this transaction to break a lock cycle: next time
         done += 1
     return done
+
+
+#: PostgreSQL's deadlock and serialization failures: the transaction is rolled back whole,
+#: and rating the hand again later is safe.
+_TRY_AGAIN = ("40P01", "40001")
+
+
+def _sqlstate(exc: OperationalError) -> str | None:
+    code = getattr(exc.orig, "sqlstate", None) or getattr(exc.orig, "pgcode", None)
+    return code if isinstance(code, str) else None
 
 
 def _rate_stored(store: Store, table_id: str, number: int, finished_at: float | None) -> None:
@@ -322,7 +336,10 @@ def _rate_one(
             participants.append(Participant(m.mu, m.sigma))
         current[name] = row
     after = rate_hand(participants, [float(totals[p]) for p in players])
-    for name, (mu, sigma) in zip(players, after, strict=True):
+    # Written in the players' order (as the rows were locked): two raters inserting the
+    # same new players' rows cannot wait for each other in a circle.
+    rated = sorted(zip(players, after, strict=True), key=lambda x: ids.get(x[0]) or "")
+    for name, (mu, sigma) in rated:
         pid = ids.get(name)
         if pid is None:
             continue  # a person without an identity: rated as a newcomer, not stored
@@ -391,10 +408,11 @@ def _locked_ratings(conn: Connection, pids: Sequence[str], family: str) -> dict[
     transaction ends (``SELECT ... FOR UPDATE``): a second process rating another hand of
     the same player waits here, and then reads the rating this one writes, instead of
     overwriting it with one computed from the rating before (a lost update). The rows are
-    locked in one order, so two raters cannot deadlock. SQLite has no row locks and needs
-    none: the transaction holds its write lock from its first statement, the claim in
-    ``rated_hands``. A player with no row yet locks nothing; two first ratings at once
-    collide on the new row's key, and the second is rated again later."""
+    locked in one order. SQLite has no row locks and needs none: the transaction holds
+    its write lock from its first statement, the claim in ``rated_hands``. A player with
+    no row yet locks nothing; two first ratings at once collide on the new row's key, and
+    the second is rated again later (so is a transaction PostgreSQL breaks a lock cycle
+    with, say two new bots' rows inserted in opposite orders)."""
     if not pids:
         return {}
     query = (

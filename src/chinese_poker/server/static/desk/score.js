@@ -1,7 +1,8 @@
 // The scorekeeper: boards of a hand played with real cards, settled by the server's
 // scoring (POST /api/score, the same as `chinese-poker score --json`), and a session
 // ledger per pair kept in localStorage. Offline, a finished hand is queued and settled
-// as soon as the server can be reached again: no scoring rule is copied into the page.
+// as soon as the server can be reached again: no scoring rule is copied into the page
+// (what the options offered depend on is the spec's, or the preset list's, facts).
 import {
   api, BoardEditor, boardCards, boardCount, boardText, download, emptyBoard, esc, money,
   Offline, optionCatalogue, Picker, presets, RANKS, registerWorker, signed,
@@ -111,23 +112,31 @@ async function respec() {
   else renderOptions();
 }
 
-/** What the options offered and their words depend on: the compiled spec of the rules
- * chosen now; offline after a change of rules (the spec kept is another ruleset's), the
- * cached preset list's rules with the options chosen. Null: neither is known. */
+/** What the options offered and their words depend on, all the server's facts: the
+ * compiled spec of the rules chosen now; offline after a change of rules (the spec kept
+ * is another ruleset's), the cached preset list's facts: open-face or not, and, when no
+ * option is changed from the preset's, its Fantasyland entry (else unknown, null, until
+ * the server's spec comes: the page does not read the options itself). Null: nothing is
+ * known. */
 function ruleFacts() {
   const sp = specNow();
   if (sp) {
     const fl = sp.scoring.fantasyland;
-    return { open: sp.variant.open_face, fantasyland: fl.enabled, entry: RANKS[fl.entry_min_pair].repeat(2) };
+    const entry = fl.enabled ? RANKS[fl.entry_min_pair].repeat(2) : null;
+    return { open: sp.variant.open_face, fantasyland: fl.enabled, entry };
   }
   if (!PRESETS.some((p) => p.name === S.preset)) return null;
-  return { open: isOpen(), fantasyland: isOpen() && !!rulesValue("fantasyland_enabled"), entry: String(rulesValue("fl_entry_min")) };
+  const own = Object.keys(S.options).length === 0;
+  const entry = own ? presetOf().fantasyland_entry : null;
+  // With options changed, whether Fantasyland is on waits for the spec: its entry is
+  // offered with every open-face game until then.
+  return { open: isOpen(), fantasyland: own ? entry !== null : isOpen(), entry };
 }
 
 /** "Fantasyland (KK or better on top)": the entry of the spec, not a word list. */
 function optionWords(o) {
   const facts = ruleFacts();
-  if (o.key !== "fantasyland_enabled" || !facts) return o.label;
+  if (o.key !== "fantasyland_enabled" || !facts || !facts.entry) return o.label;
   return `${o.label} (${facts.entry} or better on top)`;
 }
 

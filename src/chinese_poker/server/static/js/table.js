@@ -94,7 +94,9 @@ export function tableScreen(app, tableId, wanted, navigate) {
         return;
       }
       connBadge(t("conn.reconnecting"), false);
-      banner(t("conn.lost"), "info");
+      // 4429: this address holds as many sockets as the server allows; say why, and
+      // keep trying (a tab closed elsewhere frees one).
+      banner(t(ev.code === 4429 ? "close.4429" : "conn.lost"), "info");
       const delay = Math.min(8000, 400 * 2 ** T.retry++);
       setTimeout(connect, delay);
     };

@@ -51,6 +51,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
 from chinese_poker.server.db import Base, Store
+from chinese_poker.server.guard import client_address
 
 __all__ = [
     "IDENTITY_PER_ADDRESS",
@@ -276,7 +277,7 @@ def accounts_router(index: Callable[[], Response]) -> APIRouter:
     per_identity = parse(IDENTITY_PER_ADDRESS)
 
     def address(request: Request) -> str:
-        return request.client.host if request.client is not None else "?"
+        return client_address(request)
 
     def store_of(request: Request) -> Store:
         store: Store = request.app.state.store

@@ -35,7 +35,7 @@ from chinese_poker.server import PROTOCOL_VERSION
 from chinese_poker.server.accounts import accounts_router
 from chinese_poker.server.db import Store
 from chinese_poker.server.desk import StudyPool, desk_router
-from chinese_poker.server.guard import BodyLimit, Limits, RateSpec, origin_allowed
+from chinese_poker.server.guard import BodyLimit, Limits, RateSpec, client_address, origin_allowed
 from chinese_poker.server.messages import AuthMsg
 from chinese_poker.server.reviews import reviews_router
 from chinese_poker.server.scheduling import GcPacer, Workers
@@ -410,7 +410,7 @@ def create_app(
         return live
 
     def address(request: Request) -> str:
-        return request.client.host if request.client is not None else "?"
+        return client_address(request)
 
     def throttle(request: Request, kind: str) -> None:
         if not limits.hit(kind, address(request)):
@@ -672,7 +672,7 @@ def create_app(
         ):
             await websocket.close(code=1008, reason="origin not allowed")
             return
-        where = websocket.client.host if websocket.client is not None else "?"
+        where = client_address(websocket)
         if open_sockets.get(where, 0) >= sockets_per_address:
             # Each socket costs memory and a copy of every state it watches: one address
             # cannot hold the server's sockets, whatever its message rate.

@@ -17,7 +17,7 @@ the worker is stopped), and each client address is rate limited (``study`` in
 :class:`~chinese_poker.server.guard.RateSpec`).
 
 >>> from fastapi import FastAPI
->>> from chinese_poker.server.guard import Limits
+>>> from chinese_poker.server.guard import Limits, client_address
 >>> app = FastAPI()
 >>> app.router.routes.extend(desk_router(Limits()).routes)
 >>> sorted(r.path for r in app.routes if r.path.startswith("/api/"))[:3]
@@ -58,7 +58,7 @@ from chinese_poker.engine.position import (
     position_from_dict,
 )
 from chinese_poker.rules import Rules, RulesError, rules_for, rules_from_document
-from chinese_poker.server.guard import Limits
+from chinese_poker.server.guard import Limits, client_address
 
 __all__ = [
     "STUDY_QUEUE",
@@ -640,7 +640,7 @@ def desk_router(limits: Limits, pool: StudyPool | None = None) -> APIRouter:
     study = pool or StudyPool()
 
     def throttle(request: Request) -> None:
-        host = request.client.host if request.client is not None else "?"
+        host = client_address(request)
         if not limits.hit("study", host):
             raise HTTPException(
                 429, f"too many requests from your address (limit {limits.describe('study')})"

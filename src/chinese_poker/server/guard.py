@@ -18,14 +18,21 @@ from urllib.parse import urlsplit
 from limits import RateLimitItem, parse
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
+from starlette.requests import HTTPConnection
 
-__all__ = ["BodyLimit", "Limits", "RateSpec", "origin_allowed"]
+__all__ = ["BodyLimit", "Limits", "RateSpec", "client_address", "origin_allowed"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def client_address(conn: HTTPConnection) -> str:
+    """The address every per-client limit counts by (a request's or a WebSocket's), as
+    the connection came ("?" when the server was not told)."""
+    return conn.client.host if conn.client is not None else "?"
 
 
 @dataclass(frozen=True)

@@ -105,7 +105,11 @@ class Level:
     :data:`THROWING_LEVELS` levels 3 to 5). ``repair_spare`` (1: the repair may also take a card
     the completion throws), ``climb`` and ``climb_rounds`` (a hill climb of the
     completions of a street's few best placements): experiments that did not help, 0 at
-    every level (docs/bots.md, *Round four*).
+    every level (docs/bots.md, *Round four*). ``fl_per_opponent`` (1: a rollout counts
+    earning Fantasyland once per opponent, as it counts the hand's points; 1 in
+    :data:`THROWING_LEVELS` levels 3 to 5) and ``aversion_per_opponent`` (1: the foul
+    aversion times the opponents; an experiment, 0 at every level): they change nothing
+    heads-up (docs/bots.md, *Round five*).
     """
 
     rollouts: int
@@ -124,6 +128,8 @@ class Level:
     climb: int = 0
     climb_rounds: int = 2
     repair_spare: int = 0
+    fl_per_opponent: int = 0
+    aversion_per_opponent: int = 0
 
 
 #: Points charged per unit of foul probability when choosing a placement. Chasing
@@ -192,18 +198,20 @@ measurably there (docs/bots.md, *Round two* and *Round three*)."""
 
 THROWING_LEVELS: dict[int, Level] = {
     **LEVELS,
-    3: dataclasses.replace(V1_LEVELS[3], rollouts=470, foul_repair=1),
-    4: dataclasses.replace(V1_LEVELS[4], rollouts=1400, foul_repair=1),
-    5: dataclasses.replace(V1_LEVELS[5], rollouts=3500, foul_repair=1),
+    3: dataclasses.replace(V1_LEVELS[3], rollouts=470, foul_repair=1, fl_per_opponent=1),
+    4: dataclasses.replace(V1_LEVELS[4], rollouts=1400, foul_repair=1, fl_per_opponent=1),
+    5: dataclasses.replace(V1_LEVELS[5], rollouts=3500, foul_repair=1, fl_per_opponent=1),
 }
 """Effort per level where a street throws a card (Pineapple, Progressive Pineapple): the
 default level 3 adds one round of foul repair to the playout policy and plays about 40%
 fewer rollouts, for the same decision time as ``mc-v1``'s; on fresh duplicate deals it
-beats ``mc-v1`` (docs/bots.md, *Round four*). Levels 4 and 5 take the same policy with
-the same cut in rollouts, so that they stay above level 3 (their strength is not
-measured). Levels 1 and 2 are ``mc-v1``'s: level 2 with the repair beat ``mc-v1``'s by
-about as much, but fouled 7.8% of its boards against 5.6%, and on the ladder test's
-fixed deals it did not beat level 1."""
+beats ``mc-v1`` (docs/bots.md, *Round four*). With three or four players it counts
+earning Fantasyland once per opponent (``fl_per_opponent``, *Round five*): the values
+are heads-up figures, and the hand it brings is played against everyone. Levels 4 and 5
+take the same policy with the same cut in rollouts, so that they stay above level 3
+(their strength is not measured). Levels 1 and 2 are ``mc-v1``'s: level 2 with the
+repair beat ``mc-v1``'s by about as much, but fouled 7.8% of its boards against 5.6%,
+and on the ladder test's fixed deals it did not beat level 1."""
 
 
 HINT_LEVELS: dict[int, Level] = V1_LEVELS
@@ -245,8 +253,9 @@ def analyse_street(
     actions = list(iter_placements(decision, view.version))
     sit = rollout.Situation.from_view(view, decision)
     knobs = (level.policy_foul_scale, level.policy_strength_scale, level.fl_scale,
-             level.pick_max, level.foul_repair, level.climb, level.repair_spare)  # fmt: skip
-    if knobs != (1, 1, 1, 1, 0, 0, 0):
+             level.pick_max, level.foul_repair, level.climb, level.repair_spare,
+             level.fl_per_opponent)  # fmt: skip
+    if knobs != (1, 1, 1, 1, 0, 0, 0, 0):
         sit.tables = sit.tables.with_policy(
             foul_scale=level.policy_foul_scale,
             strength_scale=level.policy_strength_scale,
@@ -256,6 +265,7 @@ def analyse_street(
             climb=level.climb,
             climb_rounds=level.climb_rounds,
             repair_spare=bool(level.repair_spare),
+            fl_per_opponent=bool(level.fl_per_opponent),
         )
     cands = [sit.candidate(a) for a in actions]
     rng = random.Random(seed)
@@ -265,6 +275,9 @@ def analyse_street(
     keep = list(range(len(actions)))
     if screen and len(actions) > level.candidates:
         keep = [int(i) for i in np.argsort(-screened, kind="stable")[: level.candidates]]
+    lam = level.foul_aversion
+    if level.aversion_per_opponent:  # a foul costs the points of every pairing
+        lam *= max(1, len(sit.opp_seats) + len(sit.fl_seats))
     rollouts = level.rollouts
     if not len(sit.events_who) and not sit.fl_seats:
         rollouts = 1  # nothing left to deal: the result is exact
@@ -278,7 +291,7 @@ def analyse_street(
         fl_samples=level.fl_samples,
         halving=-1,
         keep=level.keep,
-        foul_aversion=level.foul_aversion,
+        foul_aversion=lam,
         deadline=deadline,
         rng=rng,
     )
@@ -295,7 +308,6 @@ def analyse_street(
     # Best first: candidates that got the most rollouts (survivors) rank by their mean;
     # the others follow by what they showed.
     most = int(stats.n.max())
-    lam = level.foul_aversion
     out.sort(key=lambda o: (o.rollouts < most, -(o.value - lam * o.foul_probability)))
     return out
 

@@ -157,7 +157,8 @@ def _scale(rules: Rules) -> float:
     POL_CLIMB,
     POL_CLIMB_ROUNDS,
     POL_REPAIR_SPARE,
-) = range(12)
+    POL_FL_PER_OPP,
+) = range(13)
 (
     SC_V, SC_O, SC_S, SC_MORE_LINES, SC_FOUL_VALUE, SC_FOUL_PAYS, SC_AWARD, SC_FINNISH,
     SC_DEUCE_FOULED, SC_PENALISED, SC_MAX_ONE, SC_SPLIT_TIES, SC_SHOWDOWN,
@@ -217,6 +218,7 @@ class Tables:
         climb: int = 0,
         climb_rounds: int = 2,
         repair_spare: bool = False,
+        fl_per_opponent: bool = False,
     ) -> Tables:
         """These tables with the fast policy's foul penalty and line-strength weight, and
         the value of earning or keeping Fantasyland, multiplied by these factors; a
@@ -227,13 +229,17 @@ class Tables:
         ``climb_rounds`` rounds of the best swap before the policy chooses among them
         (:func:`_climb`);
         ``repair_spare``: the repair may also swap a placed card for one the completion
-        throws (Pineapple)."""
+        throws (Pineapple); ``fl_per_opponent``: a rollout's result counts earning (or
+        keeping) Fantasyland once per opponent, as it counts the points of the hand (the
+        values are heads-up figures, and a Fantasyland hand is played against every
+        opponent at the table)."""
         policy = self.policy.copy()
         policy[POL_PICK_MAX] = pick_max
         policy[POL_REPAIR] = repair
         policy[POL_CLIMB] = climb
         policy[POL_CLIMB_ROUNDS] = climb_rounds
         policy[POL_REPAIR_SPARE] = float(repair_spare)
+        policy[POL_FL_PER_OPP] = float(fl_per_opponent)
         policy[POL_FOUL_PENALTY] *= foul_scale
         policy[POL_W] *= strength_scale
         policy[POL_STAY_VALUE] *= fl_scale
@@ -302,7 +308,7 @@ def tables_for(rules: Rules) -> Tables:
     # Cards a player will see but throw, per card still to place (Pineapple: 1 per 2).
     later = spec.variant.streets[1:]
     thrown = sum(d - p for d, p in later) / max(1, sum(p for _, p in later))
-    policy = [0.0] * 12
+    policy = [0.0] * 13
     # A completion is worth its best arrangement (1) or a blend of the best and the mean
     # of the arrangements tried (docs/bots.md, the ablation): 1 unless a level says so.
     policy[POL_PICK_MAX] = 1.0
@@ -1216,7 +1222,9 @@ def _rollouts(
             if not misset:
                 earned, value = _fantasyland_earned(mine, in_fl, flv, pol)
                 if earned:
-                    total += value
+                    # The points above are summed over the opponents; the value is one
+                    # opponent's (a heads-up figure) unless the policy counts it per opponent.
+                    total += value * (n_opp if pol[POL_FL_PER_OPP] != 0.0 else 1)
                     out_fl[c] += 1
             if fouled:
                 out_foul[c] += 1

@@ -237,6 +237,7 @@ NUMBER_CASES = [
     (["bot", "--level"], "--level", ["0", "nan"]),
     (["bot", "--seed"], "--seed", ["-5"]),
     (["serve", "--port"], "--port", ["-1", "65536", "nan"]),
+    (["serve", "--sockets-per-address"], "--sockets-per-address", ["0", "-3", "nan", "many"]),
 ]
 
 

@@ -40,6 +40,7 @@ def test_fantasyland_counted_per_opponent_adds_exactly_its_value_per_other_oppon
     opponents: int,
 ) -> None:
     sit = _situation(opponents)
+    assert sit.opponents == opponents
     cands = [sit.candidate(a) for a in iter_placements(sit.decision, sit.view.version)]
     assert len(cands) > 3
 

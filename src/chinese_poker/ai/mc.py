@@ -277,7 +277,7 @@ def analyse_street(
         keep = [int(i) for i in np.argsort(-screened, kind="stable")[: level.candidates]]
     lam = level.foul_aversion
     if level.aversion_per_opponent:  # a foul costs the points of every pairing
-        lam *= max(1, len(sit.opp_seats) + len(sit.fl_seats))
+        lam *= max(1, sit.opponents)
     rollouts = level.rollouts
     if not len(sit.events_who) and not sit.fl_seats:
         rollouts = 1  # nothing left to deal: the result is exact

@@ -1489,6 +1489,12 @@ class Situation:
             in_fl=in_fl,
         )  # fmt: skip
 
+    @property
+    def opponents(self) -> int:
+        """The opponents our board is settled against in a rollout (those still placing
+        or complete, and the hidden Fantasyland seats): the kernels' ``n_opp``."""
+        return len(self.opp_seats) + len(self.fl_seats)
+
     def candidate(self, action: Place) -> Candidate:
         """The board after ``action`` (a street placement or a whole set)."""
         if self.decision.kind == "set":

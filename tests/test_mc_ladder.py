@@ -86,3 +86,24 @@ def test_a_knob_moves_the_analysis_and_the_defaults_do_not() -> None:
     same = dataclasses.replace(base, policy_foul_scale=1.0, fl_scale=1.0, pick_max=1.0)
     assert values(same) == values(base)
     assert values(dataclasses.replace(base, fl_scale=3.0)) != values(base)
+
+
+def test_without_a_thrown_card_levels_three_to_five_charge_a_quarter_of_the_aversion() -> None:
+    """docs/bots.md, *Round six*: in plain OFC a quarter of the aversion beat ``mc-v1``; levels 1
+    and 2, every level where a street throws a card, and ``mc-v1`` keep the whole."""
+    from chinese_poker.ai.mc import (
+        FOUL_AVERSION,
+        FOUL_AVERSION_NO_THROW,
+        THROWING_LEVELS,
+        V1_LEVELS,
+    )
+
+    assert FOUL_AVERSION_NO_THROW == FOUL_AVERSION / 4
+    assert [LEVELS[n].foul_aversion for n in range(1, 6)] == [FOUL_AVERSION] * 2 + [
+        FOUL_AVERSION_NO_THROW
+    ] * 3
+    for n in range(1, 6):
+        assert THROWING_LEVELS[n].foul_aversion == V1_LEVELS[n].foul_aversion == FOUL_AVERSION
+        assert dataclasses.replace(LEVELS[n], foul_aversion=FOUL_AVERSION) == V1_LEVELS[n]
+    bot = MonteCarloBot(seed=0, level=3)
+    assert bot.params == LEVELS[3] and bot.throwing_params == THROWING_LEVELS[3]

@@ -158,7 +158,10 @@ def _scale(rules: Rules) -> float:
     POL_CLIMB_ROUNDS,
     POL_REPAIR_SPARE,
     POL_FL_PER_OPP,
-) = range(13)
+    POL_OPP_FOUL_SCALE,
+    POL_OPP_REPAIR,
+    POL_OPP_FILLS,
+) = range(16)
 (
     SC_V, SC_O, SC_S, SC_MORE_LINES, SC_FOUL_VALUE, SC_FOUL_PAYS, SC_AWARD, SC_FINNISH,
     SC_DEUCE_FOULED, SC_PENALISED, SC_MAX_ONE, SC_SPLIT_TIES, SC_SHOWDOWN,
@@ -219,6 +222,9 @@ class Tables:
         climb_rounds: int = 2,
         repair_spare: bool = False,
         fl_per_opponent: bool = False,
+        opp_foul_scale: float = 1.0,
+        opp_repair: int = -1,
+        opp_fills: int = -1,
     ) -> Tables:
         """These tables with the fast policy's foul penalty and line-strength weight, and
         the value of earning or keeping Fantasyland, multiplied by these factors; a
@@ -232,8 +238,16 @@ class Tables:
         throws (Pineapple); ``fl_per_opponent``: a rollout's result counts earning (or
         keeping) Fantasyland once per opponent, as it counts the points of the hand (the
         values are heads-up figures, and a Fantasyland hand is played against every
-        opponent at the table)."""
+        opponent at the table); ``opp_foul_scale``, ``opp_repair`` and ``opp_fills``: the
+        foul penalty factor, repair rounds and completions per placement of the policy
+        that completes the *opponents'* boards in the rollouts (-1, and for
+        ``opp_fills`` any number below 1: ours), so that they can foul about as often
+        as real players do (the policy alone fouls three to four times as often; the
+        opponents' completions are played once per rollout for all candidates)."""
         policy = self.policy.copy()
+        policy[POL_OPP_FOUL_SCALE] = opp_foul_scale
+        policy[POL_OPP_REPAIR] = opp_repair
+        policy[POL_OPP_FILLS] = opp_fills
         policy[POL_PICK_MAX] = pick_max
         policy[POL_REPAIR] = repair
         policy[POL_CLIMB] = climb
@@ -308,11 +322,14 @@ def tables_for(rules: Rules) -> Tables:
     # Cards a player will see but throw, per card still to place (Pineapple: 1 per 2).
     later = spec.variant.streets[1:]
     thrown = sum(d - p for d, p in later) / max(1, sum(p for _, p in later))
-    policy = [0.0] * 13
+    policy = [0.0] * (POL_OPP_FILLS + 1)
     # A completion is worth its best arrangement (1) or a blend of the best and the mean
     # of the arrangements tried (docs/bots.md, the ablation): 1 unless a level says so.
     policy[POL_PICK_MAX] = 1.0
     policy[POL_CLIMB_ROUNDS] = 2  # read only when a level climbs (POL_CLIMB > 0)
+    policy[POL_OPP_FOUL_SCALE] = 1.0
+    policy[POL_OPP_REPAIR] = -1  # the opponents' completions repair as ours do
+    policy[POL_OPP_FILLS] = -1  # and are as many
     policy[POL_W], policy[POL_FOUL_PENALTY], policy[POL_STAY_VALUE] = w, foul_penalty, stay
     policy[POL_STAY_MIDDLE_MIN] = 99 if fl.stay_middle_min is None else fl.stay_middle_min
     policy[POL_FL_ENABLED] = float(fl.enabled)
@@ -1137,6 +1154,18 @@ def _shuffle_tail(deck: Any, lo: int) -> None:
 
 
 @_jit
+def _opponent_policy(pol: Any) -> Any:
+    """The policy that completes the opponents' boards: ours, with the opponents' foul
+    penalty factor and repair rounds (POL_OPP_*; -1 repair rounds: ours; the number of
+    completions, POL_OPP_FILLS, is read by the caller)."""
+    opol = pol.copy()
+    opol[POL_FOUL_PENALTY] *= pol[POL_OPP_FOUL_SCALE]
+    if pol[POL_OPP_REPAIR] >= 0:
+        opol[POL_REPAIR] = pol[POL_OPP_REPAIR]
+    return opol
+
+
+@_jit
 def _rollouts(
     pool: Any, r0: int, r1: int, seed: int,
     fl_cards: Any, fl_vals: Any, fl_dl: Any,
@@ -1166,6 +1195,9 @@ def _rollouts(
     used = np.zeros(52, dtype=np.bool_)
     scratch = np.empty(52, dtype=np.int64)
     pref = np.zeros((_pref_rows(n_fills, choice, pol), 14), dtype=np.int64)
+    opol = _opponent_policy(pol)
+    o_fills = int(pol[POL_OPP_FILLS]) if pol[POL_OPP_FILLS] > 0 else n_fills
+    opref = np.zeros((_pref_rows(o_fills, choice, opol), 14), dtype=np.int64)
     ev_start = np.empty(n_ev, dtype=np.int64)  # where each street event's cards start
     ev_start[:] = n_flc + np.cumsum(ev_cards) - ev_cards
     wcode = np.empty(3, dtype=np.int64)
@@ -1191,8 +1223,8 @@ def _rollouts(
                 wcnt[line] = opp_cnt[j, line]
                 wdz[line] = opp_dz[j, line]
             _play_streets(j, opp_kind[j], wcode, wcnt, wdz, deck, ev_start, ev_who, ev_cards,
-                          ev_place, ev_disc, n_fills, choice, ev, roy, flv, st, pol, scratch,
-                          pref)  # fmt: skip
+                          ev_place, ev_disc, o_fills, choice, ev, roy, flv, st, opol, scratch,
+                          opref)  # fmt: skip
             odl[j], ofoul[j], _ = _finish_board(wcode, wdz, ev, roy, sc, ovals[j], roys[j])
         for j in range(n_fl_opp):
             m = r % m_fl

@@ -393,9 +393,10 @@ def _anchor(family: str, bot: tuple[str, int | None] | None) -> float | None:
     anchors = BOT_ANCHORS[family]
     name, level = bot
     if name == "mc-v1":
-        # The frozen baseline: mc's levels, except level 3 in Pineapple, about half a
-        # point a hand weaker than mc's (docs/bots.md, Round four): well inside the
-        # anchors' own uncertainty, so it takes mc's.
+        # The frozen baseline: mc's levels, except levels 3 to 5 in Pineapple (Round
+        # four) and in OFC and Turbo (Round six), where it is about half a point a hand
+        # weaker than mc (docs/bots.md): well inside the anchors' own uncertainty, so it
+        # takes mc's.
         name = "mc"
     for key in ((name, level), (name, None), (name, DEFAULT_LEVEL if level is None else -1)):
         if key in anchors:

@@ -210,9 +210,14 @@ def test_the_page_shows_the_commitment_before_the_deal_and_verifies_after(
     watcher.goto(f"{server.base}/table/{tid}")
     browser_test.expect(_panel_row(watcher, 1)).to_contain_text("committed, not dealt yet")
 
-    joined = server.post(f"/api/tables/{tid}/join", {"code": created["join_code"], "name": "Bob"})
+    # Bob watches the table before he takes the last seat, so his page has seen hand 1's
+    # commitment before the deal. (Taking the seat deals hand 1 at most FIRST_DEAL_WAIT
+    # seconds later, with or without his value: on a loaded machine his page, opened
+    # only after joining, could first see the commitment with the deal, and rightly warn.)
     bob = browser_test.new_page(browser)
-    bob.goto(server.base + "/")
+    bob.goto(f"{server.base}/table/{tid}")
+    browser_test.expect(_panel_row(bob, 1)).to_contain_text("committed, not dealt yet")
+    joined = server.post(f"/api/tables/{tid}/join", {"code": created["join_code"], "name": "Bob"})
     bob.evaluate(
         "([k, v]) => localStorage.setItem(k, JSON.stringify(v))",
         [f"cp.seat.{tid}", {"token": joined["token"], "seat": joined["seat"]}],

@@ -276,25 +276,23 @@ def analyse_street(
     """
     actions = list(iter_placements(decision, view.version))
     sit = rollout.Situation.from_view(view, decision)
-    knobs = (level.policy_foul_scale, level.policy_strength_scale, level.fl_scale,
-             level.pick_max, level.foul_repair, level.climb, level.repair_spare,
-             level.fl_per_opponent, level.opp_foul_scale, level.opp_repair,
-             level.opp_fills)  # fmt: skip
-    if knobs != (1, 1, 1, 1, 0, 0, 0, 0, 1, -1, -1):
-        sit.tables = sit.tables.with_policy(
-            foul_scale=level.policy_foul_scale,
-            strength_scale=level.policy_strength_scale,
-            fl_scale=level.fl_scale,
-            pick_max=level.pick_max,
-            repair=level.foul_repair,
-            climb=level.climb,
-            climb_rounds=level.climb_rounds,
-            repair_spare=bool(level.repair_spare),
-            fl_per_opponent=bool(level.fl_per_opponent),
-            opp_foul_scale=level.opp_foul_scale,
-            opp_repair=level.opp_repair,
-            opp_fills=level.opp_fills,
-        )
+    # The level's policy, always: at the Level defaults every factor is 1 and every
+    # switch its tables_for value, so the arrays are the same numbers (mc-v1's play is
+    # pinned by tests/test_ai_baseline.py), and no second list of defaults is kept here.
+    sit.tables = sit.tables.with_policy(
+        foul_scale=level.policy_foul_scale,
+        strength_scale=level.policy_strength_scale,
+        fl_scale=level.fl_scale,
+        pick_max=level.pick_max,
+        repair=level.foul_repair,
+        climb=level.climb,
+        climb_rounds=level.climb_rounds,
+        repair_spare=bool(level.repair_spare),
+        fl_per_opponent=bool(level.fl_per_opponent),
+        opp_foul_scale=level.opp_foul_scale,
+        opp_repair=level.opp_repair,
+        opp_fills=level.opp_fills,
+    )
     cands = [sit.candidate(a) for a in actions]
     rng = random.Random(seed)
     screened, screen_fouls = rollout.static_scores(

@@ -6,6 +6,8 @@ throttle holds."""
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -542,3 +544,21 @@ def test_shutdown_settles_a_hand_whose_last_action_was_still_being_stored(
     after.close()
     assert stored is not None
     assert next(h for h in stored.hands if h.number == 1).record is not None  # stored
+
+
+def test_serve_help_states_the_defaults_the_server_applies(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``serve --help`` is built without importing the server; its defaults are the
+    server's own (one module holds them), not a copy typed into the help."""
+    from chinese_poker.cli import main
+    from chinese_poker.server import app as server_app
+
+    assert main(["serve", "--help"]) == 0
+    text = "".join(capsys.readouterr().out.split())  # argparse wraps anywhere
+    spec = RateSpec()
+    pairs = ",".join(f"{f.name}={getattr(spec, f.name)}" for f in dataclasses.fields(spec))
+    assert f"defaults'{pairs}'" in text
+    given = inspect.signature(server_app.create_app).parameters["sockets_per_address"]
+    assert given.default is None  # None: the module's constant, the one the help states
+    assert f"(default{server_app.SOCKETS_PER_ADDRESS};" in text

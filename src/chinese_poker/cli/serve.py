@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from chinese_poker.cli import whole
+from chinese_poker.server.defaults import RATE_LIMITS, SOCKETS_PER_ADDRESS
 
 
 def register(sub: Any) -> None:
@@ -50,16 +51,17 @@ def register(sub: Any) -> None:
         "--rate-limits",
         default=None,
         metavar="KIND=LIMIT,...",
-        help="per client address; kinds create, join, bad_code, study, read, e.g. the"
-        " defaults 'create=30/minute,join=60/minute,bad_code=10/minute,study=120/minute,"
-        "read=600/minute' (kinds not named keep theirs; the older CREATE,JOIN,CODES works)",
+        help=f"per client address; kinds {', '.join(RATE_LIMITS)}, e.g. the defaults"
+        f" '{','.join(f'{k}={v}' for k, v in RATE_LIMITS.items())}' (kinds not named keep"
+        " theirs; the older CREATE,JOIN,CODES works)",
     )
     p.add_argument(
         "--sockets-per-address",
         type=whole(1, 1_000_000),
         default=None,
         metavar="N",
-        help="WebSockets one client address may hold open at once (default 64; behind a"
+        help="WebSockets one client address may hold open at once (default"
+        f" {SOCKETS_PER_ADDRESS}; behind a"
         " proxy every client has the proxy's address, so raise it there)",
     )
     p.add_argument(

@@ -34,6 +34,7 @@ from chinese_poker.rules.words import option_catalogue, preset_catalogue
 from chinese_poker.server import PROTOCOL_VERSION
 from chinese_poker.server.accounts import accounts_router
 from chinese_poker.server.db import Store
+from chinese_poker.server.defaults import SOCKETS_PER_ADDRESS
 from chinese_poker.server.desk import StudyPool, desk_router
 from chinese_poker.server.guard import BodyLimit, Limits, RateSpec, client_address, origin_allowed
 from chinese_poker.server.messages import AuthMsg
@@ -270,10 +271,6 @@ def _ws_base(request: Request, public_url: str | None) -> tuple[str, str]:
 MAX_BODY = 64 * 1024
 """The largest request body accepted (bytes); larger ones get 413 unread."""
 
-SOCKETS_PER_ADDRESS = 64
-"""The WebSockets one client address may hold open at once: a family behind one router
-with a few tabs each is far below it; a script opening thousands is refused."""
-
 IDLE_SECONDS = 300.0
 """A table nobody has used for this long leaves memory (it is rebuilt on demand)."""
 
@@ -330,7 +327,7 @@ def create_app(
     garbage collector's survivors every few seconds (:class:`~.scheduling.GcPacer`;
     ``serve`` does; it acts on the whole process). ``sockets_per_address``: the
     WebSockets one client address may hold open at once (more are refused with close
-    code 4429; None: :data:`SOCKETS_PER_ADDRESS`).
+    code 4429; None: :data:`~.defaults.SOCKETS_PER_ADDRESS`).
     """
     if sockets_per_address is None:
         sockets_per_address = SOCKETS_PER_ADDRESS

@@ -20,6 +20,8 @@ from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 from starlette.requests import HTTPConnection
 
+from chinese_poker.server.defaults import RATE_LIMITS
+
 __all__ = ["BodyLimit", "Limits", "RateSpec", "client_address", "origin_allowed"]
 
 Scope = MutableMapping[str, Any]
@@ -41,11 +43,11 @@ class RateSpec:
     created, joins (and seat hand-overs), wrong join codes, study-desk requests and
     reads of a table (``/api/tables/{id}``, its ledger, hands and history)."""
 
-    create: str = "30/minute"
-    join: str = "60/minute"
-    bad_code: str = "10/minute"
-    study: str = "120/minute"
-    read: str = "600/minute"
+    create: str = RATE_LIMITS["create"]
+    join: str = RATE_LIMITS["join"]
+    bad_code: str = RATE_LIMITS["bad_code"]
+    study: str = RATE_LIMITS["study"]
+    read: str = RATE_LIMITS["read"]
 
     @classmethod
     def parse(cls, text: str) -> RateSpec:

@@ -88,22 +88,39 @@ def test_a_knob_moves_the_analysis_and_the_defaults_do_not() -> None:
     assert values(dataclasses.replace(base, fl_scale=3.0)) != values(base)
 
 
-def test_without_a_thrown_card_levels_three_to_five_charge_a_quarter_of_the_aversion() -> None:
-    """docs/bots.md, *Round six*: in plain OFC a quarter of the aversion beat ``mc-v1``; levels 1
-    and 2, every level where a street throws a card, and ``mc-v1`` keep the whole."""
+def test_levels_three_to_five_charge_a_quarter_of_the_aversion_or_half_with_a_thrown_card() -> None:
+    """docs/bots.md, *Round six* and *Round seven*: a quarter of the aversion beat ``mc-v1``
+    in plain OFC, half of it in heads-up Pineapple; levels 1 and 2 and ``mc-v1`` keep the
+    whole."""
     from chinese_poker.ai.mc import (
         FOUL_AVERSION,
         FOUL_AVERSION_NO_THROW,
+        FOUL_AVERSION_THROW,
         THROWING_LEVELS,
         V1_LEVELS,
     )
 
     assert FOUL_AVERSION_NO_THROW == FOUL_AVERSION / 4
-    assert [LEVELS[n].foul_aversion for n in range(1, 6)] == [FOUL_AVERSION] * 2 + [
-        FOUL_AVERSION_NO_THROW
+    assert FOUL_AVERSION_THROW == FOUL_AVERSION / 2
+    low = [FOUL_AVERSION] * 2
+    assert [LEVELS[n].foul_aversion for n in range(1, 6)] == low + [FOUL_AVERSION_NO_THROW] * 3
+    assert [THROWING_LEVELS[n].foul_aversion for n in range(1, 6)] == low + [
+        FOUL_AVERSION_THROW
     ] * 3
     for n in range(1, 6):
-        assert THROWING_LEVELS[n].foul_aversion == V1_LEVELS[n].foul_aversion == FOUL_AVERSION
+        assert V1_LEVELS[n].foul_aversion == FOUL_AVERSION
         assert dataclasses.replace(LEVELS[n], foul_aversion=FOUL_AVERSION) == V1_LEVELS[n]
+        # the rest of the throwing levels is round four's and five's
+        thrown = dataclasses.replace(THROWING_LEVELS[n], foul_aversion=FOUL_AVERSION)
+        if n < 3:
+            assert thrown == V1_LEVELS[n]
+        else:
+            assert (thrown.foul_repair, thrown.fl_per_opponent) == (1, 1)
+            assert (
+                dataclasses.replace(
+                    thrown, rollouts=V1_LEVELS[n].rollouts, foul_repair=0, fl_per_opponent=0
+                )
+                == V1_LEVELS[n]
+            )
     bot = MonteCarloBot(seed=0, level=3)
     assert bot.params == LEVELS[3] and bot.throwing_params == THROWING_LEVELS[3]

@@ -9,6 +9,7 @@
 * :mod:`.scheduling` -- timers and the worker pools for bots and hints;
 * :mod:`.connections` -- sockets' send queues and the per-seat view cache;
 * :mod:`.guard` -- rate limits, the body limit, the WebSocket origin check;
+* :mod:`.defaults` -- the protective limits' defaults, which ``serve --help`` states;
 * :mod:`.db` -- SQLAlchemy models and the store, with the Alembic migrations of
   :mod:`.migrations` run at startup;
 * :mod:`.fairness` -- commit-reveal shuffles.

@@ -529,8 +529,9 @@ def test_fantasyland_hand(browser: Any, tmp_path: Path, shots: Path) -> None:
         # The solver's Fantasyland board (a wheel straight flush in the bottom) stays in
         # Fantasyland, so hand 3 is dealt, Ann's board hidden again, next_hand_delay after
         # hand 2's showdown: at 0.3 s a loaded machine once showed the watcher hand 3
-        # before the checks of hand 2's showdown ran.
-        created = create_table(fl_server, name="Fantasyland", next_hand_delay=5)
+        # before the checks of hand 2's showdown ran. The showdown now lasts until Ann
+        # presses Next (the longest delay allowed), which she does after hand 1 only.
+        created = create_table(fl_server, name="Fantasyland", next_hand_delay=60)
         page = new_page(browser)
         open_seat(page, fl_server, created)
         # Hand 1: build Qs Qh 4c | Ks Kh Kd 5c 7h | As Ad Ac 6d 8c by clicking.
@@ -554,6 +555,7 @@ def test_fantasyland_hand(browser: Any, tmp_path: Path, shots: Path) -> None:
             page.wait_for_function(f"() => window.__cp.view.version > {d['version']}")
         breakdown = page.locator("#breakdown")
         expect(breakdown).to_contain_text("Fantasyland next: 14")
+        page.click("#next-btn")
 
         # Hand 2: the Fantasyland setter with 14 cards; a spectator sees the board hidden.
         d = wait_decision(page)

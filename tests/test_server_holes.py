@@ -7,7 +7,6 @@ throttle holds."""
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -549,16 +548,29 @@ def test_shutdown_settles_a_hand_whose_last_action_was_still_being_stored(
 def test_serve_help_states_the_defaults_the_server_applies(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """``serve --help`` is built without importing the server; its defaults are the
-    server's own (one module holds them), not a copy typed into the help."""
+    """``serve --help`` is built without importing the server; its defaults are the ones
+    an app built with no limits given applies (one module holds them), not a copy typed
+    into the help."""
+    import subprocess
+    import sys
+
     from chinese_poker.cli import main
-    from chinese_poker.server import app as server_app
+    from chinese_poker.server.app import create_app
 
     assert main(["serve", "--help"]) == 0
     text = "".join(capsys.readouterr().out.split())  # argparse wraps anywhere
+    app = create_app(database_url="sqlite://")  # what `serve` passes when nothing is set
+    applied = {kind: app.state.limits.describe(kind) for kind in ("create", "read")}
+    assert applied == {"create": "30 per 1 minute", "read": "600 per 1 minute"}
     spec = RateSpec()
     pairs = ",".join(f"{f.name}={getattr(spec, f.name)}" for f in dataclasses.fields(spec))
-    assert f"defaults'{pairs}'" in text
-    given = inspect.signature(server_app.create_app).parameters["sockets_per_address"]
-    assert given.default is None  # None: the module's constant, the one the help states
-    assert f"(default{server_app.SOCKETS_PER_ADDRESS};" in text
+    assert f"defaults'{pairs}'" in text and "create=30/minute" in pairs
+    assert app.state.sockets_per_address == 64
+    assert f"(default{app.state.sockets_per_address};" in text
+    heavy = subprocess.run(
+        [sys.executable, "-c", "import sys; from chinese_poker.cli import main;"
+         " main(['serve', '--help']);"
+         " print(sorted({m.split('.')[0] for m in sys.modules} & {'fastapi', 'sqlalchemy'}))"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert heavy.stdout.splitlines()[-1] == "[]"

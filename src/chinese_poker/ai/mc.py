@@ -223,9 +223,9 @@ their measured order."""
 
 #: The foul aversion of ``mc``'s levels 3 to 5 where a street throws a card (Pineapple,
 #: Progressive Pineapple): half of ``mc-v1``'s. The repaired playout policy fouls 22% of
-#: its boards from scratch, against the bot's 7-11% at the table; heads-up 4 beat 8 on
-#: fresh duplicate deals, and 2 beat 4 by less than the noise for more fouls
-#: (docs/bots.md, *Round seven*).
+#: its boards from scratch, about three times the bot's rate at the table; heads-up, 4
+#: led 8 by the mean (inside the noise) and beat ``mc-v1`` on fresh duplicate deals, and
+#: 2 scored no better than 4 for more fouls (docs/bots.md, *Round seven*).
 FOUL_AVERSION_THROW = 4.0
 
 THROWING_LEVELS: dict[int, Level] = {

@@ -416,6 +416,8 @@ def create_app(
             )
 
     app.state.throttle = throttle  # the routers of accounts and reviews use it too
+    app.state.limits = limits  # what the server applies, for its operators and tests
+    app.state.sockets_per_address = sockets_per_address
 
     # ------------------------------------------------------------------ pages
 

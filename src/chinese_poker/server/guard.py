@@ -88,11 +88,7 @@ class Limits:
         spec = spec or RateSpec()
         self._limiter = MovingWindowRateLimiter(MemoryStorage())
         self._items: dict[str, RateLimitItem] = {
-            "create": parse(spec.create),
-            "join": parse(spec.join),
-            "bad_code": parse(spec.bad_code),
-            "study": parse(spec.study),
-            "read": parse(spec.read),
+            f.name: parse(getattr(spec, f.name)) for f in fields(spec)
         }
 
     def hit(self, kind: str, address: str) -> bool:

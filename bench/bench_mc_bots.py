@@ -15,7 +15,8 @@ only (Fantasyland sets use the exact solver), one process, ``time.perf_counter``
 A bot is ``name:level`` (``mc``, ``mc-v1``, ``rules``, ``random``), optionally with
 overrides of the level's fields for experiments: ``mc:2:keep=4,foul_aversion=6`` (on
 the level the bot plays in the preset: ``mc``'s levels 3 to 5 in Pineapple already
-have ``foul_repair=1`` and fewer rollouts, :data:`~chinese_poker.ai.mc.THROWING_LEVELS`;
+have ``foul_repair=1``, fewer rollouts and a foul aversion of 4,
+:data:`~chinese_poker.ai.mc.THROWING_LEVELS`, and 2 in OFC and Turbo;
 ``mc-v1:2:...`` starts from the frozen baseline in every preset).
 Prints one JSON line per result on stdout (progress on stderr).
 """

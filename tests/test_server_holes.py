@@ -559,7 +559,8 @@ def test_serve_help_states_the_defaults_the_server_applies(
 
     assert main(["serve", "--help"]) == 0
     text = "".join(capsys.readouterr().out.split())  # argparse wraps anywhere
-    app = create_app(database_url="sqlite://")  # what `serve` passes when nothing is set
+    # what `serve` passes when nothing is set (threads: no worker process to leave behind)
+    app = create_app(database_url="sqlite://", hint_processes=False)
     applied = {kind: app.state.limits.describe(kind) for kind in ("create", "read")}
     assert applied == {"create": "30 per 1 minute", "read": "600 per 1 minute"}
     spec = RateSpec()

@@ -250,9 +250,9 @@ counts earning Fantasyland once per opponent (``fl_per_opponent``, *Round five*)
 values are heads-up figures, and the hand it brings is played against everyone. Levels 4
 and 5 take the same policy with the same cut in rollouts; level 4 is not established
 above level 3 (+0.29 ± 0.61 points a hand over 1,006 heads-up hands at six times the
-time, *Round eight*), and level 5 is not measured. Levels 1 and 2 are ``mc-v1``'s: level 2 with the
-repair beat ``mc-v1``'s by about as much, but fouled 7.8% of its boards against 5.6%,
-and on the ladder test's fixed deals it did not beat level 1."""
+time, *Round eight*), and level 5 is not measured. Levels 1 and 2 are ``mc-v1``'s:
+level 2 with the repair beat ``mc-v1``'s by about as much, but fouled 7.8% of its boards
+against 5.6%, and on the ladder test's fixed deals it did not beat level 1."""
 
 
 HINT_LEVELS: dict[int, Level] = V1_LEVELS

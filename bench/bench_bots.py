@@ -4,6 +4,8 @@
     .venv/bin/python bench/bench_bots.py --quick    # a quick look (~1 minute)
     .venv/bin/python bench/bench_bots.py --fl       # also estimate Fantasyland values
     .venv/bin/python bench/bench_bots.py --strength # a fresh line-strength table (source)
+    .venv/bin/python bench/bench_bots.py --strength-from-play 1300 --workers 2 --seed 500000
+        # the table of the boards mc and mc-v1 make heads-up (data/line_strength_table.json)
 
 What it measures (heads-up Pineapple, the ``pineapple`` preset):
 
@@ -243,6 +245,56 @@ def fantasyland_values(hands: int, seed: int) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- strength table
 
 
+def _played_values(first: int, hands: int) -> list[list[int]]:
+    """Line values of both boards of ``hands`` heads-up Pineapple hands (single hands, no
+    Fantasyland) of ``mc`` against ``mc-v1`` at the default level, hand seeds ``first``,
+    ``first + 1``, ...; the two bots change seats every hand."""
+    from chinese_poker.ai import rollout
+    from chinese_poker.engine import play_hand
+
+    rules = rules_for("pineapple")
+    t = rollout.tables_for(rules)
+    out: list[list[int]] = []
+    for h in range(hands):
+        s = first + h
+        bots = [make_bot("mc", seed=2 * s), make_bot("mc-v1", seed=2 * s + 1)]
+        if h % 2:
+            bots.reverse()
+        table = Table(rules, 2, seed=s)
+        play_hand(table, bots)
+        for board in table.boards:
+            out.append([int(x) for x in rollout.line_values(board.lines, t)])
+        if h % 100 == 99:
+            log(f"hands from {first}: {h + 1} of {hands}")
+    return out
+
+
+def strength_from_play(hands: int, seed: int, workers: int) -> dict[str, Any]:
+    """The :attr:`~chinese_poker.ai.rollout.LineStrength.TABLE` estimate: ``hands`` hands
+    per worker (worker ``k`` plays hand seeds ``seed + 10000 k`` on), their valid boards'
+    lines (:func:`~chinese_poker.ai.rollout.strength_from_values`)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    import numpy as np
+
+    from chinese_poker.ai import rollout
+
+    firsts = [seed + 10000 * k for k in range(workers)]
+    with ProcessPoolExecutor(workers) as pool:
+        parts = list(pool.map(_played_values, firsts, [hands] * workers))
+    vals = np.array([v for part in parts for v in part], dtype=np.int64)
+    fouled = (vals[:, 0] > vals[:, 1]) | (vals[:, 1] > vals[:, 2])
+    log(f"boards: {len(vals)}, fouled {fouled.mean():.1%}")
+    return {
+        "source": "bench/bench_bots.py --strength-from-play: heads-up Pineapple, mc against "
+        "mc-v1 at the default level, single hands, the valid boards",
+        "hand_seeds": [[f, f + hands] for f in firsts],
+        "boards": len(vals),
+        "valid": int((~fouled).sum()),
+        "lines": rollout.strength_from_values(vals[~fouled]),
+    }
+
+
 def strength_source(boards: int, seed: int) -> str:
     """A fresh line-strength table for :mod:`chinese_poker.ai.rollout`, as its source.
 
@@ -341,6 +393,14 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="only print a fresh line-strength table (source for ai/rollout.py)",
     )
+    p.add_argument(
+        "--strength-from-play",
+        type=int,
+        metavar="HANDS",
+        default=0,
+        help="only rebuild data/line_strength_table.json from HANDS hands per worker",
+    )
+    p.add_argument("--workers", type=int, default=1, help="processes for --strength-from-play")
     p.add_argument("--levels", default=None, help="levels to time, e.g. 1,2,3 (default all)")
     p.add_argument(
         "--groups",
@@ -355,6 +415,14 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.strength:
         print(strength_source(4000 if args.quick else 40000, args.seed))
+        return 0
+    if args.strength_from_play:
+        from chinese_poker.ai import rollout
+
+        doc = strength_from_play(args.strength_from_play, args.seed, max(1, args.workers))
+        path = Path(rollout.strength_table_path())
+        path.write_text(json.dumps(doc, separators=(",", ":")) + "\n", encoding="utf-8")
+        log(f"written to {path}")
         return 0
     rules = rules_for("pineapple")
     quick = args.quick

@@ -116,6 +116,11 @@ class Level:
     (-1: ours) of the policy that plays the *opponents'* boards in the rollouts
     (:meth:`~chinese_poker.ai.rollout.Tables.with_policy`); experiments that changed
     nothing measurable, at their defaults at every level (docs/bots.md, *Round six*).
+    ``line_strength`` (whose boards the policy's line-strength table comes from,
+    :class:`~chinese_poker.ai.rollout.LineStrength`) and ``exact_last`` (1: each
+    rollout places our last street by the points it scores against the opponents'
+    boards): experiments that did not help, the policy's own table and 0 at every level
+    (docs/bots.md, *Round nine*).
     """
 
     rollouts: int
@@ -139,6 +144,8 @@ class Level:
     opp_foul_scale: float = 1.0
     opp_repair: int = -1
     opp_fills: int = -1
+    line_strength: rollout.LineStrength = rollout.LineStrength.POLICY
+    exact_last: int = 0
 
 
 #: Points charged per unit of foul probability when choosing a placement. Chasing
@@ -309,6 +316,8 @@ def analyse_street(
         opp_foul_scale=level.opp_foul_scale,
         opp_repair=level.opp_repair,
         opp_fills=level.opp_fills,
+        line_strength=level.line_strength,
+        exact_last=bool(level.exact_last),
     )
     cands = [sit.candidate(a) for a in actions]
     rng = random.Random(seed)

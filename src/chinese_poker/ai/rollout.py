@@ -46,12 +46,15 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 import math
 import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from functools import lru_cache
+from importlib import resources
 from typing import Any, TypeVar, cast
 
 import numpy as np
@@ -67,10 +70,12 @@ from chinese_poker.rules import Rules, RulesError, require_supported
 __all__ = [
     "FL_VALUES",
     "Candidate",
+    "LineStrength",
     "RolloutStats",
     "Situation",
     "Tables",
     "fantasyland_value",
+    "line_values",
     "policy_place",
     "run_rollouts",
     "static_scores",
@@ -161,7 +166,8 @@ def _scale(rules: Rules) -> float:
     POL_OPP_FOUL_SCALE,
     POL_OPP_REPAIR,
     POL_OPP_FILLS,
-) = range(16)
+    POL_EXACT_LAST,
+) = range(17)
 (
     SC_V, SC_O, SC_S, SC_MORE_LINES, SC_FOUL_VALUE, SC_FOUL_PAYS, SC_AWARD, SC_FINNISH,
     SC_DEUCE_FOULED, SC_PENALISED, SC_MAX_ONE, SC_SPLIT_TIES, SC_SHOWDOWN,
@@ -182,6 +188,19 @@ SUPPORTED: dict[str, tuple[object, ...]] = {
     "max_royalties_per_hand": (None, 1),
     "royalty_for_dealt_combination": (False,),
 }
+
+
+class LineStrength(StrEnum):
+    """Whose completed boards a line-strength table was estimated from."""
+
+    #: The policy's own boards, completed from scratch with no opponent (``_STRENGTH_CDF``;
+    #: ``mc-v1``'s, and every level's in OFC and Turbo).
+    POLICY = "policy"
+    #: The boards the bots make at the table: heads-up Pineapple hands of ``mc`` against
+    #: ``mc-v1`` (``data/line_strength_table.json``, ``bench/bench_bots.py
+    #: --strength-from-play``), so that a line's strength is its chance against the line
+    #: a strong opponent really makes.
+    TABLE = "table"
 
 
 @dataclass(frozen=True)
@@ -225,6 +244,8 @@ class Tables:
         opp_foul_scale: float = 1.0,
         opp_repair: int = -1,
         opp_fills: int = -1,
+        line_strength: LineStrength = LineStrength.POLICY,
+        exact_last: bool = False,
     ) -> Tables:
         """These tables with the fast policy's foul penalty and line-strength weight, and
         the value of earning or keeping Fantasyland, multiplied by these factors; a
@@ -243,7 +264,12 @@ class Tables:
         that completes the *opponents'* boards in the rollouts (-1, and for
         ``opp_fills`` any number below 1: ours), so that they can foul about as often
         as real players do (the policy alone fouls three to four times as often; the
-        opponents' completions are played once per rollout for all candidates)."""
+        opponents' completions are played once per rollout for all candidates);
+        ``line_strength``: whose boards the line-strength table was estimated from
+        (:class:`LineStrength`); ``exact_last``: in a rollout our last street is placed
+        by the points it scores against the opponents' completed boards, Fantasyland
+        included, as the bot itself places it (:func:`_exact_street`), not by the
+        policy's board value."""
         policy = self.policy.copy()
         policy[POL_OPP_FOUL_SCALE] = opp_foul_scale
         policy[POL_OPP_REPAIR] = opp_repair
@@ -254,10 +280,13 @@ class Tables:
         policy[POL_CLIMB_ROUNDS] = climb_rounds
         policy[POL_REPAIR_SPARE] = float(repair_spare)
         policy[POL_FL_PER_OPP] = float(fl_per_opponent)
+        policy[POL_EXACT_LAST] = float(exact_last)
         policy[POL_FOUL_PENALTY] *= foul_scale
         policy[POL_W] *= strength_scale
         policy[POL_STAY_VALUE] *= fl_scale
-        return dataclasses.replace(self, policy=policy, flv=self.flv * fl_scale)
+        return dataclasses.replace(
+            self, policy=policy, flv=self.flv * fl_scale, strength=strength_table(line_strength)
+        )
 
 
 def _scoring_array(rules: Rules) -> I64:
@@ -322,7 +351,7 @@ def tables_for(rules: Rules) -> Tables:
     # Cards a player will see but throw, per card still to place (Pineapple: 1 per 2).
     later = spec.variant.streets[1:]
     thrown = sum(d - p for d, p in later) / max(1, sum(p for _, p in later))
-    policy = [0.0] * (POL_OPP_FILLS + 1)
+    policy = [0.0] * (POL_EXACT_LAST + 1)
     # A completion is worth its best arrangement (1) or a blend of the best and the mean
     # of the arrangements tried (docs/bots.md, the ablation): 1 unless a level says so.
     policy[POL_PICK_MAX] = 1.0
@@ -457,17 +486,32 @@ _STRENGTH_CDF: tuple[tuple[tuple[int, float, float], ...], ...] = (
 # fmt: on
 
 
-def strength_table() -> F64:
-    """The line-strength table (3 x 256, by line and ``value >> 16``)."""
-    return _strength_array()
+def strength_table(kind: LineStrength = LineStrength.POLICY) -> F64:
+    """The line-strength table (3 x 256, by line and ``value >> 16``).
+
+    >>> t = strength_table(LineStrength.TABLE)
+    >>> t.shape, bool(t[2, 0x62] > t[2, 0x4e] > t[2, 0x1e])  # full house, straight, pair
+    ((3, 256), True)
+    """
+    return _strength_array(LineStrength(kind))
 
 
-@lru_cache(maxsize=1)
-def _strength_array() -> F64:
+def strength_table_path() -> str:
+    """Where the :attr:`LineStrength.TABLE` estimate is kept (in the package's data)."""
+    return str(resources.files("chinese_poker") / "data" / "line_strength_table.json")
+
+
+@lru_cache(maxsize=2)
+def _strength_array(kind: LineStrength) -> F64:
+    if kind is LineStrength.POLICY:
+        cdf: Sequence[Sequence[Sequence[float]]] = _STRENGTH_CDF
+    else:
+        with open(strength_table_path(), encoding="utf-8") as f:
+            cdf = json.load(f)["lines"]
     table = np.zeros((3, 256), dtype=np.float64)
-    for line, rows in enumerate(_STRENGTH_CDF):
+    for line, rows in enumerate(cdf):
         for hi, below, above in rows:
-            table[line, hi] = below - above
+            table[line, int(hi)] = below - above
     table.setflags(write=False)
     return table
 
@@ -857,13 +901,7 @@ def _policy_street(
                 best = total
                 best_d = top_d[k]
                 best_a = top_a[k]
-    x = best_a
-    for i in range(n_cards):
-        if i == best_d:
-            continue
-        line = x % 3
-        x //= 3
-        _place(code, cnt, dz, line, deck[start + i], codes)
+    _place_street(code, cnt, dz, deck, start, n_cards, best_d, best_a, codes)
 
 
 @_jit_inline
@@ -872,6 +910,21 @@ def _place(code: Any, cnt: Any, dz: Any, line: int, c: int, codes: Any) -> None:
     cnt[line] += 1
     if c == 0:
         dz[line] = 1
+
+
+@_jit_inline
+def _place_street(
+    code: Any, cnt: Any, dz: Any, deck: Any, start: int, n_cards: int, d: int, a: int,
+    codes: Any,
+) -> None:  # fmt: skip
+    """Place the street ``deck[start:start + n_cards]`` but card ``d`` by the base-3
+    digits of ``a`` (as :func:`_pattern_sums` reads them)."""
+    x = a
+    for i in range(n_cards):
+        if i == d:
+            continue
+        _place(code, cnt, dz, x % 3, deck[start + i], codes)
+        x //= 3
 
 
 @_jit
@@ -1044,6 +1097,22 @@ def _table_points(vals: Any, dls: Any, roy: Any, sc: Any, out: Any) -> None:
                                        dls[j], fouled[j], best, sc)  # fmt: skip
 
 
+def line_values(lines: Sequence[Sequence[Card]], tables: Tables) -> I64:
+    """A complete board's three line values as the kernels compute them (``value >> 16``
+    is the line-strength bucket).
+
+    >>> from chinese_poker.cards import parse_board
+    >>> from chinese_poker.rules import rules_for
+    >>> b = parse_board("Kd Jc 3h | Th Ts 8c 8d 5s | Qs 9s 6s 4s 3s")
+    >>> [hex(v >> 16) for v in line_values(b.lines, tables_for(rules_for("ofc")))]
+    ['0xd', '0x2a', '0x5c']
+    """
+    code, _, _ = _line_state(lines, tables.codes)
+    out = np.zeros(3, dtype=np.int64)
+    _line_values(code, tables.t3, tables.t5, tables.fo, out)
+    return out
+
+
 def kernel_totals(rules: Rules, boards: Sequence[tuple[Sequence[Card], ...]]) -> list[float]:
     """Each complete board's points against the others as the playout kernels settle
     them, from the kernels' own line look-ups: they must equal ``settle``'s totals.
@@ -1110,11 +1179,12 @@ def _deal_deck(deck: Any, pool: Any, fl_cards: Any, m: int, used: Any) -> None:
 def _play_streets(
     who: int, kind: int, code: Any, cnt: Any, dz: Any, deck: Any, ev_start: Any, ev_who: Any,
     ev_cards: Any, ev_place: Any, ev_disc: Any, n_fills: int, choice: int,
-    ev: Any, roy: Any, flv: Any, st: Any, pol: Any, scratch: Any, pref: Any,
+    ev: Any, roy: Any, flv: Any, st: Any, pol: Any, scratch: Any, pref: Any, skip: int = -1,
 ) -> None:  # fmt: skip
-    """Play every street event of seat ``who`` (-1: us) on its board with the policy."""
+    """Play every street event of seat ``who`` (-1: us) on its board with the policy, but
+    event ``skip``."""
     for e in range(ev_who.shape[0]):
-        if ev_who[e] == who:
+        if ev_who[e] == who and e != skip:
             _policy_street(code, cnt, dz, deck, ev_start[e], ev_cards[e], ev_place[e],
                            ev_disc[e], deck.shape[0], n_fills, choice, kind, ev, roy, flv, st,
                            pol, scratch, pref)  # fmt: skip
@@ -1166,6 +1236,73 @@ def _opponent_policy(pol: Any) -> Any:
 
 
 @_jit
+def _our_points(
+    code: Any, dz: Any, ev: Any, roy: Any, sc: Any, vals: Any, roys: Any, n_opp: int,
+    odl: Any, ofoul: Any, best: Any, by_best: bool, in_fl: bool, flv: Any, pol: Any,
+) -> tuple[float, bool, bool]:  # fmt: skip
+    """Our completed board (code sums ``code``, deuce flags ``dz``; its line values and
+    royalties go to row ``n_opp`` of ``vals``/``roys``) settled against the opponents'
+    (the rows before it), plus the value of earning Fantasyland; returns (points,
+    whether it pays a foul, whether it earns Fantasyland)."""
+    mine = vals[n_opp]
+    myroy = roys[n_opp]
+    dl, fouled, misset = _finish_board(code, dz, ev, roy, sc, mine, myroy)
+    if by_best:
+        _best_lines(vals, roys, n_opp + 1, best)
+    total = 0.0
+    for j in range(n_opp):
+        total += _pair_points(mine, myroy, dl, fouled, vals[j], roys[j], odl[j], ofoul[j],
+                              best, sc)  # fmt: skip
+    earned = False
+    if not misset:
+        earned, value = _fantasyland_earned(mine, in_fl, flv, pol)
+        if earned:
+            # The points above are summed over the opponents; the value is one
+            # opponent's (a heads-up figure) unless the policy counts it per opponent.
+            total += value * (n_opp if pol[POL_FL_PER_OPP] != 0.0 else 1)
+    return total, fouled, earned
+
+
+@_jit
+def _exact_street(
+    code: Any, cnt: Any, dz: Any, deck: Any, start: int, n_cards: int, n_place: int,
+    n_disc: int,
+    ev: Any, roy: Any, sc: Any, vals: Any, roys: Any, n_opp: int, odl: Any, ofoul: Any,
+    best: Any, by_best: bool, in_fl: bool, flv: Any, pol: Any, tcode: Any, tcnt: Any,
+    tdz: Any,
+) -> None:  # fmt: skip
+    """Place our last street ``deck[start:start + n_cards]`` (it completes the board) the
+    way that scores the most against the opponents' completed boards, Fantasyland
+    included: every placement is settled exactly, as the bot settles its own last street
+    at the table, where the policy would go by its board value."""
+    codes = ev[0]
+    n_patterns = 3**n_place
+    n_discards = n_cards if n_disc == 1 else 1
+    top = -1e300
+    best_d = -1
+    best_a = -1
+    for d in range(n_discards):
+        if n_disc != 1:
+            d = -1
+        for a in range(n_patterns):
+            ok, _, _, _, _, _ = _pattern_sums(code, cnt, deck, start, n_cards, d, a, codes)
+            if not ok:
+                continue
+            for line in range(3):
+                tcode[line] = code[line]
+                tcnt[line] = cnt[line]
+                tdz[line] = dz[line]
+            _place_street(tcode, tcnt, tdz, deck, start, n_cards, d, a, codes)
+            total, _, _ = _our_points(tcode, tdz, ev, roy, sc, vals, roys, n_opp, odl, ofoul,
+                                      best, by_best, in_fl, flv, pol)  # fmt: skip
+            if total > top:
+                top = total
+                best_d = d
+                best_a = a
+    _place_street(code, cnt, dz, deck, start, n_cards, best_d, best_a, codes)
+
+
+@_jit
 def _rollouts(
     pool: Any, r0: int, r1: int, seed: int,
     fl_cards: Any, fl_vals: Any, fl_dl: Any,
@@ -1209,10 +1346,17 @@ def _rollouts(
     ovals = vals[:n_opp]
     odl = np.empty(n_opp, dtype=np.int64)
     ofoul = np.empty(n_opp, dtype=np.bool_)
-    mine = vals[n_opp]
-    myroy = roys[n_opp]
     best = np.full(6, -1, dtype=np.int64)
     by_best = sc[SC_AWARD] == AWARD_BEST
+    # Our last street event, placed exactly when the policy says so (POL_EXACT_LAST).
+    last = -1
+    if pol[POL_EXACT_LAST] != 0.0:
+        for e in range(n_ev):
+            if ev_who[e] == -1:
+                last = e
+    tcode = np.empty(3, dtype=np.int64)
+    tcnt = np.empty(3, dtype=np.int64)
+    tdz = np.empty(3, dtype=np.int64)
     for r in range(r0, r1):
         # --- the deck
         _deal_deck(deck, pool, fl_cards, r % m_fl if m_fl > 0 else -1, used)
@@ -1242,22 +1386,18 @@ def _rollouts(
                 wcnt[line] = cand_cnt[c, line]
                 wdz[line] = cand_dz[c, line]
             _play_streets(-1, 0, wcode, wcnt, wdz, deck, ev_start, ev_who, ev_cards, ev_place,
-                          ev_disc, n_fills, choice, ev, roy, flv, st, pol, scratch,
-                          pref)  # fmt: skip
-            dl, fouled, misset = _finish_board(wcode, wdz, ev, roy, sc, mine, myroy)
-            if by_best:
-                _best_lines(vals, roys, n_opp + 1, best)
-            total = 0.0
-            for j in range(n_opp):
-                total += _pair_points(mine, myroy, dl, fouled, ovals[j], roys[j], odl[j],
-                                      ofoul[j], best, sc)  # fmt: skip
-            if not misset:
-                earned, value = _fantasyland_earned(mine, in_fl, flv, pol)
-                if earned:
-                    # The points above are summed over the opponents; the value is one
-                    # opponent's (a heads-up figure) unless the policy counts it per opponent.
-                    total += value * (n_opp if pol[POL_FL_PER_OPP] != 0.0 else 1)
-                    out_fl[c] += 1
+                          ev_disc, n_fills, choice, ev, roy, flv, st, pol, scratch, pref,
+                          last)  # fmt: skip
+            if last >= 0:
+                _exact_street(wcode, wcnt, wdz, deck, ev_start[last], ev_cards[last],
+                              ev_place[last], ev_disc[last], ev, roy, sc, vals, roys, n_opp,
+                              odl, ofoul, best, by_best, in_fl, flv, pol, tcode, tcnt,
+                              tdz)  # fmt: skip
+            total, fouled, earned = _our_points(wcode, wdz, ev, roy, sc, vals, roys, n_opp,
+                                                odl, ofoul, best, by_best, in_fl, flv,
+                                                pol)  # fmt: skip
+            if earned:
+                out_fl[c] += 1
             if fouled:
                 out_foul[c] += 1
             out_n[c] += 1

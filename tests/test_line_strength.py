@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from chinese_poker.ai import rollout
-from chinese_poker.ai.mc import THROWING_LEVELS, V1_LEVELS
+from chinese_poker.ai.mc import THROWING_LEVELS, V1_LEVELS, analyse_street
 from chinese_poker.ai.rollout import LineStrength, strength_from_values, strength_table
+from chinese_poker.engine import Table
 from chinese_poker.rules import rules_for
 
 
@@ -78,8 +79,26 @@ def test_a_level_reads_the_table_it_names_and_nothing_else_changes() -> None:
     assert np.array_equal(table.strength, strength_table(LineStrength.TABLE))
     assert np.array_equal(alone.policy, table.policy)
     assert np.array_equal(alone.flv, table.flv)
-    # mc-v1's levels keep the policy's own table.
+    # mc-v1's levels, and mc's, keep the policy's own table.
     assert all(v.line_strength is LineStrength.POLICY for v in V1_LEVELS.values())
-    assert dataclasses.replace(level, line_strength=LineStrength("table")).line_strength is (
-        LineStrength.TABLE
-    )
+    assert all(v.line_strength is LineStrength.POLICY for v in THROWING_LEVELS.values())
+
+
+@pytest.mark.parametrize("kind", list(LineStrength))
+def test_the_rollouts_of_a_level_get_its_table(
+    kind: LineStrength, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[np.ndarray] = []
+    real = rollout.run_rollouts
+
+    def spy(sit: rollout.Situation, *args: object, **kwargs: object) -> object:
+        seen.append(sit.tables.strength)
+        return real(sit, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(rollout, "run_rollouts", spy)
+    table = Table(rules_for("pineapple"), 2, seed=4)
+    view = table.view(table.to_act[0])
+    level = dataclasses.replace(V1_LEVELS[1], rollouts=8, line_strength=kind)
+    analyse_street(view, view.decisions[0], level, seed=1)
+    assert len(seen) == 1
+    assert np.array_equal(seen[0], strength_table(kind))

@@ -119,8 +119,8 @@ class Level:
     ``line_strength`` (whose boards the policy's line-strength table comes from,
     :class:`~chinese_poker.ai.rollout.LineStrength`) and ``exact_last`` (1: each
     rollout places our last street by the points it scores against the opponents'
-    boards): experiments that did not help, the policy's own table and 0 at every level
-    (docs/bots.md, *Round nine*).
+    boards, which it sees there): experiments that did not help, the policy's own table
+    and 0 at every level (docs/bots.md, *Round nine*).
     """
 
     rollouts: int

@@ -194,12 +194,13 @@ class LineStrength(StrEnum):
     """Whose completed boards a line-strength table was estimated from."""
 
     #: The policy's own boards, completed from scratch with no opponent (``_STRENGTH_CDF``;
-    #: ``mc-v1``'s, and every level's in OFC and Turbo).
+    #: every level's of ``mc`` and ``mc-v1``, in every variant).
     POLICY = "policy"
     #: The boards the bots make at the table: heads-up Pineapple hands of ``mc`` against
     #: ``mc-v1`` (``data/line_strength_table.json``, ``bench/bench_bots.py
     #: --strength-from-play``), so that a line's strength is its chance against the line
-    #: a strong opponent really makes.
+    #: the bots make at the table. Estimated from Pineapple boards only; an experiment
+    #: (docs/bots.md, *Round nine*).
     TABLE = "table"
 
 
@@ -268,8 +269,8 @@ class Tables:
         ``line_strength``: whose boards the line-strength table was estimated from
         (:class:`LineStrength`); ``exact_last``: in a rollout our last street is placed
         by the points it scores against the opponents' completed boards, Fantasyland
-        included, as the bot itself places it (:func:`_exact_street`), not by the
-        policy's board value."""
+        included, as a player who saw them would place it (:func:`_exact_street`), not by
+        the policy's board value."""
         policy = self.policy.copy()
         policy[POL_OPP_FOUL_SCALE] = opp_foul_scale
         policy[POL_OPP_REPAIR] = opp_repair
@@ -1273,8 +1274,9 @@ def _exact_street(
 ) -> None:  # fmt: skip
     """Place our last street ``deck[start:start + n_cards]`` (it completes the board) the
     way that scores the most against the opponents' completed boards, Fantasyland
-    included: every placement is settled exactly, as the bot settles its own last street
-    at the table, where the policy would go by its board value."""
+    included: every placement is settled exactly, where the policy would go by its board
+    value. It sees the opponents' last cards of the rollout, which at the table only the
+    seats placing after them see: an optimistic bias."""
     codes = ev[0]
     n_patterns = 3**n_place
     n_discards = n_cards if n_disc == 1 else 1

@@ -66,7 +66,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 
 TARGET_TABLES = 200
 TARGET_P99_MS = 50.0
@@ -367,9 +367,9 @@ def start_server(db: Path, log: Path, ws: str = "auto") -> tuple[subprocess.Pope
     deadline = time.monotonic() + 60
     while True:
         try:
-            if httpx.get(url + "/api/health", timeout=2).status_code == 200:
+            if httpx2.get(url + "/api/health", timeout=2).status_code == 200:
                 return proc, url
-        except httpx.HTTPError:
+        except httpx2.HTTPError:
             pass
         if time.monotonic() > deadline or proc.poll() is not None:
             proc.kill()
@@ -413,7 +413,7 @@ async def make_tables(url: str, n: int, preset: str) -> list[str]:
     """Open ``n`` two-player tables through the REST lobby; the WebSocket URL per seat."""
     ws_base = "ws" + url[4:]
     urls: list[str] = []
-    async with httpx.AsyncClient(base_url=url, timeout=60) as http:
+    async with httpx2.AsyncClient(base_url=url, timeout=60) as http:
         for _ in range(n):
             made = (
                 await http.post(
@@ -648,7 +648,7 @@ def run(args: argparse.Namespace, url: str, think: float, pid: int | None = None
 
 def server_timings(url: str, reset: bool = False) -> dict[str, Any]:
     """The server's own timings (``GET /api/metrics``; ``reset``: start afresh)."""
-    got = httpx.get(f"{url}/api/metrics", params={"reset": reset}, timeout=30)
+    got = httpx2.get(f"{url}/api/metrics", params={"reset": reset}, timeout=30)
     got.raise_for_status()
     data: dict[str, Any] = got.json()
     return data
@@ -692,7 +692,7 @@ async def hint_flood(url: str, seconds: float, hints: int = 200) -> dict[str, An
     sent = answered = busy = 0
     flooding = False
     creations: list[float] = []
-    async with httpx.AsyncClient(base_url=url, timeout=60) as http:
+    async with httpx2.AsyncClient(base_url=url, timeout=60) as http:
         table = (
             await http.post(
                 "/api/tables",

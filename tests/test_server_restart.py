@@ -22,7 +22,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
@@ -65,9 +65,9 @@ class Server:
         deadline = time.monotonic() + 30
         while True:
             try:
-                if httpx.get(self.url + "/api/health", timeout=2).status_code == 200:
+                if httpx2.get(self.url + "/api/health", timeout=2).status_code == 200:
                     break
-            except httpx.HTTPError:
+            except httpx2.HTTPError:
                 pass
             assert time.monotonic() < deadline, "the server did not start"
             assert self.proc.poll() is None, "the server died"
@@ -138,7 +138,7 @@ def test_sigkill_mid_hand_then_restart_resumes_exactly(database_url: str, tmp_pa
     server = Server(database_url, log)
     stack = ExitStack()
     try:
-        made = httpx.post(
+        made = httpx2.post(
             server.url + "/api/tables",
             json={
                 "preset": "pineapple",
@@ -147,7 +147,7 @@ def test_sigkill_mid_hand_then_restart_resumes_exactly(database_url: str, tmp_pa
             },
         ).json()
         tid = made["table"]["id"]
-        joined = httpx.post(
+        joined = httpx2.post(
             f"{server.url}/api/tables/{tid}/join", json={"code": made["join_code"], "name": "Bob"}
         ).json()
         tokens = {0: made["token"], 1: joined["token"]}
@@ -172,7 +172,7 @@ def test_sigkill_mid_hand_then_restart_resumes_exactly(database_url: str, tmp_pa
     server = Server(database_url, log)
     stack = ExitStack()
     try:
-        info = httpx.get(f"{server.url}/api/tables/{tid}").json()
+        info = httpx2.get(f"{server.url}/api/tables/{tid}").json()
         assert info["status"] == "playing" and info["version"] == 5 and info["hand"] == 1
         for seat in (0, 1):
             socks[seat], states[seat] = open_seat(stack, server, tid, tokens[seat])
@@ -192,7 +192,7 @@ def test_sigkill_mid_hand_then_restart_resumes_exactly(database_url: str, tmp_pa
                 while end["type"] != "hand_end":
                     end = recv(socks[0])
         assert states[0]["version"] == 10 and sum(end["totals"].values()) == 0
-        text = httpx.get(f"{server.url}/api/tables/{tid}/history").text
+        text = httpx2.get(f"{server.url}/api/tables/{tid}/history").text
         (record,) = [json.loads(line) for line in text.splitlines()]
         assert verify_record(record).ok
         replay_history([{k: v for k, v in record.items() if k != "fairness"}])
@@ -227,7 +227,7 @@ def _drain(ws: ClientConnection, timeout: float) -> list[Msg]:
 def _stored_actions(server: Server, tid: str) -> dict[int, list[Msg]]:
     """Every stored action per hand: finished hands from the history, the current hand
     from a spectator's log (engine-made ``auto`` placements left out)."""
-    text = httpx.get(f"{server.url}/api/tables/{tid}/history", timeout=10).text
+    text = httpx2.get(f"{server.url}/api/tables/{tid}/history", timeout=10).text
     records = [json.loads(line) for line in text.splitlines()]
     for i, record in enumerate(records, 1):
         assert verify_record(record, i).ok
@@ -255,7 +255,7 @@ def test_kill_9_twenty_times_during_a_tournament_loses_nothing(
 
     def new_table() -> tuple[str, dict[str, str]]:
         """A fresh tournament (when the last one is over before 20 kills)."""
-        made = httpx.post(
+        made = httpx2.post(
             server.url + "/api/tables",
             json={
                 "preset": "pineapple",
@@ -272,7 +272,7 @@ def test_kill_9_twenty_times_during_a_tournament_loses_nothing(
             },
         ).json()
         table_id = made["table"]["id"]
-        joined = httpx.post(
+        joined = httpx2.post(
             f"{server.url}/api/tables/{table_id}/join",
             json={"code": made["join_code"], "name": "Cat"},
         ).json()
@@ -343,7 +343,7 @@ def test_kill_9_twenty_times_during_a_tournament_loses_nothing(
                 server.kill()
             kills += 1
             server = Server(database_url, log)
-            ledger = httpx.get(f"{server.url}/api/tables/{tid}/ledger", timeout=10).json()
+            ledger = httpx2.get(f"{server.url}/api/tables/{tid}/ledger", timeout=10).json()
             out += [p for p in ledger["out"] if p not in out]
             for table_id in tids:
                 stored = _stored_actions(server, table_id)

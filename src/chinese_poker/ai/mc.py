@@ -211,7 +211,7 @@ V1_LEVELS: dict[int, Level] = {
 #: Turbo): a quarter of ``mc-v1``'s. It is charged on the rollouts' foul rate, where
 #: the playout policy fouls three to four times as often as the bot; in plain OFC 2
 #: beat 4, and both beat ``mc-v1``'s 8, on fresh duplicate deals, for more fouls
-#: (docs/bots.md, *Round six*).
+#: (docs/bots.md, *Round six*); 1 gained nothing over 2 (*Round ten*).
 FOUL_AVERSION_NO_THROW = 2.0
 
 LEVELS: dict[int, Level] = {  # copies: tuning mc never moves mc-v1
@@ -223,10 +223,10 @@ LEVELS: dict[int, Level] = {  # copies: tuning mc never moves mc-v1
 """Effort per level where no street throws a card (OFC, Turbo): 1 is quick (a few ms a
 decision), 3 the default, 5 strong. ``mc-v1``'s, except that levels 3 to 5 charge a
 quarter of its foul aversion (:data:`FOUL_AVERSION_NO_THROW`): on fresh duplicate OFC
-deals the default then beats ``mc-v1`` by about half a point a hand at the same
-decision time, fouling more (docs/bots.md, *Round six*; measured heads-up in plain OFC
-at level 3 only). Levels 1 and 2 are ``mc-v1``'s, so that the ladder's lower steps keep
-their measured order."""
+deals the default then beats ``mc-v1`` by +0.44 ± 0.13 points a hand (3,005 hands) at
+about the same decision time, fouling more (docs/bots.md, *Round six* and *Round ten*;
+measured heads-up in plain OFC at level 3 only). Levels 1 and 2 are ``mc-v1``'s, so that
+the ladder's lower steps keep their measured order."""
 
 #: The foul aversion of ``mc``'s levels 3 to 5 where a street throws a card (Pineapple,
 #: Progressive Pineapple): half of ``mc-v1``'s. The repaired playout policy fouls 22% of
@@ -250,16 +250,17 @@ THROWING_LEVELS: dict[int, Level] = {
 }
 """Effort per level where a street throws a card (Pineapple, Progressive Pineapple): the
 default level 3 adds one round of foul repair to the playout policy and plays about 40%
-fewer rollouts, for the same decision time as ``mc-v1``'s (docs/bots.md, *Round
-four*), and charges half of its foul aversion (:data:`FOUL_AVERSION_THROW`, *Round
-seven*); on fresh duplicate deals it beats ``mc-v1``. With three or four players it
-counts earning Fantasyland once per opponent (``fl_per_opponent``, *Round five*): the
-values are heads-up figures, and the hand it brings is played against everyone. Levels 4
-and 5 take the same policy with the same cut in rollouts; level 4 is not established
-above level 3 (+0.29 ± 0.61 points a hand over 1,006 heads-up hands at six times the
-time, *Round eight*), and level 5 is not measured. Levels 1 and 2 are ``mc-v1``'s:
-level 2 with the repair beat ``mc-v1``'s by about as much, but fouled 7.8% of its boards
-against 5.6%, and on the ladder test's fixed deals it did not beat level 1."""
+fewer rollouts, for the same decision time as ``mc-v1``'s (docs/bots.md, *Round four*),
+and charges half of its foul aversion (:data:`FOUL_AVERSION_THROW`, *Round seven*); on
+fresh duplicate deals it beats ``mc-v1`` (+0.59 ± 0.33 points a hand heads-up over 3,004
+hands, *Round ten*). With three or four players it counts earning Fantasyland once per
+opponent (``fl_per_opponent``, *Round five*): the values are heads-up figures, and the
+hand it brings is played against everyone. Levels 4 and 5 take the same policy with the
+same cut in rollouts; level 4 is not established above level 3 (+0.29 ± 0.61 points a
+hand over 1,006 heads-up hands at six times the time, *Round eight*), and level 5 is not
+measured. Levels 1 and 2 are ``mc-v1``'s: level 2 with the repair beat ``mc-v1``'s by
+about as much, but fouled 7.8% of its boards against 5.6%, and on the ladder test's
+fixed deals it did not beat level 1."""
 
 
 HINT_LEVELS: dict[int, Level] = V1_LEVELS

@@ -107,17 +107,23 @@ class Side:
 
     def summary(self) -> dict[str, Any]:
         t = sorted(self.times)
+        streets = sorted(self.by_street.items())
         return {
-            "street_median_ms": {
-                k: round(1000 * statistics.median(v), 1) for k, v in sorted(self.by_street.items())
-            },
+            "street_median_ms": {k: round(1000 * statistics.median(v), 1) for k, v in streets},
+            "street_p99_ms": {k: round(1000 * _quantile(sorted(v), 0.99), 1) for k, v in streets},
             "hands": self.hands,
             "foul_rate": self.fouls / max(self.hands, 1),
             "fantasyland_rate": self.fl_earned / max(self.hands, 1),
             "decisions": len(t),
             "median_ms": 1000 * statistics.median(t) if t else None,
-            "p90_ms": 1000 * t[min(len(t) - 1, int(0.9 * len(t)))] if t else None,
+            "p90_ms": 1000 * _quantile(t, 0.9) if t else None,
+            "p99_ms": 1000 * _quantile(t, 0.99) if t else None,
         }
+
+
+def _quantile(ordered: list[float], q: float) -> float:
+    """The ``q`` quantile of sorted times, by rank (the value ``q`` of them lie below)."""
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def play_group(

@@ -223,10 +223,10 @@ LEVELS: dict[int, Level] = {  # copies: tuning mc never moves mc-v1
 """Effort per level where no street throws a card (OFC, Turbo): 1 is quick (a few ms a
 decision), 3 the default, 5 strong. ``mc-v1``'s, except that levels 3 to 5 charge a
 quarter of its foul aversion (:data:`FOUL_AVERSION_NO_THROW`): on fresh duplicate OFC
-deals the default then beats ``mc-v1`` by +0.44 ± 0.13 points a hand (3,005 hands) at
-about the same decision time, fouling more (docs/bots.md, *Round six* and *Round ten*;
-measured heads-up in plain OFC at level 3 only). Levels 1 and 2 are ``mc-v1``'s, so that
-the ladder's lower steps keep their measured order."""
+deals the default then beats ``mc-v1`` by +0.40 ± 0.16 points a hand (2,005 hands played
+after the choice) at about the same decision time, fouling more (docs/bots.md, *Round
+six* and *Round ten*; measured heads-up in plain OFC at level 3 only). Levels 1 and 2
+are ``mc-v1``'s, so that the ladder's lower steps keep their measured order."""
 
 #: The foul aversion of ``mc``'s levels 3 to 5 where a street throws a card (Pineapple,
 #: Progressive Pineapple): half of ``mc-v1``'s. The repaired playout policy fouls 22% of

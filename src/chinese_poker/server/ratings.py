@@ -72,8 +72,9 @@ FAMILIES = ("classic", "open-face")
 #: Measured by ``bench/bench_rating_anchors.py`` (docs/browser.md, "Ratings" has the run).
 BOT_ANCHORS: dict[str, dict[tuple[str, int | None], float]] = {
     # The mean of three runs (seeds 2, 3 and 4) of 80 deals per pairing, each played
-    # twice (1,600 hands a run; sigma about 1.6 on each run's means), re-measured on
-    # 2026-12-03 with mc level 3 as it plays Pineapple since issue 11's round seven
+    # twice (1,600 hands a run; sigma about 1.6 on each mc level's mean in a run, 2.0 on
+    # random's), re-measured on 2026-12-03 with mc level 3 as it plays Pineapple since
+    # issue 11's round seven
     "open-face": {
         ("random", None): 11.3,
         ("rules", None): 25.0,
@@ -394,9 +395,9 @@ def _anchor(family: str, bot: tuple[str, int | None] | None) -> float | None:
     name, level = bot
     if name == "mc-v1":
         # The frozen baseline: mc's levels, except levels 3 to 5 in Pineapple (Rounds
-        # four and seven) and in OFC and Turbo (Round six), where it is half a point to
-        # a point a hand weaker than mc (docs/bots.md): inside the anchors' own
-        # uncertainty (sigma about 1.6), so it takes mc's.
+        # four and seven) and in OFC and Turbo (Round six), where it is about 0.4 to 1.3
+        # points a hand weaker than mc (docs/bots.md, Round ten): inside the anchors'
+        # own uncertainty (sigma about 1.6), so it takes mc's.
         name = "mc"
     for key in ((name, level), (name, None), (name, DEFAULT_LEVEL if level is None else -1)):
         if key in anchors:

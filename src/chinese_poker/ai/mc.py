@@ -223,7 +223,7 @@ LEVELS: dict[int, Level] = {  # copies: tuning mc never moves mc-v1
 """Effort per level where no street throws a card (OFC, Turbo): 1 is quick (a few ms a
 decision), 3 the default, 5 strong. ``mc-v1``'s, except that levels 3 to 5 charge a
 quarter of its foul aversion (:data:`FOUL_AVERSION_NO_THROW`): on fresh duplicate OFC
-deals the default then beats ``mc-v1`` by +0.40 ± 0.16 points a hand (2,005 hands played
+deals the default then beats ``mc-v1`` by +0.36 ± 0.13 points a hand (3,008 hands played
 after the choice) at about the same decision time, fouling more (docs/bots.md, *Round
 six* and *Round ten*; measured heads-up in plain OFC at level 3 only). Levels 1 and 2
 are ``mc-v1``'s, so that the ladder's lower steps keep their measured order."""
@@ -252,7 +252,7 @@ THROWING_LEVELS: dict[int, Level] = {
 default level 3 adds one round of foul repair to the playout policy and plays about 40%
 fewer rollouts, for the same decision time as ``mc-v1``'s (docs/bots.md, *Round four*),
 and charges half of its foul aversion (:data:`FOUL_AVERSION_THROW`, *Round seven*); on
-fresh duplicate deals it beats ``mc-v1`` (+0.59 ± 0.33 points a hand heads-up over 3,004
+fresh duplicate deals it beats ``mc-v1`` (+0.73 ± 0.30 points a hand heads-up over 4,004
 hands, *Round ten*). With three or four players it counts earning Fantasyland once per
 opponent (``fl_per_opponent``, *Round five*): the values are heads-up figures, and the
 hand it brings is played against everyone. Levels 4 and 5 take the same policy with the

@@ -224,7 +224,7 @@ LEVELS: dict[int, Level] = {  # copies: tuning mc never moves mc-v1
 decision), 3 the default, 5 strong. ``mc-v1``'s, except that levels 3 to 5 charge a
 quarter of its foul aversion (:data:`FOUL_AVERSION_NO_THROW`): on fresh duplicate OFC
 deals the default then beats ``mc-v1`` by +0.36 ± 0.13 points a hand (3,008 hands played
-after the choice) at about the same decision time, fouling more (docs/bots.md, *Round
+after the choice) for 2–4% more median decision time, fouling more (docs/bots.md, *Round
 six* and *Round ten*; measured heads-up in plain OFC at level 3 only). Levels 1 and 2
 are ``mc-v1``'s, so that the ladder's lower steps keep their measured order."""
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import secrets
 import threading
 import time
@@ -392,3 +393,17 @@ def test_two_processes_rating_one_persons_hands_lose_no_update(own_client: TestC
     assert len(profile["history"]["open-face"]) == len(records)
     assert fam["mu"] == pytest.approx(person.mu, abs=1e-3)
     assert fam["sigma"] == pytest.approx(person.sigma, abs=1e-3)
+
+
+def test_the_anchor_table_in_the_docs_is_bot_anchors() -> None:
+    """docs/browser.md's table of anchors is a copy of ``BOT_ANCHORS``: it must not drift
+    when the anchors are re-measured."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "browser.md").read_text()
+    shown: dict[str, dict[tuple[str, int | None], float]] = {}
+    for family, bot, value in re.findall(
+        r"^\| (open-face|classic) \| ([^|]+?) \| (\d+\.\d)\b", text, flags=re.M
+    ):
+        level = re.match(r"mc level (\d)", bot)
+        key = ("mc", int(level.group(1))) if level else (bot.split(",")[0], None)
+        shown.setdefault(family, {})[key] = float(value)
+    assert shown == BOT_ANCHORS

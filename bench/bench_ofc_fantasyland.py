@@ -20,7 +20,8 @@ Three measurements (docs/bots.md, *Round three*), printed as JSON lines:
   (6 x 5 completions, the bot's level 2, and 60 x 5).
 
 A policy ``6x5r3`` is 6 completions x 5 arrangements with 3 rounds of foul repair
-(``Level.foul_repair``).
+(``Level.foul_repair``); ``8x5r1w1`` adds the learned correction at weight 1
+(``Level.residual``, Pineapple only; docs/bots.md, *Round eleven*).
 """
 
 from __future__ import annotations
@@ -41,23 +42,32 @@ from chinese_poker.rules import rules_for
 
 
 def policy_boards(
-    preset: str, boards: int, fills: int, choice: int, repair: int, seed: int
-) -> dict[str, object]:
+    preset: str, boards: int, fills: int, choice: int, repair: int, seed: int,
+    residual: float = 0.0,
+) -> dict[str, object]:  # fmt: skip
     rules = rules_for(preset)
-    t = rollout.tables_for(rules)
+    t = rollout.tables_for(rules).with_policy(repair=repair, residual=residual)
     v = rollout.solitaire_values(rules, boards, seed=seed, fills=fills, choice=choice,
-                                 repair=repair)  # fmt: skip
+                                 repair=repair, residual=residual)  # fmt: skip
     foul = (v[:, 0] > v[:, 1]) | (v[:, 1] > v[:, 2])
     hi = v[:, 0] >> 16
+    hm, hb = v[:, 1] >> 16, v[:, 2] >> 16
     fl = (t.flv[hi] > 0) & ~foul
-    roy = t.roy[0, hi] + t.roy[1, v[:, 1] >> 16] + t.roy[2, v[:, 2] >> 16]
+    roy = t.roy[0, hi] + t.roy[1, hm] + t.roy[2, hb]
+    # The value the policy maximises (rollout._board_value): royalties, Fantasyland,
+    # line strength, and the foul penalty for a fouled board.
+    w, penalty = t.policy[rollout.POL_W], t.policy[rollout.POL_FOUL_PENALTY]
+    strength = t.strength[0, hi] + t.strength[1, hm] + t.strength[2, hb]
+    value = np.where(foul, -penalty, roy + t.flv[hi] + w * strength)
     return {
         "measure": "policy", "preset": preset, "fills": fills, "choice": choice,
-        "repair": repair,
+        "repair": repair, "residual": residual,
         "boards": boards, "foul_rate": round(float(foul.mean()), 4),
         "fantasyland_rate": round(float(fl.mean()), 4),
         "pair_on_top": round(float(((hi >> 4) == 1).mean()), 4),
         "royalties_per_board": round(float(roy[~foul].sum() / boards), 3),
+        "royalties_per_valid_board": round(float(roy[~foul].mean()), 3),
+        "policy_value": round(float(value.mean()), 3),
     }  # fmt: skip
 
 
@@ -193,13 +203,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--chance-boards", type=int, default=600)
     p.add_argument("--draws", type=int, default=200)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--policy-only", action="store_true",
+                   help="only the policy's boards (the first measurement)")  # fmt: skip
     args = p.parse_args(argv)
     for preset in args.presets.split(","):
         for item in args.policies.split(","):
+            item, _, weight = item.partition("w")
             shape, _, repair = item.partition("r")
             fills, choice = (int(x) for x in shape.split("x"))
-            row = policy_boards(preset, args.boards, fills, choice, int(repair or 0), args.seed)
+            row = policy_boards(preset, args.boards, fills, choice, int(repair or 0),
+                                args.seed, float(weight or 0))  # fmt: skip
             print(json.dumps(row), flush=True)
+    if args.policy_only:
+        return 0
     print(json.dumps(chances(args.chance_boards, args.seed)), flush=True)
     print(json.dumps(ceiling(args.deals, args.seed)), flush=True)
     for row in spots(args.draws, 5, args.seed):

@@ -156,7 +156,7 @@ def _policy_choice(t: rollout.Tables, lines: Board, street: list[Card], seed: in
     pref = np.zeros((rollout._pref_rows(6, 5, t.policy), 14), dtype=np.int64)
     rollout._seed_kernel(seed)
     rollout._policy_street(code, cnt, dz, deck, 0, 3, 2, 1, len(deck), 6, 5, 0, t.ev, t.roy,
-                           t.flv, t.strength, t.policy, scratch, pref)  # fmt: skip
+                           t.flv, t.strength, t.vf, t.policy, scratch, pref)  # fmt: skip
     return [int(x) for x in code]
 
 

@@ -120,7 +120,13 @@ class Level:
     :class:`~chinese_poker.ai.rollout.LineStrength`) and ``exact_last`` (1: each
     rollout places our last street by the points it scores against the opponents'
     boards, which it sees there): experiments that did not help, the policy's own table
-    and 0 at every level (docs/bots.md, *Round nine*).
+    and 0 at every level (docs/bots.md, *Round nine*). ``residual``: the weight of the
+    learned correction of the policy's placement values
+    (:func:`~chinese_poker.ai.residual.residual_table`, trained for Pineapple and
+    Progressive Pineapple only; other rules are refused with a RulesError) and
+    ``opp_residual`` (its weight for the policy that plays the opponents' boards; -1:
+    ours): experiments that did not establish a gain, 0 and -1 at every level
+    (docs/bots.md, *Round eleven*).
     """
 
     rollouts: int
@@ -146,6 +152,8 @@ class Level:
     opp_fills: int = -1
     line_strength: rollout.LineStrength = rollout.LineStrength.POLICY
     exact_last: int = 0
+    residual: float = 0.0
+    opp_residual: float = -1.0
 
 
 #: Points charged per unit of foul probability when choosing a placement. Chasing
@@ -319,6 +327,8 @@ def analyse_street(
         opp_fills=level.opp_fills,
         line_strength=level.line_strength,
         exact_last=bool(level.exact_last),
+        residual=level.residual,
+        opp_residual=level.opp_residual,
     )
     cands = [sit.candidate(a) for a in actions]
     rng = random.Random(seed)

@@ -86,6 +86,7 @@ __all__ = [
 F = TypeVar("F", bound=Callable[..., Any])
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
+I16 = npt.NDArray[np.int16]
 
 DEUCE_OF_SPADES = parse_card("2s")
 assert DEUCE_OF_SPADES == 0  # the kernels test ``card == 0`` for the Finnish deuce
@@ -167,7 +168,9 @@ def _scale(rules: Rules) -> float:
     POL_OPP_REPAIR,
     POL_OPP_FILLS,
     POL_EXACT_LAST,
-) = range(17)
+    POL_RESIDUAL,
+    POL_OPP_RESIDUAL,
+) = range(19)
 (
     SC_V, SC_O, SC_S, SC_MORE_LINES, SC_FOUL_VALUE, SC_FOUL_PAYS, SC_AWARD, SC_FINNISH,
     SC_DEUCE_FOULED, SC_PENALISED, SC_MAX_ONE, SC_SPLIT_TIES, SC_SHOWDOWN,
@@ -218,6 +221,15 @@ class Tables:
     strength: F64  # line strength in [-1, 1] by (line, value >> 16)
     policy: F64  # by the POL_* indices
     scoring: I64  # by the SC_* indices
+    #: The learned correction of the policy's completion value by (cards placed, feature),
+    #: :func:`residual_features`; zeros (and weight 0 in ``policy``) unless a level asks.
+    residual: F64 = dataclasses.field(default_factory=lambda: _NO_RESIDUAL)
+
+    @property
+    def vf(self) -> tuple[I16, F64]:
+        """The learned value correction as the kernels take it: (partial-line classes,
+        residual table)."""
+        return (partial_line_table(), self.residual)
 
     @property
     def ev(self) -> tuple[I64, I64, I64, I64]:
@@ -247,6 +259,8 @@ class Tables:
         opp_fills: int = -1,
         line_strength: LineStrength = LineStrength.POLICY,
         exact_last: bool = False,
+        residual: float = 0.0,
+        opp_residual: float = -1.0,
     ) -> Tables:
         """These tables with the fast policy's foul penalty and line-strength weight, and
         the value of earning or keeping Fantasyland, multiplied by these factors; a
@@ -270,8 +284,19 @@ class Tables:
         (:class:`LineStrength`); ``exact_last``: in a rollout our last street is placed
         by the points it scores against the opponents' completed boards, Fantasyland
         included, as a player who saw them would place it (:func:`_exact_street`), not by
-        the policy's board value."""
+        the policy's board value; ``residual``: the weight of the learned correction of
+        the policy's completion value (:mod:`chinese_poker.ai.residual`; 0, none), which
+        needs a table trained for these rules (a RulesError if none was);
+        ``opp_residual``: that weight for the policy that completes the opponents' boards
+        (-1: ours)."""
         policy = self.policy.copy()
+        table = self.residual
+        if residual != 0.0 or opp_residual > 0.0:
+            from chinese_poker.ai.residual import residual_table  # the data, on demand
+
+            table = residual_table(self.rules)
+        policy[POL_RESIDUAL] = residual
+        policy[POL_OPP_RESIDUAL] = opp_residual
         policy[POL_OPP_FOUL_SCALE] = opp_foul_scale
         policy[POL_OPP_REPAIR] = opp_repair
         policy[POL_OPP_FILLS] = opp_fills
@@ -286,7 +311,11 @@ class Tables:
         policy[POL_W] *= strength_scale
         policy[POL_STAY_VALUE] *= fl_scale
         return dataclasses.replace(
-            self, policy=policy, flv=self.flv * fl_scale, strength=strength_table(line_strength)
+            self,
+            policy=policy,
+            flv=self.flv * fl_scale,
+            strength=strength_table(line_strength),
+            residual=table,
         )
 
 
@@ -352,7 +381,7 @@ def tables_for(rules: Rules) -> Tables:
     # Cards a player will see but throw, per card still to place (Pineapple: 1 per 2).
     later = spec.variant.streets[1:]
     thrown = sum(d - p for d, p in later) / max(1, sum(p for _, p in later))
-    policy = [0.0] * (POL_EXACT_LAST + 1)
+    policy = [0.0] * (POL_OPP_RESIDUAL + 1)
     # A completion is worth its best arrangement (1) or a blend of the best and the mean
     # of the arrangements tried (docs/bots.md, the ablation): 1 unless a level says so.
     policy[POL_PICK_MAX] = 1.0
@@ -360,6 +389,7 @@ def tables_for(rules: Rules) -> Tables:
     policy[POL_OPP_FOUL_SCALE] = 1.0
     policy[POL_OPP_REPAIR] = -1  # the opponents' completions repair as ours do
     policy[POL_OPP_FILLS] = -1  # and are as many
+    policy[POL_OPP_RESIDUAL] = -1  # and are corrected as ours are
     policy[POL_W], policy[POL_FOUL_PENALTY], policy[POL_STAY_VALUE] = w, foul_penalty, stay
     policy[POL_STAY_MIDDLE_MIN] = 99 if fl.stay_middle_min is None else fl.stay_middle_min
     policy[POL_FL_ENABLED] = float(fl.enabled)
@@ -539,6 +569,71 @@ def strength_from_values(values: npt.ArrayLike) -> list[list[tuple[int, float, f
     return out
 
 
+# Learned correction of the policy (docs/bots.md, *Round eleven*). A completion's value
+# is biased in ways that depend on the board: its random arrangements see every card to
+# come at once, and only a few of them are tried. ``chinese_poker.ai.residual`` fits, by
+# self-play of the policy, the realised board value minus the completions' estimate as a
+# sum of five table entries of the board after a placement (one row of weights per
+# number of cards placed); the policy adds it to every placement's total.
+#: Feature blocks: the top by (cards, high card or pair rank, trips); the middle and
+#: the bottom by (cards, class, a flush still open, a straight still open); the top's
+#: class against the middle's by the middle's empty slots; the middle's class against
+#: the bottom's by the bottom's empty slots. Classes of a five-card line (partial lines
+#: make the first ten only): 0 high card, 1-5 a pair (2-5, 6-9, T-J, Q-K, A), 6 two
+#: pair, 7 trips, 8 full house, 9 quads, 10 straight, 11 flush, 12 straight flush.
+RES_TOP, RES_LINE, RES_TOP_MIDDLE, RES_MIDDLE_BOTTOM = 4 * 27, 6 * 13 * 4, 7 * 13 * 6, 13 * 13 * 6
+RES_OFF_MIDDLE = RES_TOP
+RES_OFF_BOTTOM = RES_OFF_MIDDLE + RES_LINE
+RES_OFF_TOP_MIDDLE = RES_OFF_BOTTOM + RES_LINE
+RES_OFF_MIDDLE_BOTTOM = RES_OFF_TOP_MIDDLE + RES_TOP_MIDDLE
+RES_FEATURES = RES_OFF_MIDDLE_BOTTOM + RES_MIDDLE_BOTTOM
+_NO_RESIDUAL: F64 = np.zeros((14, RES_FEATURES), dtype=np.float64)
+KEY_SPAN = _ev._KEY_SPAN  # rank sums of up to five cards are below
+_NO_RESIDUAL.setflags(write=False)
+
+
+@lru_cache(maxsize=1)
+def partial_line_table() -> I16:
+    """By a line's card count and the rank part of its code sum (index ``(n - 1) *
+    KEY_SPAN + (code >> 12)`` for 1 to 4 cards; the count is needed because a deuce weighs
+    0, and five-card lines are read from the evaluator's table; 2.9 MB): its
+    made class so far (0 high card, 1 pair, 2 two pair, 3 trips, 4 full house, 5 quads)
+    in bits 0-3, the key rank (0..12: the pair, the higher pair, the trips; a high card
+    line's highest) in bits 4-7, and the lowest rank + 1 in bits 8-11 (0 when an ace
+    plays low under a five: a wheel is still open).
+
+    >>> from chinese_poker.cards import parse_cards
+    >>> codes = _ev._CODES_NP
+    >>> t = partial_line_table()
+    >>> x = int(t[2 * KEY_SPAN + (sum(int(codes[c]) for c in parse_cards("Qh Qd 7c")) >> 12)])
+    >>> x & 15, x >> 4 & 15  # a pair of queens
+    (1, 10)
+    """
+    span = _ev._KEY_SPAN
+    table = np.zeros(4 * span, dtype=np.int16)
+    for n in range(1, 5):
+        for m in itertools.combinations_with_replacement(range(13), n):
+            counts = sorted(((m.count(r), r) for r in set(m)), reverse=True)
+            shape = tuple(c for c, _ in counts)
+            if shape[0] > 4:
+                continue
+            if shape[0] == 4:
+                cat = 5
+            elif shape[0] == 3:
+                cat = 4 if len(shape) > 1 and shape[1] == 2 else 3
+            elif shape[0] == 2:
+                cat = 2 if len(shape) > 1 and shape[1] == 2 else 1
+            else:
+                cat = 0
+            rank = counts[0][1] if cat else max(m)
+            low = min(m) + 1
+            if cat == 0 and 12 in m and n < 5 and max([r for r in m if r != 12] or [0]) <= 3:
+                low = 0
+            table[(n - 1) * span + sum(_ev.RANK_WEIGHTS[r] for r in m)] = cat | rank << 4 | low << 8
+    table.setflags(write=False)
+    return table
+
+
 # =========================================================================== kernels
 
 
@@ -560,6 +655,124 @@ def _board_value(
         roy[0, ht] + roy[1, hm] + roy[2, hb] + flv[ht]
         + w * (st[0, ht] + st[1, hm] + st[2, hb])
     )  # fmt: skip
+
+
+@_jit_inline
+def _pair_class(rank: int) -> int:
+    if rank <= 3:
+        return 1
+    if rank <= 7:
+        return 2
+    if rank <= 9:
+        return 3
+    return 4 if rank <= 11 else 5
+
+
+@_jit_inline
+def _line_class(code: int, n: int, t5: Any, fo: Any, pl: Any) -> int:
+    """The class of a middle or bottom line (:data:`RES_FEATURES`'s 0..12)."""
+    if n == 5:
+        v = t5[(code >> 12) + fo[code & 4095]]
+        cat = v >> 20
+        if cat <= 1:
+            return 0 if cat == 0 else _pair_class(((v >> 16) & 15) - 2)
+        return (6, 7, 10, 11, 8, 9, 12)[cat - 2]
+    if n == 0:
+        return 0
+    x = pl[(n - 1) * KEY_SPAN + (code >> 12)]
+    cat = x & 15
+    if cat <= 1:
+        return 0 if cat == 0 else _pair_class((x >> 4) & 15)
+    return int(cat) + 4
+
+
+@_jit_inline
+def _open_draws(code: int, n: int, pl: Any) -> int:
+    """2 x a flush still open + a straight still open, for a line of 2 to 4 cards."""
+    if n < 2 or n > 4:
+        return 0
+    suits = code & 4095
+    flush = 0
+    for q in range(4):
+        if (suits >> (3 * q)) & 7 == n:
+            flush = 1
+    x = pl[(n - 1) * KEY_SPAN + (code >> 12)]
+    straight = 0
+    if x & 15 == 0:
+        low = (x >> 8) & 15
+        if low == 0 or ((x >> 4) & 15) - (low - 1) <= 4:
+            straight = 1
+    return 2 * flush + straight
+
+
+@_jit_inline
+def _residual_features(
+    c0: int, c1: int, c2: int, k0: int, k1: int, k2: int, t5: Any, fo: Any, pl: Any
+) -> tuple[int, int, int, int, int]:
+    """The five feature indices (:data:`RES_FEATURES`) of the board with line code sums
+    ``c0..c2`` and card counts ``k0..k2``."""
+    x = pl[(k0 - 1) * KEY_SPAN + (c0 >> 12)] if k0 > 0 else 0
+    cat = x & 15
+    rank = (x >> 4) & 15
+    if k0 == 0:
+        f_top = 0
+        top = 0
+    elif cat == 0:
+        f_top = k0 * 27 + rank
+        top = 0
+    elif cat == 1:
+        f_top = k0 * 27 + 13 + rank
+        top = _pair_class(rank)
+    else:
+        f_top = k0 * 27 + 26
+        top = 6
+    mid = _line_class(c1, k1, t5, fo, pl)
+    bot = _line_class(c2, k2, t5, fo, pl)
+    return (
+        f_top,
+        RES_OFF_MIDDLE + (k1 * 13 + mid) * 4 + _open_draws(c1, k1, pl),
+        RES_OFF_BOTTOM + (k2 * 13 + bot) * 4 + _open_draws(c2, k2, pl),
+        RES_OFF_TOP_MIDDLE + (top * 13 + mid) * 6 + 5 - k1,
+        RES_OFF_MIDDLE_BOTTOM + (mid * 13 + bot) * 6 + 5 - k2,
+    )
+
+
+@_jit_inline
+def _residual(
+    c0: int, c1: int, c2: int, k0: int, k1: int, k2: int, t5: Any, fo: Any, vf: Any
+) -> float:
+    """The learned correction of a completion's value for the board with line code sums
+    ``c0..c2`` and card counts ``k0..k2`` (0 for a complete board)."""
+    pl, table = vf
+    placed = k0 + k1 + k2
+    if placed >= 13:
+        return 0.0
+    f = _residual_features(c0, c1, c2, k0, k1, k2, t5, fo, pl)
+    row = table[placed]
+    return float(row[f[0]] + row[f[1]] + row[f[2]] + row[f[3]] + row[f[4]])
+
+
+def residual_features(lines: Sequence[Sequence[Card]]) -> tuple[int, int, int, int, int]:
+    """The five feature indices of a (partial) board, as the kernels compute them.
+
+    >>> from chinese_poker.cards import parse_cards
+    >>> residual_features([parse_cards("Qh Qd"), parse_cards("9s 9c 4d"), parse_cards("Ah Kh")])
+    (77, 272, 527, 1058, 1437)
+    """
+    codes = _ev._CODES_NP.astype(np.int64)
+    c = [sum(int(codes[x]) for x in line) for line in lines]
+    k = [len(line) for line in lines]
+    t5 = _ev._t5_np("lowest").astype(np.int64)
+    fo = _ev._FO_NP.astype(np.int64)
+    return cast(
+        "tuple[int, int, int, int, int]",
+        tuple(
+            int(i)
+            for i in _residual_features(
+                c[0], c[1], c[2], k[0], k[1], k[2], t5, fo, partial_line_table()
+            )
+        ),
+    )
 
 
 @_jit
@@ -797,7 +1010,7 @@ def _climbed_total(
 def _policy_street(
     code: Any, cnt: Any, dz: Any, deck: Any, start: int, n_cards: int, n_place: int,
     n_disc: int, end: int, n_fills: int, choice: int, kind: int,
-    ev: Any, roy: Any, flv: Any, st: Any, pol: Any,
+    ev: Any, roy: Any, flv: Any, st: Any, vf: Any, pol: Any,
     scratch: Any, pref: Any,
 ) -> None:  # fmt: skip
     """Place the street ``deck[start:start + n_cards]`` on the board (code sums ``code``,
@@ -829,6 +1042,9 @@ def _policy_street(
     pick_max = pol[POL_PICK_MAX]
     rounds = int(pol[POL_REPAIR]) if need > 1 else 0
     n_climb = int(pol[POL_CLIMB]) if need > 1 else 0
+    # The learned correction, once per completion as the totals sum them.
+    res_w = pol[POL_RESIDUAL] * fills if need > 0 else 0.0
+    placed_after = placed + n_place
     if n_climb < 2:
         n_climb = 0  # one placement alone has nothing to be compared with
     n_patterns = 3**n_place
@@ -869,6 +1085,9 @@ def _policy_street(
                 if pick_max != 1.0:
                     top = pick_max * top + (1.0 - pick_max) * mean / picks
                 total += top
+            if res_w != 0.0:
+                total += res_w * _residual(c0, c1, c2, k0, k1, placed_after - k0 - k1, t5, fo,
+                                           vf)  # fmt: skip
             if total > best:
                 best = total
                 best_d = d
@@ -898,6 +1117,9 @@ def _policy_street(
             total = _climbed_total(c0, c1, c2, f0, f01, need, fills, picks, climb_rounds,
                                    pref, scratch, t3, t5, fo, roy, flv, st, w,
                                    foul_penalty)  # fmt: skip
+            if res_w != 0.0:
+                total += res_w * _residual(c0, c1, c2, k0, k1, placed_after - k0 - k1, t5, fo,
+                                           vf)  # fmt: skip
             if total > best:
                 best = total
                 best_d = top_d[k]
@@ -1180,7 +1402,8 @@ def _deal_deck(deck: Any, pool: Any, fl_cards: Any, m: int, used: Any) -> None:
 def _play_streets(
     who: int, kind: int, code: Any, cnt: Any, dz: Any, deck: Any, ev_start: Any, ev_who: Any,
     ev_cards: Any, ev_place: Any, ev_disc: Any, n_fills: int, choice: int,
-    ev: Any, roy: Any, flv: Any, st: Any, pol: Any, scratch: Any, pref: Any, skip: int = -1,
+    ev: Any, roy: Any, flv: Any, st: Any, vf: Any, pol: Any, scratch: Any, pref: Any,
+    skip: int = -1,
 ) -> None:  # fmt: skip
     """Play every street event of seat ``who`` (-1: us) on its board with the policy, but
     event ``skip``."""
@@ -1188,7 +1411,7 @@ def _play_streets(
         if ev_who[e] == who and e != skip:
             _policy_street(code, cnt, dz, deck, ev_start[e], ev_cards[e], ev_place[e],
                            ev_disc[e], deck.shape[0], n_fills, choice, kind, ev, roy, flv, st,
-                           pol, scratch, pref)  # fmt: skip
+                           vf, pol, scratch, pref)  # fmt: skip
 
 
 @_jit
@@ -1227,12 +1450,14 @@ def _shuffle_tail(deck: Any, lo: int) -> None:
 @_jit
 def _opponent_policy(pol: Any) -> Any:
     """The policy that completes the opponents' boards: ours, with the opponents' foul
-    penalty factor and repair rounds (POL_OPP_*; -1 repair rounds: ours; the number of
-    completions, POL_OPP_FILLS, is read by the caller)."""
+    penalty factor, repair rounds and weight of the learned correction (POL_OPP_*; -1:
+    ours; the number of completions, POL_OPP_FILLS, is read by the caller)."""
     opol = pol.copy()
     opol[POL_FOUL_PENALTY] *= pol[POL_OPP_FOUL_SCALE]
     if pol[POL_OPP_REPAIR] >= 0:
         opol[POL_REPAIR] = pol[POL_OPP_REPAIR]
+    if pol[POL_OPP_RESIDUAL] >= 0:
+        opol[POL_RESIDUAL] = pol[POL_OPP_RESIDUAL]
     return opol
 
 
@@ -1312,7 +1537,7 @@ def _rollouts(
     ev_who: Any, ev_cards: Any, ev_place: Any, ev_disc: Any,
     cand_code: Any, cand_cnt: Any, cand_dz: Any, active: Any,
     in_fl: bool, n_fills: int, choice: int,
-    ev: Any, roy: Any, flv: Any, st: Any, pol: Any, sc: Any,
+    ev: Any, roy: Any, flv: Any, st: Any, vf: Any, pol: Any, sc: Any,
     out_n: Any, out_sum: Any, out_sq: Any, out_foul: Any, out_fl: Any,
 ) -> None:  # fmt: skip
     """Rollouts ``r0 .. r1 - 1`` for every active candidate; adds to the ``out_*`` sums.
@@ -1369,8 +1594,8 @@ def _rollouts(
                 wcnt[line] = opp_cnt[j, line]
                 wdz[line] = opp_dz[j, line]
             _play_streets(j, opp_kind[j], wcode, wcnt, wdz, deck, ev_start, ev_who, ev_cards,
-                          ev_place, ev_disc, o_fills, choice, ev, roy, flv, st, opol, scratch,
-                          opref)  # fmt: skip
+                          ev_place, ev_disc, o_fills, choice, ev, roy, flv, st, vf, opol,
+                          scratch, opref)  # fmt: skip
             odl[j], ofoul[j], _ = _finish_board(wcode, wdz, ev, roy, sc, ovals[j], roys[j])
         for j in range(n_fl_opp):
             m = r % m_fl
@@ -1388,7 +1613,7 @@ def _rollouts(
                 wcnt[line] = cand_cnt[c, line]
                 wdz[line] = cand_dz[c, line]
             _play_streets(-1, 0, wcode, wcnt, wdz, deck, ev_start, ev_who, ev_cards, ev_place,
-                          ev_disc, n_fills, choice, ev, roy, flv, st, pol, scratch, pref,
+                          ev_disc, n_fills, choice, ev, roy, flv, st, vf, pol, scratch, pref,
                           last)  # fmt: skip
             if last >= 0:
                 _exact_street(wcode, wcnt, wdz, deck, ev_start[last], ev_cards[last],
@@ -1410,7 +1635,7 @@ def _rollouts(
 @_jit
 def _static(
     pool: Any, seed: int, n_fills: int, choice: int, cand_code: Any, cand_cnt: Any,
-    ev: Any, roy: Any, flv: Any, st: Any, pol: Any,
+    ev: Any, roy: Any, flv: Any, st: Any, vf: Any, pol: Any,
     out: Any, out_foul: Any,
 ) -> None:  # fmt: skip
     """The policy's value of each candidate: random completions from the whole pool
@@ -1460,18 +1685,19 @@ def _static(
             if pick_max != 1.0:
                 x = pick_max * x + (1.0 - pick_max) * mean / picks
             total += x
+        if pol[POL_RESIDUAL] != 0.0 and need > 0:
+            total += pol[POL_RESIDUAL] * fills * _residual(
+                cand_code[c, 0], cand_code[c, 1], cand_code[c, 2], cand_cnt[c, 0],
+                cand_cnt[c, 1], cand_cnt[c, 2], t5, fo, vf,
+            )  # fmt: skip
         out[c] = total / fills
         out_foul[c] = fouls / fills
 
 
 @_jit
-def _solitaire(
-    n_boards: int, seed: int, st_cards: Any, st_place: Any, st_disc: Any, n_fills: int,
-    choice: int,
-    ev: Any, roy: Any, flv: Any, st: Any, pol: Any, out: Any,
-) -> None:  # fmt: skip
-    """Complete ``n_boards`` boards from scratch with the policy (for the strength table)."""
-    _, t3, t5, fo = ev
+def _scratch_boards(seed: int, n_fills: int, choice: int, pol: Any) -> Any:
+    """Seed the kernels' generator; a deck, the policy's buffers and one board's arrays
+    (code sums, counts, deuce counts) for boards completed from scratch."""
     np.random.seed(seed)
     deck = np.arange(52, dtype=np.int64)
     scratch = np.empty(52, dtype=np.int64)
@@ -1479,11 +1705,29 @@ def _solitaire(
     code = np.empty(3, dtype=np.int64)
     cnt = np.empty(3, dtype=np.int64)
     dz = np.empty(3, dtype=np.int64)
+    return deck, scratch, pref, code, cnt, dz
+
+
+@_jit
+def _new_board(deck: Any, code: Any, cnt: Any, dz: Any) -> None:
+    """A fresh shuffle and an empty board."""
+    _shuffle_tail(deck, 0)
+    code[:] = 0
+    cnt[:] = 0
+    dz[:] = 0
+
+
+@_jit
+def _solitaire(
+    n_boards: int, seed: int, st_cards: Any, st_place: Any, st_disc: Any, n_fills: int,
+    choice: int,
+    ev: Any, roy: Any, flv: Any, st: Any, vf: Any, pol: Any, out: Any,
+) -> None:  # fmt: skip
+    """Complete ``n_boards`` boards from scratch with the policy (for the strength table)."""
+    _, t3, t5, fo = ev
+    deck, scratch, pref, code, cnt, dz = _scratch_boards(seed, n_fills, choice, pol)
     for b in range(n_boards):
-        _shuffle_tail(deck, 0)
-        code[:] = 0
-        cnt[:] = 0
-        dz[:] = 0
+        _new_board(deck, code, cnt, dz)
         pos = 0
         for k in range(st_cards.shape[0]):
             _policy_street(
@@ -1503,6 +1747,7 @@ def _solitaire(
                 roy,
                 flv,
                 st,
+                vf,
                 pol,
                 scratch,
                 pref,
@@ -1833,7 +2078,7 @@ def run_rollouts(
                 sit.opp_code, sit.opp_cnt, sit.opp_dz, sit.opp_kind,
                 sit.events_who, sit.events_cards, sit.events_place, sit.events_disc,
                 code, cnt, dz, active, sit.in_fl, fills, choice,
-                t.ev, t.roy, t.flv, t.strength, t.policy, t.scoring,
+                t.ev, t.roy, t.flv, t.strength, t.vf, t.policy, t.scoring,
                 stats.n, stats.total, stats.squares, stats.fouls, stats.fantasyland,
             )  # fmt: skip
             now = time.monotonic()
@@ -1863,7 +2108,7 @@ def static_scores(
     fouls = np.zeros(len(cands))
     if len(cands):
         _static(sit.pool, seed % (2**32 - 1), fills, choice, code, cnt, t.ev, t.roy, t.flv,
-                t.strength, t.policy, out, fouls)  # fmt: skip
+                t.strength, t.vf, t.policy, out, fouls)  # fmt: skip
     return out, fouls
 
 
@@ -1910,6 +2155,7 @@ def policy_place(
         t.roy,
         t.flv,
         t.strength,
+        t.vf,
         t.policy,
         scratch,
         pref,
@@ -1944,19 +2190,20 @@ def _seed_kernel(seed: int) -> None:
 def solitaire_values(
     rules: Rules, boards: int, *, seed: int = 0, fills: int = 8, choice: int = 3,
     repair: int = 0, climb: int = 0, climb_rounds: int = 2, repair_spare: bool = False,
+    residual: float = 0.0,
 ) -> I64:  # fmt: skip
     """Line values (N x 3) of ``boards`` boards the policy completed from scratch
-    (``repair``, ``climb``, ``climb_rounds``, ``repair_spare``: see
+    (``repair``, ``climb``, ``climb_rounds``, ``repair_spare``, ``residual``: see
     :meth:`Tables.with_policy`)."""
     t = tables_for(rules)
-    if repair or climb:
+    if repair or climb or residual:
         t = t.with_policy(repair=repair, climb=climb, climb_rounds=climb_rounds,
-                          repair_spare=repair_spare)  # fmt: skip
+                          repair_spare=repair_spare, residual=residual)  # fmt: skip
     streets = rules.streets
     out = np.zeros((boards, 3), dtype=np.int64)
     _solitaire(boards, seed % (2**32 - 1),
                np.array([d for d, _ in streets], dtype=np.int64),
                np.array([p for _, p in streets], dtype=np.int64),
                np.array([d - p for d, p in streets], dtype=np.int64), fills, choice,
-               t.ev, t.roy, t.flv, t.strength, t.policy, out)  # fmt: skip
+               t.ev, t.roy, t.flv, t.strength, t.vf, t.policy, out)  # fmt: skip
     return out

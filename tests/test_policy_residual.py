@@ -180,6 +180,33 @@ def test_the_policy_follows_the_correction_by_its_weight(seed: int) -> None:
     assert _first_street(off, seed) == _first_street(base, seed)
 
 
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_climb_adds_the_correction_too(seed: int) -> None:
+    """With the hill climb of a street's best placements, the climbed totals are
+    corrected as the plain ones are."""
+    base = rollout.tables_for(rules_for("pineapple")).with_policy(climb=3)
+    table = np.zeros((14, rollout.RES_FEATURES))
+    table[5, 3 * 27 : 4 * 27] = 1000.0
+    on = dataclasses.replace(base, residual=table, policy=base.policy.copy())
+    on.policy[rollout.POL_RESIDUAL] = 1.0
+    assert _first_street(base, seed)[0] < 3
+    assert _first_street(on, seed)[0] == 3
+
+
+def test_the_feature_blocks_tile_the_table() -> None:
+    """Each block's largest index, from its own ranges, lies below the next block's
+    offset, and the last fills the table exactly: no two features share a weight."""
+    top = 3 * 27 + 26  # three cards, trips
+    line = (5 * 13 + 12) * 4 + 3  # five cards, the highest class, both draws
+    top_middle = (6 * 13 + 12) * 6 + 5  # trips on top, the highest middle, no card in it
+    middle_bottom = (12 * 13 + 12) * 6 + 5
+    assert top < rollout.RES_OFF_MIDDLE
+    assert rollout.RES_OFF_MIDDLE + line < rollout.RES_OFF_BOTTOM
+    assert rollout.RES_OFF_BOTTOM + line < rollout.RES_OFF_TOP_MIDDLE
+    assert rollout.RES_OFF_TOP_MIDDLE + top_middle < rollout.RES_OFF_MIDDLE_BOTTOM
+    assert rollout.RES_OFF_MIDDLE_BOTTOM + middle_bottom == rollout.RES_FEATURES - 1
+
+
 def test_the_screen_adds_the_correction() -> None:
     from chinese_poker.engine import Table
 
@@ -236,6 +263,9 @@ def test_rules_without_a_trained_table_are_refused_by_name() -> None:
         residual.residual_table(rules_for("ofc"))
     with pytest.raises(RulesError, match="residual"):
         rollout.tables_for(rules_for("ofc")).with_policy(residual=1.0)
+    # Pineapple's streets and royalties, another line order: the policy values differ.
+    with pytest.raises(RulesError, match="pineapple"):
+        residual.residual_table(rules_for("pineapple", wheel_rank="second_highest"))
 
 
 def test_training_is_reproducible_and_small_runs_work() -> None:

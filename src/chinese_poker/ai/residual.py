@@ -7,8 +7,8 @@ are overrated (a low pair on top with an empty middle) and others underrated. Th
 measures the bias and ships it as arrays:
 
 1. the policy completes boards from scratch, each street chosen as it plays (a quarter
-   of the streets placed at random instead, so that the boards it would not choose are
-   seen too);
+   of the streets but the last placed at random instead, so that the boards it would
+   not choose are seen too);
 2. after every street but the last it records the board's five feature indices
    (:func:`~chinese_poker.ai.rollout.residual_features`) and the completions' estimate
    of it (fresh completions), and at the end the board value the policy scores (the same
@@ -58,7 +58,7 @@ __all__ = ["PRESETS", "fingerprint", "fit", "residual_path", "residual_table", "
 #: The presets a table is trained and shipped for; any rules with the same kernel
 #: arrays (:func:`fingerprint`) share it.
 PRESETS = ("pineapple", "pineapple-progressive")
-#: How the shipped tables were trained (the policy of ``mc``'s Pineapple levels 3 to 5).
+#: How the shipped tables were trained (the policy of ``mc``'s Pineapple level 3).
 TRAINING = {"boards": 150_000, "seed": 100, "exploration": 0.25, "fills": 8, "choice": 5,
             "repair": 1, "ridge": 20.0}  # fmt: skip
 
@@ -72,11 +72,13 @@ def residual_path() -> str:
 
 
 def fingerprint(rules: Rules) -> str:
-    """A digest of what the policy's value depends on in ``rules``: the royalties, the
-    Fantasyland values, the policy's weights and the streets."""
+    """A digest of what the policy's value depends on in ``rules``: the line values (the
+    evaluator's tables, which the wheel and lowball options change), the royalties, the
+    Fantasyland values, the line strength, the policy's weights and the streets."""
     t = rollout.tables_for(rules)
     h = hashlib.sha256()
-    for a in (t.roy, t.flv, t.policy, np.array(rules.streets, dtype=np.int64)):
+    arrays = (*t.ev, t.roy, t.flv, t.strength, t.policy, np.array(rules.streets, dtype=np.int64))
+    for a in arrays:
         h.update(np.ascontiguousarray(a).tobytes())
     return h.hexdigest()[:16]
 

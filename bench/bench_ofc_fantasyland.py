@@ -51,14 +51,12 @@ def policy_boards(
                                  repair=repair, residual=residual)  # fmt: skip
     foul = (v[:, 0] > v[:, 1]) | (v[:, 1] > v[:, 2])
     hi = v[:, 0] >> 16
-    hm, hb = v[:, 1] >> 16, v[:, 2] >> 16
     fl = (t.flv[hi] > 0) & ~foul
-    roy = t.roy[0, hi] + t.roy[1, hm] + t.roy[2, hb]
-    # The value the policy maximises (rollout._board_value): royalties, Fantasyland,
-    # line strength, and the foul penalty for a fouled board.
+    roy = t.roy[0, hi] + t.roy[1, v[:, 1] >> 16] + t.roy[2, v[:, 2] >> 16]
+    # The value the policy maximises, from the kernels' own function.
     w, penalty = t.policy[rollout.POL_W], t.policy[rollout.POL_FOUL_PENALTY]
-    strength = t.strength[0, hi] + t.strength[1, hm] + t.strength[2, hb]
-    value = np.where(foul, -penalty, roy + t.flv[hi] + w * strength)
+    value = np.array([rollout._lines_value(int(a), int(b), int(c), t.roy, t.flv, t.strength, w,
+                                           penalty) for a, b, c in v])  # fmt: skip
     return {
         "measure": "policy", "preset": preset, "fills": fills, "choice": choice,
         "repair": repair, "residual": residual,

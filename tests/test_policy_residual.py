@@ -17,6 +17,8 @@ from chinese_poker.engine.actions import iter_placements
 from chinese_poker.evaluate import category, evaluate, key_ranks
 from chinese_poker.rules import RulesError, rules_for
 
+PINEAPPLE = rules_for("pineapple")
+
 # ------------------------------------------------------------------ an independent oracle
 
 
@@ -116,7 +118,7 @@ def test_the_features_match_an_independent_count() -> None:
     rng = random.Random(7)
     for i in range(3000):
         board = _random_board(rng) if i % 2 else _structured_board(rng)
-        assert rollout.residual_features(board) == _oracle(*board), board
+        assert rollout.residual_features(board, PINEAPPLE) == _oracle(*board), board
 
 
 def test_the_partial_line_table_tells_apart_lines_that_differ_only_in_deuces() -> None:
@@ -124,9 +126,9 @@ def test_the_partial_line_table_tells_apart_lines_that_differ_only_in_deuces() -
     table is read by card count as well."""
     from chinese_poker.cards import parse_cards
 
-    qq = rollout.residual_features([parse_cards("Qh Qd"), [], []])
+    qq = rollout.residual_features([parse_cards("Qh Qd"), [], []], PINEAPPLE)
     assert qq[0] == 2 * 27 + 13 + 10
-    two_pair = rollout.residual_features([[], parse_cards("Qh Qd 2c 2s"), []])
+    two_pair = rollout.residual_features([[], parse_cards("Qh Qd 2c 2s"), []], PINEAPPLE)
     assert two_pair[1] == rollout.RES_OFF_MIDDLE + (4 * 13 + 6) * 4
 
 

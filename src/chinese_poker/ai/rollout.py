@@ -615,8 +615,6 @@ def partial_line_table() -> I16:
         for m in itertools.combinations_with_replacement(range(13), n):
             counts = sorted(((m.count(r), r) for r in set(m)), reverse=True)
             shape = tuple(c for c, _ in counts)
-            if shape[0] > 4:
-                continue
             if shape[0] == 4:
                 cat = 5
             elif shape[0] == 3:
@@ -627,7 +625,7 @@ def partial_line_table() -> I16:
                 cat = 0
             rank = counts[0][1] if cat else max(m)
             low = min(m) + 1
-            if cat == 0 and 12 in m and n < 5 and max([r for r in m if r != 12] or [0]) <= 3:
+            if cat == 0 and 12 in m and max([r for r in m if r != 12] or [0]) <= 3:
                 low = 0
             table[(n - 1) * span + sum(_ev.RANK_WEIGHTS[r] for r in m)] = cat | rank << 4 | low << 8
     table.setflags(write=False)
@@ -646,6 +644,15 @@ def _board_value(
     vt = t3[ct >> 12]
     vm = t5[(cm >> 12) + fo[cm & 4095]]
     vb = t5[(cb >> 12) + fo[cb & 4095]]
+    return _lines_value(vt, vm, vb, roy, flv, st, w, foul_penalty)
+
+
+@_jit_inline
+def _lines_value(
+    vt: int, vm: int, vb: int, roy: Any, flv: Any, st: Any, w: float, foul_penalty: float
+) -> float:
+    """The policy's value of a completed board given by its line values: royalties,
+    Fantasyland's value and ``w`` x the line strength, or ``-foul_penalty`` if it fouls."""
     if vt > vm or vm > vb:
         return -foul_penalty
     ht = vt >> 16
@@ -752,27 +759,23 @@ def _residual(
     return float(row[f[0]] + row[f[1]] + row[f[2]] + row[f[3]] + row[f[4]])
 
 
-def residual_features(lines: Sequence[Sequence[Card]]) -> tuple[int, int, int, int, int]:
-    """The five feature indices of a (partial) board, as the kernels compute them.
+def residual_features(
+    lines: Sequence[Sequence[Card]], rules: Rules
+) -> tuple[int, int, int, int, int]:
+    """The five feature indices of a (partial) board under ``rules`` (whose evaluator
+    tables class a five-card line), as the kernels compute them.
 
     >>> from chinese_poker.cards import parse_cards
-    >>> residual_features([parse_cards("Qh Qd"), parse_cards("9s 9c 4d"), parse_cards("Ah Kh")])
+    >>> from chinese_poker.rules import rules_for
+    >>> board = [parse_cards("Qh Qd"), parse_cards("9s 9c 4d"), parse_cards("Ah Kh")]
+    >>> residual_features(board, rules_for("pineapple"))
     (77, 272, 527, 1058, 1437)
     """
-    codes = _ev._CODES_NP.astype(np.int64)
-    c = [sum(int(codes[x]) for x in line) for line in lines]
+    t = tables_for(rules)
+    c = [sum(int(t.codes[x]) for x in line) for line in lines]
     k = [len(line) for line in lines]
-    t5 = _ev._t5_np("lowest").astype(np.int64)
-    fo = _ev._FO_NP.astype(np.int64)
-    return cast(
-        "tuple[int, int, int, int, int]",
-        tuple(
-            int(i)
-            for i in _residual_features(
-                c[0], c[1], c[2], k[0], k[1], k[2], t5, fo, partial_line_table()
-            )
-        ),
-    )
+    f = _residual_features(c[0], c[1], c[2], k[0], k[1], k[2], t.t5, t.fo, partial_line_table())
+    return cast("tuple[int, int, int, int, int]", tuple(int(i) for i in f))
 
 
 @_jit

@@ -117,6 +117,15 @@ def first_state(ws: WebSocketTestSession, seen: list[Msg] | None = None) -> Msg:
     return recv_until(ws, lambda m: m["type"] == "state", seen)
 
 
+def first_turn(ws: WebSocketTestSession, seat: int, seen: list[Msg] | None = None) -> Msg:
+    """The first state in which ``seat`` is to act: a bot that places before it (RULES
+    §5.1, play starts left of the button) may not have acted when the first state is sent."""
+    state = first_state(ws, seen)
+    if seat in state["view"]["to_act"]:
+        return state
+    return recv_until(ws, lambda m: m["type"] == "state" and seat in m["view"]["to_act"], seen)
+
+
 # --------------------------------------------------------------------------- REST
 
 
@@ -519,7 +528,7 @@ def test_timer_plays_a_silent_seat_by_timeout(client: TestClient) -> None:
     tid = made["table"]["id"]
     seen: list[Msg] = []
     with connect(client, tid, made["token"]) as ws:
-        first = first_state(ws, seen)
+        first = first_turn(ws, 0, seen)
         assert first["clocks"] and first["clocks"][0]["seat"] == 0
         assert 0 < first["clocks"][0]["remaining"] <= 0.2
         end = recv_until(ws, lambda m: m["type"] == "hand_end", seen)
@@ -540,10 +549,6 @@ def test_timer_plays_a_silent_seat_by_timeout(client: TestClient) -> None:
 def test_hints_and_legal(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(scheduling, "HINT_SECONDS", 0.2)
 
-    def my_turn(ws: WebSocketTestSession) -> Msg:
-        assert recv(ws)["type"] == "welcome"
-        return recv_until(ws, lambda m: m["type"] == "state" and 0 in m["view"]["to_act"])
-
     made = create(
         client,
         preset="pineapple",
@@ -551,7 +556,7 @@ def test_hints_and_legal(client: TestClient, monkeypatch: pytest.MonkeyPatch) ->
         seats=[{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}],
     )
     with connect(client, made["table"]["id"], made["token"]) as ws:
-        s = my_turn(ws)
+        s = first_turn(ws, 0)
         ws.send_json({"type": "hint", "id": 1})
         assert recv(ws)["code"] == "hints_disabled"
         ws.send_json({"type": "legal", "id": 2})
@@ -567,7 +572,7 @@ def test_hints_and_legal(client: TestClient, monkeypatch: pytest.MonkeyPatch) ->
         seats=[{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}],
     )
     with connect(client, made["table"]["id"], made["token"]) as ws:
-        my_turn(ws)
+        first_turn(ws, 0)
         ws.send_json({"type": "hint", "id": 3, "limit": 5})
         reply = recv(ws, timeout=60)
     try:
@@ -658,10 +663,7 @@ def test_downgrading_the_schema_keeps_every_table_seat_and_action(tmp_path: Path
     with TestClient(create_app(url)) as client:
         made = create(client, preset="pineapple")
         with connect(client, made["table"]["id"], made["token"]) as ws:
-            view = first_state(ws)["view"]
-            if not view["decisions"]:  # the bot places first here and had not yet
-                view = recv_until(ws, lambda m: m["type"] == "state" and m["view"]["decisions"])
-                view = view["view"]
+            view = first_turn(ws, 0)["view"]
             ws.send_json({"type": "action", "action": random_action(view, random.Random(1))})
             recv_until(
                 ws, lambda m: m["type"] == "state" and m["view"]["version"] > view["version"]

@@ -10,7 +10,16 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from chinese_poker.rules import rules_for
-from test_server import client, connect, create, first_state, recv, recv_until, two_humans
+from test_server import (
+    client,
+    connect,
+    create,
+    first_state,
+    first_turn,
+    recv,
+    recv_until,
+    two_humans,
+)
 
 __all__ = ["client"]  # the fixture, shared with test_server
 
@@ -35,7 +44,7 @@ def test_a_casual_timeout_places_one_street_and_the_session_goes_on(client: Test
     tid = made["table"]["id"]
     seen: list[Any] = []
     with connect(client, tid, made["token"]) as ws, connect(client, tid) as watcher:
-        first = first_state(ws, seen)
+        first = first_turn(ws, 0, seen)
         clock = first["clocks"][0]
         assert clock["limit"] == 0.3 and clock["bank"] == 0.2 and clock["remaining"] <= 0.3
         dealt = next(d for d in first["view"]["decisions"] if d["seat"] == 0)["cards"]

@@ -126,7 +126,11 @@ class Level:
     Progressive Pineapple only; other rules are refused with a RulesError) and
     ``opp_residual`` (its weight for the policy that plays the opponents' boards; -1:
     ours): experiments that did not establish a gain, 0 and -1 at every level
-    (docs/bots.md, *Round eleven*).
+    (docs/bots.md, *Round eleven*). ``value`` (1: the table the policy reads is the
+    learned value of a partial board, :func:`~chinese_poker.ai.value.value_table`, and
+    with ``fills`` 0 the policy and with ``screen_fills`` 0 the screen place by it
+    alone): as strong as the default at a fifth of its time, not adopted, 0 at every
+    level (docs/bots.md, *Round twelve*).
     """
 
     rollouts: int
@@ -154,6 +158,7 @@ class Level:
     exact_last: int = 0
     residual: float = 0.0
     opp_residual: float = -1.0
+    value: int = 0
 
 
 #: Points charged per unit of foul probability when choosing a placement. Chasing
@@ -329,6 +334,7 @@ def analyse_street(
         exact_last=bool(level.exact_last),
         residual=level.residual,
         opp_residual=level.opp_residual,
+        value=bool(level.value),
     )
     cands = [sit.candidate(a) for a in actions]
     rng = random.Random(seed)

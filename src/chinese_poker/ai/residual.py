@@ -89,18 +89,27 @@ def _shipped() -> dict[str, Any]:
         return dict(json.load(f))
 
 
-@lru_cache(maxsize=8)
-def residual_table(rules: Rules) -> F64:
-    """The shipped correction table (14 x features) for ``rules``; a RulesError when no
-    table was trained for rules with the same kernel arrays."""
+def table_of(data: dict[str, Any], rules: Rules) -> F64 | None:
+    """The table (14 x features, read-only) of shipped ``data`` whose fingerprint is that
+    of ``rules``; None when there is none."""
     key = fingerprint(rules)
-    for entry in _shipped()["tables"]:
+    for entry in data["tables"]:
         if entry["fingerprint"] == key:
             table = np.zeros((14, RES_FEATURES), dtype=np.float64)
             for placed, row in entry["rows"].items():
                 table[int(placed)] = row
             table.setflags(write=False)
             return table
+    return None
+
+
+@lru_cache(maxsize=8)
+def residual_table(rules: Rules) -> F64:
+    """The shipped correction table (14 x features) for ``rules``; a RulesError when no
+    table was trained for rules with the same kernel arrays."""
+    table = table_of(_shipped(), rules)
+    if table is not None:
+        return table
     raise RulesError(
         "the learned policy correction was trained for the presets "
         f"{', '.join(PRESETS)} only; these rules differ in what the policy values "

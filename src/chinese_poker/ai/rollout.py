@@ -261,6 +261,7 @@ class Tables:
         exact_last: bool = False,
         residual: float = 0.0,
         opp_residual: float = -1.0,
+        value: bool = False,
     ) -> Tables:
         """These tables with the fast policy's foul penalty and line-strength weight, and
         the value of earning or keeping Fantasyland, multiplied by these factors; a
@@ -288,10 +289,19 @@ class Tables:
         the policy's completion value (:mod:`chinese_poker.ai.residual`; 0, none), which
         needs a table trained for these rules (a RulesError if none was);
         ``opp_residual``: that weight for the policy that completes the opponents' boards
-        (-1: ours)."""
+        (-1: ours); ``value``: the table the kernels read is the learned value of a
+        partial board (:mod:`chinese_poker.ai.value`), which a policy with no
+        completions (``fills`` 0) places its streets by, instead of the correction
+        (so ``residual`` must then be 0)."""
         policy = self.policy.copy()
         table = self.residual
-        if residual != 0.0 or opp_residual > 0.0:
+        if value:
+            if residual != 0.0 or opp_residual > 0.0:
+                raise ValueError("the learned value and the correction share one table")
+            from chinese_poker.ai.value import value_table  # the data, on demand
+
+            table = value_table(self.rules)
+        elif residual != 0.0 or opp_residual > 0.0:
             from chinese_poker.ai.residual import residual_table  # the data, on demand
 
             table = residual_table(self.rules)
@@ -1032,13 +1042,13 @@ def _policy_street(
     fills = n_fills if need > 0 else 1
     picks = choice if need > 0 else 1
     spare = 0
-    if need > 0:
+    if need > 0 and fills > 0:
         extra = int(need * pol[POL_THROWN])
         kept = _draw_fills(deck, start + n_cards, end, need, extra, fills, picks, codes,
                            scratch, pref)  # fmt: skip
         if pol[POL_REPAIR_SPARE] != 0.0:
             spare = kept - need
-    else:
+    elif need == 0:
         pref[0, 0] = 0
     w = pol[POL_W]
     foul_penalty = pol[POL_FOUL_PENALTY]
@@ -1047,6 +1057,9 @@ def _policy_street(
     n_climb = int(pol[POL_CLIMB]) if need > 1 else 0
     # The learned correction, once per completion as the totals sum them.
     res_w = pol[POL_RESIDUAL] * fills if need > 0 else 0.0
+    if fills == 0:  # no completions: the learned value of the board is the estimate
+        res_w = 1.0
+        n_climb = 0
     placed_after = placed + n_place
     if n_climb < 2:
         n_climb = 0  # one placement alone has nothing to be compared with
@@ -1653,7 +1666,7 @@ def _static(
     picks = choice if need > 0 else 1
     pref = np.zeros((_pref_rows(fills, picks, pol), 14), dtype=np.int64)
     spare = 0
-    if need > 0:
+    if need > 0 and fills > 0:
         extra = int(need * pol[POL_THROWN])
         kept = _draw_fills(pool, 0, n_pool, need, extra, fills, picks, codes, scratch, pref)
         if pol[POL_REPAIR_SPARE] != 0.0:
@@ -1688,6 +1701,12 @@ def _static(
             if pick_max != 1.0:
                 x = pick_max * x + (1.0 - pick_max) * mean / picks
             total += x
+        if fills == 0:  # no completions: the learned value of the board
+            out[c] = _residual(cand_code[c, 0], cand_code[c, 1], cand_code[c, 2],
+                               cand_cnt[c, 0], cand_cnt[c, 1], cand_cnt[c, 2], t5, fo,
+                               vf)  # fmt: skip
+            out_foul[c] = 0.0
+            continue
         if pol[POL_RESIDUAL] != 0.0 and need > 0:
             total += pol[POL_RESIDUAL] * fills * _residual(
                 cand_code[c, 0], cand_code[c, 1], cand_code[c, 2], cand_cnt[c, 0],

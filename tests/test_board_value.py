@@ -184,3 +184,11 @@ def test_mc_with_the_learned_value_plays_legal_hands() -> None:
         play_hand(table, [bot, MonteCarloBot(seed=6, level=1)])
         assert table.over
     assert bot.last_analysis  # it decided its streets by rollouts
+
+
+@pytest.mark.parametrize(("fills", "screen_fills"), [(0, 160), (8, 0)])
+def test_a_level_without_completions_needs_the_learned_value(fills: int, screen_fills: int) -> None:
+    level = MonteCarloBot.throwing_levels[3]
+    with pytest.raises(ValueError, match="needs value=1"):
+        dataclasses.replace(level, fills=fills, screen_fills=screen_fills)
+    assert dataclasses.replace(level, fills=fills, screen_fills=screen_fills, value=1).value == 1

@@ -160,6 +160,16 @@ class Level:
     opp_residual: float = -1.0
     value: int = 0
 
+    def __post_init__(self) -> None:
+        # With no completions the policy places by the table alone: without the learned
+        # value it would read a table of zeros and take the first legal placement.
+        if not self.value and (self.fills < 1 or self.screen_fills < 1):
+            raise ValueError(
+                f"a level with fills={self.fills} and screen_fills={self.screen_fills} has "
+                "no completions to value a placement by: 0 needs value=1 (the learned "
+                "board value)"
+            )
+
 
 #: Points charged per unit of foul probability when choosing a placement. Chasing
 #: Fantasyland pays so well that the expected-points maximum fouls about 15% of boards

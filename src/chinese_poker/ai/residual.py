@@ -44,9 +44,8 @@ from chinese_poker.ai.rollout import (
     _board_value,
     _jit,
     _new_board,
-    _pattern_sums,
-    _place_street,
     _policy_street,
+    _random_street,
     _residual_features,
     _scratch_boards,
     _static,
@@ -139,12 +138,7 @@ def _collect(
         for k in range(n_streets):
             n = st_cards[k]
             if k < n_streets - 1 and np.random.random() < exploration:
-                while True:  # a random legal placement
-                    d = np.random.randint(0, n) if st_disc[k] == 1 else -1
-                    a = np.random.randint(0, 3 ** st_place[k])
-                    if _pattern_sums(code, cnt, deck, pos, n, d, a, codes)[0]:
-                        break
-                _place_street(code, cnt, dz, deck, pos, n, d, a, codes)
+                _random_street(code, cnt, dz, deck, pos, n, st_place[k], st_disc[k], codes)
             else:
                 _policy_street(code, cnt, dz, deck, pos, n, st_place[k], st_disc[k], 52,
                                n_fills, choice, 0, ev, roy, flv, st, vf, pol, scratch,

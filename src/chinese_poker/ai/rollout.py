@@ -1167,6 +1167,21 @@ def _place_street(
 
 
 @_jit
+def _random_street(
+    code: Any, cnt: Any, dz: Any, deck: Any, start: int, n_cards: int, n_place: int,
+    n_disc: int, codes: Any,
+) -> None:  # fmt: skip
+    """Place the street ``deck[start:start + n_cards]`` in a uniformly random legal way
+    (the exploration of self-play training)."""
+    while True:
+        d = np.random.randint(0, n_cards) if n_disc == 1 else -1
+        a = np.random.randint(0, 3**n_place)
+        if _pattern_sums(code, cnt, deck, start, n_cards, d, a, codes)[0]:
+            break
+    _place_street(code, cnt, dz, deck, start, n_cards, d, a, codes)
+
+
+@_jit
 def _timeout_street(
     code: Any, cnt: Any, dz: Any, deck: Any, start: int, n_place: int, codes: Any
 ) -> None:
@@ -1676,6 +1691,12 @@ def _static(
     pick_max = pol[POL_PICK_MAX]
     rounds = int(pol[POL_REPAIR]) if need > 1 else 0
     for c in range(n_cand):
+        if fills == 0:  # no completions: the learned value of the board
+            out[c] = _residual(cand_code[c, 0], cand_code[c, 1], cand_code[c, 2],
+                               cand_cnt[c, 0], cand_cnt[c, 1], cand_cnt[c, 2], t5, fo,
+                               vf)  # fmt: skip
+            out_foul[c] = 0.0
+            continue
         f0 = 3 - cand_cnt[c, 0]
         f01 = f0 + 5 - cand_cnt[c, 1]
         total = 0.0
@@ -1701,12 +1722,6 @@ def _static(
             if pick_max != 1.0:
                 x = pick_max * x + (1.0 - pick_max) * mean / picks
             total += x
-        if fills == 0:  # no completions: the learned value of the board
-            out[c] = _residual(cand_code[c, 0], cand_code[c, 1], cand_code[c, 2],
-                               cand_cnt[c, 0], cand_cnt[c, 1], cand_cnt[c, 2], t5, fo,
-                               vf)  # fmt: skip
-            out_foul[c] = 0.0
-            continue
         if pol[POL_RESIDUAL] != 0.0 and need > 0:
             total += pol[POL_RESIDUAL] * fills * _residual(
                 cand_code[c, 0], cand_code[c, 1], cand_code[c, 2], cand_cnt[c, 0],

@@ -18,8 +18,9 @@ value that looks only one street ahead, as a player does:
    :func:`~chinese_poker.ai.rollout.residual_features`, one row per number of cards
    placed, gives the table.
 
-With ``Level.fills`` = 0 the policy places each street by this table alone (no
-completions). Rebuild the shipped tables with ``python -m chinese_poker.ai.value
+With ``Level.value`` = 1 and ``Level.fills`` = 0 the policy places each street by
+this table alone (no completions), and with ``screen_fills`` = 0 the first street's
+screen does too. Rebuild the shipped tables with ``python -m chinese_poker.ai.value
 --write`` (docs/bots.md, *Round twelve*).
 """
 
@@ -46,8 +47,8 @@ from chinese_poker.ai.rollout import (
     _jit,
     _new_board,
     _pattern_sums,
-    _place_street,
     _policy_street,
+    _random_street,
     _residual,
     _scratch_boards,
 )
@@ -113,12 +114,7 @@ def _states(
         for k in range(n_streets - 1):
             n = st_cards[k]
             if np.random.random() < exploration:
-                while True:  # a random legal placement
-                    d = np.random.randint(0, n) if st_disc[k] == 1 else -1
-                    a = np.random.randint(0, 3 ** st_place[k])
-                    if _pattern_sums(code, cnt, deck, pos, n, d, a, codes)[0]:
-                        break
-                _place_street(code, cnt, dz, deck, pos, n, d, a, codes)
+                _random_street(code, cnt, dz, deck, pos, n, st_place[k], st_disc[k], codes)
             else:
                 _policy_street(code, cnt, dz, deck, pos, n, st_place[k], st_disc[k], 52,
                                n_fills, choice, 0, ev, roy, flv, st, vf, pol, scratch,

@@ -21,7 +21,9 @@ Three measurements (docs/bots.md, *Round three*), printed as JSON lines:
 
 A policy ``6x5r3`` is 6 completions x 5 arrangements with 3 rounds of foul repair
 (``Level.foul_repair``); ``8x5r1w1`` adds the learned correction at weight 1
-(``Level.residual``, Pineapple only; docs/bots.md, *Round eleven*).
+(``Level.residual``, Pineapple only; docs/bots.md, *Round eleven*); ``0x5r1v`` places
+every street by the learned value of the board alone, no completions (``Level.value``,
+the presets of ``ai.value.PRESETS``; docs/bots.md, *Round twelve* and *Round thirteen*).
 """
 
 from __future__ import annotations
@@ -43,12 +45,12 @@ from chinese_poker.rules import rules_for
 
 def policy_boards(
     preset: str, boards: int, fills: int, choice: int, repair: int, seed: int,
-    residual: float = 0.0,
+    residual: float = 0.0, learned: bool = False,
 ) -> dict[str, object]:  # fmt: skip
     rules = rules_for(preset)
-    t = rollout.tables_for(rules).with_policy(repair=repair, residual=residual)
+    t = rollout.tables_for(rules).with_policy(repair=repair, residual=residual, value=learned)
     v = rollout.solitaire_values(rules, boards, seed=seed, fills=fills, choice=choice,
-                                 repair=repair, residual=residual)  # fmt: skip
+                                 repair=repair, residual=residual, value=learned)  # fmt: skip
     foul = (v[:, 0] > v[:, 1]) | (v[:, 1] > v[:, 2])
     hi = v[:, 0] >> 16
     fl = (t.flv[hi] > 0) & ~foul
@@ -59,7 +61,7 @@ def policy_boards(
                                            penalty) for a, b, c in v])  # fmt: skip
     return {
         "measure": "policy", "preset": preset, "fills": fills, "choice": choice,
-        "repair": repair, "residual": residual,
+        "repair": repair, "residual": residual, "learned_value": learned,
         "boards": boards, "foul_rate": round(float(foul.mean()), 4),
         "fantasyland_rate": round(float(fl.mean()), 4),
         "pair_on_top": round(float(((hi >> 4) == 1).mean()), 4),
@@ -206,11 +208,12 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     for preset in args.presets.split(","):
         for item in args.policies.split(","):
-            item, _, weight = item.partition("w")
+            learned = item.endswith("v")
+            item, _, weight = item.removesuffix("v").partition("w")
             shape, _, repair = item.partition("r")
             fills, choice = (int(x) for x in shape.split("x"))
             row = policy_boards(preset, args.boards, fills, choice, int(repair or 0),
-                                args.seed, float(weight or 0))  # fmt: skip
+                                args.seed, float(weight or 0), learned)  # fmt: skip
             print(json.dumps(row), flush=True)
     if args.policy_only:
         return 0

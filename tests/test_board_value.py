@@ -165,9 +165,9 @@ def test_the_shipped_tables_are_those_of_their_presets() -> None:
 
 def test_rules_without_a_trained_value_are_refused_by_name() -> None:
     with pytest.raises(RulesError, match="pineapple"):
-        value.value_table(rules_for("ofc"))
+        value.value_table(rules_for("ofc-western"))  # its own royalties: not OFC's table
     with pytest.raises(RulesError, match="board value"):
-        rollout.tables_for(rules_for("ofc")).with_policy(value=True)
+        rollout.tables_for(rules_for("turbo")).with_policy(value=True)
 
 
 def test_the_tool_refuses_no_boards(capsys: pytest.CaptureFixture[str]) -> None:
@@ -175,12 +175,14 @@ def test_the_tool_refuses_no_boards(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().err.strip() == "--boards must be at least 1"
 
 
-def test_mc_with_the_learned_value_plays_legal_hands() -> None:
+@pytest.mark.parametrize("preset", value.PRESETS)
+def test_mc_with_the_learned_value_plays_legal_hands(preset: str) -> None:
     bot = MonteCarloBot(seed=5, level=1)
-    bot.throwing_params = dataclasses.replace(bot.throwing_params, value=1, fills=0,
-                                              screen_fills=0)  # fmt: skip
+    switch = {"value": 1, "fills": 0, "screen_fills": 0}
+    bot.params = dataclasses.replace(bot.params, **switch)  # OFC's levels
+    bot.throwing_params = dataclasses.replace(bot.throwing_params, **switch)
     for seed in (1, 2):
-        table = Table(PINEAPPLE, 2, seed=seed)
+        table = Table(rules_for(preset), 2, seed=seed)
         play_hand(table, [bot, MonteCarloBot(seed=6, level=1)])
         assert table.over
     assert bot.last_analysis  # it decided its streets by rollouts
@@ -192,3 +194,8 @@ def test_a_level_without_completions_needs_the_learned_value(fills: int, screen_
     with pytest.raises(ValueError, match="needs value=1"):
         dataclasses.replace(level, fills=fills, screen_fills=screen_fills)
     assert dataclasses.replace(level, fills=fills, screen_fills=screen_fills, value=1).value == 1
+
+
+def test_solitaire_without_completions_needs_the_learned_value() -> None:
+    with pytest.raises(ValueError, match="needs the learned value"):
+        rollout.solitaire_values(PINEAPPLE, 10, fills=0)

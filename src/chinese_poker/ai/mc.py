@@ -129,8 +129,9 @@ class Level:
     (docs/bots.md, *Round eleven*). ``value`` (1: the table the policy reads is the
     learned value of a partial board, :func:`~chinese_poker.ai.value.value_table`, and
     with ``fills`` 0 the policy and with ``screen_fills`` 0 the screen place by it
-    alone): as strong as the default at a fifth of its time, not adopted, 0 at every
-    level (docs/bots.md, *Round twelve*).
+    alone): as strong as the default at a third to a fifth of its time in Pineapple and
+    OFC, no ladder above level 3, not adopted, 0 at every level (docs/bots.md, *Round
+    twelve* and *Round thirteen*).
     """
 
     rollouts: int

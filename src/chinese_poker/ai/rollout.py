@@ -2227,15 +2227,19 @@ def _seed_kernel(seed: int) -> None:
 def solitaire_values(
     rules: Rules, boards: int, *, seed: int = 0, fills: int = 8, choice: int = 3,
     repair: int = 0, climb: int = 0, climb_rounds: int = 2, repair_spare: bool = False,
-    residual: float = 0.0,
+    residual: float = 0.0, value: bool = False,
 ) -> I64:  # fmt: skip
     """Line values (N x 3) of ``boards`` boards the policy completed from scratch
-    (``repair``, ``climb``, ``climb_rounds``, ``repair_spare``, ``residual``: see
-    :meth:`Tables.with_policy`)."""
+    (``repair``, ``climb``, ``climb_rounds``, ``repair_spare``, ``residual``, ``value``:
+    see :meth:`Tables.with_policy`; with ``value`` and ``fills`` 0 the learned value
+    places every street)."""
+    if fills == 0 and not value:
+        raise ValueError("a policy with no completions (fills 0) needs the learned value")
     t = tables_for(rules)
-    if repair or climb or residual:
+    if repair or climb or residual or value:
         t = t.with_policy(repair=repair, climb=climb, climb_rounds=climb_rounds,
-                          repair_spare=repair_spare, residual=residual)  # fmt: skip
+                          repair_spare=repair_spare, residual=residual,
+                          value=value)  # fmt: skip
     streets = rules.streets
     out = np.zeros((boards, 3), dtype=np.int64)
     _solitaire(boards, seed % (2**32 - 1),

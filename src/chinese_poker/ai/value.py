@@ -20,8 +20,9 @@ value that looks only one street ahead, as a player does:
 
 With ``Level.value`` = 1 and ``Level.fills`` = 0 the policy places each street by
 this table alone (no completions), and with ``screen_fills`` = 0 the first street's
-screen does too. Rebuild the shipped tables with ``python -m chinese_poker.ai.value
---write`` (docs/bots.md, *Round twelve*).
+screen does too. Tables are shipped for the presets of :data:`PRESETS` (Pineapple,
+Progressive Pineapple and plain OFC). Rebuild them with ``python -m
+chinese_poker.ai.value --write`` (docs/bots.md, *Round twelve* and *Round thirteen*).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ __all__ = ["PRESETS", "TRAINING", "iterate", "train", "value_path", "value_table
 
 #: The presets a table is trained and shipped for (rules with the same kernel arrays,
 #: :func:`~chinese_poker.ai.residual.fingerprint`, share it).
-PRESETS = ("pineapple", "pineapple-progressive")
+PRESETS = ("pineapple", "pineapple-progressive", "ofc")
 #: How the shipped tables were trained.
 TRAINING = {"boards": 60_000, "seed": 200, "exploration": 0.25, "draws": 24,
             "iterations": 5, "pooled": 2, "fills": 8, "choice": 5, "repair": 1,

@@ -23,7 +23,9 @@ A policy ``6x5r3`` is 6 completions x 5 arrangements with 3 rounds of foul repai
 (``Level.foul_repair``); ``8x5r1w1`` adds the learned correction at weight 1
 (``Level.residual``, Pineapple only; docs/bots.md, *Round eleven*); ``0x5r1v`` places
 every street by the learned value of the board alone, no completions (``Level.value``,
-the presets of ``ai.value.PRESETS``; docs/bots.md, *Round twelve* and *Round thirteen*).
+the presets of ``ai.value.PRESETS``; docs/bots.md, *Round twelve* and *Round thirteen*),
+and ``0x5r1s`` by that value refined on ``mc``'s search means (``Level.value`` 2,
+``ai.value.SEARCH_PRESETS``; *Round fourteen*).
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ from chinese_poker.rules import rules_for
 
 def policy_boards(
     preset: str, boards: int, fills: int, choice: int, repair: int, seed: int,
-    residual: float = 0.0, learned: bool = False,
+    residual: float = 0.0, learned: int = 0,
 ) -> dict[str, object]:  # fmt: skip
     rules = rules_for(preset)
     t = rollout.tables_for(rules).with_policy(repair=repair, residual=residual, value=learned)
@@ -208,8 +210,9 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     for preset in args.presets.split(","):
         for item in args.policies.split(","):
-            learned = item.endswith("v")
-            item, _, weight = item.removesuffix("v").partition("w")
+            # v: the learned value (BoardValue.ITERATED); s: refined on search (SEARCH)
+            learned = {"v": 1, "s": 2}.get(item[-1], 0)
+            item, _, weight = item.rstrip("vs").partition("w")
             shape, _, repair = item.partition("r")
             fills, choice = (int(x) for x in shape.split("x"))
             row = policy_boards(preset, args.boards, fills, choice, int(repair or 0),

@@ -199,3 +199,13 @@ def test_a_level_without_completions_needs_the_learned_value(fills: int, screen_
 def test_solitaire_without_completions_needs_the_learned_value() -> None:
     with pytest.raises(ValueError, match="needs the learned value"):
         rollout.solitaire_values(PINEAPPLE, 10, fills=0)
+
+
+def test_rules_with_the_same_kernel_arrays_share_a_table() -> None:
+    # Finnish OFC differs from OFC only in settlement (the deuce), which the policy does
+    # not value: it reads OFC's table (docs/bots.md, *Round thirteen*).
+    finnish, ofc = rules_for("ofc-finnish"), rules_for("ofc")
+    assert fingerprint(finnish) == fingerprint(ofc)
+    assert np.array_equal(value.value_table(finnish), value.value_table(ofc))
+    for preset in ("ofc-western", "ofc-hitspoker"):  # their own royalties or streets
+        assert fingerprint(rules_for(preset)) != fingerprint(ofc)

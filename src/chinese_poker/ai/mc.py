@@ -131,7 +131,9 @@ class Level:
     with ``fills`` 0 the policy and with ``screen_fills`` 0 the screen place by it
     alone): as strong as the default at a third to a fifth of its time in Pineapple and
     OFC, no ladder above level 3, not adopted, 0 at every level (docs/bots.md, *Round
-    twelve* and *Round thirteen*).
+    twelve* and *Round thirteen*); 2 reads that table refined on ``mc``'s own search
+    means (:class:`~chinese_poker.ai.rollout.BoardValue`, Pineapple only): no gain over
+    1, not adopted (*Round fourteen*).
     """
 
     rollouts: int
@@ -162,6 +164,9 @@ class Level:
     value: int = 0
 
     def __post_init__(self) -> None:
+        if self.value not in tuple(rollout.BoardValue):
+            names = ", ".join(f"{v.value} ({v.name.lower()})" for v in rollout.BoardValue)
+            raise ValueError(f"a level's value must be one of {names}, not {self.value!r}")
         # With no completions the policy places by the table alone: without the learned
         # value it would read a table of zeros and take the first legal placement.
         if not self.value and (self.fills < 1 or self.screen_fills < 1):
@@ -345,7 +350,7 @@ def analyse_street(
         exact_last=bool(level.exact_last),
         residual=level.residual,
         opp_residual=level.opp_residual,
-        value=bool(level.value),
+        value=level.value,
     )
     cands = [sit.candidate(a) for a in actions]
     rng = random.Random(seed)

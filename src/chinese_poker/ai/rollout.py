@@ -52,7 +52,7 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
+from enum import IntEnum, StrEnum
 from functools import lru_cache
 from importlib import resources
 from typing import Any, TypeVar, cast
@@ -207,6 +207,19 @@ class LineStrength(StrEnum):
     TABLE = "table"
 
 
+class BoardValue(IntEnum):
+    """Which learned value of a partial board the policy reads (``Level.value``)."""
+
+    #: None: the policy values a placement by its completions.
+    NONE = 0
+    #: Fitted by value iteration over the policy's own solitaire boards
+    #: (``data/board_value.json``; docs/bots.md, *Round twelve*).
+    ITERATED = 1
+    #: That table refined on the means of ``mc``'s own searches in self-play, head to
+    #: head (``data/board_value_search.json``; docs/bots.md, *Round fourteen*).
+    SEARCH = 2
+
+
 @dataclass(frozen=True)
 class Tables:
     """Everything the kernels need about the rules, as arrays (built once per rules)."""
@@ -261,7 +274,7 @@ class Tables:
         exact_last: bool = False,
         residual: float = 0.0,
         opp_residual: float = -1.0,
-        value: bool = False,
+        value: int = 0,
     ) -> Tables:
         """These tables with the fast policy's foul penalty and line-strength weight, and
         the value of earning or keeping Fantasyland, multiplied by these factors; a
@@ -290,9 +303,9 @@ class Tables:
         needs a table trained for these rules (a RulesError if none was);
         ``opp_residual``: that weight for the policy that completes the opponents' boards
         (-1: ours); ``value``: the table the kernels read is the learned value of a
-        partial board (:mod:`chinese_poker.ai.value`), which a policy with no
-        completions (``fills`` 0) places its streets by, instead of the correction
-        (so ``residual`` must then be 0)."""
+        partial board (:mod:`chinese_poker.ai.value`; a :class:`BoardValue`, 0 none),
+        which a policy with no completions (``fills`` 0) places its streets by, instead
+        of the correction (so ``residual`` must then be 0)."""
         policy = self.policy.copy()
         table = self.residual
         if value:
@@ -300,7 +313,7 @@ class Tables:
                 raise ValueError("the learned value and the correction share one table")
             from chinese_poker.ai.value import value_table  # the data, on demand
 
-            table = value_table(self.rules)
+            table = value_table(self.rules, BoardValue(value))
         elif residual != 0.0 or opp_residual > 0.0:
             from chinese_poker.ai.residual import residual_table  # the data, on demand
 
@@ -2227,7 +2240,7 @@ def _seed_kernel(seed: int) -> None:
 def solitaire_values(
     rules: Rules, boards: int, *, seed: int = 0, fills: int = 8, choice: int = 3,
     repair: int = 0, climb: int = 0, climb_rounds: int = 2, repair_spare: bool = False,
-    residual: float = 0.0, value: bool = False,
+    residual: float = 0.0, value: int = 0,
 ) -> I64:  # fmt: skip
     """Line values (N x 3) of ``boards`` boards the policy completed from scratch
     (``repair``, ``climb``, ``climb_rounds``, ``repair_spare``, ``residual``, ``value``:

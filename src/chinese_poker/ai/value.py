@@ -23,6 +23,19 @@ this table alone (no completions), and with ``screen_fills`` = 0 the first stree
 screen does too. Tables are shipped for the presets of :data:`PRESETS` (Pineapple,
 Progressive Pineapple and plain OFC). Rebuild them with ``python -m
 chinese_poker.ai.value --write`` (docs/bots.md, *Round twelve* and *Round thirteen*).
+
+**Refined on search** (``Level.value`` = 2, :attr:`~chinese_poker.ai.rollout.BoardValue.SEARCH`;
+docs/bots.md, *Round fourteen*). The table above values a board by what the policy
+alone makes of it, alone at the table. ``mc`` plays each street by a search over
+rollouts against the opponents' boards, so its own choices are a better policy than
+the table's. :func:`search_samples` plays heads-up sessions of ``mc`` in value mode and
+analyses every decision's candidates with the same number of rollouts each (no
+successive halving, whose early cuts would bias the means); :func:`refine` fits a
+correction of the table to those means by a ridge regression within each decision
+(each decision's own mean is taken out, since only the order of a street's placements
+matters to the policy), so that the policy imitates the search. ``python -m
+chinese_poker.ai.value --search --write`` rebuilds ``data/board_value_search.json``
+(Pineapple, :data:`SEARCH_PRESETS`).
 """
 
 from __future__ import annotations
@@ -30,7 +43,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import random
 import sys
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -44,6 +60,7 @@ from chinese_poker.ai.rollout import (
     POL_FOUL_PENALTY,
     POL_W,
     RES_FEATURES,
+    BoardValue,
     _board_value,
     _jit,
     _new_board,
@@ -55,11 +72,27 @@ from chinese_poker.ai.rollout import (
 )
 from chinese_poker.rules import Rules, RulesError, rules_for
 
-__all__ = ["PRESETS", "TRAINING", "iterate", "train", "value_path", "value_table"]
+__all__ = [
+    "PRESETS",
+    "SEARCH_PRESETS",
+    "SEARCH_TRAINING",
+    "TRAINING",
+    "SearchSamples",
+    "iterate",
+    "refine",
+    "search_samples",
+    "search_value_path",
+    "train",
+    "train_search",
+    "value_path",
+    "value_table",
+]
 
 #: The presets a table is trained and shipped for (rules with the same kernel arrays,
 #: :func:`~chinese_poker.ai.residual.fingerprint`, share it).
 PRESETS = ("pineapple", "pineapple-progressive", "ofc")
+#: The presets a table refined on search means (``BoardValue.SEARCH``) is shipped for.
+SEARCH_PRESETS = ("pineapple",)
 #: How the shipped tables were trained.
 TRAINING = {"boards": 60_000, "seed": 200, "exploration": 0.25, "draws": 24,
             "iterations": 5, "pooled": 2, "fills": 8, "choice": 5, "repair": 1,
@@ -74,22 +107,31 @@ def value_path() -> str:
     return str(resources.files("chinese_poker") / "data" / "board_value.json")
 
 
-@lru_cache(maxsize=1)
-def _shipped() -> dict[str, Any]:
-    with open(value_path(), encoding="utf-8") as f:
+def search_value_path() -> str:
+    """Where the shipped tables refined on search means are kept (``BoardValue.SEARCH``)."""
+    return str(resources.files("chinese_poker") / "data" / "board_value_search.json")
+
+
+@lru_cache(maxsize=2)
+def _shipped(path: str) -> dict[str, Any]:
+    with open(path, encoding="utf-8") as f:
         return dict(json.load(f))
 
 
 @lru_cache(maxsize=8)
-def value_table(rules: Rules) -> F64:
-    """The shipped value table (14 x features) for ``rules``; a RulesError when none was
-    trained for rules with the same kernel arrays."""
-    table = table_of(_shipped(), rules)
+def value_table(rules: Rules, kind: BoardValue = BoardValue.ITERATED) -> F64:
+    """The shipped value table (14 x features) of ``kind`` for ``rules``; a RulesError
+    when none was trained for rules with the same kernel arrays."""
+    if kind == BoardValue.NONE:
+        raise ValueError("BoardValue.NONE has no table")
+    path = value_path() if kind == BoardValue.ITERATED else search_value_path()
+    table = table_of(_shipped(path), rules)
     if table is not None:
         return table
+    presets = PRESETS if kind == BoardValue.ITERATED else SEARCH_PRESETS
     raise RulesError(
-        "the learned board value was trained for the presets "
-        f"{', '.join(PRESETS)} only; these rules differ in what the policy values "
+        f"the learned board value ({kind.name.lower()}) was trained for the presets "
+        f"{', '.join(presets)} only; these rules differ in what the policy values "
         "(use a level with completions, fills >= 1)"
     )
 
@@ -286,28 +328,280 @@ def train(preset: str, **training: Any) -> dict[str, Any]:
     }
 
 
+# ===================================================================== refined on search
+
+#: How the shipped table refined on search means was made (:func:`train_search`).
+SEARCH_TRAINING = {"sessions": 1200, "seed": 950_000, "workers": 2, "level": 3,
+                   "rollouts": 200, "aversion": 4.0, "ridge": 1.0}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class SearchSamples:
+    """Every candidate ``mc``'s search analysed with full rollouts, one row each:
+    ``decision`` (which decision, in order), ``placed`` (cards on the board after the
+    candidate), ``features`` (its five feature indices), ``mean`` (its mean points over
+    the rollouts), ``foul`` (its foul rate there) and ``base`` (the base table's value
+    of the board)."""
+
+    decision: I64
+    placed: I64
+    features: I64
+    mean: F64
+    foul: F64
+    base: F64
+
+    @staticmethod
+    def join(parts: list[SearchSamples]) -> SearchSamples:
+        """Several sets as one (their decision numbers shifted apart)."""
+        shift = 0
+        decisions = []
+        for p in parts:
+            decisions.append(p.decision + shift)
+            shift += int(p.decision.max()) + 1 if len(p.decision) else 0
+        return SearchSamples(
+            np.concatenate(decisions),
+            np.concatenate([p.placed for p in parts]),
+            np.concatenate([p.features for p in parts]).reshape(-1, 5),
+            np.concatenate([p.mean for p in parts]),
+            np.concatenate([p.foul for p in parts]),
+            np.concatenate([p.base for p in parts]),
+        )
+
+
+class _Recorder:
+    """An ``mc`` player that, after each street decision, analyses every candidate of
+    that decision again with ``rollouts`` rollouts each and keeps the rows."""
+
+    def __init__(self, bot: Any, rollouts: int, base: F64, rows: list[tuple[Any, ...]],
+                 counter: list[int]) -> None:  # fmt: skip
+        self.bot = bot
+        self.rollouts = rollouts
+        self.base = base
+        self.rows = rows
+        self.counter = counter
+        self.rng = random.Random(bot.rng.getrandbits(32))
+
+    def act(self, view: Any) -> Any:
+        from chinese_poker.ai.mc import analyse_street
+
+        action = self.bot.act(view)
+        dec = view.decisions[0]
+        if dec.kind != "street":
+            return action
+        sit = rollout.Situation.from_view(view, dec)
+        codes, pl = sit.tables.codes, rollout.partial_line_table()
+        # keep >= every candidate: one round, the same rollouts for each (no halving).
+        level = dataclasses.replace(self.bot.throwing_params, keep=300, rollouts=self.rollouts)
+        for o in analyse_street(view, dec, level, seed=self.rng.getrandbits(32)):
+            if o.rollouts <= 0:  # dropped by the first street's screen
+                continue
+            cand = sit.candidate(o.action)
+            lines = (cand.top, cand.middle, cand.bottom)
+            k = [len(x) for x in lines]
+            if sum(k) >= 13:  # a finished board: the policy values it exactly
+                continue
+            c = [sum(int(codes[x]) for x in line) for line in lines]
+            f = rollout._residual_features(c[0], c[1], c[2], k[0], k[1], k[2], sit.tables.t5,
+                                           sit.tables.fo, pl)  # fmt: skip
+            base = float(sum(self.base[sum(k)][j] for j in f))
+            self.rows.append((self.counter[0], sum(k), *(int(j) for j in f), o.value,
+                              o.foul_probability, base))  # fmt: skip
+        self.counter[0] += 1
+        return action
+
+
+def search_samples(
+    rules: Rules, first_session: int, sessions: int, *, level: int = 3, rollouts: int = 200,
+    kind: BoardValue = BoardValue.ITERATED,
+) -> SearchSamples:  # fmt: skip
+    """Heads-up sessions ``first_session`` .. ``first_session + sessions - 1`` of two
+    ``mc`` players at ``level`` placing by the table ``kind`` alone (``fills`` 0),
+    every candidate of every street decision analysed with ``rollouts`` rollouts."""
+    from chinese_poker.ai.mc import MonteCarloBot
+    from chinese_poker.engine import Session, play_hand
+
+    if kind == BoardValue.NONE:
+        raise ValueError("search samples are of a policy that places by a learned value")
+    if sessions < 1 or rollouts < 1:
+        raise ValueError(f"sessions and rollouts must be at least 1, not {sessions}, {rollouts}")
+    base = value_table(rules, kind)
+    rows: list[tuple[Any, ...]] = []
+    counter = [0]
+
+    def player(seed: int) -> _Recorder:
+        bot = MonteCarloBot(seed=seed, level=level)
+        bot.params = dataclasses.replace(bot.params, value=int(kind), fills=0, screen_fills=0)
+        bot.throwing_params = dataclasses.replace(
+            bot.throwing_params, value=int(kind), fills=0, screen_fills=0
+        )
+        return _Recorder(bot, rollouts, base, rows, counter)
+
+    for s in range(first_session, first_session + sessions):
+        session = Session(rules, ["P0", "P1"], seed=s)
+        agents = {"P0": player(s * 8), "P1": player(s * 8 + 1)}
+        while not session.over:
+            table = session.start_hand()
+            play_hand(table, [agents[name] for name in table.players])
+            session.finish_hand()
+    a = np.array(rows, dtype=np.float64).reshape(-1, 10)
+    return SearchSamples(a[:, 0].astype(np.int64), a[:, 1].astype(np.int64),
+                         a[:, 2:7].astype(np.int64), a[:, 7], a[:, 8], a[:, 9])  # fmt: skip
+
+
+@_jit
+def _demeaned_normal(decision: Any, feats: Any, y: Any, n_features: int) -> Any:
+    """The normal equations (X'X, X'y) of one-hot features ``feats`` with each
+    decision's mean taken out of X and y (rows sorted by ``decision``)."""
+    gram = np.zeros((n_features, n_features))
+    rhs = np.zeros(n_features)
+    share = np.zeros(n_features)
+    seen = np.empty(n_features, dtype=np.int64)
+    marked = np.zeros(n_features, dtype=np.bool_)
+    n = decision.shape[0]
+    i = 0
+    while i < n:
+        j = i
+        while j < n and decision[j] == decision[i]:
+            j += 1
+        size = j - i
+        y_mean = 0.0
+        for r in range(i, j):
+            y_mean += y[r]
+        y_mean /= size
+        m = 0
+        for r in range(i, j):
+            for a in range(5):
+                fa = feats[r, a]
+                rhs[fa] += y[r] - y_mean
+                for b in range(5):
+                    gram[fa, feats[r, b]] += 1.0
+                if not marked[fa]:
+                    marked[fa] = True
+                    seen[m] = fa
+                    m += 1
+                share[fa] += 1.0
+        # sum over the decision of (x - mean)(x - mean)' = sum x x' - size * mean mean'
+        for p in range(m):
+            for q in range(m):
+                gram[seen[p], seen[q]] -= share[seen[p]] * share[seen[q]] / size
+        for p in range(m):
+            share[seen[p]] = 0.0
+            marked[seen[p]] = False
+        i = j
+    return gram, rhs
+
+
+def refine(samples: SearchSamples, base: F64, *, aversion: float = 4.0,
+           ridge: float = 1.0) -> F64:  # fmt: skip
+    """``base`` (14 x features) plus, row by row, the ridge fit within decisions of the
+    samples' ``mean - aversion x foul`` (what ``mc`` chooses by) less the base's value:
+    the table whose order of a street's placements follows the search's."""
+    if not ridge > 0:
+        raise ValueError(f"ridge must be positive, not {ridge}")
+    new = np.array(base, dtype=np.float64)
+    for k in np.unique(samples.placed):
+        sel = np.flatnonzero(samples.placed == k)
+        sel = sel[np.argsort(samples.decision[sel], kind="stable")]
+        y = samples.mean[sel] - aversion * samples.foul[sel] - samples.base[sel]
+        gram, rhs = _demeaned_normal(samples.decision[sel], samples.features[sel], y,
+                                     RES_FEATURES)  # fmt: skip
+        gram[np.diag_indices(RES_FEATURES)] += ridge
+        new[int(k)] += np.linalg.solve(gram, rhs)
+    return new
+
+
+def _samples_block(args: tuple[str, int, int, int, int]) -> SearchSamples:
+    preset, first, sessions, level, rollouts = args
+    return search_samples(rules_for(preset), first, sessions, level=level, rollouts=rollouts)
+
+
+def train_search(preset: str, **training: Any) -> dict[str, Any]:
+    """One shipped entry refined on search means (:data:`SEARCH_TRAINING`): the sessions
+    are split into ``workers`` consecutive blocks played in parallel."""
+    opts = {**SEARCH_TRAINING, **training}
+    rules = rules_for(preset)
+    workers, sessions = int(opts["workers"]), int(opts["sessions"])
+    if workers < 1 or sessions < workers:
+        raise ValueError(f"need 1 <= workers <= sessions, not {workers} and {sessions}")
+    size = -(-sessions // workers)
+    blocks = [(preset, opts["seed"] + b * size, min(size, sessions - b * size), opts["level"],
+               opts["rollouts"]) for b in range(workers)]  # fmt: skip
+    if workers == 1:
+        parts = [_samples_block(blocks[0])]
+    else:
+        with ProcessPoolExecutor(workers) as pool:
+            parts = list(pool.map(_samples_block, blocks))
+    samples = SearchSamples.join(parts)
+    table = refine(samples, value_table(rules), aversion=opts["aversion"], ridge=opts["ridge"])
+    placed = [int(sum(p for _, p in rules.streets[: k + 1])) for k in range(len(rules.streets) - 1)]
+    return {
+        "preset": preset,
+        "fingerprint": fingerprint(rules),
+        "training": opts,
+        "samples": len(samples.mean),
+        "decisions": len(np.unique(samples.decision)),
+        "rows": {str(k): [round(float(x), 4) for x in table[k]] for k in placed},
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m chinese_poker.ai.value",
-        description="Fit the learned value of a partial board by value iteration.",
+        description="Fit the learned value of a partial board by value iteration "
+        "(--search: refine it on mc's own search means).",
     )
     parser.add_argument("--boards", type=int, default=TRAINING["boards"])
-    parser.add_argument("--seed", type=int, default=TRAINING["seed"])
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument(
+        "--search",
+        action="store_true",
+        help="refine the shipped table on search means (board_value_search.json)",
+    )
+    parser.add_argument(
+        "--sessions",
+        type=int,
+        default=SEARCH_TRAINING["sessions"],
+        help="with --search: heads-up sessions of self-play",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=SEARCH_TRAINING["workers"],
+        help="with --search: processes playing them",
+    )
     parser.add_argument("--write", action="store_true", help="replace the shipped tables")
     args = parser.parse_args(argv)
-    if args.boards < 1:
-        print("--boards must be at least 1", file=sys.stderr)
-        return 2
-    data = {
-        "what": "learned value of a partial board (chinese_poker.ai.value)",
-        "features": RES_FEATURES,
-        "tables": [train(p, boards=args.boards, seed=args.seed) for p in PRESETS],
-    }
+    if args.search:
+        if args.sessions < 1 or not 1 <= args.workers <= args.sessions:
+            print(
+                "--sessions must be at least 1 and --workers from 1 to --sessions", file=sys.stderr
+            )
+            return 2
+        seed = SEARCH_TRAINING["seed"] if args.seed is None else args.seed
+        data = {
+            "what": "learned value of a partial board refined on search means "
+                    "(chinese_poker.ai.value, --search)",
+            "features": RES_FEATURES,
+            "tables": [train_search(p, sessions=args.sessions, workers=args.workers, seed=seed)
+                       for p in SEARCH_PRESETS],
+        }  # fmt: skip
+        path = search_value_path()
+    else:
+        if args.boards < 1:
+            print("--boards must be at least 1", file=sys.stderr)
+            return 2
+        seed = TRAINING["seed"] if args.seed is None else args.seed
+        data = {
+            "what": "learned value of a partial board (chinese_poker.ai.value)",
+            "features": RES_FEATURES,
+            "tables": [train(p, boards=args.boards, seed=seed) for p in PRESETS],
+        }
+        path = value_path()
     text = json.dumps(data, separators=(",", ":")) + "\n"
     if args.write:
-        with open(value_path(), "w", encoding="utf-8") as f:
+        with open(path, "w", encoding="utf-8") as f:
             f.write(text)
-        print(f"wrote {value_path()}")
+        print(f"wrote {path}")
     else:
         sys.stdout.write(text)
     return 0

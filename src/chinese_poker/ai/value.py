@@ -82,6 +82,7 @@ __all__ = [
     "refine",
     "search_samples",
     "search_value_path",
+    "session_blocks",
     "train",
     "train_search",
     "value_path",
@@ -340,8 +341,8 @@ class SearchSamples:
     """Every candidate ``mc``'s search analysed with full rollouts, one row each:
     ``decision`` (which decision, in order), ``placed`` (cards on the board after the
     candidate), ``features`` (its five feature indices), ``mean`` (its mean points over
-    the rollouts), ``foul`` (its foul rate there) and ``base`` (the base table's value
-    of the board)."""
+    the rollouts), ``foul`` (its foul rate there), ``base`` (the value of the board in
+    the table the players placed by) and ``rollouts`` (how many it was given)."""
 
     decision: I64
     placed: I64
@@ -349,6 +350,7 @@ class SearchSamples:
     mean: F64
     foul: F64
     base: F64
+    rollouts: I64
 
     @staticmethod
     def join(parts: list[SearchSamples]) -> SearchSamples:
@@ -365,6 +367,7 @@ class SearchSamples:
             np.concatenate([p.mean for p in parts]),
             np.concatenate([p.foul for p in parts]),
             np.concatenate([p.base for p in parts]),
+            np.concatenate([p.rollouts for p in parts]),
         )
 
 
@@ -390,8 +393,12 @@ class _Recorder:
             return action
         sit = rollout.Situation.from_view(view, dec)
         codes, pl = sit.tables.codes, rollout.partial_line_table()
-        # keep >= every candidate: one round, the same rollouts for each (no halving).
-        level = dataclasses.replace(self.bot.throwing_params, keep=300, rollouts=self.rollouts)
+        # The level the bot plays these rules at; keep >= every candidate: one round, the
+        # same rollouts for each (no halving).
+        params = (
+            self.bot.throwing_params if view.rules.spec.variant.throws_cards else self.bot.params
+        )
+        level = dataclasses.replace(params, keep=300, rollouts=self.rollouts)
         for o in analyse_street(view, dec, level, seed=self.rng.getrandbits(32)):
             if o.rollouts <= 0:  # dropped by the first street's screen
                 continue
@@ -405,7 +412,7 @@ class _Recorder:
                                            sit.tables.fo, pl)  # fmt: skip
             base = float(sum(self.base[sum(k)][j] for j in f))
             self.rows.append((self.counter[0], sum(k), *(int(j) for j in f), o.value,
-                              o.foul_probability, base))  # fmt: skip
+                              o.foul_probability, base, o.rollouts))  # fmt: skip
         self.counter[0] += 1
         return action
 
@@ -443,9 +450,10 @@ def search_samples(
             table = session.start_hand()
             play_hand(table, [agents[name] for name in table.players])
             session.finish_hand()
-    a = np.array(rows, dtype=np.float64).reshape(-1, 10)
+    a = np.array(rows, dtype=np.float64).reshape(-1, 11)
     return SearchSamples(a[:, 0].astype(np.int64), a[:, 1].astype(np.int64),
-                         a[:, 2:7].astype(np.int64), a[:, 7], a[:, 8], a[:, 9])  # fmt: skip
+                         a[:, 2:7].astype(np.int64), a[:, 7], a[:, 8], a[:, 9],
+                         a[:, 10].astype(np.int64))  # fmt: skip
 
 
 @_jit
@@ -493,11 +501,15 @@ def _demeaned_normal(decision: Any, feats: Any, y: Any, n_features: int) -> Any:
 
 def refine(samples: SearchSamples, base: F64, *, aversion: float = 4.0,
            ridge: float = 1.0) -> F64:  # fmt: skip
-    """``base`` (14 x features) plus, row by row, the ridge fit within decisions of the
-    samples' ``mean - aversion x foul`` (what ``mc`` chooses by) less the base's value:
-    the table whose order of a street's placements follows the search's."""
+    """``base`` (14 x features, the table the samples' players placed by) plus, row by
+    row, the ridge fit within decisions of the samples' ``mean - aversion x foul`` (what
+    ``mc`` chooses by) less the base's value: the table whose order of a street's
+    placements follows the search's."""
     if not ridge > 0:
         raise ValueError(f"ridge must be positive, not {ridge}")
+    valued = np.asarray(base)[samples.placed[:, None], samples.features].sum(axis=1)
+    if not np.allclose(valued, samples.base, atol=1e-6):
+        raise ValueError("the samples were valued with another table than base")
     new = np.array(base, dtype=np.float64)
     for k in np.unique(samples.placed):
         sel = np.flatnonzero(samples.placed == k)
@@ -515,17 +527,32 @@ def _samples_block(args: tuple[str, int, int, int, int]) -> SearchSamples:
     return search_samples(rules_for(preset), first, sessions, level=level, rollouts=rollouts)
 
 
+def session_blocks(first: int, sessions: int, workers: int) -> list[tuple[int, int]]:
+    """Sessions ``first`` .. ``first + sessions - 1`` as ``workers`` consecutive blocks
+    (first session, how many) whose sizes differ by at most one.
+
+    >>> session_blocks(100, 5, 2)
+    [(100, 3), (103, 2)]
+    """
+    if workers < 1 or sessions < workers:
+        raise ValueError(f"need 1 <= workers <= sessions, not {workers} and {sessions}")
+    size, extra = divmod(sessions, workers)
+    out, at = [], first
+    for b in range(workers):
+        n = size + (b < extra)
+        out.append((at, n))
+        at += n
+    return out
+
+
 def train_search(preset: str, **training: Any) -> dict[str, Any]:
     """One shipped entry refined on search means (:data:`SEARCH_TRAINING`): the sessions
     are split into ``workers`` consecutive blocks played in parallel."""
     opts = {**SEARCH_TRAINING, **training}
     rules = rules_for(preset)
-    workers, sessions = int(opts["workers"]), int(opts["sessions"])
-    if workers < 1 or sessions < workers:
-        raise ValueError(f"need 1 <= workers <= sessions, not {workers} and {sessions}")
-    size = -(-sessions // workers)
-    blocks = [(preset, opts["seed"] + b * size, min(size, sessions - b * size), opts["level"],
-               opts["rollouts"]) for b in range(workers)]  # fmt: skip
+    workers = int(opts["workers"])
+    split = session_blocks(opts["seed"], int(opts["sessions"]), workers)
+    blocks = [(preset, first, n, opts["level"], opts["rollouts"]) for first, n in split]
     if workers == 1:
         parts = [_samples_block(blocks[0])]
     else:
@@ -550,7 +577,12 @@ def main(argv: list[str] | None = None) -> int:
         description="Fit the learned value of a partial board by value iteration "
         "(--search: refine it on mc's own search means).",
     )
-    parser.add_argument("--boards", type=int, default=TRAINING["boards"])
+    parser.add_argument(
+        "--boards",
+        type=int,
+        default=None,
+        help=f"boards a round of value iteration (default {TRAINING['boards']})",
+    )
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument(
         "--search",
@@ -572,6 +604,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true", help="replace the shipped tables")
     args = parser.parse_args(argv)
     if args.search:
+        if args.boards is not None:
+            print("--boards is for value iteration, not --search (use --sessions)", file=sys.stderr)
+            return 2
         if args.sessions < 1 or not 1 <= args.workers <= args.sessions:
             print(
                 "--sessions must be at least 1 and --workers from 1 to --sessions", file=sys.stderr
@@ -587,14 +622,15 @@ def main(argv: list[str] | None = None) -> int:
         }  # fmt: skip
         path = search_value_path()
     else:
-        if args.boards < 1:
+        boards = TRAINING["boards"] if args.boards is None else args.boards
+        if boards < 1:
             print("--boards must be at least 1", file=sys.stderr)
             return 2
         seed = TRAINING["seed"] if args.seed is None else args.seed
         data = {
             "what": "learned value of a partial board (chinese_poker.ai.value)",
             "features": RES_FEATURES,
-            "tables": [train(p, boards=args.boards, seed=seed) for p in PRESETS],
+            "tables": [train(p, boards=boards, seed=seed) for p in PRESETS],
         }
         path = value_path()
     text = json.dumps(data, separators=(",", ":")) + "\n"

@@ -392,7 +392,6 @@ class _Recorder:
         if dec.kind != "street":
             return action
         sit = rollout.Situation.from_view(view, dec)
-        codes, pl = sit.tables.codes, rollout.partial_line_table()
         # The level the bot plays these rules at; keep >= every candidate: one round, the
         # same rollouts for each (no halving).
         params = (
@@ -404,15 +403,13 @@ class _Recorder:
                 continue
             cand = sit.candidate(o.action)
             lines = (cand.top, cand.middle, cand.bottom)
-            k = [len(x) for x in lines]
-            if sum(k) >= 13:  # a finished board: the policy values it exactly
+            placed = sum(len(x) for x in lines)
+            if placed >= 13:  # a finished board: the policy values it exactly
                 continue
-            c = [sum(int(codes[x]) for x in line) for line in lines]
-            f = rollout._residual_features(c[0], c[1], c[2], k[0], k[1], k[2], sit.tables.t5,
-                                           sit.tables.fo, pl)  # fmt: skip
-            base = float(sum(self.base[sum(k)][j] for j in f))
-            self.rows.append((self.counter[0], sum(k), *(int(j) for j in f), o.value,
-                              o.foul_probability, base, o.rollouts))  # fmt: skip
+            f = rollout.residual_features(lines, view.rules)
+            base = float(sum(self.base[placed][j] for j in f))
+            self.rows.append((self.counter[0], placed, *f, o.value, o.foul_probability, base,
+                              o.rollouts))  # fmt: skip
         self.counter[0] += 1
         return action
 

@@ -55,6 +55,7 @@ import numpy as np
 import numpy.typing as npt
 
 from chinese_poker.ai import rollout
+from chinese_poker.ai.mc import THROWING_LEVELS
 from chinese_poker.ai.residual import fingerprint, fit, table_of
 from chinese_poker.ai.rollout import (
     POL_FOUL_PENALTY,
@@ -332,8 +333,10 @@ def train(preset: str, **training: Any) -> dict[str, Any]:
 # ===================================================================== refined on search
 
 #: How the shipped table refined on search means was made (:func:`train_search`).
+#: The aversion is the one the players' level chooses by (``mc`` level 3 in Pineapple).
 SEARCH_TRAINING = {"sessions": 1200, "seed": 950_000, "workers": 2, "level": 3,
-                   "rollouts": 200, "aversion": 4.0, "ridge": 1.0}  # fmt: skip
+                   "rollouts": 200, "aversion": THROWING_LEVELS[3].foul_aversion,
+                   "ridge": 1.0}  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -74,9 +74,9 @@ def test_refine_recovers_a_planted_order_and_charges_the_aversion() -> None:
         assert np.allclose(fitted[m] - fitted[m][0], planted[m] - planted[m][0], atol=1e-3)
     assert np.array_equal(table[[5, 9, 11]], base[[5, 9, 11]])  # rows with no samples
     with pytest.raises(ValueError, match="ridge"):
-        value.refine(samples, base, ridge=0.0)
+        value.refine(samples, base, aversion=4.0, ridge=0.0)
     with pytest.raises(ValueError, match="another table"):
-        value.refine(samples, np.zeros((14, n)))
+        value.refine(samples, np.zeros((14, n)), aversion=4.0)
 
 
 def test_joined_samples_keep_their_decisions_apart() -> None:

@@ -316,17 +316,24 @@ def _features(s_code: Any, s_cnt: Any, t5: Any, fo: Any, pl: Any) -> Any:
     return out
 
 
+def _shipped_rows(rules: Rules, table: F64) -> dict[str, list[float]]:
+    """The rows of ``table`` a policy reads (cards placed after each street but the last),
+    rounded as they are shipped."""
+    streets = rules.streets
+    placed = [int(sum(p for _, p in streets[: k + 1])) for k in range(len(streets) - 1)]
+    return {str(k): [round(float(x), 4) for x in table[k]] for k in placed}
+
+
 def train(preset: str, **training: Any) -> dict[str, Any]:
     """One shipped entry: the table for ``preset`` with how it was made."""
     opts = {**TRAINING, **training}
     rules = rules_for(preset)
     table = iterate(rules, **opts)[-1]
-    placed = [int(sum(p for _, p in rules.streets[: k + 1])) for k in range(len(rules.streets) - 1)]
     return {
         "preset": preset,
         "fingerprint": fingerprint(rules),
         "training": opts,
-        "rows": {str(k): [round(float(x), 4) for x in table[k]] for k in placed},
+        "rows": _shipped_rows(rules, table),
     }
 
 
@@ -499,7 +506,7 @@ def _demeaned_normal(decision: Any, feats: Any, y: Any, n_features: int) -> Any:
     return gram, rhs
 
 
-def refine(samples: SearchSamples, base: F64, *, aversion: float = 4.0,
+def refine(samples: SearchSamples, base: F64, *, aversion: float,
            ridge: float = 1.0) -> F64:  # fmt: skip
     """``base`` (14 x features, the table the samples' players placed by) plus, row by
     row, the ridge fit within decisions of the samples' ``mean - aversion x foul`` (what
@@ -560,14 +567,13 @@ def train_search(preset: str, **training: Any) -> dict[str, Any]:
             parts = list(pool.map(_samples_block, blocks))
     samples = SearchSamples.join(parts)
     table = refine(samples, value_table(rules), aversion=opts["aversion"], ridge=opts["ridge"])
-    placed = [int(sum(p for _, p in rules.streets[: k + 1])) for k in range(len(rules.streets) - 1)]
     return {
         "preset": preset,
         "fingerprint": fingerprint(rules),
         "training": opts,
         "samples": len(samples.mean),
         "decisions": len(np.unique(samples.decision)),
-        "rows": {str(k): [round(float(x), 4) for x in table[k]] for k in placed},
+        "rows": _shipped_rows(rules, table),
     }
 
 

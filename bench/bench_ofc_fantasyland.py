@@ -210,9 +210,10 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     for preset in args.presets.split(","):
         for item in args.policies.split(","):
-            # v: the learned value (BoardValue.ITERATED); s: refined on search (SEARCH)
-            learned = {"v": 1, "s": 2}.get(item[-1], 0)
-            item, _, weight = item.rstrip("vs").partition("w")
+            # v: the learned value (BoardValue.ITERATED); s: refined on search (SEARCH); l: with
+            # the live cards (LIVE)
+            learned = {"v": 1, "s": 2, "l": 3}.get(item[-1], 0)
+            item, _, weight = item.rstrip("vsl").partition("w")
             shape, _, repair = item.partition("r")
             fills, choice = (int(x) for x in shape.split("x"))
             row = policy_boards(preset, args.boards, fills, choice, int(repair or 0),

@@ -1,8 +1,11 @@
-"""Helpers shared by the server tests (not a test module)."""
+"""Helpers shared by the tests (not a test module)."""
 
 from __future__ import annotations
 
+import importlib.util
 import random
+import sys
+from pathlib import Path
 from typing import Any
 
 Msg = dict[str, Any]
@@ -35,3 +38,19 @@ def _random_action(view: Msg, rng: random.Random) -> Msg:
         lines[i].append(card)
     return {"type": "place", "hand": d["hand"], "top": lines[0], "middle": lines[1],
             "bottom": lines[2], "discard": discard, "version": view["version"]}  # fmt: skip
+
+
+def bench_module(name: str) -> Any:
+    """The benchmark script ``bench/<name>.py`` as a module, loaded once. The bench folder
+    goes on the path, as when a script is run, since one bench imports another."""
+    bench_dir = Path(__file__).resolve().parents[1] / "bench"
+    if str(bench_dir) not in sys.path:
+        sys.path.insert(0, str(bench_dir))
+    module = sys.modules.get(name)
+    if module is None:  # registered first: its dataclasses look their module up
+        spec = importlib.util.spec_from_file_location(name, bench_dir / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return module

@@ -68,7 +68,7 @@ def test_the_last_street_target_is_the_exhaustive_mean() -> None:
     pos = np.array([52 - len(unseen)], dtype=np.int64)
     decks[0, pos[0] :] = unseen
     out = np.zeros(1)
-    value._targets(np.array([0]), decks, code, cnt, pos, np.array([0]), 3, 2, 1, 20_000, 5,
+    value._targets(np.array([0]), decks, code, cnt, pos, np.array([0]), 3, 2, 1, 20_000, 5, 0,
                    t.ev, t.roy, t.flv, t.strength, t.vf, t.policy, out)  # fmt: skip
     # 20,000 draws: the standard error is below 0.1 point for a spread of about 12.
     assert out[0] == pytest.approx(expected, abs=0.4)
@@ -114,7 +114,15 @@ def test_the_screen_without_completions_is_the_table() -> None:
     code, cnt, _ = sit.arrays(cands)
     t = sit.tables
     expected = [
-        rollout._residual(*(int(x) for x in code[i]), *(int(x) for x in cnt[i]), t.t5, t.fo, t.vf)
+        rollout._residual(
+            *(int(x) for x in code[i]),
+            *(int(x) for x in cnt[i]),
+            t.t5,
+            t.fo,
+            t.vf,
+            np.zeros(17, dtype=np.int64),
+            t.codes,
+        )
         for i in range(len(cands))
     ]
     assert np.allclose(scores, expected)

@@ -147,8 +147,8 @@ def test_the_search_table_is_refused_where_none_was_trained() -> None:
         value.value_table(rules_for("ofc"), BoardValue.SEARCH)
     with pytest.raises(ValueError, match="no table"):
         value.value_table(PINEAPPLE, BoardValue.NONE)
-    with pytest.raises(ValueError, match=r"0 \(none\), 1 \(iterated\), 2 \(search\)"):
-        dataclasses.replace(MonteCarloBot.throwing_levels[3], value=3)
+    with pytest.raises(ValueError, match=r"0 \(none\), 1 \(iterated\), 2 \(search\), 3 \(live\)"):
+        dataclasses.replace(MonteCarloBot.throwing_levels[3], value=4)
 
 
 def test_the_tool_refuses_bad_sessions(capsys: pytest.CaptureFixture[str]) -> None:

@@ -222,7 +222,15 @@ def test_the_screen_adds_the_correction() -> None:
     code, cnt, _ = sit.arrays(cands)
     t = sit.tables
     expected = [
-        rollout._residual(*(int(x) for x in code[i]), *(int(x) for x in cnt[i]), t.t5, t.fo, t.vf)
+        rollout._residual(
+            *(int(x) for x in code[i]),
+            *(int(x) for x in cnt[i]),
+            t.t5,
+            t.fo,
+            t.vf,
+            np.zeros(17, dtype=np.int64),
+            t.codes,
+        )
         for i in range(len(cands))
     ]
     assert np.allclose(corrected - plain, expected)

@@ -13,14 +13,12 @@ with the knobs at their defaults nothing changes at all.
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
-import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+from _helpers import bench_module
 from chinese_poker.ai import rollout
 from chinese_poker.ai.mc import LEVELS, THROWING_LEVELS, V1_LEVELS, Level, analyse_street
 from chinese_poker.engine.actions import iter_placements
@@ -52,15 +50,7 @@ def _stats(text: str, **knobs: object) -> rollout.RolloutStats:
 
 
 def _bench() -> Any:
-    path = Path(__file__).resolve().parents[1] / "bench" / "bench_mc_bots.py"
-    spec = importlib.util.spec_from_file_location("bench_mc_bots", path)
-    assert spec is not None and spec.loader is not None
-    bench = sys.modules.get(spec.name)
-    if bench is None:  # registered first: its dataclasses look their module up
-        bench = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = bench
-        spec.loader.exec_module(bench)
-    return bench
+    return bench_module("bench_mc_bots")
 
 
 def _ours_only(knobs: dict[str, object]) -> dict[str, object]:

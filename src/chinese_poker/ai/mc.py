@@ -133,7 +133,9 @@ class Level:
     OFC, no ladder above level 3, not adopted, 0 at every level (docs/bots.md, *Round
     twelve* and *Round thirteen*); 2 reads that table refined on ``mc``'s own search
     means (:class:`~chinese_poker.ai.rollout.BoardValue`, Pineapple only): no gain over
-    1, not adopted (*Round fourteen*).
+    1, not adopted (*Round fourteen*); 3 reads a table that also values the live cards
+    of the board's draws (Pineapple and OFC): no gain over 1, not adopted (*Round
+    fifteen*).
     """
 
     rollouts: int

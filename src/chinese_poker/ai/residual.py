@@ -94,7 +94,8 @@ def table_of(data: dict[str, Any], rules: Rules) -> F64 | None:
     key = fingerprint(rules)
     for entry in data["tables"]:
         if entry["fingerprint"] == key:
-            table = np.zeros((14, RES_FEATURES), dtype=np.float64)
+            width = max((len(row) for row in entry["rows"].values()), default=RES_FEATURES)
+            table = np.zeros((14, width), dtype=np.float64)
             for placed, row in entry["rows"].items():
                 table[int(placed)] = row
             table.setflags(write=False)
@@ -191,20 +192,25 @@ def collect(
     return feats[:n], placed[:n], estimate[:n], realised[:n]
 
 
-def fit(feats: I64, placed: I64, target: F64, *, ridge: float = 20.0) -> F64:
-    """Ridge regression of ``target`` on the one-hot features, one per cards placed: the
-    table (14 x features) whose five entries for a board sum to the fitted value."""
-    table = np.zeros((14, RES_FEATURES))
+def fit(
+    feats: I64, placed: I64, target: F64, *, ridge: float = 20.0, width: int = RES_FEATURES
+) -> F64:
+    """Ridge regression of ``target`` on the one-hot features (``feats``: N x the
+    indices of a board's features, -1 where it has none), one per cards placed: the
+    table (14 x ``width``) whose entries for a board's features sum to the fitted value."""
+    table = np.zeros((14, width))
     for k in np.unique(placed):
         m = placed == k
         f, y = feats[m], target[m]
-        gram = np.zeros((RES_FEATURES, RES_FEATURES))
-        rhs = np.zeros(RES_FEATURES)
-        for i in range(5):
-            np.add.at(rhs, f[:, i], y)
-            for j in range(5):
-                np.add.at(gram, (f[:, i], f[:, j]), 1.0)
-        gram[np.diag_indices(RES_FEATURES)] += ridge
+        gram = np.zeros((width, width))
+        rhs = np.zeros(width)
+        for i in range(f.shape[1]):
+            on = f[:, i] >= 0
+            np.add.at(rhs, f[on, i], y[on])
+            for j in range(f.shape[1]):
+                both = on & (f[:, j] >= 0)
+                np.add.at(gram, (f[both, i], f[both, j]), 1.0)
+        gram[np.diag_indices(width)] += ridge
         table[int(k)] = np.linalg.solve(gram, rhs)
     return table
 

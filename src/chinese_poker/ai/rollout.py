@@ -218,6 +218,10 @@ class BoardValue(IntEnum):
     #: That table refined on the means of ``mc``'s own searches in self-play, head to
     #: head (``data/board_value_search.json``; docs/bots.md, *Round fourteen*).
     SEARCH = 2
+    #: Value iteration as ``ITERATED``, with features of the live cards
+    #: (:data:`LIVE_FEATURES`) and an opponent's streets dealt from the same deck
+    #: (``data/board_value_live.json``; docs/bots.md, *Round fifteen*).
+    LIVE = 3
 
 
 @dataclass(frozen=True)
@@ -305,7 +309,8 @@ class Tables:
         (-1: ours); ``value``: the table the kernels read is the learned value of a
         partial board (:mod:`chinese_poker.ai.value`; a :class:`BoardValue`, 0 none),
         which a policy with no completions (``fills`` 0) places its streets by, instead
-        of the correction (so ``residual`` must then be 0)."""
+        of the correction (so ``residual`` must then be 0); a table wider than
+        :data:`RES_FEATURES` (``BoardValue.LIVE``) also reads the live cards."""
         policy = self.policy.copy()
         table = self.residual
         if value:
@@ -611,6 +616,23 @@ RES_OFF_TOP_MIDDLE = RES_OFF_BOTTOM + RES_LINE
 RES_OFF_MIDDLE_BOTTOM = RES_OFF_TOP_MIDDLE + RES_TOP_MIDDLE
 RES_FEATURES = RES_OFF_MIDDLE_BOTTOM + RES_MIDDLE_BOTTOM
 _NO_RESIDUAL: F64 = np.zeros((14, RES_FEATURES), dtype=np.float64)
+#: Features of the live cards (``BoardValue.LIVE``), after :data:`RES_FEATURES` in a
+#: table's row: the cards the board's draws still need that are not yet seen dealt
+#: (:func:`_live_counts`). The top of one or two unpaired cards led by a queen, king or
+#: ace by (cards, that rank, live cards of it 0..3), a pair on top by (below queens, QQ,
+#: KK, AA; live cards of its rank 0..2); a middle or bottom of 2-4 cards of one suit by
+#: (line, cards, live cards of the suit 0..11+); one of 2-4 cards with one pair by
+#: (line, cards, live cards of its rank 0..2); one of four cards open to a straight by
+#: (line, live outs 0..8+).
+LIVE_TOP, LIVE_TOP_PAIR, LIVE_FLUSH, LIVE_PAIR, LIVE_STRAIGHT = 24, 12, 72, 18, 18
+LIVE_OFF_TOP = RES_FEATURES
+LIVE_OFF_TOP_PAIR = LIVE_OFF_TOP + LIVE_TOP
+LIVE_OFF_FLUSH = LIVE_OFF_TOP_PAIR + LIVE_TOP_PAIR
+LIVE_OFF_PAIR = LIVE_OFF_FLUSH + LIVE_FLUSH
+LIVE_OFF_STRAIGHT = LIVE_OFF_PAIR + LIVE_PAIR
+LIVE_FEATURES = LIVE_TOP + LIVE_TOP_PAIR + LIVE_FLUSH + LIVE_PAIR + LIVE_STRAIGHT
+#: A row of a table that reads the live cards.
+VALUE_FEATURES = RES_FEATURES + LIVE_FEATURES
 KEY_SPAN = _ev._KEY_SPAN  # rank sums of up to five cards are below
 _NO_RESIDUAL.setflags(write=False)
 
@@ -768,18 +790,111 @@ def _residual_features(
 
 
 @_jit_inline
+def _live_counts(deck: Any, lo: int, hi: int, live: Any) -> None:
+    """``live[0..3]``: the cards of each suit in ``deck[lo:hi]`` (the cards not yet
+    dealt); ``live[4 + r]``: those of rank ``r``."""
+    live[:] = 0
+    for i in range(lo, hi):
+        c = deck[i]
+        live[c & 3] += 1
+        live[4 + (c >> 2)] += 1
+
+
+@_jit_inline
+def _line_draws(code: int, n: int, line: int, pl: Any, codes: Any, live: Any) -> tuple[int, int]:
+    """The live-card features of a middle (``line`` 0) or bottom (1) of ``n`` cards: its
+    flush draw's and its pair's or straight draw's (-1: none)."""
+    if n < 2 or n > 4:
+        return -1, -1
+    suits = code & 4095
+    flush = -1
+    for q in range(4):
+        if (suits >> (3 * q)) & 7 == n:
+            flush = LIVE_OFF_FLUSH + (line * 3 + n - 2) * 12 + min(live[q], 11)
+    x = pl[(n - 1) * KEY_SPAN + (code >> 12)]
+    cat = x & 15
+    rank = (x >> 4) & 15
+    if cat == 1:
+        return flush, LIVE_OFF_PAIR + (line * 3 + n - 2) * 3 + min(live[4 + rank], 2)
+    if cat != 0 or n != 4:
+        return flush, -1
+    # Four different ranks: the ranks that make a straight, from the weights of the
+    # rank part of the code sum (unique sums, so the missing rank is the difference).
+    low = (x >> 8) & 15
+    rsum = code >> 12
+    outs = 0
+    if low == 0:  # an ace and three of 2-5: the missing one makes the wheel
+        miss = (codes[48] >> 12) - rsum
+        for r in range(4):
+            miss += codes[4 * r] >> 12
+        for r in range(4):
+            if codes[4 * r] >> 12 == miss:
+                outs = live[4 + r]
+    else:
+        lo_r = low - 1
+        if rank - lo_r == 3:  # four in a row: either end
+            if lo_r >= 1:
+                outs += live[4 + lo_r - 1]
+            elif lo_r == 0:
+                outs += live[4 + 12]  # the wheel
+            if rank <= 11:
+                outs += live[4 + rank + 1]
+        elif rank - lo_r == 4:
+            miss = -rsum
+            for r in range(lo_r, rank + 1):
+                miss += codes[4 * r] >> 12
+            for r in range(lo_r + 1, rank):
+                if codes[4 * r] >> 12 == miss:
+                    outs = live[4 + r]
+        else:
+            return flush, -1
+    return flush, LIVE_OFF_STRAIGHT + line * 9 + min(outs, 8)
+
+
+@_jit_inline
+def _live_features(
+    c0: int, c1: int, c2: int, k0: int, k1: int, k2: int, pl: Any, codes: Any, live: Any
+) -> tuple[int, int, int, int, int]:
+    """The five live-card feature indices (:data:`LIVE_FEATURES`, -1: none) of the board
+    with line code sums ``c0..c2`` and card counts ``k0..k2``, given the live counts of
+    :func:`_live_counts`."""
+    top = -1
+    if k0 == 1 or k0 == 2:
+        x = pl[(k0 - 1) * KEY_SPAN + (c0 >> 12)]
+        rank = (x >> 4) & 15
+        if x & 15 == 0:
+            if rank >= 10:
+                top = LIVE_OFF_TOP + ((k0 - 1) * 3 + rank - 10) * 4 + min(live[4 + rank], 3)
+        else:
+            group = rank - 9 if rank >= 10 else 0
+            top = LIVE_OFF_TOP_PAIR + group * 3 + min(live[4 + rank], 2)
+    fm, dm = _line_draws(c1, k1, 0, pl, codes, live)
+    fb, db = _line_draws(c2, k2, 1, pl, codes, live)
+    return top, fm, fb, dm, db
+
+
+@_jit_inline
 def _residual(
-    c0: int, c1: int, c2: int, k0: int, k1: int, k2: int, t5: Any, fo: Any, vf: Any
-) -> float:
-    """The learned correction of a completion's value for the board with line code sums
-    ``c0..c2`` and card counts ``k0..k2`` (0 for a complete board)."""
+    c0: int, c1: int, c2: int, k0: int, k1: int, k2: int, t5: Any, fo: Any, vf: Any,
+    live: Any, codes: Any,
+) -> float:  # fmt: skip
+    """The learned correction of a completion's value (or the learned value) for the
+    board with line code sums ``c0..c2`` and card counts ``k0..k2`` (0 for a complete
+    board); a table wider than :data:`RES_FEATURES` also reads the live cards
+    (``live``, :func:`_live_counts`)."""
     pl, table = vf
     placed = k0 + k1 + k2
     if placed >= 13:
         return 0.0
     f = _residual_features(c0, c1, c2, k0, k1, k2, t5, fo, pl)
     row = table[placed]
-    return float(row[f[0]] + row[f[1]] + row[f[2]] + row[f[3]] + row[f[4]])
+    v = float(row[f[0]] + row[f[1]] + row[f[2]] + row[f[3]] + row[f[4]])
+    if table.shape[1] > RES_FEATURES:
+        g = _live_features(c0, c1, c2, k0, k1, k2, pl, codes, live)
+        for i in range(5):
+            if g[i] >= 0:
+                v += row[g[i]]
+    return v
 
 
 def residual_features(
@@ -1074,6 +1189,9 @@ def _policy_street(
         res_w = 1.0
         n_climb = 0
     placed_after = placed + n_place
+    live = np.empty(17, dtype=np.int64)
+    if res_w != 0.0 and vf[1].shape[1] > RES_FEATURES:
+        _live_counts(deck, start + n_cards, end, live)
     if n_climb < 2:
         n_climb = 0  # one placement alone has nothing to be compared with
     n_patterns = 3**n_place
@@ -1116,7 +1234,7 @@ def _policy_street(
                 total += top
             if res_w != 0.0:
                 total += res_w * _residual(c0, c1, c2, k0, k1, placed_after - k0 - k1, t5, fo,
-                                           vf)  # fmt: skip
+                                           vf, live, codes)  # fmt: skip
             if total > best:
                 best = total
                 best_d = d
@@ -1148,7 +1266,7 @@ def _policy_street(
                                    foul_penalty)  # fmt: skip
             if res_w != 0.0:
                 total += res_w * _residual(c0, c1, c2, k0, k1, placed_after - k0 - k1, t5, fo,
-                                           vf)  # fmt: skip
+                                           vf, live, codes)  # fmt: skip
             if total > best:
                 best = total
                 best_d = top_d[k]
@@ -1703,11 +1821,13 @@ def _static(
     foul_penalty = pol[POL_FOUL_PENALTY]
     pick_max = pol[POL_PICK_MAX]
     rounds = int(pol[POL_REPAIR]) if need > 1 else 0
+    live = np.empty(17, dtype=np.int64)
+    _live_counts(pool, 0, n_pool, live)
     for c in range(n_cand):
         if fills == 0:  # no completions: the learned value of the board
             out[c] = _residual(cand_code[c, 0], cand_code[c, 1], cand_code[c, 2],
                                cand_cnt[c, 0], cand_cnt[c, 1], cand_cnt[c, 2], t5, fo,
-                               vf)  # fmt: skip
+                               vf, live, codes)  # fmt: skip
             out_foul[c] = 0.0
             continue
         f0 = 3 - cand_cnt[c, 0]
@@ -1738,7 +1858,7 @@ def _static(
         if pol[POL_RESIDUAL] != 0.0 and need > 0:
             total += pol[POL_RESIDUAL] * fills * _residual(
                 cand_code[c, 0], cand_code[c, 1], cand_code[c, 2], cand_cnt[c, 0],
-                cand_cnt[c, 1], cand_cnt[c, 2], t5, fo, vf,
+                cand_cnt[c, 1], cand_cnt[c, 2], t5, fo, vf, live, codes,
             )  # fmt: skip
         out[c] = total / fills
         out_foul[c] = fouls / fills

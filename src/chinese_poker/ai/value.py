@@ -36,6 +36,16 @@ correction of the table to those means by a ridge regression within each decisio
 matters to the policy), so that the policy imitates the search. ``python -m
 chinese_poker.ai.value --search --write`` rebuilds ``data/board_value_search.json``
 (Pineapple, :data:`SEARCH_PRESETS`).
+
+**With the live cards** (``Level.value`` = 3, :attr:`~chinese_poker.ai.rollout.BoardValue.LIVE`;
+docs/bots.md, *Round fifteen*). The five features cannot see whether a draw's cards are
+still live. The same value iteration fits a row that also has the features of
+:data:`~chinese_poker.ai.rollout.LIVE_FEATURES` (a flush draw by the live cards of its
+suit, a pair by those of its rank, a four-card straight draw by its live outs, a queen,
+king or ace on top by the live cards of its rank), counted from the cards not yet dealt;
+the training deals an opponent's streets from each board's deck before ours, so that
+the live counts are those of heads-up play. ``python -m chinese_poker.ai.value --live
+--write`` rebuilds ``data/board_value_live.json`` (:data:`LIVE_PRESETS`).
 """
 
 from __future__ import annotations
@@ -61,9 +71,12 @@ from chinese_poker.ai.rollout import (
     POL_FOUL_PENALTY,
     POL_W,
     RES_FEATURES,
+    VALUE_FEATURES,
     BoardValue,
     _board_value,
     _jit,
+    _live_counts,
+    _live_features,
     _new_board,
     _pattern_sums,
     _policy_street,
@@ -74,12 +87,15 @@ from chinese_poker.ai.rollout import (
 from chinese_poker.rules import Rules, RulesError, rules_for
 
 __all__ = [
+    "LIVE_PRESETS",
+    "LIVE_TRAINING",
     "PRESETS",
     "SEARCH_PRESETS",
     "SEARCH_TRAINING",
     "TRAINING",
     "SearchSamples",
     "iterate",
+    "live_value_path",
     "refine",
     "search_samples",
     "search_value_path",
@@ -95,10 +111,15 @@ __all__ = [
 PRESETS = ("pineapple", "pineapple-progressive", "ofc")
 #: The presets a table refined on search means (``BoardValue.SEARCH``) is shipped for.
 SEARCH_PRESETS = ("pineapple",)
+#: The presets a table with the live cards' features (``BoardValue.LIVE``) is shipped for.
+LIVE_PRESETS = ("pineapple", "ofc")
 #: How the shipped tables were trained.
 TRAINING = {"boards": 60_000, "seed": 200, "exploration": 0.25, "draws": 24,
             "iterations": 5, "pooled": 2, "fills": 8, "choice": 5, "repair": 1,
             "ridge": 20.0}  # fmt: skip
+#: How the shipped tables with the live cards' features were trained: as
+#: :data:`TRAINING`, with one opponent's streets dealt from each board's deck.
+LIVE_TRAINING = {**TRAINING, "live": 1, "burn": 1}
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
@@ -114,7 +135,18 @@ def search_value_path() -> str:
     return str(resources.files("chinese_poker") / "data" / "board_value_search.json")
 
 
-@lru_cache(maxsize=2)
+def live_value_path() -> str:
+    """Where the shipped tables with the live cards' features are kept (``BoardValue.LIVE``)."""
+    return str(resources.files("chinese_poker") / "data" / "board_value_live.json")
+
+
+_PATHS = {BoardValue.ITERATED: value_path, BoardValue.SEARCH: search_value_path,
+          BoardValue.LIVE: live_value_path}  # fmt: skip
+_PRESETS = {BoardValue.ITERATED: PRESETS, BoardValue.SEARCH: SEARCH_PRESETS,
+            BoardValue.LIVE: LIVE_PRESETS}  # fmt: skip
+
+
+@lru_cache(maxsize=len(BoardValue) - 1)
 def _shipped(path: str) -> dict[str, Any]:
     with open(path, encoding="utf-8") as f:
         return dict(json.load(f))
@@ -126,11 +158,10 @@ def value_table(rules: Rules, kind: BoardValue = BoardValue.ITERATED) -> F64:
     when none was trained for rules with the same kernel arrays."""
     if kind == BoardValue.NONE:
         raise ValueError("BoardValue.NONE has no table")
-    path = value_path() if kind == BoardValue.ITERATED else search_value_path()
-    table = table_of(_shipped(path), rules)
+    table = table_of(_shipped(_PATHS[kind]()), rules)
     if table is not None:
         return table
-    presets = PRESETS if kind == BoardValue.ITERATED else SEARCH_PRESETS
+    presets = _PRESETS[kind]
     raise RulesError(
         f"the learned board value ({kind.name.lower()}) was trained for the presets "
         f"{', '.join(presets)} only; these rules differ in what the policy values "
@@ -141,13 +172,15 @@ def value_table(rules: Rules, kind: BoardValue = BoardValue.ITERATED) -> F64:
 @_jit
 def _states(
     n_boards: int, seed: int, st_cards: Any, st_place: Any, st_disc: Any, n_fills: int,
-    choice: int, exploration: float,
+    choice: int, exploration: float, burn: int,
     ev: Any, roy: Any, flv: Any, st: Any, vf: Any, pol: Any,
     decks: Any, s_code: Any, s_cnt: Any, s_pos: Any, s_board: Any,
 ) -> int:  # fmt: skip
     """Boards completed from scratch by the policy (``n_fills`` 0: the table's); every
     board after every street but the last is kept (code sums, counts, cards dealt so
-    far, which deck)."""
+    far, which deck). Before each street ``burn`` opponents' streets of as many cards are
+    dealt from the same deck and not played (they place first on every street): cards
+    the live-card features must not count."""
     codes = ev[0]
     deck, scratch, pref, code, cnt, dz = _scratch_boards(seed, n_fills, choice, pol)
     n_streets = st_cards.shape[0]
@@ -158,6 +191,7 @@ def _states(
         pos = 0
         for k in range(n_streets - 1):
             n = st_cards[k]
+            pos += n * burn
             if np.random.random() < exploration:
                 _random_street(code, cnt, dz, deck, pos, n, st_place[k], st_disc[k], codes)
             else:
@@ -176,12 +210,16 @@ def _states(
 @_jit
 def _targets(
     rows: Any, decks: Any, s_code: Any, s_cnt: Any, s_pos: Any, s_board: Any,
-    n_next: int, place_next: int, disc_next: int, n_draws: int, seed: int,
+    n_next: int, place_next: int, disc_next: int, n_draws: int, seed: int, burn: int,
     ev: Any, roy: Any, flv: Any, st: Any, vf: Any, pol: Any, out: Any,
 ) -> None:  # fmt: skip
     """For each kept board ``rows[i]``: the mean over ``n_draws`` draws of the next street
-    (from the cards it has not seen) of its best placement's value."""
+    (from the cards it has not seen, with ``burn`` opponents' streets after it) of its
+    best placement's value."""
     codes, t3, t5, fo = ev
+    live = np.empty(17, dtype=np.int64)
+    wide = vf[1].shape[1] > RES_FEATURES
+    n_drawn = n_next * (1 + burn)
     np.random.seed(seed)
     w = pol[POL_W]
     foul_penalty = pol[POL_FOUL_PENALTY]
@@ -203,11 +241,14 @@ def _targets(
         placed_after = cnt[0] + cnt[1] + cnt[2] + place_next
         total = 0.0
         for _ in range(n_draws):
-            for j in range(n_next):  # partial Fisher-Yates: rest[0:n_next] is the street
+            # partial Fisher-Yates: rest[0:n_next] is the street, then the opponents'
+            for j in range(min(n_drawn, n_rest)):
                 k = j + np.random.randint(0, n_rest - j)
                 c = rest[k]
                 rest[k] = rest[j]
                 rest[j] = c
+            if wide:
+                _live_counts(rest, min(n_drawn, n_rest), n_rest, live)
             best = -1e300
             for d in range(n_discards):
                 if disc_next != 1:
@@ -220,7 +261,8 @@ def _targets(
                     if placed_after >= 13:
                         v = _board_value(c0, c1, c2, t3, t5, fo, roy, flv, st, w, foul_penalty)
                     else:
-                        v = _residual(c0, c1, c2, k0, k1, placed_after - k0 - k1, t5, fo, vf)
+                        v = _residual(c0, c1, c2, k0, k1, placed_after - k0 - k1, t5, fo, vf,
+                                      live, codes)  # fmt: skip
                     if v > best:
                         best = v
             total += best
@@ -244,8 +286,8 @@ def _play(rules: Rules, opts: dict[str, Any], table: F64, n_fills: int, seed: in
     st_cards = np.array([d for d, _ in streets], dtype=np.int64)
     st_place = np.array([p for _, p in streets], dtype=np.int64)
     _states(boards, seed % (2**31 - 1), st_cards, st_place, st_cards - st_place, n_fills,
-            opts["choice"], opts["exploration"], t.ev, t.roy, t.flv, t.strength, t.vf,
-            t.policy, decks, s_code, s_cnt, s_pos, s_board)  # fmt: skip
+            opts["choice"], opts["exploration"], opts.get("burn", 0), t.ev, t.roy, t.flv,
+            t.strength, t.vf, t.policy, decks, s_code, s_cnt, s_pos, s_board)  # fmt: skip
     return decks, s_code, s_cnt, s_pos, s_board
 
 
@@ -269,22 +311,25 @@ def _tables(rules: Rules, opts: dict[str, Any], table: F64) -> rollout.Tables:
 def _refit(rules: Rules, opts: dict[str, Any], states: States, seed: int) -> F64:
     """The table fitted to the boards ``states`` row by row, from the last street back
     (each row's targets read the row fitted before it)."""
-    t = _tables(rules, opts, np.zeros((14, RES_FEATURES)))
+    width = _width(opts)
+    t = _tables(rules, opts, np.zeros((14, width)))
     decks, s_code, s_cnt, s_pos, s_board = states
     streets = rules.streets
     placed = s_cnt.sum(axis=1)
-    new = np.zeros((14, RES_FEATURES))
+    new = np.zeros((14, width))
     pl = rollout.partial_line_table()
-    feats = _features(s_code, s_cnt, t.t5, t.fo, pl)
+    feats = _features(s_code, s_cnt, decks, s_pos, s_board, width > RES_FEATURES, t.codes,
+                      t.t5, t.fo, pl)  # fmt: skip
     for k in range(len(streets) - 2, -1, -1):
         n_placed = int(sum(p for _, p in streets[: k + 1]))
         sel = np.flatnonzero(placed == n_placed)
         d_next, p_next = streets[k + 1]
         target = np.zeros(len(sel))
         _targets(sel, decks, s_code, s_cnt, s_pos, s_board, d_next, p_next,
-                 int(d_next - p_next), opts["draws"], (seed + k) % (2**31 - 1), t.ev, t.roy,
+                 int(d_next - p_next), opts["draws"], (seed + k) % (2**31 - 1),
+                 opts.get("burn", 0), t.ev, t.roy,
                  t.flv, t.strength, (pl, new), t.policy, target)  # fmt: skip
-        row = fit(feats[sel], placed[sel], target, ridge=opts["ridge"])
+        row = fit(feats[sel], placed[sel], target, ridge=opts["ridge"], width=width)
         new[n_placed] = row[n_placed]
     return new
 
@@ -294,7 +339,7 @@ def iterate(rules: Rules, **training: Any) -> list[F64]:
     first, then from each table's own policy, every round fitted on its boards and the
     round before's (so that the policy's boards do not swing between rounds)."""
     opts = {**TRAINING, **training}
-    table = np.zeros((14, RES_FEATURES))
+    table = np.zeros((14, _width(opts)))
     played: list[States] = []
     out = []
     for it in range(opts["iterations"]):
@@ -305,14 +350,31 @@ def iterate(rules: Rules, **training: Any) -> list[F64]:
     return out
 
 
+def _width(opts: dict[str, Any]) -> int:
+    """The features of a row: with the live cards' (``live``) or without."""
+    return VALUE_FEATURES if opts.get("live", 0) else RES_FEATURES
+
+
 @_jit
-def _features(s_code: Any, s_cnt: Any, t5: Any, fo: Any, pl: Any) -> Any:
-    out = np.empty((s_code.shape[0], 5), dtype=np.int64)
+def _features(
+    s_code: Any, s_cnt: Any, decks: Any, s_pos: Any, s_board: Any, wide: bool, codes: Any,
+    t5: Any, fo: Any, pl: Any,
+) -> Any:  # fmt: skip
+    """The feature indices of each kept board: its five, and when ``wide`` the five of
+    its live cards (the rest of its deck; -1: none)."""
+    out = np.full((s_code.shape[0], 10 if wide else 5), -1, dtype=np.int64)
+    live = np.empty(17, dtype=np.int64)
     for i in range(s_code.shape[0]):
-        f = rollout._residual_features(s_code[i, 0], s_code[i, 1], s_code[i, 2], s_cnt[i, 0],
-                                       s_cnt[i, 1], s_cnt[i, 2], t5, fo, pl)  # fmt: skip
+        c0, c1, c2 = s_code[i, 0], s_code[i, 1], s_code[i, 2]
+        k0, k1, k2 = s_cnt[i, 0], s_cnt[i, 1], s_cnt[i, 2]
+        f = rollout._residual_features(c0, c1, c2, k0, k1, k2, t5, fo, pl)
         for j in range(5):
             out[i, j] = f[j]
+        if wide:
+            _live_counts(decks[s_board[i]], s_pos[i], 52, live)
+            g = _live_features(c0, c1, c2, k0, k1, k2, pl, codes, live)
+            for j in range(5):
+                out[i, 5 + j] = g[j]
     return out
 
 
@@ -434,8 +496,11 @@ def search_samples(
     from chinese_poker.ai.mc import MonteCarloBot
     from chinese_poker.engine import Session, play_hand
 
-    if kind == BoardValue.NONE:
-        raise ValueError("search samples are of a policy that places by a learned value")
+    if kind not in (BoardValue.ITERATED, BoardValue.SEARCH):
+        raise ValueError(
+            "search samples are of a policy that places by a learned value of the board's "
+            f"five features (iterated or search), not {kind.name.lower()}"
+        )
     if sessions < 1 or rollouts < 1:
         raise ValueError(f"sessions and rollouts must be at least 1, not {sessions}, {rollouts}")
     base = value_table(rules, kind)
@@ -607,8 +672,16 @@ def main(argv: list[str] | None = None) -> int:
         default=SEARCH_TRAINING["workers"],
         help="with --search: processes playing them",
     )
+    parser.add_argument(
+        "--live",
+        action="store_true",
+        help="value iteration with the live cards' features (board_value_live.json)",
+    )
     parser.add_argument("--write", action="store_true", help="replace the shipped tables")
     args = parser.parse_args(argv)
+    if args.search and args.live:
+        print("--search and --live build different tables: give one", file=sys.stderr)
+        return 2
     if args.search:
         if args.boards is not None:
             print("--boards is for value iteration, not --search (use --sessions)", file=sys.stderr)
@@ -633,12 +706,22 @@ def main(argv: list[str] | None = None) -> int:
             print("--boards must be at least 1", file=sys.stderr)
             return 2
         seed = TRAINING["seed"] if args.seed is None else args.seed
-        data = {
-            "what": "learned value of a partial board (chinese_poker.ai.value)",
-            "features": RES_FEATURES,
-            "tables": [train(p, boards=boards, seed=seed) for p in PRESETS],
-        }
-        path = value_path()
+        if args.live:
+            data = {
+                "what": "learned value of a partial board with the live cards' features "
+                        "(chinese_poker.ai.value, --live)",
+                "features": VALUE_FEATURES,
+                "tables": [train(p, **{**LIVE_TRAINING, "boards": boards, "seed": seed})
+                           for p in LIVE_PRESETS],
+            }  # fmt: skip
+            path = live_value_path()
+        else:
+            data = {
+                "what": "learned value of a partial board (chinese_poker.ai.value)",
+                "features": RES_FEATURES,
+                "tables": [train(p, boards=boards, seed=seed) for p in PRESETS],
+            }
+            path = value_path()
     text = json.dumps(data, separators=(",", ":")) + "\n"
     if args.write:
         with open(path, "w", encoding="utf-8") as f:

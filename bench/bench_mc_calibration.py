@@ -123,6 +123,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.sessions < 1:
         print("--sessions must be at least 1", file=sys.stderr)
         return 2
+    if not rules_for(args.preset).is_open_face:  # a classic hand has no streets to foresee
+        print(f"--preset {args.preset} is not open-face: no street decisions", file=sys.stderr)
+        return 2
     rows = play(args.preset, BotSpec(args.a), BotSpec(args.b), args.seed, args.sessions)
     for line in report(rows):
         print(json.dumps({"preset": args.preset, "a": args.a, "b": args.b, "seed": args.seed,

@@ -168,11 +168,64 @@ def test_training_deals_the_opponents_streets_from_the_same_deck() -> None:
     assert set(placed) == {5, 7, 9, 11}
     dealt = {5: 10, 7: 16, 9: 22, 11: 28}
     assert all(s_pos[i] == dealt[int(placed[i])] for i in range(len(placed)))
-    # The features of a kept board count the cards after them only.
+    # The features of a kept board are its five and those of the cards not yet dealt,
+    # counted over the cards themselves (its lines rebuilt from the deck would need the
+    # placements; the code sums are matched by the board's five features instead).
     feats = value._features(s_code, s_cnt, decks, s_pos, s_board, True, t.codes, t.t5, t.fo,
                             rollout.partial_line_table())  # fmt: skip
     assert feats.shape == (len(placed), 10)
-    assert ((feats[:, 5:] == -1) | (feats[:, 5:] >= rollout.RES_FEATURES)).all()
+    for i in range(len(placed)):
+        rest = [int(c) for c in decks[s_board[i], s_pos[i] :]]
+        counts = np.zeros(17, dtype=np.int64)
+        rollout._live_counts(np.array(rest, dtype=np.int64), 0, len(rest), counts)
+        assert list(counts[:4]) == [sum(card_suit(c) == q for c in rest) for q in range(4)]
+        g = rollout._live_features(*(int(x) for x in s_code[i]), *(int(x) for x in s_cnt[i]),
+                                   rollout.partial_line_table(), t.codes, counts)  # fmt: skip
+        assert tuple(feats[i, 5:]) == tuple(int(x) for x in g)
+        assert tuple(feats[i, :5]) == rollout._residual_features(
+            *(int(x) for x in s_code[i]),
+            *(int(x) for x in s_cnt[i]),
+            t.t5,
+            t.fo,
+            rollout.partial_line_table(),
+        )
+    with pytest.raises(ValueError, match="need 68 cards, more than a deck's 52"):
+        value.iterate(PINEAPPLE, **{**opts, "burn": 3})  # four players' 17 cards
+    with pytest.raises(ValueError, match="0 or more opponents, not -1"):
+        value.iterate(PINEAPPLE, **{**opts, "burn": -1})
+
+
+def test_a_wide_table_adds_the_live_entries_to_the_five() -> None:
+    """``_residual`` with a table wider than the five blocks: the five entries plus the
+    entry of each live feature the board has, the counts read from ``live``."""
+    t = rollout.tables_for(PINEAPPLE)
+    pl = rollout.partial_line_table()
+    rng = np.random.default_rng(9)
+    table = rng.normal(size=(14, rollout.VALUE_FEATURES))
+    py = random.Random(9)
+    for _ in range(500):
+        deck = list(range(52))
+        py.shuffle(deck)
+        sizes = (py.randint(0, 3), py.randint(0, 5), py.randint(0, 5))
+        if sum(sizes) >= 13:
+            continue
+        lines = [deck[: sizes[0]], deck[sizes[0] : sizes[0] + sizes[1]],
+                 deck[sizes[0] + sizes[1] : sum(sizes)]]  # fmt: skip
+        live = np.array(deck[sum(sizes) : sum(sizes) + py.randint(0, 52 - sum(sizes))])
+        counts = np.zeros(17, dtype=np.int64)
+        rollout._live_counts(live.astype(np.int64), 0, len(live), counts)
+        c = [sum(int(t.codes[x]) for x in line) for line in lines]
+        k = [len(line) for line in lines]
+        row = table[sum(k)]
+        five = rollout._residual_features(*c, *k, t.t5, t.fo, pl)
+        extra = [j for j in _oracle(lines, [int(x) for x in live]) if j >= 0]
+        expected = sum(row[j] for j in five) + sum(row[j] for j in extra)
+        got = rollout._residual(*c, *k, t.t5, t.fo, (pl, table), counts, t.codes)
+        assert got == pytest.approx(expected)
+        # a narrow table reads the five only, whatever the counts say
+        narrow = rollout._residual(*c, *k, t.t5, t.fo, (pl, table[:, : rollout.RES_FEATURES]),
+                                   counts, t.codes)  # fmt: skip
+        assert narrow == pytest.approx(sum(row[j] for j in five))
 
 
 def test_the_shipped_live_table_says_how_it_was_made() -> None:
@@ -220,13 +273,31 @@ def test_the_tool_refuses_two_tables_at_once(capsys: pytest.CaptureFixture[str])
     assert err.count("\n") == 1 and "--search and --live" in err
 
 
-def test_mc_with_the_live_value_plays_legal_hands() -> None:
+def _value_bot(kind: BoardValue) -> MonteCarloBot:
     bot = MonteCarloBot(seed=5, level=1)
     bot.throwing_params = dataclasses.replace(
-        bot.throwing_params, value=int(BoardValue.LIVE), fills=0, screen_fills=0
+        bot.throwing_params, value=int(kind), fills=0, screen_fills=0
     )
+    return bot
+
+
+def test_mc_with_the_live_value_plays_legal_hands() -> None:
+    bot = _value_bot(BoardValue.LIVE)
     for seed in (1, 2):
         table = Table(PINEAPPLE, 2, seed=seed)
         play_hand(table, [bot, MonteCarloBot(seed=6, level=1)])
         assert table.over
     assert bot.last_analysis
+
+
+def test_the_live_features_reach_the_bots_estimates() -> None:
+    """The same first decision, the same seed: the live table's screen and rollouts
+    give other values than the table without the live cards."""
+    table = Table(PINEAPPLE, 2, seed=3)
+    view = table.view(table.to_act[0])
+    live, iterated = _value_bot(BoardValue.LIVE), _value_bot(BoardValue.ITERATED)
+    live.act(view)
+    iterated.act(view)
+    a = sorted(o.screen for o in live.last_analysis)
+    b = sorted(o.screen for o in iterated.last_analysis)
+    assert len(a) == len(b) and a != b

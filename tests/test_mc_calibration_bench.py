@@ -34,3 +34,5 @@ def test_the_bench_refuses_no_sessions(capsys: Any) -> None:
     calib = bench_module("bench_mc_calibration")
     assert calib.main(["--sessions", "0"]) == 2
     assert "--sessions must be at least 1" in capsys.readouterr().err
+    assert calib.main(["--preset", "classic"]) == 2  # set at once: no streets to foresee
+    assert "--preset classic is not open-face" in capsys.readouterr().err

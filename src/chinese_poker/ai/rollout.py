@@ -1189,9 +1189,11 @@ def _policy_street(
         res_w = 1.0
         n_climb = 0
     placed_after = placed + n_place
-    live = np.empty(17, dtype=np.int64)
     if res_w != 0.0 and vf[1].shape[1] > RES_FEATURES:
+        live = np.empty(17, dtype=np.int64)
         _live_counts(deck, start + n_cards, end, live)
+    else:  # never read (a narrow table has no live features): no allocation on the hot path
+        live = pref[0]
     if n_climb < 2:
         n_climb = 0  # one placement alone has nothing to be compared with
     n_patterns = 3**n_place

@@ -44,8 +44,10 @@ still live. The same value iteration fits a row that also has the features of
 suit, a pair by those of its rank, a four-card straight draw by its live outs, a queen,
 king or ace on top by the live cards of its rank), counted from the cards not yet dealt;
 the training deals an opponent's streets from each board's deck before ours, so that
-the live counts are those of heads-up play. ``python -m chinese_poker.ai.value --live
---write`` rebuilds ``data/board_value_live.json`` (:data:`LIVE_PRESETS`).
+the live counts are about those of heads-up play (his thrown cards are dealt away, which
+at the table stay unseen and live, and he always places first). ``python -m
+chinese_poker.ai.value --live --write`` rebuilds ``data/board_value_live.json``
+(:data:`LIVE_PRESETS`).
 """
 
 from __future__ import annotations
@@ -339,6 +341,13 @@ def iterate(rules: Rules, **training: Any) -> list[F64]:
     first, then from each table's own policy, every round fitted on its boards and the
     round before's (so that the policy's boards do not swing between rounds)."""
     opts = {**TRAINING, **training}
+    burn = opts.get("burn", 0)
+    dealt = (1 + burn) * sum(d for d, _ in rules.streets)
+    if burn < 0:
+        raise ValueError(f"burn must be 0 or more opponents, not {burn}")
+    if dealt > 52:
+        raise ValueError(f"burn={burn}: our streets and the opponents' need {dealt} cards, "
+                         "more than a deck's 52")  # fmt: skip
     table = np.zeros((14, _width(opts)))
     played: list[States] = []
     out = []

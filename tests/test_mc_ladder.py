@@ -10,6 +10,7 @@ same on every machine.
 from __future__ import annotations
 
 import dataclasses
+import random
 
 import numpy as np
 import pytest
@@ -86,6 +87,26 @@ def test_a_knob_moves_the_analysis_and_the_defaults_do_not() -> None:
     same = dataclasses.replace(base, policy_foul_scale=1.0, fl_scale=1.0, pick_max=1.0)
     assert values(same) == values(base)
     assert values(dataclasses.replace(base, fl_scale=3.0)) != values(base)
+
+
+def test_the_first_street_fantasyland_factor_moves_the_first_street_only() -> None:
+    """``fl_scale_first`` (docs/bots.md, *Round fifteen*) scales Fantasyland's value on the
+    first street alone: there it moves the analysis as ``fl_scale`` does, later not at all."""
+    rules = rules_for("pineapple")
+    table = Table(rules, 2, seed=11)
+    base = LEVELS[1]
+    bold = dataclasses.replace(base, fl_scale_first=3.0)
+
+    def values(level: Level) -> list[float]:
+        view = table.view(table.to_act[0])
+        opts = analyse_street(view, view.decisions[0], level, seed=5)
+        return sorted(o.value for o in opts)
+
+    assert values(bold) == values(dataclasses.replace(base, fl_scale=3.0)) != values(base)
+    rng = random.Random(2)
+    while table.view(table.to_act[0]).board_of(table.to_act[0]).placed == 0:
+        table.apply(table.random_action(table.to_act[0], rng))
+    assert values(bold) == values(base)
 
 
 def test_levels_three_to_five_charge_a_quarter_of_the_aversion_or_half_with_a_thrown_card() -> None:

@@ -135,7 +135,9 @@ class Level:
     means (:class:`~chinese_poker.ai.rollout.BoardValue`, Pineapple only): no gain over
     1, not adopted (*Round fourteen*); 3 reads a table that also values the live cards
     of the board's draws (Pineapple and OFC): no gain over 1, not adopted (*Round
-    fifteen*).
+    fifteen*). ``fl_scale_first``: a further factor of ``fl_scale`` on the first street
+    alone (nothing placed yet), where the rollouts foresee Fantasyland least often
+    (*Round fifteen*); an experiment, 1 at every level.
     """
 
     rollouts: int
@@ -149,6 +151,7 @@ class Level:
     policy_foul_scale: float = 1.0
     policy_strength_scale: float = 1.0
     fl_scale: float = 1.0
+    fl_scale_first: float = 1.0
     pick_max: float = 1.0
     foul_repair: int = 0
     climb: int = 0
@@ -338,7 +341,7 @@ def analyse_street(
     sit.tables = sit.tables.with_policy(
         foul_scale=level.policy_foul_scale,
         strength_scale=level.policy_strength_scale,
-        fl_scale=level.fl_scale,
+        fl_scale=level.fl_scale * (level.fl_scale_first if _first_street(view, decision) else 1.0),
         pick_max=level.pick_max,
         repair=level.foul_repair,
         climb=level.climb,
@@ -397,6 +400,11 @@ def analyse_street(
     most = int(stats.n.max())
     out.sort(key=lambda o: (o.rollouts < most, -(o.value - lam * o.foul_probability)))
     return out
+
+
+def _first_street(view: View, decision: Decision) -> bool:
+    """Whether the decision's board is still empty."""
+    return view.board_of(decision.seat, decision.hand).placed == 0
 
 
 def fantasyland_stay_value(rules: Rules, streak: int | None = None) -> float:

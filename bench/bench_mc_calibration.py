@@ -46,8 +46,7 @@ class Recorder:
         dec = view.decisions[0]
         if dec.kind == "street" and self.bot.last_analysis:
             o = self.bot.last_analysis[0]
-            b = view.board_of(dec.seat, dec.hand)
-            placed = len(b.top) + len(b.middle) + len(b.bottom)
+            placed = view.board_of(dec.seat, dec.hand).placed
             self.hand.append((placed, o.foul_probability, o.fantasyland_probability, o.value))
         return action
 

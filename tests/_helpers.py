@@ -8,6 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from chinese_poker.ai import rollout
+
 Msg = dict[str, Any]
 
 
@@ -54,3 +58,16 @@ def bench_module(name: str) -> Any:
         sys.modules[name] = module
         spec.loader.exec_module(module)
     return module
+
+
+def table_values(t: rollout.Tables, code: Any, cnt: Any) -> list[float]:
+    """The kernels' value of each board (line code sums ``code``, card counts ``cnt``, a
+    row each) in the narrow table of ``t`` (a correction or a learned value without the
+    live cards, which read no live counts)."""
+    assert t.residual.shape[1] == rollout.RES_FEATURES
+    no_live = np.zeros(rollout.LIVE_COUNTS, dtype=np.int64)
+    out = []
+    for c, k in zip(code, cnt, strict=True):
+        lines = (*(int(x) for x in c), *(int(x) for x in k))
+        out.append(rollout._residual(*lines, t.t5, t.fo, t.vf, no_live, t.codes))
+    return out

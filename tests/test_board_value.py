@@ -11,6 +11,7 @@ import json
 import numpy as np
 import pytest
 
+from _helpers import table_values
 from chinese_poker.ai import rollout, value
 from chinese_poker.ai.mc import MonteCarloBot
 from chinese_poker.ai.residual import fingerprint
@@ -113,18 +114,7 @@ def test_the_screen_without_completions_is_the_table() -> None:
     scores, fouls = rollout.static_scores(sit, cands, fills=0, seed=3, choice=5)
     code, cnt, _ = sit.arrays(cands)
     t = sit.tables
-    expected = [
-        rollout._residual(
-            *(int(x) for x in code[i]),
-            *(int(x) for x in cnt[i]),
-            t.t5,
-            t.fo,
-            t.vf,
-            np.zeros(17, dtype=np.int64),
-            t.codes,
-        )
-        for i in range(len(cands))
-    ]
+    expected = table_values(t, code, cnt)
     assert np.allclose(scores, expected)
     assert not fouls.any()
     assert np.ptp(expected) > 1.0

@@ -84,7 +84,7 @@ def _oracle(lines: list[list[int]], live: list[int]) -> tuple[int, ...]:
 
 def _kernel(lines: list[list[int]], live: list[int]) -> tuple[int, ...]:
     t = rollout.tables_for(PINEAPPLE)
-    counts = np.zeros(17, dtype=np.int64)
+    counts = np.zeros(rollout.LIVE_COUNTS, dtype=np.int64)
     rollout._live_counts(np.array(live, dtype=np.int64), 0, len(live), counts)
     c = [sum(int(t.codes[x]) for x in line) for line in lines]
     k = [len(line) for line in lines]
@@ -176,7 +176,7 @@ def test_training_deals_the_opponents_streets_from_the_same_deck() -> None:
     assert feats.shape == (len(placed), 10)
     for i in range(len(placed)):
         rest = [int(c) for c in decks[s_board[i], s_pos[i] :]]
-        counts = np.zeros(17, dtype=np.int64)
+        counts = np.zeros(rollout.LIVE_COUNTS, dtype=np.int64)
         rollout._live_counts(np.array(rest, dtype=np.int64), 0, len(rest), counts)
         assert list(counts[:4]) == [sum(card_suit(c) == q for c in rest) for q in range(4)]
         g = rollout._live_features(*(int(x) for x in s_code[i]), *(int(x) for x in s_cnt[i]),
@@ -212,7 +212,7 @@ def test_a_wide_table_adds_the_live_entries_to_the_five() -> None:
         lines = [deck[: sizes[0]], deck[sizes[0] : sizes[0] + sizes[1]],
                  deck[sizes[0] + sizes[1] : sum(sizes)]]  # fmt: skip
         live = np.array(deck[sum(sizes) : sum(sizes) + py.randint(0, 52 - sum(sizes))])
-        counts = np.zeros(17, dtype=np.int64)
+        counts = np.zeros(rollout.LIVE_COUNTS, dtype=np.int64)
         rollout._live_counts(live.astype(np.int64), 0, len(live), counts)
         c = [sum(int(t.codes[x]) for x in line) for line in lines]
         k = [len(line) for line in lines]

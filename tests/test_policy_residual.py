@@ -11,6 +11,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from _helpers import table_values
 from chinese_poker.ai import residual, rollout
 from chinese_poker.cards import card_rank, card_suit
 from chinese_poker.engine.actions import iter_placements
@@ -221,18 +222,7 @@ def test_the_screen_adds_the_correction() -> None:
     corrected, _ = rollout.static_scores(sit, cands, fills=16, seed=3, choice=5)
     code, cnt, _ = sit.arrays(cands)
     t = sit.tables
-    expected = [
-        rollout._residual(
-            *(int(x) for x in code[i]),
-            *(int(x) for x in cnt[i]),
-            t.t5,
-            t.fo,
-            t.vf,
-            np.zeros(17, dtype=np.int64),
-            t.codes,
-        )
-        for i in range(len(cands))
-    ]
+    expected = table_values(t, code, cnt)
     assert np.allclose(corrected - plain, expected)
     assert np.ptp(expected) > 0.5
 

@@ -492,11 +492,15 @@ class MonteCarloBot:
             if rules.is_open_face:
                 return self._fantasyland(view, dec)
             return self._classic(view, dec)
-        params = self.throwing_params if rules.spec.variant.throws_cards else self.params
-        options = analyse_street(view, dec, params, seed=self.rng.getrandbits(32),
-                                 deadline=deadline)  # fmt: skip
+        options = analyse_street(view, dec, self.level_for(rules),
+                                 seed=self.rng.getrandbits(32), deadline=deadline)  # fmt: skip
         self.last_analysis = options
         return options[0].action
+
+    def level_for(self, rules: Rules) -> Level:
+        """The effort this bot plays an open-face street of ``rules`` at: its level in
+        :attr:`throwing_levels` where a street throws a card, else in :attr:`levels`."""
+        return self.throwing_params if rules.spec.variant.throws_cards else self.params
 
     def _rule_bot(self) -> RuleBot:
         if self._fallback is None:

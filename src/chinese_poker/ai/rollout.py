@@ -633,6 +633,8 @@ LIVE_OFF_STRAIGHT = LIVE_OFF_PAIR + LIVE_PAIR
 LIVE_FEATURES = LIVE_TOP + LIVE_TOP_PAIR + LIVE_FLUSH + LIVE_PAIR + LIVE_STRAIGHT
 #: A row of a table that reads the live cards.
 VALUE_FEATURES = RES_FEATURES + LIVE_FEATURES
+#: The live counts of :func:`_live_counts`: the cards of each suit, then of each rank.
+LIVE_COUNTS = 4 + 13
 KEY_SPAN = _ev._KEY_SPAN  # rank sums of up to five cards are below
 _NO_RESIDUAL.setflags(write=False)
 
@@ -1190,7 +1192,7 @@ def _policy_street(
         n_climb = 0
     placed_after = placed + n_place
     if res_w != 0.0 and vf[1].shape[1] > RES_FEATURES:
-        live = np.empty(17, dtype=np.int64)
+        live = np.empty(LIVE_COUNTS, dtype=np.int64)
         _live_counts(deck, start + n_cards, end, live)
     else:  # never read (a narrow table has no live features): no allocation on the hot path
         live = pref[0]
@@ -1823,7 +1825,7 @@ def _static(
     foul_penalty = pol[POL_FOUL_PENALTY]
     pick_max = pol[POL_PICK_MAX]
     rounds = int(pol[POL_REPAIR]) if need > 1 else 0
-    live = np.empty(17, dtype=np.int64)
+    live = np.empty(LIVE_COUNTS, dtype=np.int64)
     _live_counts(pool, 0, n_pool, live)
     for c in range(n_cand):
         if fills == 0:  # no completions: the learned value of the board

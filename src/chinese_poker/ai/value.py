@@ -67,9 +67,10 @@ import numpy as np
 import numpy.typing as npt
 
 from chinese_poker.ai import rollout
-from chinese_poker.ai.mc import THROWING_LEVELS
+from chinese_poker.ai.mc import THROWING_LEVELS, MonteCarloBot, analyse_street
 from chinese_poker.ai.residual import fingerprint, fit, table_of
 from chinese_poker.ai.rollout import (
+    LIVE_COUNTS,
     POL_FOUL_PENALTY,
     POL_W,
     RES_FEATURES,
@@ -86,6 +87,7 @@ from chinese_poker.ai.rollout import (
     _residual,
     _scratch_boards,
 )
+from chinese_poker.engine import Session, play_hand
 from chinese_poker.rules import Rules, RulesError, rules_for
 
 __all__ = [
@@ -219,7 +221,7 @@ def _targets(
     (from the cards it has not seen, with ``burn`` opponents' streets after it) of its
     best placement's value."""
     codes, t3, t5, fo = ev
-    live = np.empty(17, dtype=np.int64)
+    live = np.empty(LIVE_COUNTS, dtype=np.int64)
     wide = vf[1].shape[1] > RES_FEATURES
     n_drawn = n_next * (1 + burn)
     np.random.seed(seed)
@@ -372,7 +374,7 @@ def _features(
     """The feature indices of each kept board: its five, and when ``wide`` the five of
     its live cards (the rest of its deck; -1: none)."""
     out = np.full((s_code.shape[0], 10 if wide else 5), -1, dtype=np.int64)
-    live = np.empty(17, dtype=np.int64)
+    live = np.empty(LIVE_COUNTS, dtype=np.int64)
     for i in range(s_code.shape[0]):
         c0, c1, c2 = s_code[i, 0], s_code[i, 1], s_code[i, 2]
         k0, k1, k2 = s_cnt[i, 0], s_cnt[i, 1], s_cnt[i, 2]
@@ -466,8 +468,6 @@ class _Recorder:
         self.rng = random.Random(bot.rng.getrandbits(32))
 
     def act(self, view: Any) -> Any:
-        from chinese_poker.ai.mc import analyse_street
-
         action = self.bot.act(view)
         dec = view.decisions[0]
         if dec.kind != "street":
@@ -475,10 +475,8 @@ class _Recorder:
         sit = rollout.Situation.from_view(view, dec)
         # The level the bot plays these rules at; keep >= every candidate: one round, the
         # same rollouts for each (no halving).
-        params = (
-            self.bot.throwing_params if view.rules.spec.variant.throws_cards else self.bot.params
-        )
-        level = dataclasses.replace(params, keep=300, rollouts=self.rollouts)
+        level = dataclasses.replace(self.bot.level_for(view.rules), keep=300,
+                                    rollouts=self.rollouts)  # fmt: skip
         for o in analyse_street(view, dec, level, seed=self.rng.getrandbits(32)):
             if o.rollouts <= 0:  # dropped by the first street's screen
                 continue
@@ -502,9 +500,6 @@ def search_samples(
     """Heads-up sessions ``first_session`` .. ``first_session + sessions - 1`` of two
     ``mc`` players at ``level`` placing by the table ``kind`` alone (``fills`` 0),
     every candidate of every street decision analysed with ``rollouts`` rollouts."""
-    from chinese_poker.ai.mc import MonteCarloBot
-    from chinese_poker.engine import Session, play_hand
-
     if kind not in (BoardValue.ITERATED, BoardValue.SEARCH):
         raise ValueError(
             "search samples are of a policy that places by a learned value of the board's "

@@ -35,7 +35,8 @@ def _overloads() -> dict[str, int]:
 def test_no_kernel_is_loaded_or_compiled_after_warming() -> None:
     warm.warm_kernels()
     before = _overloads()
-    entry = ["rollout._rollouts", "rollout._static", "setting._ev_kernel", "fantasyland._search"]
+    entry = ["rollout._rollouts", "rollout._static", "setting._ev_kernel", "fantasyland._search",
+             "fantasyland._collect"]  # fmt: skip
     assert all(before[f"chinese_poker.ai.{k}"] >= 1 for k in entry), before
     for name in preset_names():
         rules = rules_for(name)

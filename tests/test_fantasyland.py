@@ -10,7 +10,12 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from chinese_poker.ai.fantasyland import DEFAULT_STAY_VALUE, solve_fantasyland
+from chinese_poker.ai.fantasyland import (
+    DEFAULT_STAY_VALUE,
+    FantasylandSolution,
+    fantasyland_boards,
+    solve_fantasyland,
+)
 from chinese_poker.cards import CardError, parse_card, parse_cards
 from chinese_poker.evaluate import evaluate_batch
 from chinese_poker.rules import Rules, rules_for
@@ -37,10 +42,13 @@ def _royalty_of(rules: Rules, line: int, values: npt.NDArray[np.int32]) -> npt.N
     return per[inverse]
 
 
-def brute_force(cards: list[int], rules: Rules, stay: float) -> tuple[float, int, int, int]:
-    """Best (score, bottom value, middle value, top value) over all arrangements."""
+def brute_boards(
+    cards: list[int], rules: Rules, stay: float, bonus: npt.NDArray[np.float64] | None = None
+) -> npt.NDArray[np.float64]:
+    """Every valid arrangement of every 13 of ``cards``: rows of (score, bottom value,
+    middle value, top value, score plus ``bonus[line, value >> 16]`` of the lines)."""
     arr = _arrangements()
-    best: tuple[float, int, int, int] | None = None
+    out = []
     fl_middle = {"full_house": 6, "four_of_a_kind": 7}.get(rules.fl_repeat_middle_min, 99)
     for keep in itertools.combinations(cards, 13):
         boards = np.asarray(keep, dtype=np.int64)[arr]
@@ -58,13 +66,18 @@ def brute_force(cards: list[int], rules: Rules, stay: float) -> tuple[float, int
         if not rules.fantasyland_enabled:
             stays[:] = False
         score = (rb + rm + rt).astype(np.float64) + stay * stays
-        score[~valid] = -np.inf
-        i = np.lexsort((vt, vm, vb, score))[-1]
-        cand = (float(score[i]), int(vb[i]), int(vm[i]), int(vt[i]))
-        if best is None or cand > best:
-            best = cand
-    assert best is not None
-    return best
+        key = score.copy()
+        if bonus is not None:
+            key += bonus[0, vt >> 16] + bonus[1, vm >> 16] + bonus[2, vb >> 16]
+        out.append(np.stack([score, vb, vm, vt, key], axis=1)[valid])
+    return np.concatenate(out)
+
+
+def brute_force(cards: list[int], rules: Rules, stay: float) -> tuple[float, int, int, int]:
+    """Best (score, bottom value, middle value, top value) over all arrangements."""
+    rows = brute_boards(cards, rules, stay)
+    i = np.lexsort((rows[:, 3], rows[:, 2], rows[:, 1], rows[:, 0]))[-1]
+    return float(rows[i, 0]), int(rows[i, 1]), int(rows[i, 2]), int(rows[i, 3])
 
 
 CASES = [
@@ -100,6 +113,66 @@ def test_matches_brute_force(preset: str, options: dict[str, object], n: int, st
         assert (sol.score, vb, vm, vt) == pytest.approx(want), (cards, str(sol.board))
         assert not is_fouled(rules, sol.board)
         assert sorted(sol.board.cards + sol.discards) == sorted(cards)
+
+
+def _values(rules: Rules, sol: FantasylandSolution) -> tuple[int, int, int]:
+    """(bottom, middle, top) values of a solution's board."""
+    b = sol.board
+    return (int(evaluate_batch(np.array([b.bottom]), wheel=rules.wheel_rank)[0]),
+            int(evaluate_batch(np.array([b.middle]), wheel=rules.wheel_rank)[0]),
+            int(evaluate_batch(np.array([b.top]))[0]))  # fmt: skip
+
+
+@pytest.mark.parametrize(("preset", "options", "n", "stay"), CASES[3:9])
+def test_boards_by_a_line_bonus_match_brute_force(
+    preset: str, options: dict[str, object], n: int, stay: float
+) -> None:
+    # An arbitrary bonus per line and value (not the policy's table): the first board
+    # must be the best of every arrangement by score plus bonus, and the rest the next
+    # best among the arrangements within the bonus's spread of the best score.
+    rules = rules_for(preset, **options)
+    rng = random.Random(f"bonus{preset}{n}")
+    bonus = np.random.default_rng(len(preset) + n).normal(0.0, 1.5, (3, 256))
+    spread = sum(float(bonus[i].max() - bonus[i].min()) for i in range(3))
+    for _ in range(2 if n == 13 else 1):
+        cards = rng.sample(range(52), n)
+        got = fantasyland_boards(cards, rules, stay_value=stay, line_bonus=bonus, count=12)
+        rows = brute_boards(cards, rules, stay, bonus)
+        window = rows[rows[:, 0] >= rows[:, 0].max() - spread - 1e-9]
+        want = np.sort(window[:, 4])[::-1][:12]
+        keys = []
+        for sol in got:
+            vb, vm, vt = _values(rules, sol)
+            assert not is_fouled(rules, sol.board)
+            assert sorted(sol.board.cards + sol.discards) == sorted(cards)
+            key = sol.score + bonus[0, vt >> 16] + bonus[1, vm >> 16] + bonus[2, vb >> 16]
+            keys.append(key)
+        assert keys == pytest.approx(list(want)), cards
+        assert keys[0] == pytest.approx(rows[:, 4].max())
+        assert len({sol.board for sol in got}) == len(got)
+
+
+def test_boards_without_a_bonus_start_with_the_solvers() -> None:
+    rules = rules_for("pineapple")
+    rng = random.Random(11)
+    for _ in range(20):
+        cards = rng.sample(range(52), 14)
+        first = fantasyland_boards(cards, rules, stay_value=12.0, count=3)
+        assert first[0] == solve_fantasyland(cards, rules, stay_value=12.0)
+        assert [s.score for s in first] == sorted((s.score for s in first), reverse=True)
+
+
+def test_boards_refuse_bad_arguments() -> None:
+    rules = rules_for("pineapple")
+    cards = list(range(14))
+    for count in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="count"):
+            fantasyland_boards(cards, rules, count=count)  # type: ignore[arg-type]
+    for bonus in (np.zeros((3, 10)), np.full((3, 256), np.nan)):
+        with pytest.raises(ValueError, match="line_bonus"):
+            fantasyland_boards(cards, rules, line_bonus=bonus)
+    with pytest.raises(CardError, match="13 to 17"):
+        fantasyland_boards(cards[:12], rules)
 
 
 def test_rich_hands_match_brute_force() -> None:

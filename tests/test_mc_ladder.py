@@ -114,6 +114,7 @@ def test_levels_three_to_five_charge_a_quarter_of_the_aversion_or_half_with_a_th
     in plain OFC, half of it in heads-up Pineapple; levels 1 and 2 and ``mc-v1`` keep the
     whole."""
     from chinese_poker.ai.mc import (
+        FL_BOARDS,
         FOUL_AVERSION,
         FOUL_AVERSION_NO_THROW,
         FOUL_AVERSION_THROW,
@@ -130,9 +131,15 @@ def test_levels_three_to_five_charge_a_quarter_of_the_aversion_or_half_with_a_th
     ] * 3
     for n in range(1, 6):
         assert V1_LEVELS[n].foul_aversion == FOUL_AVERSION
-        assert dataclasses.replace(LEVELS[n], foul_aversion=FOUL_AVERSION) == V1_LEVELS[n]
+        # and levels 3 to 5 play out Fantasyland boards (round sixteen)
+        boards = FL_BOARDS if n >= 3 else 0
+        assert LEVELS[n].fl_boards == THROWING_LEVELS[n].fl_boards == boards
+        assert V1_LEVELS[n].fl_boards == 0
+        plain = dataclasses.replace(LEVELS[n], foul_aversion=FOUL_AVERSION, fl_boards=0)
+        assert plain == V1_LEVELS[n]
         # the rest of the throwing levels is round four's and five's
-        thrown = dataclasses.replace(THROWING_LEVELS[n], foul_aversion=FOUL_AVERSION)
+        thrown = dataclasses.replace(THROWING_LEVELS[n], foul_aversion=FOUL_AVERSION,
+                                     fl_boards=0)  # fmt: skip
         if n < 3:
             assert thrown == V1_LEVELS[n]
         else:

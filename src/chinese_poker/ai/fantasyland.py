@@ -38,6 +38,7 @@ from chinese_poker.rules import Rules, require_supported
 __all__ = [
     "DEFAULT_STAY_VALUE",
     "FantasylandSolution",
+    "fantasyland_boards",
     "solve_fantasyland",
 ]
 
@@ -115,15 +116,50 @@ def _middle_stays(rules: Rules, values: npt.NDArray[np.int64]) -> npt.NDArray[np
     return (values >> 20) >= need
 
 
-def solve_fantasyland(
-    cards: Sequence[Card], rules: Rules, *, stay_value: float | None = None
-) -> FantasylandSolution:
-    """The exact best arrangement of a Fantasyland deal of 13 to 17 cards.
+@dataclass(frozen=True)
+class _Deal:
+    """A deal's five- and three-card subsets with their values, royalties and stays,
+    the five-card ones strongest first, and the bounds the searches prune by."""
 
-    ``stay_value`` (default :data:`DEFAULT_STAY_VALUE`) is added when the board
-    qualifies to stay (trips on top, quads or better on the bottom, or a middle of
-    at least ``rules.fl_repeat_middle_min``).
-    """
+    cards: tuple[Card, ...]
+    stay: float
+    rows5: npt.NDArray[np.int64]
+    rows3: npt.NDArray[np.int64]
+    order5: npt.NDArray[np.int64]
+    m5: npt.NDArray[np.int64]  # the sorted arrays from here on
+    v5: npt.NDArray[np.int64]
+    rb: npt.NDArray[np.float64]
+    rm: npt.NDArray[np.float64]
+    sb: npt.NDArray[np.bool_]
+    sm: npt.NDArray[np.bool_]
+    run_start: npt.NDArray[np.int64]
+    top_cap: npt.NDArray[np.float64]
+    suffix_cap: npt.NDArray[np.float64]
+    m3: npt.NDArray[np.int64]
+    v3: npt.NDArray[np.int64]
+    rt: npt.NDArray[np.float64]
+    st: npt.NDArray[np.bool_]
+
+    def solution(self, b: int, m: int, t: int) -> FantasylandSolution:
+        """The board of sorted five-card indices ``b``, ``m`` and three-card index ``t``."""
+        cards = self.cards
+        bi, mi = int(self.order5[b]), int(self.order5[m])
+        bottom = _display_order(cards[i] for i in self.rows5[bi])
+        middle = _display_order(cards[i] for i in self.rows5[mi])
+        top = _display_order(cards[i] for i in self.rows3[t])
+        used = set(bottom) | set(middle) | set(top)
+        royalties = (int(self.rt[t]), int(self.rm[m]), int(self.rb[b]))
+        stays = bool(self.sb[b] or self.sm[m] or self.st[t])
+        return FantasylandSolution(
+            board=Board(top, middle, bottom),
+            discards=tuple(c for c in cards if c not in used),
+            royalties=royalties,
+            stays=stays,
+            score=float(sum(royalties)) + (self.stay if stays else 0.0),
+        )
+
+
+def _deal(cards: Sequence[Card], rules: Rules, stay_value: float | None) -> _Deal:
     cards = tuple(cards)
     n = len(cards)
     if not 13 <= n <= 17:
@@ -158,13 +194,10 @@ def solve_fantasyland(
     stay_m = _middle_stays(rules, v5) & fl_on
     stay_t = (v3 >> 20 == THREE_OF_A_KIND) & fl_on
 
-    # Five-card subsets strongest first; tops in two orders (with and without the
-    # stay bonus for trips), best first and stronger first among equals.
+    # Five-card subsets strongest first.
     order5 = np.argsort(-v5, kind="stable")
     sv5 = v5[order5]
-    srb = rb[order5].astype(np.float64)
     srm = rm[order5].astype(np.float64)
-    ssb = stay_b[order5]
     ssm = stay_m[order5]
     # Where each value's run of equals starts: a middle may equal its bottom.
     run_start = np.searchsorted(-sv5, -sv5, side="left").astype(np.int64)
@@ -179,28 +212,99 @@ def solve_fantasyland(
     # its top can add: lets the middle loop stop early.
     middle_cap = srm + stay * ssm + top_cap
     suffix_cap = np.maximum.accumulate(middle_cap[::-1])[::-1].copy()
-    order_t_stay = np.lexsort((-v3, -t_gain)).astype(np.int64)
-    order_t_plain = np.lexsort((-v3, -rt)).astype(np.int64)
+    return _Deal(
+        cards=cards, stay=stay, rows5=rows5, rows3=rows3, order5=order5,
+        m5=masks5[order5], v5=sv5, rb=rb[order5].astype(np.float64), rm=srm,
+        sb=stay_b[order5], sm=ssm, run_start=run_start, top_cap=top_cap,
+        suffix_cap=suffix_cap, m3=masks3, v3=v3, rt=rt.astype(np.float64), st=stay_t,
+    )  # fmt: skip
+
+
+def solve_fantasyland(
+    cards: Sequence[Card], rules: Rules, *, stay_value: float | None = None
+) -> FantasylandSolution:
+    """The exact best arrangement of a Fantasyland deal of 13 to 17 cards.
+
+    ``stay_value`` (default :data:`DEFAULT_STAY_VALUE`) is added when the board
+    qualifies to stay (trips on top, quads or better on the bottom, or a middle of
+    at least ``rules.fl_repeat_middle_min``).
+    """
+    d = _deal(cards, rules, stay_value)
+    return d.solution(*_best(d))
+
+
+def _best(d: _Deal) -> tuple[int, int, int]:
+    # Tops in two orders (with and without the stay bonus for trips), best first and
+    # stronger first among equals.
+    t_gain = d.rt + d.stay * d.st
+    order_t_stay = np.lexsort((-d.v3, -t_gain)).astype(np.int64)
+    order_t_plain = np.lexsort((-d.v3, -d.rt)).astype(np.int64)
     best = _search(
-        masks5[order5], sv5, run_start, srb, srm, ssb, ssm, top_cap, suffix_cap,
-        masks3, v3, rt.astype(np.float64), stay_t, order_t_stay, order_t_plain, stay,
+        d.m5, d.v5, d.run_start, d.rb, d.rm, d.sb, d.sm, d.top_cap, d.suffix_cap,
+        d.m3, d.v3, d.rt, d.st, order_t_stay, order_t_plain, d.stay,
     )  # fmt: skip
     if best[0] < 0:  # pragma: no cover - 13+ cards always admit a valid board
         raise RuntimeError("no valid board found")
-    bi, mi, ti = int(order5[best[0]]), int(order5[best[1]]), int(best[2])
-    bottom = _display_order(cards[i] for i in rows5[bi])
-    middle = _display_order(cards[i] for i in rows5[mi])
-    top = _display_order(cards[i] for i in rows3[ti])
-    used = set(bottom) | set(middle) | set(top)
-    royalties = (int(rt[ti]), int(rm[mi]), int(rb[bi]))
-    stays = bool(stay_b[bi] or stay_m[mi] or stay_t[ti])
-    return FantasylandSolution(
-        board=Board(top, middle, bottom),
-        discards=tuple(c for c in cards if c not in used),
-        royalties=royalties,
-        stays=stays,
-        score=float(sum(royalties)) + (stay if stays else 0.0),
-    )
+    return best
+
+
+#: The most boards :func:`fantasyland_boards` collects before it narrows its margin.
+BOARDS_BUFFER = 1 << 19
+
+
+def fantasyland_boards(
+    cards: Sequence[Card],
+    rules: Rules,
+    *,
+    stay_value: float | None = None,
+    line_bonus: npt.ArrayLike | None = None,
+    count: int = 16,
+) -> list[FantasylandSolution]:
+    """The ``count`` best valid arrangements of a Fantasyland deal by their score (the
+    royalties and the stay, as :func:`solve_fantasyland` counts them) plus a bonus of
+    each line, best first.
+
+    ``line_bonus[line, value >> 16]`` (line 0 the top, 1 the middle, 2 the bottom, in
+    ``evaluate``'s values) is what a line is worth beyond its royalty: for example how
+    often it wins its line against an opponent. With no bonus the first board is
+    :func:`solve_fantasyland`'s. Every arrangement scoring within the bonus's spread of
+    the best is weighed (the spread is the most the bonus can move a board), so the
+    first board is the exact best by score plus bonus; the others are the next best of
+    the same search (when more than :data:`BOARDS_BUFFER` boards fall within the spread
+    only the best-scoring part of them is weighed).
+
+    >>> from chinese_poker.rules import rules_for
+    >>> from chinese_poker.cards import parse_cards
+    >>> deal = parse_cards("As Ah Ad Kc Kd Qh Qs Js Ts 9s 8s 7s 2d 3c")
+    >>> [str(b.board) for b in fantasyland_boards(deal, rules_for("pineapple"), count=2)]
+    ['Kd Kc 3c | As Ah Ad Qs Qh | Js Ts 9s 8s 7s', 'Kd Kc 2d | As Ah Ad Qs Qh | Js Ts 9s 8s 7s']
+    """
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ValueError(f"count must be a positive whole number, not {count!r}")
+    d = _deal(cards, rules, stay_value)
+    bonus = np.zeros((3, 256)) if line_bonus is None else np.asarray(line_bonus, np.float64)
+    if bonus.shape != (3, 256) or not np.isfinite(bonus).all():
+        raise ValueError("line_bonus must be a 3 x 256 array of finite numbers")
+    best = d.solution(*_best(d))
+    spread = float(sum(bonus[line].max() - bonus[line].min() for line in range(3)))
+    idx3 = np.full(1 << len(d.cards), -1, dtype=np.int64)
+    idx3[d.m3] = np.arange(len(d.m3))
+    bb, bm, bt = bonus[2, d.v5 >> 16], bonus[1, d.v5 >> 16], bonus[0, d.v3 >> 16]
+    out = np.zeros((BOARDS_BUFFER, 4))
+    margin = spread
+    while True:
+        n = _collect(d.m5, d.v5, d.run_start, d.rb, d.rm, d.sb, d.sm, d.suffix_cap,
+                     d.top_cap, d.v3, d.rt, d.st, d.stay, idx3, bb, bm, bt,
+                     best.score - margin - 1e-9, (1 << len(d.cards)) - 1, out)  # fmt: skip
+        if n <= BOARDS_BUFFER:
+            break
+        margin /= 2
+    rows = out[:n]
+    # Best key first; among equals the stronger bottom, middle, top (as the solver).
+    order = np.lexsort((-d.v3[rows[:, 2].astype(np.int64)],
+                        -d.v5[rows[:, 1].astype(np.int64)],
+                        -d.v5[rows[:, 0].astype(np.int64)], -rows[:, 3]))[:count]  # fmt: skip
+    return [d.solution(int(rows[i, 0]), int(rows[i, 1]), int(rows[i, 2])) for i in order]
 
 
 def _display_order(line: Iterable[Card]) -> tuple[Card, ...]:
@@ -273,3 +377,57 @@ def _search(
                     best_vb, best_vm, best_vt = vb, vm, vt
                 break  # the first fitting top in this order is the best for the pair
     return best_b, best_m, best_t
+
+
+@_jit
+def _collect(
+    m5: Any, v5: Any, run_start: Any, rb: Any, rm: Any, sb: Any, sm: Any, suffix_cap: Any,
+    top_cap: Any, v3: Any, rt: Any, st: Any, stay: float, idx3: Any,
+    bb: Any, bm: Any, bt: Any, floor: float, full: int, out: Any,
+) -> int:  # fmt: skip
+    """Every valid board scoring at least ``floor`` (royalties and stay), as rows of
+    (bottom, middle, top, score + bonus) in ``out`` while it has room; returns how many
+    there are. The bounds are :func:`_search`'s."""
+    n5 = m5.shape[0]
+    n = 0
+    rest = np.zeros(17, dtype=np.int64)
+    for b in range(n5):
+        base_b = rb[b] + (stay if sb[b] else 0.0)
+        start = run_start[b]
+        if base_b + suffix_cap[start] < floor:
+            continue
+        mb = m5[b]
+        for m in range(start, n5):
+            if base_b + suffix_cap[m] < floor:
+                break  # every later middle is weaker and can add no more
+            if m == b or m5[m] & mb:
+                continue
+            stayed = sb[b] or sm[m]
+            base = rb[b] + rm[m]
+            if base + (stay if stayed else 0.0) + top_cap[m] < floor:
+                continue
+            left = full & ~(mb | m5[m])
+            k = 0
+            for i in range(17):
+                if left >> i & 1:
+                    rest[k] = 1 << i
+                    k += 1
+            vm = v5[m]
+            for i in range(k):
+                for j in range(i + 1, k):
+                    for h in range(j + 1, k):
+                        t = idx3[rest[i] | rest[j] | rest[h]]
+                        if v3[t] > vm:
+                            continue
+                        score = base + rt[t]
+                        if stayed or st[t]:
+                            score += stay
+                        if score < floor:
+                            continue
+                        if n < out.shape[0]:
+                            out[n, 0] = b
+                            out[n, 1] = m
+                            out[n, 2] = t
+                            out[n, 3] = score + bb[b] + bm[m] + bt[t]
+                        n += 1
+    return n

@@ -9,7 +9,8 @@ chance that the board ends fouled, and a short explanation in players' words.
   playouts (:func:`chinese_poker.ai.mc.analyse_street`, all placements kept; the weaker
   ones get fewer playouts through successive halving).
 * A Fantasyland deal: the exact solver's best arrangement and a handful of alternatives
-  (boards one swap away from it, and the best board ignoring the stay bonus), each
+  (the best boards by royalties, the stay and the strength of their lines, boards one
+  swap away from the solver's, and the best board ignoring the stay bonus), each
   played out against the opponents' boards. Not every arrangement: there are millions.
 * A classic (or Criss Cross) set: the setting solver's best setting and its runner-up
   settings with their expected points (every setting is never listed: 72,072).
@@ -278,7 +279,7 @@ def _wheel(rules: Rules) -> WheelRank:
 def _fantasyland_hints(
     view: View, dec: Decision, params: mc.Level, seed: int, deadline: float | None
 ) -> list[HintEntry]:
-    from chinese_poker.ai.fantasyland import solve_fantasyland
+    from chinese_poker.ai.fantasyland import fantasyland_boards, solve_fantasyland
 
     rules = view.rules
     stay = mc.view_stay_value(view, dec)
@@ -296,12 +297,18 @@ def _fantasyland_hints(
     add(b.top, b.middle, b.bottom, "the solver's best arrangement")
     plain = solve_fantasyland(dec.cards, rules, stay_value=0.0).board
     add(plain.top, plain.middle, plain.bottom, "the most royalties, ignoring the stay")
-    for alt in _neighbours(rules, dec.cards, (b.top, b.middle, b.bottom), stay, 5):
-        add(*alt, note="one swap from the best")
     sit = rollout.Situation.from_view(view, dec)
-    cands = [rollout.Candidate(*bd) for bd in boards]
     tables = sit.tables.with_stay(stay)
     sit = dataclasses.replace(sit, tables=tables)
+    # The solver leaves out what the lines win against the opponents; the boards best
+    # by royalties, the stay and the policy's line strength put it back (what mc plays).
+    bonus = tables.policy[rollout.POL_W] * tables.strength
+    lined = fantasyland_boards(dec.cards, rules, stay_value=stay, line_bonus=bonus, count=4)
+    for sol in lined[:3]:
+        add(sol.board.top, sol.board.middle, sol.board.bottom, "strong lines for the royalties")
+    for alt in _neighbours(rules, dec.cards, (b.top, b.middle, b.bottom), stay, 3):
+        add(*alt, note="one swap from the best")
+    cands = [rollout.Candidate(*bd) for bd in boards]
     rollouts = params.rollouts if (len(sit.events_who) or sit.fl_seats) else 1
     stats = rollout.run_rollouts(
         sit, cands, rollouts=rollouts, fills=params.fills, choice=params.choice,

@@ -14,7 +14,9 @@ sharp; the first street's 232 placements are first screened by the policy's own 
 and successive halving spends the rollouts on the candidates that are still close.
 
 * Fantasyland deals: the exact solver (:func:`~chinese_poker.ai.fantasyland.solve_fantasyland`)
-  with a stay value worth one more Fantasyland hand while the repeat limit allows one.
+  with a stay value worth one more Fantasyland hand while the repeat limit allows one;
+  at levels 3 to 5 its board and the next best by royalties, the stay and the lines'
+  strength are played out against the opponents (:func:`analyse_fantasyland`).
 * Classic and Criss Cross: the setting solver (:mod:`chinese_poker.ai.setting`) for the
   set, its advice for surrender and naturals; if that module cannot be imported, the
   rules bot plays those hands.
@@ -47,7 +49,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from chinese_poker.ai import rollout
-from chinese_poker.ai.fantasyland import solve_fantasyland
+from chinese_poker.ai.fantasyland import fantasyland_boards, solve_fantasyland
 from chinese_poker.cards import Card
 from chinese_poker.engine.actions import (
     Action,
@@ -66,6 +68,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_LEVEL",
+    "FL_BOARDS",
+    "FL_BOARDS_MIN_SECONDS",
     "FOUL_AVERSION",
     "FOUL_AVERSION_NO_THROW",
     "FOUL_AVERSION_THROW",
@@ -77,8 +81,10 @@ __all__ = [
     "MonteCarloBot",
     "MonteCarloBotV1",
     "StreetOption",
+    "analyse_fantasyland",
     "analyse_street",
     "fantasyland_stay_value",
+    "level_tables",
     "view_stay_value",
 ]
 
@@ -137,7 +143,12 @@ class Level:
     of the board's draws (Pineapple and OFC): no gain over 1, not adopted (*Round
     fifteen*). ``fl_scale_first``: a further factor of ``fl_scale`` on the first street
     alone (nothing placed yet), where the rollouts foresee Fantasyland least often
-    (*Round fifteen*); an experiment, 1 at every level.
+    (*Round fifteen*); an experiment, 1 at every level. ``fl_boards``: how many
+    arrangements of a Fantasyland deal are played out against the opponents
+    (:func:`analyse_fantasyland`; the exact solver's best by royalties and the stay, and
+    the best by those plus the policy's line strength,
+    :func:`~chinese_poker.ai.fantasyland.fantasyland_boards`); 0 or 1: the solver's board
+    alone, as ``mc-v1`` sets it.
     """
 
     rollouts: int
@@ -167,6 +178,7 @@ class Level:
     residual: float = 0.0
     opp_residual: float = -1.0
     value: int = 0
+    fl_boards: int = 0
 
     def __post_init__(self) -> None:
         if self.value not in tuple(rollout.BoardValue):
@@ -248,11 +260,25 @@ V1_LEVELS: dict[int, Level] = {
 #: (docs/bots.md, *Round six*); 1 gained nothing over 2 (*Round ten*).
 FOUL_AVERSION_NO_THROW = 2.0
 
+#: Arrangements of a Fantasyland deal that ``mc``'s levels 3 to 5 play out (the
+#: solver's board and the best by royalties, the stay and the lines' strength): on
+#: deals where the hand is played once and both boards are settled against the same
+#: opponents' boards, they gain about +0.3 points a Fantasyland hand over the solver's
+#: board alone; 32 gained no more than 16 (docs/bots.md, *Round sixteen*).
+FL_BOARDS = 16
+
+#: The least time left, in seconds, for which a Fantasyland deal's boards are played out
+#: under a time budget (below it the solver's board is set at once).
+FL_BOARDS_MIN_SECONDS = 0.06
+
 LEVELS: dict[int, Level] = {  # copies: tuning mc never moves mc-v1
     **V1_LEVELS,
-    3: dataclasses.replace(V1_LEVELS[3], foul_aversion=FOUL_AVERSION_NO_THROW),
-    4: dataclasses.replace(V1_LEVELS[4], foul_aversion=FOUL_AVERSION_NO_THROW),
-    5: dataclasses.replace(V1_LEVELS[5], foul_aversion=FOUL_AVERSION_NO_THROW),
+    **{
+        n: dataclasses.replace(
+            V1_LEVELS[n], foul_aversion=FOUL_AVERSION_NO_THROW, fl_boards=FL_BOARDS
+        )
+        for n in (3, 4, 5)
+    },
 }
 """Effort per level where no street throws a card (OFC, Turbo): 1 is quick (a few ms a
 decision), 3 the default, 5 strong. ``mc-v1``'s, except that levels 3 to 5 charge a
@@ -278,6 +304,7 @@ THROWING_LEVELS: dict[int, Level] = {
             foul_repair=1,
             fl_per_opponent=1,
             foul_aversion=FOUL_AVERSION_THROW,
+            fl_boards=FL_BOARDS,
         )
         for n, rollouts in ((3, 470), (4, 1400), (5, 3500))
     },
@@ -286,10 +313,11 @@ THROWING_LEVELS: dict[int, Level] = {
 default level 3 adds one round of foul repair to the playout policy and plays about 40%
 fewer rollouts, for the same decision time as ``mc-v1``'s (docs/bots.md, *Round four*),
 and charges half of its foul aversion (:data:`FOUL_AVERSION_THROW`, *Round seven*); on
-fresh duplicate deals it beats ``mc-v1`` (+0.73 ± 0.30 points a hand heads-up over 4,004
-hands, *Round ten*). With three or four players it counts earning Fantasyland once per
-opponent (``fl_per_opponent``, *Round five*): the values are heads-up figures, and the
-hand it brings is played against everyone. Levels 4 and 5 take the same policy with the
+fresh duplicate deals it beats ``mc-v1`` (+0.74 ± 0.21 points a hand heads-up over 9,017
+hands, with its Fantasyland boards played out, :data:`FL_BOARDS`, *Round sixteen*). With
+three or four players it counts earning Fantasyland once per opponent
+(``fl_per_opponent``, *Round five*): the values are heads-up figures, and the hand it
+brings is played against everyone. Levels 4 and 5 take the same policy with the
 same cut in rollouts; level 4 is not established above level 3 (+0.29 ± 0.61 points a
 hand over 1,006 heads-up hands at six times the time, *Round eight*), and level 5 is not
 measured. Levels 1 and 2 are ``mc-v1``'s: level 2 with the repair beat ``mc-v1``'s by
@@ -335,28 +363,7 @@ def analyse_street(
     """
     actions = list(iter_placements(decision, view.version))
     sit = rollout.Situation.from_view(view, decision)
-    # The level's policy, always: at the Level defaults every factor is 1 and every
-    # switch its tables_for value, so the arrays are the same numbers (mc-v1's play is
-    # pinned by tests/test_ai_baseline.py), and no second list of defaults is kept here.
-    sit.tables = sit.tables.with_policy(
-        foul_scale=level.policy_foul_scale,
-        strength_scale=level.policy_strength_scale,
-        fl_scale=level.fl_scale * (level.fl_scale_first if _first_street(view, decision) else 1.0),
-        pick_max=level.pick_max,
-        repair=level.foul_repair,
-        climb=level.climb,
-        climb_rounds=level.climb_rounds,
-        repair_spare=bool(level.repair_spare),
-        fl_per_opponent=bool(level.fl_per_opponent),
-        opp_foul_scale=level.opp_foul_scale,
-        opp_repair=level.opp_repair,
-        opp_fills=level.opp_fills,
-        line_strength=level.line_strength,
-        exact_last=bool(level.exact_last),
-        residual=level.residual,
-        opp_residual=level.opp_residual,
-        value=level.value,
-    )
+    sit.tables = level_tables(sit.tables, level, first=_first_street(view, decision))
     cands = [sit.candidate(a) for a in actions]
     rng = random.Random(seed)
     screened, screen_fouls = rollout.static_scores(
@@ -400,6 +407,83 @@ def analyse_street(
     most = int(stats.n.max())
     out.sort(key=lambda o: (o.rollouts < most, -(o.value - lam * o.foul_probability)))
     return out
+
+
+def analyse_fantasyland(
+    view: View,
+    decision: Decision,
+    level: Level,
+    *,
+    seed: int,
+    deadline: float | None = None,
+) -> list[StreetOption]:
+    """Arrangements of a Fantasyland deal with their Monte Carlo estimates, best first.
+
+    The exact solver maximises the royalties and the stay alone; what a board's lines
+    win against the opponents' boards is left out. The candidates here are the solver's
+    board and the ``level.fl_boards`` best by royalties, the stay and the policy's line
+    strength (:func:`~chinese_poker.ai.fantasyland.fantasyland_boards`); each is
+    played out as a street's placements are (the opponents' boards completed by the
+    level's policy from the cards we cannot see, every pairing settled as the scorer
+    does, the stay at :func:`view_stay_value`), with successive halving down to
+    ``level.keep``. A Fantasyland board never fouls, so no aversion is charged.
+    """
+    rules = view.rules
+    stay = view_stay_value(view, decision)
+    sit = rollout.Situation.from_view(view, decision)
+    tables = level_tables(sit.tables, level).with_stay(stay)
+    sit = dataclasses.replace(sit, tables=tables)
+    bonus = tables.policy[rollout.POL_W] * tables.strength
+    sols = [solve_fantasyland(decision.cards, rules, stay_value=stay)]
+    seen = {sols[0].board}
+    for sol in fantasyland_boards(decision.cards, rules, stay_value=stay, line_bonus=bonus,
+                                  count=level.fl_boards):  # fmt: skip
+        if sol.board not in seen and len(sols) < level.fl_boards:
+            seen.add(sol.board)
+            sols.append(sol)
+    actions = [Place(decision.seat, s.board.top, s.board.middle, s.board.bottom, s.discards,
+                     decision.hand, view.version) for s in sols]  # fmt: skip
+    rng = random.Random(seed)
+    rollouts = level.rollouts if (len(sit.events_who) or sit.fl_seats) else 1
+    stats = rollout.run_rollouts(
+        sit, [sit.candidate(a) for a in actions], rollouts=rollouts, fills=level.fills,
+        choice=level.choice, seed=rng.getrandbits(31), fl_samples=level.fl_samples,
+        halving=-1, keep=level.keep, deadline=deadline, rng=rng,
+    )  # fmt: skip
+    mean, err, fouls, fl = stats.mean(), stats.stderr(), stats.foul_rate(), stats.fl_rate()
+    out = [StreetOption(a, float(mean[k]), float(err[k]), float(fouls[k]), float(fl[k]),
+                        int(stats.n[k]), sols[k].score) for k, a in enumerate(actions)]  # fmt: skip
+    most = int(stats.n.max())
+    out.sort(key=lambda o: (o.rollouts < most, -o.value))
+    return out
+
+
+def level_tables(tables: rollout.Tables, level: Level, *, first: bool = False) -> rollout.Tables:
+    """``tables`` with ``level``'s playout policy (``first``: for a first street).
+
+    The level's policy, always: at the Level defaults every factor is 1 and every switch
+    its tables_for value, so the arrays are the same numbers (mc-v1's play is pinned by
+    tests/test_ai_baseline.py), and no second list of defaults is kept here.
+    """
+    return tables.with_policy(
+        foul_scale=level.policy_foul_scale,
+        strength_scale=level.policy_strength_scale,
+        fl_scale=level.fl_scale * (level.fl_scale_first if first else 1.0),
+        pick_max=level.pick_max,
+        repair=level.foul_repair,
+        climb=level.climb,
+        climb_rounds=level.climb_rounds,
+        repair_spare=bool(level.repair_spare),
+        fl_per_opponent=bool(level.fl_per_opponent),
+        opp_foul_scale=level.opp_foul_scale,
+        opp_repair=level.opp_repair,
+        opp_fills=level.opp_fills,
+        line_strength=level.line_strength,
+        exact_last=bool(level.exact_last),
+        residual=level.residual,
+        opp_residual=level.opp_residual,
+        value=level.value,
+    )
 
 
 def _first_street(view: View, decision: Decision) -> bool:
@@ -472,7 +556,7 @@ class MonteCarloBot:
         self._fallback: RuleBot | None = None
         self._settings: dict[tuple[tuple[Card, ...], int], SettingSolution] = {}
         self.last_analysis: list[StreetOption] = []
-        """The options of the last open-face street decision, best first."""
+        """The options of the last open-face street or Fantasyland decision, best first."""
 
     # ------------------------------------------------------------------ dispatch
 
@@ -490,7 +574,7 @@ class MonteCarloBot:
             return self._rule_bot().act(view)  # rules the playout kernels do not model
         if dec.kind == "set":
             if rules.is_open_face:
-                return self._fantasyland(view, dec)
+                return self._fantasyland(view, dec, deadline)
             return self._classic(view, dec)
         options = analyse_street(view, dec, self.level_for(rules),
                                  seed=self.rng.getrandbits(32), deadline=deadline)  # fmt: skip
@@ -511,9 +595,22 @@ class MonteCarloBot:
 
     # ------------------------------------------------------------------ Fantasyland
 
-    def _fantasyland(self, view: View, dec: Decision) -> Place:
-        stay = view_stay_value(view, dec)
-        sol = solve_fantasyland(dec.cards, view.rules, stay_value=stay)
+    def _fantasyland(self, view: View, dec: Decision, deadline: float | None) -> Place:
+        level = self.level_for(view.rules)
+        # The boards' search takes up to about 25 ms before the first rollout: under a
+        # tighter budget the solver's board alone keeps the budget.
+        room = deadline is None or deadline - time.monotonic() > FL_BOARDS_MIN_SECONDS
+        if level.fl_boards > 1 and room:
+            options = analyse_fantasyland(view, dec, level, seed=self.rng.getrandbits(32),
+                                          deadline=deadline)  # fmt: skip
+            self.last_analysis = options
+            return options[0].action
+        return self._solver_place(view, dec)
+
+    @staticmethod
+    def _solver_place(view: View, dec: Decision) -> Place:
+        """The exact solver's board for a Fantasyland deal (royalties and the stay)."""
+        sol = solve_fantasyland(dec.cards, view.rules, stay_value=view_stay_value(view, dec))
         b = sol.board
         return Place(dec.seat, b.top, b.middle, b.bottom, sol.discards, dec.hand, view.version)
 

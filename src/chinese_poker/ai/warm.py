@@ -62,12 +62,16 @@ def _open_face() -> None:
 
 
 def _fantasyland() -> None:
-    from chinese_poker.ai.fantasyland import solve_fantasyland
+    import numpy as np
+
+    from chinese_poker.ai.fantasyland import fantasyland_boards, solve_fantasyland
     from chinese_poker.cards import parse_cards
     from chinese_poker.rules import rules_for
 
-    solve_fantasyland(parse_cards("As Ks Qh Jh Td 9d 8c 7c 6s 5s 4h 3h 2d 2c"),
-                      rules_for("pineapple"))  # fmt: skip
+    deal = parse_cards("As Ks Qh Jh Td 9d 8c 7c 6s 5s 4h 3h 2d 2c")
+    solve_fantasyland(deal, rules_for("pineapple"))
+    # The next best boards, as mc's levels 3 to 5 search them (with a line bonus).
+    fantasyland_boards(deal, rules_for("pineapple"), line_bonus=np.zeros((3, 256)), count=2)
 
 
 def _setting() -> None:

@@ -89,11 +89,30 @@ def test_levels_without_boards_set_the_solvers_board(bot: Any) -> None:
     assert _board(bot.act(view)) == SOLVERS
 
 
+def test_the_opponents_boards_do_not_depend_on_the_fantasyland_board() -> None:
+    # What the bench rests on: the Fantasyland board is face down, so the other seats
+    # play the same hand whichever board seat 0 sets.
+    boards = []
+    for board in (SOLVERS, LINED):
+        table = _table(5)
+        view = table.view(0)
+        dec = view.decisions[0]
+        thrown = tuple(c for c in DEAL if c not in board.cards)
+        table.apply(Place(0, board.top, board.middle, board.bottom, thrown, dec.hand,
+                          view.version))  # fmt: skip
+        play_hand(table, {1: mc.MonteCarloBot(seed=9, level=1)})
+        boards.append(table.board(1))
+    assert boards[0] == boards[1]
+
+
 def test_the_bench_settles_both_boards(capsys: Any) -> None:
     bench = bench_module("bench_fl_boards")
     spec = bench_module("bench_mc_bots").BotSpec
-    row = bench.run("pineapple", 3, 11, 14, 2, spec("mc:1:fl_boards=4"), spec("rules"))
-    assert row["deals"] == 3 and 0.0 <= row["boards_differ"] <= 1.0
+    # mc-v1 sets the solver's board: nothing differs, nothing is gained.
+    same = bench.run("pineapple", 3, 11, 14, 2, spec("mc-v1:1"), spec("rules"))
+    assert (same["boards_differ"], same["gain_per_fantasyland_hand"], same["ci95"]) == (0, 0, 0)
+    row = bench.run("ofc", 6, 11, 13, 2, spec("mc:1:fl_boards=4"), spec("rules"))
+    assert row["deals"] == 6 and row["boards_differ"] > 0
     assert row["gain_per_fantasyland_hand"] == pytest.approx(row["points"] + row["stays"])
     for argv, message in ((["--deals", "1"], "--deals must be at least 2"),
                           (["--preset", "classic"], "no open-face Fantasyland"),

@@ -248,10 +248,6 @@ def _best(d: _Deal) -> tuple[int, int, int]:
     return best
 
 
-#: The most boards :func:`fantasyland_boards` collects before it narrows its margin.
-BOARDS_BUFFER = 1 << 19
-
-
 def fantasyland_boards(
     cards: Sequence[Card],
     rules: Rules,
@@ -260,18 +256,19 @@ def fantasyland_boards(
     line_bonus: npt.ArrayLike | None = None,
     count: int = 16,
 ) -> list[FantasylandSolution]:
-    """The ``count`` best valid arrangements of a Fantasyland deal by their score (the
-    royalties and the stay, as :func:`solve_fantasyland` counts them) plus a bonus of
-    each line, best first.
+    """The ``count`` best valid arrangements of a Fantasyland deal with different line
+    values, by their score (the royalties and the stay, as :func:`solve_fantasyland`
+    counts them) plus a bonus of each line, best first.
 
     ``line_bonus[line, value >> 16]`` (line 0 the top, 1 the middle, 2 the bottom, in
     ``evaluate``'s values) is what a line is worth beyond its royalty: for example how
-    often it wins its line against an opponent. With no bonus the first board is
-    :func:`solve_fantasyland`'s. Every arrangement scoring within the bonus's spread of
-    the best is weighed (the spread is the most the bonus can move a board), so the
-    first board is the exact best by score plus bonus; the others are the next best of
-    the same search (when more than :data:`BOARDS_BUFFER` boards fall within the spread
-    only the best-scoring part of them is weighed).
+    often it wins its line against an opponent. Boards whose three lines have the same
+    values differ only in suits and the discard, so each set of line values is
+    represented by one board. Among boards of equal score and bonus the stronger bottom
+    comes first, then middle, then top, as the solver breaks ties, so boards that differ
+    only in their kickers follow each other. The search is exact: the solver's branch
+    and bound with the bonus in its bounds, pruning against the ``count``-th best board
+    found so far. With no bonus the first board is :func:`solve_fantasyland`'s.
 
     >>> from chinese_poker.rules import rules_for
     >>> from chinese_poker.cards import parse_cards
@@ -285,26 +282,27 @@ def fantasyland_boards(
     bonus = np.zeros((3, 256)) if line_bonus is None else np.asarray(line_bonus, np.float64)
     if bonus.shape != (3, 256) or not np.isfinite(bonus).all():
         raise ValueError("line_bonus must be a 3 x 256 array of finite numbers")
-    best = d.solution(*_best(d))
-    spread = float(sum(bonus[line].max() - bonus[line].min() for line in range(3)))
+    bb, bm, bt = bonus[2, d.v5 >> 16], bonus[1, d.v5 >> 16], bonus[0, d.v3 >> 16]
+    # The solver's caps with the bonus in them: the best top (gain and bonus) no stronger
+    # than each five-card value, and the suffix maxima of what a middle and its top add.
+    t_gain = d.rt + d.stay * d.st + bt
+    by_v3 = np.argsort(d.v3, kind="stable")
+    prefix = np.maximum.accumulate(t_gain[by_v3])
+    upto = np.searchsorted(d.v3[by_v3], d.v5, side="right") - 1
+    top_cap = np.where(upto >= 0, prefix[np.maximum(upto, 0)], -np.inf)
+    middle_cap = d.rm + d.stay * d.sm + bm + top_cap
+    suffix_cap = np.maximum.accumulate(middle_cap[::-1])[::-1].copy()
     idx3 = np.full(1 << len(d.cards), -1, dtype=np.int64)
     idx3[d.m3] = np.arange(len(d.m3))
-    bb, bm, bt = bonus[2, d.v5 >> 16], bonus[1, d.v5 >> 16], bonus[0, d.v3 >> 16]
-    out = np.zeros((BOARDS_BUFFER, 4))
-    margin = spread
-    while True:
-        n = _collect(d.m5, d.v5, d.run_start, d.rb, d.rm, d.sb, d.sm, d.suffix_cap,
-                     d.top_cap, d.v3, d.rt, d.st, d.stay, idx3, bb, bm, bt,
-                     best.score - margin - 1e-9, (1 << len(d.cards)) - 1, out)  # fmt: skip
-        if n <= BOARDS_BUFFER:
-            break
-        margin /= 2
-    rows = out[:n]
+    found = np.zeros((count, 3), dtype=np.int64)
+    keys = np.zeros(count)
+    n = _top_boards(d.m5, d.v5, d.run_start, d.rb, d.rm, d.sb, d.sm, bb, bm, top_cap,
+                    suffix_cap, d.v3, d.rt, d.st, bt, d.stay, idx3,
+                    (1 << len(d.cards)) - 1, found, keys)  # fmt: skip
+    b, m, t = found[:n, 0], found[:n, 1], found[:n, 2]
     # Best key first; among equals the stronger bottom, middle, top (as the solver).
-    order = np.lexsort((-d.v3[rows[:, 2].astype(np.int64)],
-                        -d.v5[rows[:, 1].astype(np.int64)],
-                        -d.v5[rows[:, 0].astype(np.int64)], -rows[:, 3]))[:count]  # fmt: skip
-    return [d.solution(int(rows[i, 0]), int(rows[i, 1]), int(rows[i, 2])) for i in order]
+    order = np.lexsort((-d.v3[t], -d.v5[m], -d.v5[b], -keys[:n]))
+    return [d.solution(int(b[i]), int(m[i]), int(t[i])) for i in order]
 
 
 def _display_order(line: Iterable[Card]) -> tuple[Card, ...]:
@@ -380,54 +378,99 @@ def _search(
 
 
 @_jit
-def _collect(
-    m5: Any, v5: Any, run_start: Any, rb: Any, rm: Any, sb: Any, sm: Any, suffix_cap: Any,
-    top_cap: Any, v3: Any, rt: Any, st: Any, stay: float, idx3: Any,
-    bb: Any, bm: Any, bt: Any, floor: float, full: int, out: Any,
+def _top_boards(
+    m5: Any, v5: Any, run_start: Any, rb: Any, rm: Any, sb: Any, sm: Any, bb: Any, bm: Any,
+    top_cap: Any, suffix_cap: Any, v3: Any, rt: Any, st: Any, bt: Any, stay: float,
+    idx3: Any, full: int, found: Any, keys: Any,
 ) -> int:  # fmt: skip
-    """Every valid board scoring at least ``floor`` (royalties and stay), as rows of
-    (bottom, middle, top, score + bonus) in ``out`` while it has room; returns how many
-    there are. The bounds are :func:`_search`'s."""
-    n5 = m5.shape[0]
+    """Branch and bound for the best ``len(keys)`` boards of different line values by
+    score plus bonus (:func:`fantasyland_boards`): fills ``found`` with (bottom, middle,
+    top) indices and ``keys`` with their keys, returns how many. A board is skipped only
+    when its bound is below the worst key kept while the table is full."""
+    k = keys.shape[0]
     n = 0
+    floor = -np.inf
+    n5 = m5.shape[0]
     rest = np.zeros(17, dtype=np.int64)
     for b in range(n5):
-        base_b = rb[b] + (stay if sb[b] else 0.0)
+        base_b = rb[b] + (stay if sb[b] else 0.0) + bb[b]
         start = run_start[b]
         if base_b + suffix_cap[start] < floor:
             continue
         mb = m5[b]
+        vb = v5[b]
         for m in range(start, n5):
             if base_b + suffix_cap[m] < floor:
                 break  # every later middle is weaker and can add no more
             if m == b or m5[m] & mb:
                 continue
             stayed = sb[b] or sm[m]
-            base = rb[b] + rm[m]
+            base = rb[b] + rm[m] + bb[b] + bm[m]
             if base + (stay if stayed else 0.0) + top_cap[m] < floor:
                 continue
             left = full & ~(mb | m5[m])
-            k = 0
+            c = 0
             for i in range(17):
                 if left >> i & 1:
-                    rest[k] = 1 << i
-                    k += 1
+                    rest[c] = 1 << i
+                    c += 1
             vm = v5[m]
-            for i in range(k):
-                for j in range(i + 1, k):
-                    for h in range(j + 1, k):
+            for i in range(c):
+                for j in range(i + 1, c):
+                    for h in range(j + 1, c):
                         t = idx3[rest[i] | rest[j] | rest[h]]
-                        if v3[t] > vm:
+                        vt = v3[t]
+                        if vt > vm:
                             continue
-                        score = base + rt[t]
+                        key = base + rt[t] + bt[t]
                         if stayed or st[t]:
-                            score += stay
-                        if score < floor:
+                            key += stay
+                        if key < floor:
                             continue
-                        if n < out.shape[0]:
-                            out[n, 0] = b
-                            out[n, 1] = m
-                            out[n, 2] = t
-                            out[n, 3] = score + bb[b] + bm[m] + bt[t]
-                        n += 1
+                        slot = -1
+                        for q in range(n):
+                            if (v5[found[q, 0]] == vb and v5[found[q, 1]] == vm
+                                    and v3[found[q, 2]] == vt):  # fmt: skip
+                                slot = q
+                                break
+                        if slot >= 0:  # these line values are kept: this board must beat them
+                            if not _beats(key, vb, vm, vt, keys[slot], found[slot], v5, v3):
+                                continue
+                        elif n < k:
+                            slot = n
+                            n += 1
+                        else:  # new line values replace the worst kept board, if they beat it
+                            slot = 0
+                            for q in range(1, n):
+                                w = found[slot]
+                                if _beats(keys[slot], v5[w[0]], v5[w[1]], v3[w[2]], keys[q],
+                                          found[q], v5, v3):  # fmt: skip
+                                    slot = q
+                            if not _beats(key, vb, vm, vt, keys[slot], found[slot], v5, v3):
+                                continue
+                        keys[slot] = key
+                        found[slot, 0] = b
+                        found[slot, 1] = m
+                        found[slot, 2] = t
+                        if n == k:
+                            floor = keys[0]
+                            for q in range(1, n):
+                                floor = min(floor, keys[q])
     return n
+
+
+@_jit
+def _beats(key: float, vb: int, vm: int, vt: int, other: float, row: Any, v5: Any, v3: Any) -> bool:
+    """Whether a board of ``key`` and line values ``vb``, ``vm``, ``vt`` ranks before the
+    kept board ``row`` of key ``other``: a higher key, or the same with stronger lines
+    (bottom, then middle, then top, as the solver breaks ties)."""
+    if key != other:
+        return key > other
+    ob: int = v5[row[0]]
+    om: int = v5[row[1]]
+    ot: int = v3[row[2]]
+    if vb != ob:
+        return vb > ob
+    if vm != om:
+        return vm > om
+    return vt > ot

@@ -420,9 +420,10 @@ def analyse_fantasyland(
     """Arrangements of a Fantasyland deal with their Monte Carlo estimates, best first.
 
     The exact solver maximises the royalties and the stay alone; what a board's lines
-    win against the opponents' boards is left out. The candidates here are the solver's
-    board and the ``level.fl_boards`` best by royalties, the stay and the policy's line
-    strength (:func:`~chinese_poker.ai.fantasyland.fantasyland_boards`); each is
+    win against the opponents' boards is left out. The candidates here, ``level.fl_boards``
+    in all, are the solver's board and the best boards of the best shapes by royalties,
+    the stay and the policy's line strength
+    (:func:`~chinese_poker.ai.fantasyland.fantasyland_boards`); each is
     played out as a street's placements are (the opponents' boards completed by the
     level's policy from the cards we cannot see, every pairing settled as the scorer
     does, the stay at :func:`view_stay_value`), with successive halving down to
@@ -431,7 +432,8 @@ def analyse_fantasyland(
     rules = view.rules
     stay = view_stay_value(view, decision)
     sit = rollout.Situation.from_view(view, decision)
-    tables = level_tables(sit.tables, level).with_stay(stay)
+    # The stay first, so that the level's Fantasyland factor scales it as it scales entry.
+    tables = level_tables(sit.tables.with_stay(stay), level)
     sit = dataclasses.replace(sit, tables=tables)
     bonus = tables.policy[rollout.POL_W] * tables.strength
     sols = [solve_fantasyland(decision.cards, rules, stay_value=stay)]
@@ -597,8 +599,8 @@ class MonteCarloBot:
 
     def _fantasyland(self, view: View, dec: Decision, deadline: float | None) -> Place:
         level = self.level_for(view.rules)
-        # The boards' search takes up to about 25 ms before the first rollout: under a
-        # tighter budget the solver's board alone keeps the budget.
+        # The boards' search takes a few ms before the first rollout (6 ms at most on
+        # 1,500 random 17-card deals): under a tight budget the solver's board alone.
         room = deadline is None or deadline - time.monotonic() > FL_BOARDS_MIN_SECONDS
         if level.fl_boards > 1 and room:
             options = analyse_fantasyland(view, dec, level, seed=self.rng.getrandbits(32),

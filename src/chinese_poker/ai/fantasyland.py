@@ -51,6 +51,7 @@ DEFAULT_STAY_VALUE = 15.0
 
 _DEUCE_OF_SPADES = parse_card("2s")
 F = TypeVar("F", bound=Callable[..., Any])
+F64 = npt.NDArray[np.float64]
 
 
 def _jit(fn: F) -> F:
@@ -119,7 +120,7 @@ def _middle_stays(rules: Rules, values: npt.NDArray[np.int64]) -> npt.NDArray[np
 @dataclass(frozen=True)
 class _Deal:
     """A deal's five- and three-card subsets with their values, royalties and stays,
-    the five-card ones strongest first, and the bounds the searches prune by."""
+    the five-card ones strongest first."""
 
     cards: tuple[Card, ...]
     stay: float
@@ -133,8 +134,6 @@ class _Deal:
     sb: npt.NDArray[np.bool_]
     sm: npt.NDArray[np.bool_]
     run_start: npt.NDArray[np.int64]
-    top_cap: npt.NDArray[np.float64]
-    suffix_cap: npt.NDArray[np.float64]
     m3: npt.NDArray[np.int64]
     v3: npt.NDArray[np.int64]
     rt: npt.NDArray[np.float64]
@@ -201,22 +200,11 @@ def _deal(cards: Sequence[Card], rules: Rules, stay_value: float | None) -> _Dea
     ssm = stay_m[order5]
     # Where each value's run of equals starts: a middle may equal its bottom.
     run_start = np.searchsorted(-sv5, -sv5, side="left").astype(np.int64)
-    t_gain = rt.astype(np.float64) + stay * stay_t
-    # Best top gain among tops no stronger than each five-card value (disjointness
-    # ignored): an upper bound used to prune middles.
-    by_v3 = np.argsort(v3, kind="stable")
-    prefix_gain = np.maximum.accumulate(t_gain[by_v3])
-    upto = np.searchsorted(v3[by_v3], sv5, side="right") - 1
-    top_cap = np.where(upto >= 0, prefix_gain[np.maximum(upto, 0)], -np.inf)
-    # Suffix maxima over middles (weaker ones come later) of everything a middle and
-    # its top can add: lets the middle loop stop early.
-    middle_cap = srm + stay * ssm + top_cap
-    suffix_cap = np.maximum.accumulate(middle_cap[::-1])[::-1].copy()
     return _Deal(
         cards=cards, stay=stay, rows5=rows5, rows3=rows3, order5=order5,
         m5=masks5[order5], v5=sv5, rb=rb[order5].astype(np.float64), rm=srm,
-        sb=stay_b[order5], sm=ssm, run_start=run_start, top_cap=top_cap,
-        suffix_cap=suffix_cap, m3=masks3, v3=v3, rt=rt.astype(np.float64), st=stay_t,
+        sb=stay_b[order5], sm=ssm, run_start=run_start, m3=masks3, v3=v3,
+        rt=rt.astype(np.float64), st=stay_t,
     )  # fmt: skip
 
 
@@ -233,14 +221,28 @@ def solve_fantasyland(
     return d.solution(*_best(d))
 
 
+def _caps(d: _Deal, top_gain: F64, middle_gain: F64) -> tuple[F64, F64]:
+    """The bounds both searches prune by, from what each top and each (sorted) middle
+    adds: per five-card value, the best top gain among tops no stronger than it
+    (disjointness ignored), and the suffix maxima over middles (weaker ones come later)
+    of what a middle and its top can add, which let the middle loop stop early."""
+    by_v3 = np.argsort(d.v3, kind="stable")
+    prefix = np.maximum.accumulate(top_gain[by_v3])
+    upto = np.searchsorted(d.v3[by_v3], d.v5, side="right") - 1
+    top_cap = np.where(upto >= 0, prefix[np.maximum(upto, 0)], -np.inf)
+    suffix_cap = np.maximum.accumulate((middle_gain + top_cap)[::-1])[::-1].copy()
+    return top_cap, suffix_cap
+
+
 def _best(d: _Deal) -> tuple[int, int, int]:
     # Tops in two orders (with and without the stay bonus for trips), best first and
     # stronger first among equals.
     t_gain = d.rt + d.stay * d.st
+    top_cap, suffix_cap = _caps(d, t_gain, d.rm + d.stay * d.sm)
     order_t_stay = np.lexsort((-d.v3, -t_gain)).astype(np.int64)
     order_t_plain = np.lexsort((-d.v3, -d.rt)).astype(np.int64)
     best = _search(
-        d.m5, d.v5, d.run_start, d.rb, d.rm, d.sb, d.sm, d.top_cap, d.suffix_cap,
+        d.m5, d.v5, d.run_start, d.rb, d.rm, d.sb, d.sm, top_cap, suffix_cap,
         d.m3, d.v3, d.rt, d.st, order_t_stay, order_t_plain, d.stay,
     )  # fmt: skip
     if best[0] < 0:  # pragma: no cover - 13+ cards always admit a valid board
@@ -283,15 +285,8 @@ def fantasyland_boards(
     if bonus.shape != (3, 256) or not np.isfinite(bonus).all():
         raise ValueError("line_bonus must be a 3 x 256 array of finite numbers")
     bb, bm, bt = bonus[2, d.v5 >> 16], bonus[1, d.v5 >> 16], bonus[0, d.v3 >> 16]
-    # The solver's caps with the bonus in them: the best top (gain and bonus) no stronger
-    # than each five-card value, and the suffix maxima of what a middle and its top add.
-    t_gain = d.rt + d.stay * d.st + bt
-    by_v3 = np.argsort(d.v3, kind="stable")
-    prefix = np.maximum.accumulate(t_gain[by_v3])
-    upto = np.searchsorted(d.v3[by_v3], d.v5, side="right") - 1
-    top_cap = np.where(upto >= 0, prefix[np.maximum(upto, 0)], -np.inf)
-    middle_cap = d.rm + d.stay * d.sm + bm + top_cap
-    suffix_cap = np.maximum.accumulate(middle_cap[::-1])[::-1].copy()
+    # The solver's bounds with the bonus in them.
+    top_cap, suffix_cap = _caps(d, d.rt + d.stay * d.st + bt, d.rm + d.stay * d.sm + bm)
     idx3 = np.full(1 << len(d.cards), -1, dtype=np.int64)
     idx3[d.m3] = np.arange(len(d.m3))
     found = np.zeros((count, 3), dtype=np.int64)

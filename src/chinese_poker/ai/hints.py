@@ -302,9 +302,8 @@ def _fantasyland_hints(
     sit = dataclasses.replace(sit, tables=tables)
     # The solver leaves out what the lines win against the opponents; the boards best
     # by royalties, the stay and the policy's line strength put it back (what mc plays).
-    bonus = tables.policy[rollout.POL_W] * tables.strength
-    lined = fantasyland_boards(dec.cards, rules, stay_value=stay, line_bonus=bonus, count=4)
-    for sol in lined[:3]:
+    bonus = tables.line_bonus
+    for sol in fantasyland_boards(dec.cards, rules, stay_value=stay, line_bonus=bonus, count=3):
         add(sol.board.top, sol.board.middle, sol.board.bottom, "strong lines for the royalties")
     for alt in _neighbours(rules, dec.cards, (b.top, b.middle, b.bottom), stay, 3):
         add(*alt, note="one swap from the best")

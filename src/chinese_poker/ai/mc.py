@@ -435,11 +435,10 @@ def analyse_fantasyland(
     # The stay first, so that the level's Fantasyland factor scales it as it scales entry.
     tables = level_tables(sit.tables.with_stay(stay), level)
     sit = dataclasses.replace(sit, tables=tables)
-    bonus = tables.policy[rollout.POL_W] * tables.strength
     sols = [solve_fantasyland(decision.cards, rules, stay_value=stay)]
     seen = {sols[0].board}
-    for sol in fantasyland_boards(decision.cards, rules, stay_value=stay, line_bonus=bonus,
-                                  count=level.fl_boards):  # fmt: skip
+    for sol in fantasyland_boards(decision.cards, rules, stay_value=stay,
+                                  line_bonus=tables.line_bonus, count=level.fl_boards):  # fmt: skip
         if sol.board not in seen and len(sols) < level.fl_boards:
             seen.add(sol.board)
             sols.append(sol)

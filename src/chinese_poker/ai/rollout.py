@@ -249,6 +249,13 @@ class Tables:
         return (partial_line_table(), self.residual)
 
     @property
+    def line_bonus(self) -> F64:
+        """What the policy values a line at beyond its royalty, by line and ``value >> 16``:
+        its weight ``w`` times the line strength (the ``line_bonus`` of
+        :func:`~chinese_poker.ai.fantasyland.fantasyland_boards`)."""
+        return np.asarray(self.policy[POL_W] * self.strength, dtype=np.float64)
+
+    @property
     def ev(self) -> tuple[I64, I64, I64, I64]:
         """The evaluation look-ups as the kernels take them: (codes, t3, t5, fo)."""
         return (self.codes, self.t3, self.t5, self.fo)

@@ -32,11 +32,12 @@ import math
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from chinese_poker.ai import make_bot
-from chinese_poker.engine import Session, play_hand
+from chinese_poker.engine import Session, Table, play_hand
 from chinese_poker.engine.actions import Action
 from chinese_poker.engine.views import View
 from chinese_poker.rules import Rules, rules_for
@@ -136,6 +137,7 @@ def play_group(
     seed: int,
     sides: dict[str, Side],
     seat_seeds: bool = False,
+    on_hand: Callable[[Table], None] | None = None,
 ) -> tuple[float, int]:
     """One group: session ``seed`` once per rotation (A in seat r, B elsewhere).
     Returns (A's points per opponent, hands played).
@@ -145,6 +147,9 @@ def play_group(
     the bots too): where they would choose alike, the two rotations cancel exactly, and
     only the decisions in which they differ add noise. Unbiased (each game is the same
     game); it narrows the interval most when A and B are close.
+
+    ``on_hand``: called with each hand's table before it is played (an oracle's way in,
+    ``bench_mc_oracle.py``).
     """
     points = 0
     hands = 0
@@ -159,6 +164,8 @@ def play_group(
             agents[name] = Timed(spec.build(bot_seed), side.times, side.by_street)
         while not session.over:
             table = session.start_hand()
+            if on_hand is not None:
+                on_hand(table)
             play_hand(table, [agents[name] for name in table.players])
             result = session.finish_hand()
             settlement = table.settlement
@@ -181,6 +188,7 @@ def measure(
     hands: int,
     seed: int,
     seat_seeds: bool = False,
+    on_hand: Callable[[Table], None] | None = None,
 ) -> dict[str, Any]:
     rules = rules_for(preset)
     sides: dict[str, Side] = {}
@@ -189,7 +197,8 @@ def measure(
     t0 = time.perf_counter()
     g = 0
     while sum(counts) < hands:
-        pts, n = play_group(rules, players, a, b, seed * 100_000 + g, sides, seat_seeds)
+        pts, n = play_group(rules, players, a, b, seed * 100_000 + g, sides, seat_seeds,
+                            on_hand)  # fmt: skip
         totals.append(pts)
         counts.append(n)
         g += 1

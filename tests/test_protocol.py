@@ -230,6 +230,10 @@ def test_external_bot_cleans_up(tmp_path: Path) -> None:
     assert not bot.running
 
 
+def _ctrl_c_on() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_stops_the_bots(tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     pids.mkdir()
@@ -264,6 +268,9 @@ def test_ctrl_c_stops_the_bots(tmp_path: Path) -> None:
             "30",
         ],
         start_new_session=True,
+        # A shell starts a background job with Ctrl-C ignored, and a child keeps that
+        # (so does a test run started with `&`): start as a terminal's program would.
+        preexec_fn=_ctrl_c_on,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,

@@ -2124,7 +2124,6 @@ class Situation:
             empty = np.zeros((0, 0), dtype=np.int64)
             return empty, np.zeros((0, 0, 3), dtype=np.int64), empty
         rules = self.tables.rules
-        wheel = cast(_ev.WheelRank, rules.wheel_rank)
         cards = np.zeros((samples, total), dtype=np.int64)
         vals = np.zeros((samples, k, 3), dtype=np.int64)
         dls = np.full((samples, k), -1, dtype=np.int64)
@@ -2134,15 +2133,22 @@ class Situation:
             cards[m] = deal
             at = 0
             for j, (_, n) in enumerate(self.fl_seats):
-                sol = solve_fantasyland(deal[at : at + n], rules)
+                board = solve_fantasyland(deal[at : at + n], rules).board
                 at += n
-                board = sol.board
-                vals[m, j] = (evaluate3(*board.top), evaluate(board.middle, wheel=wheel),
-                              evaluate(board.bottom, wheel=wheel))  # fmt: skip
-                for line, cs in enumerate((board.top, board.middle, board.bottom)):
-                    if DEUCE_OF_SPADES in cs:
-                        dls[m, j] = line
+                vals[m, j], dls[m, j] = fantasyland_row(board.lines, rules)
         return cards, vals, dls
+
+
+def fantasyland_row(
+    lines: tuple[Sequence[Card], Sequence[Card], Sequence[Card]], rules: Rules
+) -> tuple[tuple[int, int, int], int]:
+    """A set Fantasyland board as the kernels see a hidden opponent's: its three line
+    values and the line holding the Finnish deuce (-1: none)."""
+    wheel = cast(_ev.WheelRank, rules.wheel_rank)
+    top, middle, bottom = lines
+    values = (evaluate3(*top), evaluate(middle, wheel=wheel), evaluate(bottom, wheel=wheel))
+    deuce = next((i for i, cs in enumerate(lines) if DEUCE_OF_SPADES in cs), -1)
+    return values, deuce
 
 
 # =========================================================================== drivers

@@ -80,9 +80,8 @@ class Oracle:
         self, sit: rollout.Situation, samples: int, rng: random.Random
     ) -> tuple[Any, Any, Any]:
         """The hidden Fantasyland opponents' true deals and boards, as every sample."""
-        if self.know is not Knowledge.FANTASYLAND or self.table is None or not sit.fl_seats:
-            return _SAMPLE_FANTASYLAND(sit, samples, rng)
-        if samples <= 0:
+        if (self.know is not Knowledge.FANTASYLAND or self.table is None or not sit.fl_seats
+                or samples <= 0):  # fmt: skip
             return _SAMPLE_FANTASYLAND(sit, samples, rng)
         self.told += 1
         rules = sit.tables.rules

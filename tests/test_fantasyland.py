@@ -162,6 +162,25 @@ def test_boards_without_a_bonus_start_with_the_solvers() -> None:
         assert [s.score for s in first] == sorted((s.score for s in first), reverse=True)
 
 
+def test_solver_first_puts_the_solvers_board_before_the_best_others() -> None:
+    # With a bonus large enough to reorder the boards, the solver's board still comes
+    # first, then the other boards in their order, none twice, ``count`` in all.
+    rules = rules_for("pineapple")
+    rng = random.Random(12)
+    bonus = np.random.default_rng(12).uniform(0, 8, (3, 256))
+    moved = 0
+    for k in range(20):
+        cards = rng.sample(range(52), 14 + k % 4)
+        plain = fantasyland_boards(cards, rules, stay_value=10.0, line_bonus=bonus, count=5)
+        first = fantasyland_boards(cards, rules, stay_value=10.0, line_bonus=bonus, count=5,
+                                   solver_first=True)  # fmt: skip
+        solver = solve_fantasyland(cards, rules, stay_value=10.0)
+        assert first[0] == solver and len(first) == 5
+        assert first[1:] == [s for s in plain if s.board != solver.board][:4]
+        moved += plain[0] != solver
+    assert moved  # the bonus did reorder some deals
+
+
 def test_boards_refuse_bad_arguments() -> None:
     rules = rules_for("pineapple")
     cards = list(range(14))

@@ -257,6 +257,7 @@ def fantasyland_boards(
     stay_value: float | None = None,
     line_bonus: npt.ArrayLike | None = None,
     count: int = 16,
+    solver_first: bool = False,
 ) -> list[FantasylandSolution]:
     """The ``count`` best valid arrangements of a Fantasyland deal with different line
     values, by their score (the royalties and the stay, as :func:`solve_fantasyland`
@@ -271,6 +272,8 @@ def fantasyland_boards(
     only in their kickers follow each other. The search is exact: the solver's branch
     and bound with the bonus in its bounds, pruning against the ``count``-th best board
     found so far. With no bonus the first board is :func:`solve_fantasyland`'s.
+    ``solver_first``: :func:`solve_fantasyland`'s board first whatever the bonus, then
+    the best others, ``count`` in all (one precomputation of the deal for both).
 
     >>> from chinese_poker.rules import rules_for
     >>> from chinese_poker.cards import parse_cards
@@ -297,7 +300,11 @@ def fantasyland_boards(
     b, m, t = found[:n, 0], found[:n, 1], found[:n, 2]
     # Best key first; among equals the stronger bottom, middle, top (as the solver).
     order = np.lexsort((-d.v3[t], -d.v5[m], -d.v5[b], -keys[:n]))
-    return [d.solution(int(b[i]), int(m[i]), int(t[i])) for i in order]
+    boards = [d.solution(int(b[i]), int(m[i]), int(t[i])) for i in order]
+    if not solver_first:
+        return boards
+    best = d.solution(*_best(d))
+    return [best, *(sol for sol in boards if sol.board != best.board)][:count]
 
 
 def _display_order(line: Iterable[Card]) -> tuple[Card, ...]:

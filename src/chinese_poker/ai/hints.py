@@ -283,7 +283,13 @@ def _fantasyland_hints(
 
     rules = view.rules
     stay = mc.view_stay_value(view, dec)
-    best = solve_fantasyland(dec.cards, rules, stay_value=stay)
+    sit = rollout.Situation.from_view(view, dec)
+    tables = sit.tables.with_stay(stay)
+    sit = dataclasses.replace(sit, tables=tables)
+    # The solver leaves out what the lines win against the opponents; the boards best
+    # by royalties, the stay and the policy's line strength put it back (what mc plays).
+    best, *lined = fantasyland_boards(dec.cards, rules, stay_value=stay, solver_first=True,
+                                      line_bonus=tables.line_bonus, count=4)  # fmt: skip
     boards: list[tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]] = []
     notes: list[str] = []
 
@@ -297,13 +303,7 @@ def _fantasyland_hints(
     add(b.top, b.middle, b.bottom, "the solver's best arrangement")
     plain = solve_fantasyland(dec.cards, rules, stay_value=0.0).board
     add(plain.top, plain.middle, plain.bottom, "the most royalties, ignoring the stay")
-    sit = rollout.Situation.from_view(view, dec)
-    tables = sit.tables.with_stay(stay)
-    sit = dataclasses.replace(sit, tables=tables)
-    # The solver leaves out what the lines win against the opponents; the boards best
-    # by royalties, the stay and the policy's line strength put it back (what mc plays).
-    bonus = tables.line_bonus
-    for sol in fantasyland_boards(dec.cards, rules, stay_value=stay, line_bonus=bonus, count=3):
+    for sol in lined:
         add(sol.board.top, sol.board.middle, sol.board.bottom, "strong lines for the royalties")
     for alt in _neighbours(rules, dec.cards, (b.top, b.middle, b.bottom), stay, 3):
         add(*alt, note="one swap from the best")

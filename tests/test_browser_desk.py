@@ -606,23 +606,35 @@ def test_a_fantasyland_trainer_round_with_feedback(server: Server, phone: Page) 
     discards) is right. The solver here is the command line's ``solve fantasyland``."""
     page = phone
     dealt = start_drill(page, server, "fantasyland")
-    assert 14 <= len(dealt) <= 17
-    expect(page.locator("#tr-task")).to_contain_text(
-        f"Set this {len(dealt)}-card Fantasyland hand (pineapple-progressive)"
-    )
-    # Only the dealt cards can be tapped: every other card of the picker is disabled.
-    assert picker_enabled(page) == sorted(dealt)
     rules = ("--rules", "pineapple-progressive")
-    want = cli("solve", "fantasyland", *dealt, *rules, "--json")
-    kept = want["board"].replace("|", " ").split()
-    thrown = want["discards"].split()
-    assert sorted(kept + thrown) == sorted(dealt)
-    # The deliberate mistake: one card of the best board swapped for a discard, the 13
-    # cards set at their best by the solver; the weakest of these boards.
-    swaps = [[*(c for c in kept if c != out), card] for out in kept for card in thrown]
-    boards = cli_lines("solve", "fantasyland", *rules, stdin="\n".join(map(" ".join, swaps)))
-    weak = min(boards, key=lambda b: float(b["score"]))
-    assert weak["score"] < want["score"], "no swap of a discard makes this deal's board worse"
+    # A deal where some discard matters, as a person would skip one where none does: on
+    # a rare deal every swap of one card for a discard sets a board worth as much (the
+    # trainer serves its widest gap found in its time budget, which a loaded machine
+    # can cut short).
+    for _ in range(6):
+        assert 14 <= len(dealt) <= 17
+        expect(page.locator("#tr-task")).to_contain_text(
+            f"Set this {len(dealt)}-card Fantasyland hand (pineapple-progressive)"
+        )
+        # Only the dealt cards can be tapped: every other card of the picker is disabled.
+        assert picker_enabled(page) == sorted(dealt)
+        want = cli("solve", "fantasyland", *dealt, *rules, "--json")
+        kept = want["board"].replace("|", " ").split()
+        thrown = want["discards"].split()
+        assert sorted(kept + thrown) == sorted(dealt)
+        # The deliberate mistake: one card of the best board swapped for a discard, the
+        # 13 cards set at their best by the solver; the weakest of these boards.
+        swaps = [[*(c for c in kept if c != out), card] for out in kept for card in thrown]
+        boards = cli_lines("solve", "fantasyland", *rules, stdin="\n".join(map(" ".join, swaps)))
+        weak = min(boards, key=lambda b: float(b["score"]))
+        if weak["score"] < want["score"]:
+            break
+        page.locator("#tr-next").tap()  # "dealing…" until the next deal is shown
+        expect(page.locator("#tr-out")).to_have_text("", timeout=30_000)
+        dealt = page.locator("#tr-task .cline [data-card]").evaluate_all(
+            "els => els.map(e => e.dataset.card)"
+        )
+    assert weak["score"] < want["score"], "no swap of a discard makes a board worse, 6 deals"
     page.locator("#tr-board [data-line='top'] .lname").tap()
     tap_cards(page, weak["board"].replace("|", " "))
     expect(page.locator("#tr-board .count")).to_have_text("13/13")

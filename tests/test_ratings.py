@@ -407,3 +407,20 @@ def test_the_anchor_table_in_the_docs_is_bot_anchors() -> None:
         key = ("mc", int(level.group(1))) if level else (bot.split(",")[0], None)
         shown.setdefault(family, {})[key] = float(value)
     assert shown == BOT_ANCHORS
+
+
+def test_the_lobbys_strengths_rise_and_are_rated() -> None:
+    """The lobby's bot strengths (``STRENGTHS`` in words.js), weakest first, are bots with
+    an anchor, and each is anchored above the one before it in open-face play: a player
+    who picks "Expert" meets the strongest bot measured, not a slower level that no
+    benchmark has shown stronger (issue 11, the ladder stops at mc level 3)."""
+    words = Path(__file__).resolve().parents[1] / "src/chinese_poker/server/static/js/words.js"
+    block = words.read_text().split("export const STRENGTHS = [", 1)[1].split("];", 1)[0]
+    offered = [
+        (name, None if level == "null" else int(level))
+        for name, level in re.findall(r'bot: "([\w-]+)", level: (null|\d+)', block)
+    ]
+    assert len(offered) == 4
+    anchors = [BOT_ANCHORS["open-face"].get(bot) for bot in offered]
+    assert None not in anchors, f"a lobby bot has no rating anchor: {offered} -> {anchors}"
+    assert anchors == sorted(anchors) and len(set(anchors)) == len(anchors), (offered, anchors)

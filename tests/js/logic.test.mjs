@@ -90,6 +90,8 @@ test("number keys reach every card of a 14-card deal", () => {
 test("words: bots by strength, placements, the log", () => {
   assert.equal(botWords("random", null), "Beginner");
   assert.equal(botWords("mc", 2), "Strong");
+  assert.equal(botWords("mc", 3), "Expert");
+  assert.equal(botWords("mc", 4), "mc 4"); // not offered: no stronger than level 3
   assert.equal(placedWords({ top: ["Ah"], bottom: ["2c", "3c"], discard: ["Kd"] }), "2c 3c on the bottom, Ah on the top, discarded Kd");
   assert.equal(describeAction({ type: "place", seat: 1, top: ["Ah"], auto: true }, ["Ann", "Bob"]), "Bob: top Ah (auto, timed out)");
   assert.deepEqual(sortCards(["2c", "Ah", "Kd"], "rank"), ["Ah", "Kd", "2c"]);

@@ -40,7 +40,7 @@ export const STRENGTHS = [
   { id: "beginner", get label() { return t("bot.beginner"); }, get help() { return t("bot.beginner.help"); }, bot: "random", level: null },
   { id: "casual", get label() { return t("bot.casual"); }, get help() { return t("bot.casual.help"); }, bot: "rules", level: null },
   { id: "strong", get label() { return t("bot.strong"); }, get help() { return t("bot.strong.help"); }, bot: "mc", level: 2 },
-  { id: "expert", get label() { return t("bot.expert"); }, get help() { return t("bot.expert.help"); }, bot: "mc", level: 4 },
+  { id: "expert", get label() { return t("bot.expert"); }, get help() { return t("bot.expert.help"); }, bot: "mc", level: 3 },
 ];
 
 /** The strength of a seat ({bot, level}) in words, or the engine's name. */

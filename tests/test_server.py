@@ -358,7 +358,7 @@ def test_two_humans_and_a_spectator_leak_nothing(client: TestClient, preset: str
     # the spectator saw states, the showdown and never a private card
     assert any(m["type"] == "state" and m["view"]["seat"] is None for m in received[None])
     checked = check_no_leaks(records[0], received)
-    assert checked > 20
+    assert checked > 15  # a classic hand of two actions sends 18 messages (four, 24)
 
 
 def test_full_pineapple_hand_against_a_bot_then_ledger_and_history(
@@ -524,6 +524,9 @@ def test_timer_plays_a_silent_seat_by_timeout(client: TestClient) -> None:
         preset="pineapple",
         time_limit=0.2,
         seats=[{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}],
+        # The bot places first (button 0): it waits until Ann is surely connected, so her
+        # clock starts from a state she is sent, even on a loaded machine.
+        bot_delay=0.5,
     )
     tid = made["table"]["id"]
     seen: list[Msg] = []

@@ -541,7 +541,11 @@ def test_a_hint_flood_gets_busy_and_bots_keep_playing(
     tid = made["table"]["id"]
     try:
         with seat_socket(client, tid, made["token"]) as ws:
-            while (m := recv(ws))["type"] != "state":
+            # A state in which this seat is to act: before the bot has placed (it places
+            # first), a hint is refused as no_hand and frees its slot.
+            while not (
+                (m := recv(ws))["type"] == "state" and m["view"]["seat"] in m["view"]["to_act"]
+            ):
                 pass
             for i in range(60):
                 ws.send_json({"type": "hint", "id": i})

@@ -40,6 +40,7 @@ def test_a_casual_timeout_places_one_street_and_the_session_goes_on(client: Test
         time_bank=0.2,
         timeouts="decision",
         seats=[{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}],
+        bot_delay=0.5,  # Ann's clock starts after she is connected (the bot places first)
     )
     tid = made["table"]["id"]
     seen: list[Any] = []

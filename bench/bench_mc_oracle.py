@@ -96,7 +96,7 @@ class Oracle:
             lines = (state.top, state.middle, state.bottom)
             if sum(map(len, lines)) < 13:  # both in Fantasyland: it sets as we do
                 lines = solve_fantasyland(state.dealt, rules).board.lines
-            vals[j], dls[j] = rollout.fantasyland_row(lines, rules)
+            vals[j], dls[j] = rollout.fantasyland_row(lines, sit.tables)
         return (np.tile(np.array(deal, dtype=np.int64), (samples, 1)),
                 np.tile(vals, (samples, 1, 1)), np.tile(dls, (samples, 1)))  # fmt: skip
 

@@ -53,6 +53,7 @@ def test_told_the_discards_the_rollouts_deal_without_them() -> None:
 def test_told_the_fantasyland_board_every_sample_is_that_board() -> None:
     oracle_bench = bench_module("bench_mc_oracle")
     rules = rules_for("pineapple")
+    tables = rollout.tables_for(rules)
     table = Table(rules, 2, seed=8, fantasyland={1: 14})
     assert table.to_act == (1,)  # the Fantasyland seat sets first, face down
     table.apply(RuleBot(seed=4).act(table.view(1)))
@@ -70,13 +71,13 @@ def test_told_the_fantasyland_board_every_sample_is_that_board() -> None:
     assert np.array_equal(sit.pool, plain.pool)  # no discards were told
     assert cards.shape == (5, 14) and all(sorted(row) == sorted(dealt) for row in cards)
     state = table.hand_state(1)
-    want, deuce = rollout.fantasyland_row((state.top, state.middle, state.bottom), rules)
+    want, deuce = rollout.fantasyland_row((state.top, state.middle, state.bottom), tables)
     assert all(tuple(v[0]) == want for v in vals) and set(dls[:, 0]) == {deuce}
     # The plain sampler draws other deals, each solved the same way.
     other, other_vals, _ = plain.sample_fantasyland(5, random.Random(3))
     for row, v in zip(other, other_vals, strict=True):
         sol = solve_fantasyland([int(c) for c in row], rules).board
-        assert tuple(v[0]) == rollout.fantasyland_row(sol.lines, rules)[0]
+        assert tuple(v[0]) == rollout.fantasyland_row(sol.lines, tables)[0]
 
 
 def test_a_short_run_is_told_and_the_bench_refuses_what_it_cannot_do(capsys: Any) -> None:
@@ -94,6 +95,7 @@ def test_a_short_run_is_told_and_the_bench_refuses_what_it_cannot_do(capsys: Any
 def test_both_in_fantasyland_an_unset_board_is_the_solvers() -> None:
     oracle_bench = bench_module("bench_mc_oracle")
     rules = rules_for("pineapple")
+    tables = rollout.tables_for(rules)
     table = Table(rules, 2, seed=9, fantasyland={0: 14, 1: 14})
     assert set(table.to_act) == {0, 1}  # both set at once, face down
     view = table.view(0)
@@ -105,4 +107,4 @@ def test_both_in_fantasyland_an_unset_board_is_the_solvers() -> None:
     dealt = table.hand_state(1).dealt
     board = solve_fantasyland(dealt, rules).board
     assert all(sorted(row) == sorted(dealt) for row in cards)
-    assert all(tuple(v[0]) == rollout.fantasyland_row(board.lines, rules)[0] for v in vals)
+    assert all(tuple(v[0]) == rollout.fantasyland_row(board.lines, tables)[0] for v in vals)

@@ -64,7 +64,6 @@ from chinese_poker import evaluate as _ev
 from chinese_poker.cards import Card, parse_card
 from chinese_poker.engine.actions import Decision, Place
 from chinese_poker.engine.views import View
-from chinese_poker.evaluate import evaluate, evaluate3
 from chinese_poker.rules import Rules, RulesError, require_supported
 
 __all__ = [
@@ -2135,20 +2134,19 @@ class Situation:
             for j, (_, n) in enumerate(self.fl_seats):
                 board = solve_fantasyland(deal[at : at + n], rules).board
                 at += n
-                vals[m, j], dls[m, j] = fantasyland_row(board.lines, rules)
+                vals[m, j], dls[m, j] = fantasyland_row(board.lines, self.tables)
         return cards, vals, dls
 
 
 def fantasyland_row(
-    lines: tuple[Sequence[Card], Sequence[Card], Sequence[Card]], rules: Rules
+    lines: Sequence[Sequence[Card]], tables: Tables
 ) -> tuple[tuple[int, int, int], int]:
     """A set Fantasyland board as the kernels see a hidden opponent's: its three line
-    values and the line holding the Finnish deuce (-1: none)."""
-    wheel = cast(_ev.WheelRank, rules.wheel_rank)
-    top, middle, bottom = lines
-    values = (evaluate3(*top), evaluate(middle, wheel=wheel), evaluate(bottom, wheel=wheel))
-    deuce = next((i for i, cs in enumerate(lines) if DEUCE_OF_SPADES in cs), -1)
-    return values, deuce
+    values (:func:`line_values`, the kernels' own look-ups) and the line holding the
+    Finnish deuce (-1: none)."""
+    _, _, dz = _line_state(lines, tables.codes)
+    top, middle, bottom = (int(v) for v in line_values(lines, tables))
+    return (top, middle, bottom), int(_deuce_line(dz))
 
 
 # =========================================================================== drivers

@@ -116,6 +116,8 @@ def test_one_click_against_a_bot_with_marks_and_a_rematch(
     page.goto(server.base + "/")
     expect(page.locator("#play-bot")).to_be_visible()
     page.fill("#q-name", "Ann")
+    page.select_option("#q-strength", "expert")
+    expect(page.locator("#q-strength-help")).to_contain_text("the strongest bot")
     page.select_option("#q-strength", "casual")
     expect(page.locator("#q-strength-help")).to_contain_text("rules of thumb")
     expect(page.locator("#q-game option[value=pineapple]")).to_have_text("Pineapple")

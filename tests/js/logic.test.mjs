@@ -109,6 +109,8 @@ test("routes and invites: a link, a bare code with its table, nonsense", () => {
 test("one-click tables", () => {
   const bot = quickTable({ game: "pineapple", strength: "strong", clock: "30", name: "Ann" });
   assert.deepEqual(bot.seats, [{ kind: "human", name: "Ann" }, { kind: "bot", bot: "mc", level: 2, name: "Strong bot" }]);
+  const expert = quickTable({ game: "pineapple", strength: "expert", clock: "30", name: "Ann" });
+  assert.deepEqual(expert.seats[1], { kind: "bot", bot: "mc", level: 3, name: "Expert bot" });
   assert.equal(bot.time_limit, 30);
   assert.equal(bot.time_bank, 60);
   assert.equal(bot.timeouts, "decision");

@@ -54,11 +54,17 @@ def _open_face() -> None:
     # shape (the 232-placement first street, discards, the exact last street) through the
     # screen and playout kernels; a hint on a view runs the same kernels.
     from chinese_poker.ai.mc import MonteCarloBot
+    from chinese_poker.ai.rollout import fantasyland_row, tables_for
+    from chinese_poker.cards import parse_board
     from chinese_poker.engine import Table, play_hand
     from chinese_poker.rules import rules_for
 
-    table = Table(rules_for("pineapple"), 2, seed=7)
+    rules = rules_for("pineapple")
+    table = Table(rules, 2, seed=7)
     play_hand(table, [MonteCarloBot(seed=1, level=1), MonteCarloBot(seed=2, level=1)])
+    # A hidden Fantasyland opponent's board as the rollouts see it (its line look-ups).
+    board = parse_board("Qs Qh 2c | 9d 9c 5s 4h 3d | As Ks Js 8s 2s")
+    fantasyland_row(board.lines, tables_for(rules))
 
 
 def _fantasyland() -> None:

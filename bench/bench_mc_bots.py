@@ -56,14 +56,30 @@ class BotSpec:
     def build(self, seed: int) -> Any:
         parts = self.text.split(":")
         name = parts[0]
-        level = int(parts[1]) if len(parts) > 1 and parts[1] else None
+        level = None
+        if len(parts) > 1 and parts[1]:
+            try:
+                level = int(parts[1])
+            except ValueError:
+                raise ValueError(f"bot {self.text!r}: the level {parts[1]!r} is not a "
+                                 "whole number") from None  # fmt: skip
         bot: Any = make_bot(name, seed=seed, level=level)
         if len(parts) > 2 and parts[2]:
+            if not hasattr(bot, "params"):
+                raise ValueError(f"bot {self.text!r}: {name} has no level fields to change")
             changes: dict[str, Any] = {}
             for item in parts[2].split(","):
-                key, value = item.split("=")
+                key, eq, value = item.partition("=")
+                if not eq or not hasattr(bot.params, key):
+                    raise ValueError(f"bot {self.text!r}: {item!r} is not field=value with a "
+                                     "field of mc's Level")  # fmt: skip
                 current = getattr(bot.params, key)
-                changes[key] = type(current)(value) if current is not None else float(value)
+                kind = type(current) if current is not None else float
+                try:
+                    changes[key] = kind(value)
+                except ValueError:
+                    raise ValueError(f"bot {self.text!r}: {key} must be {kind.__name__}, "
+                                     f"not {value!r}") from None  # fmt: skip
             # A change applies to the level the bot plays in every variant (``mc`` has
             # one table where streets throw a card and one where they do not).
             bot.params = dataclasses.replace(bot.params, **changes)
@@ -227,14 +243,37 @@ def _ratio_interval(totals: list[float], counts: list[int]) -> tuple[float, floa
     return mean, 1.96 * statistics.stdev(resid) / math.sqrt(n) / avg
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--a", default="mc")
-    p.add_argument("--b", default="mc-v1")
+def match_arguments(p: argparse.ArgumentParser, *, a: str, b: str) -> None:
+    """The arguments of a duplicate-deal match of bot A against bot B (this bench's and
+    ``bench_mc_oracle.py``'s); :func:`match_problem` checks them."""
+    p.add_argument("--a", default=a)
+    p.add_argument("--b", default=b)
     p.add_argument("--preset", default="pineapple")
     p.add_argument("--players", type=int, default=2)
     p.add_argument("--hands", type=int, default=200)
     p.add_argument("--seed", type=int, default=1)
+
+
+def match_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with a match's arguments, in one line (None: nothing), found before
+    the first hand: the preset, the player count and the bots as the engine and
+    ``make_bot`` refuse them."""
+    if args.hands < 1:
+        return "--hands must be at least 1"
+    if args.seed < 0:
+        return "--seed must be at least 0"
+    try:
+        Session(rules_for(args.preset), args.players, seed=args.seed * 100_000)
+        for spec in (args.a, args.b):
+            BotSpec(spec).build(0)
+    except ValueError as exc:  # RulesError, SessionError, a bot make_bot refuses
+        return str(exc)
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    match_arguments(p, a="mc", b="mc-v1")
     p.add_argument("--workers", type=int, default=1, choices=[1])
     p.add_argument(
         "--seat-seeds",
@@ -243,6 +282,10 @@ def main(argv: list[str] | None = None) -> int:
         "bots (an ablation); the default seeds each rotation apart",
     )
     args = p.parse_args(argv)
+    problem = match_problem(args)
+    if problem is not None:
+        print(f"bench_mc_bots: {problem}", file=sys.stderr)
+        return 2
     out = measure(args.preset, args.players, BotSpec(args.a), BotSpec(args.b), args.hands,
                   args.seed, args.seat_seeds)  # fmt: skip
     print(json.dumps(out), flush=True)

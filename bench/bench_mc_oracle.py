@@ -159,19 +159,13 @@ def measure(
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--know", required=True, choices=[k.value for k in Knowledge])
-    p.add_argument("--a", default="mc:3")
-    p.add_argument("--b", default="mc:3")
-    p.add_argument("--preset", default="pineapple")
-    p.add_argument("--players", type=int, default=2)
-    p.add_argument("--hands", type=int, default=200)
-    p.add_argument("--seed", type=int, default=1)
+    bots.match_arguments(p, a="mc:3", b="mc:3")
     args = p.parse_args(argv)
-    if not args.a.startswith("mc"):
-        print(f"bench_mc_oracle: --a {args.a} does not play rollouts: only mc and mc-v1 "
-              "can be told anything", file=sys.stderr)  # fmt: skip
-        return 2
-    if args.hands < 1:
-        print("bench_mc_oracle: --hands must be at least 1", file=sys.stderr)
+    problem = bots.match_problem(args)
+    if problem is None and not args.a.startswith("mc"):
+        problem = f"--a {args.a} does not play rollouts: only mc and mc-v1 can be told anything"
+    if problem is not None:
+        print(f"bench_mc_oracle: {problem}", file=sys.stderr)
         return 2
     out = measure(Knowledge(args.know), args.a, args.b, args.preset, args.players,
                   args.hands, args.seed)  # fmt: skip

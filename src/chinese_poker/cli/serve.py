@@ -1,7 +1,8 @@
 """``chinese-poker serve``: run the game server (FastAPI + uvicorn, one process).
 
-Prints the address to open, migrates the database (SQLite in the user's data directory
-by default, or ``--database-url``) and resumes every unfinished table.
+Migrates the database (SQLite in the user's data directory by default, or
+``--database-url``), resumes every unfinished table, and prints the address to open
+once the server accepts connections.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import socket
 import sys
 from typing import Any
 
-from chinese_poker.cli import whole
+from chinese_poker.cli import real, whole
 from chinese_poker.server.defaults import RATE_LIMITS, SOCKETS_PER_ADDRESS
 
 
@@ -65,6 +66,15 @@ def register(sub: Any) -> None:
         " proxy every client has the proxy's address, so raise it there)",
     )
     p.add_argument(
+        "--lease-seconds",
+        type=real(0.5, 3600.0),
+        default=5.0,
+        metavar="SECONDS",
+        help="how long this process's hold on a table lasts unless renewed (renewed every"
+        " 0.3 of it); another process sharing the database takes a table over once it"
+        " runs out (default 5; docs/server.md 'Processes')",
+    )
+    p.add_argument(
         "--log-level",
         default="warning",
         choices=["critical", "error", "warning", "info", "debug"],
@@ -103,8 +113,6 @@ def run(args: argparse.Namespace) -> int:
     shown = f"[{args.host}]" if family == socket.AF_INET6 else args.host
     if args.host in ("0.0.0.0", "::"):
         shown = "127.0.0.1"
-    print(f"chinese-poker server: open http://{shown}:{port}/", flush=True)
-    print(f"database: {_redact(url)}", flush=True)
     app = create_app(
         url,
         public_url=args.public_url,
@@ -112,6 +120,9 @@ def run(args: argparse.Namespace) -> int:
         rate_limits=limits,
         pace_gc=True,
         sockets_per_address=args.sockets_per_address,
+        # What another process sharing the database sends this table's clients to.
+        owner_address=args.public_url or f"http://{shown}:{port}",
+        lease_seconds=args.lease_seconds,
     )
     config = uvicorn.Config(
         app,
@@ -128,10 +139,27 @@ def run(args: argparse.Namespace) -> int:
     gc.collect()
     gc.freeze()
     gc.set_threshold(20_000, 20, 20)
-    server = uvicorn.Server(config)
+    server = _announcing(
+        config, f"chinese-poker server: open http://{shown}:{port}/\ndatabase: {_redact(url)}"
+    )
     server.run(sockets=[sock])
     sys.stdout.flush()
     return 0
+
+
+def _announcing(config: Any, address: str) -> Any:
+    """A uvicorn server that prints ``address`` (its lines) once its socket accepts
+    connections: the database's migration and the tables' recovery run before that
+    (about a second), and an address printed earlier was refused when opened at once."""
+    import uvicorn
+
+    class Announcing(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if self.started:
+                print(address, flush=True)
+
+    return Announcing(config)
 
 
 def _rate_limits(text: str | None) -> Any:

@@ -156,15 +156,15 @@ class StudyPool:
             self.pending -= 1
 
     def _restart(self) -> None:
-        self.close()
+        from chinese_poker.server.scheduling import stop_pool
+
+        stop_pool(self._pool, join=False)  # on the event loop: do not wait for it
         self._pool = self._new_pool()
 
     def close(self) -> None:
-        processes = getattr(self._pool, "_processes", None) or {}
-        self._pool.shutdown(wait=False, cancel_futures=True)
-        for process in list(processes.values()):
-            with contextlib.suppress(Exception):
-                process.terminate()
+        from chinese_poker.server.scheduling import stop_pool
+
+        stop_pool(self._pool)
 
 
 def _study_worker(server: int) -> None:

@@ -28,6 +28,7 @@ import importlib
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections import deque
@@ -39,7 +40,7 @@ from typing import Any, TypeVar
 
 from chinese_poker.engine import Table
 
-__all__ = ["HINT_QUEUE", "HINT_SECONDS", "Deferred", "Timers", "Workers"]
+__all__ = ["HINT_QUEUE", "HINT_SECONDS", "Deferred", "Timers", "Workers", "stop_pool"]
 
 log = logging.getLogger(__name__)
 
@@ -214,12 +215,34 @@ class Workers:
     def close(self) -> None:
         """Stop every pool; a hint worker still thinking is terminated (shutdown must
         not wait for a hint nobody will read)."""
-        processes = getattr(self._hints, "_processes", None) or {}
         for pool in (self._bots, self._hints, self._setup):
-            pool.shutdown(wait=False, cancel_futures=True)
-        for process in list(processes.values()):
-            with contextlib.suppress(Exception):
-                process.terminate()
+            stop_pool(pool)
+
+
+STOP_SECONDS = 5.0
+"""How long :func:`stop_pool` waits for a terminated worker and the pool's manager."""
+
+
+def stop_pool(pool: Executor, *, join: bool = True) -> None:
+    """Shut ``pool`` down without waiting for its work: queued work is cancelled and a
+    worker process still busy is terminated. With ``join`` (at shutdown) the workers and
+    the pool's manager thread are joined, so that its queues (and their semaphores) are
+    released now: left to the interpreter's exit they leak when the server ends by a
+    signal (uvicorn re-raises SIGTERM after its shutdown, which skips the exit handlers),
+    and the resource tracker warns of "leaked semaphore objects"."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)  # shutdown forgets it
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.terminate()
+    if not join:
+        return
+    for process in processes:
+        with contextlib.suppress(Exception):
+            process.join(STOP_SECONDS)
+    if isinstance(manager, threading.Thread):
+        manager.join(STOP_SECONDS)
 
 
 def _background(server: int) -> None:
@@ -242,7 +265,10 @@ ORPHAN_CHECK_SECONDS = 1.0
 def leave_with(server: int) -> None:
     """In a worker process: exit once the server process ``server`` (its parent) is
     gone. ``server`` is passed in by the server, not read here: a server killed while
-    the worker was still starting would otherwise be missed (its parent already init)."""
+    the worker was still starting would otherwise be missed (its parent already init).
+    It also ignores Ctrl-C: the terminal sends it to the whole process group, and the
+    server stops its workers itself (a worker's KeyboardInterrupt traceback is noise)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch() -> None:
         while os.getppid() == server:

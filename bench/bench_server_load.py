@@ -20,7 +20,11 @@ Two kinds of run (``--think``; several values give one run each, on a fresh serv
 The clients run in ``--clients`` separate processes (default 1) on a minimal WebSocket
 client (orjson when installed), because they share the machine's cores with the server.
 Bounded: ``--hands`` per table and ``--timeout`` seconds; the server is stopped at the
-end. Run::
+end. The server it starts lets one address hold every seat's WebSocket
+(``serve --sockets-per-address``; the default of 64 would seat only 32 tables). A run
+that measured less than it was asked (a table that did not play its hands, a seat left
+unfinished, an error, an action sent and never acknowledged) prints its figures, then
+one ``bench_server_load: FAILED: ...`` line per shortfall, and exits 1. Run::
 
     .venv/bin/python bench/bench_server_load.py                # 200 tables, 2 hands, think 0
     .venv/bin/python bench/bench_server_load.py --think 0 1    # saturating, then human-paced
@@ -68,9 +72,12 @@ from typing import Any
 
 import httpx2
 
+from shortfall import short, verdict
+
 TARGET_TABLES = 200
 TARGET_P99_MS = 50.0
 NO_LIMITS = "1000000/minute,1000000/minute,1000000/minute"
+ORBIT_HANDS = 2  # a 2-player table's session: one button orbit (plus Fantasyland hands)
 RESULTS = Path(__file__).resolve().parent / "results"
 
 TARGETS: dict[str, dict[str, Any]] = {
@@ -80,7 +87,8 @@ TARGETS: dict[str, dict[str, Any]] = {
     # 3,000 human-paced tables (think 0-2 s), one server process: p99 < 50 ms, 0 errors
     "human": {"tables": 3000, "hands": 1, "think": [1.0], "clients": 2, "runs": 1},
     # ten consecutive 200-table runs: RSS and p99 within 10% of the first run's
-    "memory": {"tables": 200, "hands": 3, "think": [0.0], "clients": 1, "runs": 10},
+    # (2 hands a table: asked for 3 before, the session ended after its orbit of 2)
+    "memory": {"tables": 200, "hands": 2, "think": [0.0], "clients": 1, "runs": 10},
     # 200 pending hints from one seat: bots keep >= 90% of their moves, creation < 1 s
     "flood": {"hint_flood": True, "flood_seconds": 9.0},
 }
@@ -149,7 +157,12 @@ class Stats:
         self.rtts: list[float] = []
         self.errors = 0
         self.hands = 0
-        self.actions = 0
+        self.actions = 0  # acknowledged, with their round trip in ``rtts``
+        self.sent = 0
+        # Why sockets ended early: the server's close code and reason (4429: the
+        # per-address limit), and the codes of its error messages, each with its count.
+        self.closes: dict[str, int] = {}
+        self.error_codes: dict[str, int] = {}
 
 
 class Seat(asyncio.Protocol):
@@ -235,6 +248,10 @@ class Seat(asyncio.Protocol):
             elif opcode == 0x9:  # ping
                 self.write(payload, 0xA)
             elif opcode == 0x8:  # close
+                if not self.finished.done():  # closed before its hands were played
+                    code = int.from_bytes(payload[:2], "big") if len(payload) >= 2 else 1005
+                    why = f"{code} {payload[2:].decode('utf-8', 'replace')}".strip()
+                    self.stats.closes[why] = self.stats.closes.get(why, 0) + 1
                 self.write(payload[:2], 0x8)
                 self.close()
 
@@ -301,10 +318,13 @@ class Seat(asyncio.Protocol):
                 self.close()
         elif kind == "error":
             stats.errors += 1
+            code = str(m.get("code"))
+            stats.error_codes[code] = stats.error_codes.get(code, 0) + 1
             self.pending = None
 
     def send_action(self, ref: str, text: bytes) -> None:
         self.pending = (ref, time.perf_counter())
+        self.stats.sent += 1
         self.write(text)
 
 
@@ -334,8 +354,13 @@ async def open_seat(
     return proto
 
 
-def start_server(db: Path, log: Path, ws: str = "auto") -> tuple[subprocess.Popen[str], str]:
+def start_server(
+    db: Path, log: Path, ws: str = "auto", sockets: int | None = None
+) -> tuple[subprocess.Popen[str], str]:
+    """Start ``chinese-poker serve`` on a free loopback port; ``sockets``: the WebSockets
+    one address may hold (every seat of a run comes from 127.0.0.1; None: the default)."""
     env = dict(os.environ)
+    more = [] if sockets is None else ["--sockets-per-address", str(sockets)]
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -352,6 +377,7 @@ def start_server(db: Path, log: Path, ws: str = "auto") -> tuple[subprocess.Pope
             ws,
             "--rate-limits",
             NO_LIMITS,
+            *more,
         ],
         stdout=subprocess.PIPE,
         stderr=log.open("w"),
@@ -409,13 +435,21 @@ def process_cpu(pid: int | None) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def answer(got: httpx2.Response, what: str) -> Any:
+    """The JSON of a lobby answer; a refusal ends the run in one line (no traceback)."""
+    if got.status_code >= 400:
+        text = " ".join(got.text.split())[:200]
+        raise SystemExit(f"bench_server_load: {what}: HTTP {got.status_code} {text}")
+    return got.json()
+
+
 async def make_tables(url: str, n: int, preset: str) -> list[str]:
     """Open ``n`` two-player tables through the REST lobby; the WebSocket URL per seat."""
     ws_base = "ws" + url[4:]
     urls: list[str] = []
     async with httpx2.AsyncClient(base_url=url, timeout=60) as http:
-        for _ in range(n):
-            made = (
+        for i in range(n):
+            made = answer(
                 await http.post(
                     "/api/tables",
                     json={
@@ -423,14 +457,16 @@ async def make_tables(url: str, n: int, preset: str) -> list[str]:
                         "next_hand_delay": 0,
                         "seats": [{"kind": "human", "name": "A"}, {"kind": "human"}],
                     },
-                )
-            ).json()
+                ),
+                f"creating table {i + 1} of {n}",
+            )
             tid = made["table"]["id"]
-            joined = (
+            joined = answer(
                 await http.post(
                     f"/api/tables/{tid}/join", json={"code": made["join_code"], "name": "B"}
-                )
-            ).json()
+                ),
+                f"joining table {i + 1} of {n}",
+            )
             urls += [
                 f"{ws_base}/ws/tables/{tid}?role=seat#{made['token']}",
                 f"{ws_base}/ws/tables/{tid}?role=seat#{joined['token']}",
@@ -482,11 +518,19 @@ async def play(
     for s in seats:
         s.close()
     unfinished = len(pending) + sum(1 for f in done if not f.result())
+    # Both seats of a table are neighbours in ``urls``: a table played the hands both
+    # of its seats saw end.
+    played = [min(a.done, b.done, hands) for a, b in zip(seats[::2], seats[1::2], strict=True)]
     return {
         "rtts": stats.rtts,
         "errors": stats.errors,
+        "error_codes": stats.error_codes,
+        "closes": stats.closes,
         "hands": stats.hands,
+        "hands_played": sum(played),
+        "tables_played": sum(1 for n in played if n >= hands),
         "actions": stats.actions,
+        "sent": stats.sent,
         "unfinished": unfinished,
         "connect_s": connect_s,
         "lags": lags,
@@ -521,8 +565,13 @@ def _client_process(
         result = {
             "rtts": [],
             "errors": len(urls),
+            "error_codes": {},
+            "closes": {},
             "hands": 0,
+            "hands_played": 0,
+            "tables_played": 0,
             "actions": 0,
+            "sent": 0,
             "unfinished": len(urls),
             "connect_s": 0.0,
             "cpu": 0.0,
@@ -590,6 +639,13 @@ def run(args: argparse.Namespace, url: str, think: float, pid: int | None = None
     def per_action(cpu: float) -> float | None:
         return round(cpu / actions * 1e6, 1) if actions and cpu == cpu else None
 
+    def merged(key: str) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for res in results:
+            for why, n in res[key].items():
+                out[why] = out.get(why, 0) + n
+        return out
+
     return {
         "mode": "saturating" if think == 0 else "human-paced",
         "think_seconds": think,
@@ -601,8 +657,13 @@ def run(args: argparse.Namespace, url: str, think: float, pid: int | None = None
         "preset": args.preset,
         "hands_per_table": args.hands,
         "hands_completed": sum(res["hands"] for res in results) // 2,
+        "tables_played": sum(res["tables_played"] for res in results),
+        "hands_played": sum(res["hands_played"] for res in results),
         "actions": actions,
+        "actions_sent": sum(res["sent"] for res in results),
         "errors": sum(res["errors"] for res in results),
+        "error_codes": merged("error_codes"),
+        "closed_by_server": merged("closes"),
         "unfinished_clients": sum(res["unfinished"] for res in results),
         "seconds": round(elapsed, 3),
         "connect_seconds": round(connect_s, 3),
@@ -800,6 +861,55 @@ def _run_loop(coro: Any) -> Any:
     return uvloop.run(coro)
 
 
+def run_shortfall(r: dict[str, Any], label: str) -> str | None:
+    """What run ``r`` measured less than it was asked, in one line (None: nothing)."""
+    asked = r["hands_per_table"]
+    parts = [
+        short(f"tables that played their {asked} hand(s)", r["tables_played"], r["tables"]),
+        short("hands", r["hands_played"], r["tables"] * asked),
+        short("actions acknowledged (of those sent)", r["actions"], r["actions_sent"]),
+    ]
+    if r["unfinished_clients"]:
+        parts.append(f"{r['unfinished_clients']} of {r['connections']} seats unfinished")
+    if r["errors"]:
+        codes = ", ".join(f"{n} {code}" for code, n in r["error_codes"].items())
+        parts.append(f"{r['errors']} error(s) from the server ({codes or 'no code'})")
+    parts += [f"a client process failed: {failed}" for failed in r["failures"]]
+    if r["closed_by_server"]:
+        closes = ", ".join(f"{n} x '{why}'" for why, n in r["closed_by_server"].items())
+        parts.append(f"sockets closed early by the server: {closes}")
+    found = [part for part in parts if part]
+    return f"{label}: {'; '.join(found)}" if found else None
+
+
+def flood_shortfall(flood: dict[str, Any]) -> str | None:
+    """What the hint flood measured less than it says, in one line (None: nothing)."""
+    parts = []
+    if not flood["hints_answered"]:
+        parts.append("no hint was answered (the flood measured nothing)")
+    if not flood["bot_moves_alone"]:
+        parts.append("the bot table made no move without the flood (no rate to compare)")
+    return f"hint flood: {'; '.join(parts)}" if parts else None
+
+
+def argument_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with the arguments, in one line (None: nothing)."""
+    if args.tables < 1:
+        return f"--tables must be at least 1, not {args.tables}"
+    if not 1 <= args.hands <= ORBIT_HANDS:
+        return (
+            f"--hands must be 1 to {ORBIT_HANDS}, not {args.hands}: a 2-player table's"
+            f" session is one button orbit ({ORBIT_HANDS} hands)"
+        )
+    if args.clients < 1 or args.runs < 1:
+        return "--clients and --runs must be at least 1"
+    if args.timeout <= 0:
+        return f"--timeout must be above 0, not {args.timeout:g}"
+    if args.sockets_per_address is not None and args.sockets_per_address < 1:
+        return f"--sockets-per-address must be at least 1, not {args.sockets_per_address}"
+    return None
+
+
 def print_table(results: list[dict[str, Any]]) -> None:
     print(
         "| run | tables | connections | actions | actions/s | p50 ms | p99 ms | max ms | errors"
@@ -830,7 +940,7 @@ def print_table(results: list[dict[str, Any]]) -> None:
         )
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=TARGET_TABLES)
     parser.add_argument("--hands", type=int, default=2, help="hands per table (default 2)")
@@ -880,15 +990,33 @@ def main() -> None:
     parser.add_argument("--flood-seconds", type=float, default=10.0)
     parser.add_argument("--db-dir", help="folder for the temporary SQLite file (default: tmp)")
     parser.add_argument(
+        "--cold",
+        action="store_true",
+        help="measure at once, without waiting for the started server to load its"
+        " kernels (a quick check: the figures then include that load)",
+    )
+    parser.add_argument(
+        "--sockets-per-address",
+        type=int,
+        metavar="N",
+        help="WebSockets the started server lets one address hold (default: four per"
+        " table, every seat twice over, as a run's sockets may still be closing when the"
+        " next run connects); a lower N makes the run fall short",
+    )
+    parser.add_argument(
         "--target",
         choices=sorted(TARGETS),
         help="one of issue 9's benchmarks with its own settings (overrides"
         " --tables, --hands, --think, --clients, --runs, --hint-flood)",
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.target:
         for key, value in TARGETS[args.target].items():
             setattr(args, key, value)
+    problem = argument_problem(args)
+    if problem is not None:
+        print(f"bench_server_load: {problem}", file=sys.stderr)
+        return 2
     if args.hint_flood:
         with tempfile.TemporaryDirectory(dir=args.db_dir) as tmp:
             proc, url = start_server(Path(tmp) / "bench.db", Path(tmp) / "server.log", args.ws)
@@ -901,18 +1029,25 @@ def main() -> None:
         if args.json:
             RESULTS.mkdir(exist_ok=True)
             (RESULTS / "server_hint_flood.json").write_text(json.dumps(flood, indent=2) + "\n")
-        return
+        return verdict("bench_server_load", [flood_shortfall(flood)])
+    sockets = args.sockets_per_address or 4 * args.tables
     results = []
     for think in args.think:
         if args.url:
+            print(
+                f"the server at {args.url} must let one address hold {2 * args.tables}"
+                f" WebSockets (serve --sockets-per-address {sockets})",
+                file=sys.stderr,
+            )
             results.append(run(args, args.url.rstrip("/"), think))
             continue
         with tempfile.TemporaryDirectory(dir=args.db_dir) as tmp:
             db, log = Path(tmp) / "bench.db", Path(tmp) / "server.log"
             print(f"starting the server (database {db})", file=sys.stderr)
-            proc, url = start_server(db, log, args.ws)
+            proc, url = start_server(db, log, args.ws, sockets)
             try:
-                wait_until_warm(url)
+                if not args.cold:
+                    wait_until_warm(url)
                 print(
                     f"{args.tables} tables, {2 * args.tables} connections, {args.hands}"
                     f" hand(s) each, think {think:g} s, {args.clients} client process(es)"
@@ -958,7 +1093,14 @@ def main() -> None:
     if args.json:
         RESULTS.mkdir(exist_ok=True)
         (RESULTS / "server_load.json").write_text(json.dumps(results, indent=2) + "\n")
+    return verdict(
+        "bench_server_load",
+        [
+            run_shortfall(r, f"run {i + 1} ({r['mode']}, think {r['think_seconds']:g} s)")
+            for i, r in enumerate(results)
+        ],
+    )
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -9,17 +9,22 @@ checked numbers (:func:`whole`, :func:`real`), input files where ``-`` is standa
 Errors a user can cause are one line on standard error and exit status 2, never a
 traceback; a malformed command line (unknown option, missing value) also shows the usage
 of the (sub)command it was meant for. Output into a pipe whose reader stops (``| head``)
-ends quietly with status 0. ``python -m chinese_poker`` is the same command.
+ends quietly with status 0; Ctrl-C ends any command with one line and status 130.
+``python3 -m chinese_poker`` is the same command.
 """
 
 from __future__ import annotations
 
+import _thread
 import argparse
+import contextlib
 import importlib
 import math
 import os
 import sys
-from collections.abc import Callable, Sequence
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -261,6 +266,21 @@ def _quiet_stdout() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Ctrl-C at any moment, from building the parser (its imports take a second) to the
+    # last line of output: one line and status 130, as for other Unix tools.
+    with _interrupts_noticed() as swallowed:
+        try:
+            code = _main(argv)
+            for _ in range(100):  # an interrupt raised again may still be on its way
+                if not swallowed:
+                    break
+                time.sleep(0.01)
+        except KeyboardInterrupt:
+            return _interrupted()
+        return _interrupted() if swallowed else code
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args, extras = parser.parse_known_args(argv)
@@ -273,9 +293,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.run(args)
         sys.stdout.flush()
-    except KeyboardInterrupt:
-        print("chinese-poker: interrupted", file=sys.stderr)
-        return 130
     except BrokenPipeError:
         # The reader went away (``| head``): not an error, as for other Unix tools.
         _quiet_stdout()
@@ -285,6 +302,43 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"chinese-poker {args.command}: error: {message}", file=sys.stderr)
         return 2
     return code
+
+
+INTERRUPTED = 130
+"""The exit status after Ctrl-C (128 + SIGINT), as the shell reports a process it ended."""
+
+
+def _interrupted() -> int:
+    print("chinese-poker: interrupted", file=sys.stderr)
+    return INTERRUPTED
+
+
+@contextlib.contextmanager
+def _interrupts_noticed() -> Iterator[list[BaseException]]:
+    """Keep a Ctrl-C that lands in a finaliser (llvmlite's run while numba loads) from
+    being lost: Python prints it as "Exception ignored ... KeyboardInterrupt" and goes
+    on, and the command ended with status 0. Here it is not printed but remembered (the
+    list yielded) and raised again in the main thread, so the command stops."""
+    swallowed: list[BaseException] = []
+    default = sys.unraisablehook
+
+    def notice(unraisable: Any) -> None:
+        if unraisable.exc_type is None or not issubclass(unraisable.exc_type, KeyboardInterrupt):
+            default(unraisable)
+            return
+        if not swallowed:
+            # A moment later, from another thread: raised while this hook runs, it would
+            # be ignored again.
+            again = threading.Timer(0.05, _thread.interrupt_main)
+            again.daemon = True
+            again.start()
+        swallowed.append(unraisable.exc_value)
+
+    sys.unraisablehook = notice
+    try:
+        yield swallowed
+    finally:
+        sys.unraisablehook = default
 
 
 def entry() -> None:

@@ -52,6 +52,7 @@ import numpy as np
 
 from chinese_poker.cards import RANKS, SUITS
 from chinese_poker.evaluate import evaluate, evaluate5, evaluate_batch
+from shortfall import verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "bench" / "results" / "evaluate.json"
@@ -336,7 +337,12 @@ def main(argv: list[str] | None = None) -> int:
 
     print(markdown(result))
     print(f"\nJSON written to {args.out}", file=sys.stderr)
-    return 0
+    unmeasured = [
+        f"{key}: no reference installed to measure it against (pip install -e '.[bench]')"
+        for key, t in targets.items()
+        if t["ratio"] is None
+    ]
+    return verdict("bench_evaluate", unmeasured)
 
 
 def markdown(result: dict[str, Any]) -> str:

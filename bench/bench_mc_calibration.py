@@ -28,9 +28,15 @@ import numpy as np
 from bench_mc_bots import BotSpec
 from chinese_poker.engine import Session, play_hand
 from chinese_poker.rules import rules_for
+from shortfall import verdict
 
 FOUL_BINS = (0.0, 0.05, 0.15, 0.3, 1.01)
 FL_BINS = (0.0, 0.05, 0.2, 0.5, 1.01)
+
+
+class Unanalysed(Exception):
+    """A street decision of A came without its rollouts' analysis: leaving it out would
+    measure fewer decisions than were played, and only those the rollouts analysed."""
 
 
 class Recorder:
@@ -42,9 +48,17 @@ class Recorder:
         self.hand: list[tuple[int, float, float, float]] = []
 
     def act(self, view: Any) -> Any:
+        if hasattr(self.bot, "last_analysis"):
+            self.bot.last_analysis = []  # not the previous decision's, if it gives none
         action = self.bot.act(view)
         dec = view.decisions[0]
-        if dec.kind == "street" and self.bot.last_analysis:
+        if dec.kind == "street":
+            if not getattr(self.bot, "last_analysis", None):
+                raise Unanalysed(
+                    f"{getattr(self.bot, 'name', 'bot A')} gave no analysis of a street"
+                    f" decision (cards placed {view.board_of(dec.seat, dec.hand).placed}):"
+                    " it plays no rollouts here"
+                )
             o = self.bot.last_analysis[0]
             placed = view.board_of(dec.seat, dec.hand).placed
             self.hand.append((placed, o.foul_probability, o.fantasyland_probability, o.value))
@@ -125,7 +139,10 @@ def main(argv: list[str] | None = None) -> int:
     if not rules_for(args.preset).is_open_face:  # a classic hand has no streets to foresee
         print(f"--preset {args.preset} is not open-face: no street decisions", file=sys.stderr)
         return 2
-    rows = play(args.preset, BotSpec(args.a), BotSpec(args.b), args.seed, args.sessions)
+    try:
+        rows = play(args.preset, BotSpec(args.a), BotSpec(args.b), args.seed, args.sessions)
+    except Unanalysed as exc:
+        return verdict("bench_mc_calibration", [str(exc)])
     for line in report(rows):
         print(json.dumps({"preset": args.preset, "a": args.a, "b": args.b, "seed": args.seed,
                           "sessions": args.sessions, **line}), flush=True)  # fmt: skip

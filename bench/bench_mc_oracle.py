@@ -44,6 +44,7 @@ from chinese_poker.ai.fantasyland import solve_fantasyland
 from chinese_poker.engine import Table
 from chinese_poker.engine.actions import Action, Decision
 from chinese_poker.engine.views import View
+from shortfall import verdict
 
 
 class Knowledge(StrEnum):
@@ -170,7 +171,9 @@ def main(argv: list[str] | None = None) -> int:
     out = measure(Knowledge(args.know), args.a, args.b, args.preset, args.players,
                   args.hands, args.seed)  # fmt: skip
     print(json.dumps(out), flush=True)
-    return 0
+    # Told nothing, A played untold: the figure is no measure of what it was to be told.
+    untold = None if out["told"] else f"A was told {args.know} in none of its decisions"
+    return verdict("bench_mc_oracle", [untold])
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from chinese_poker.ai.simulate import Job, make_job, simulate
+from shortfall import simulation_shortfall, verdict
 
 OUT = Path(__file__).resolve().parent / "results" / "ray.json"
 
@@ -51,7 +52,8 @@ def _run(
     disturbed); every run's summary must equal ``reference``."""
     rows = [_once(label, job, reference, **kwargs) for _ in range(repeats)]
     best = max(rows, key=lambda row: float(row["hands_per_second"]))
-    return {**best, "identical": all(row["identical"] for row in rows)}
+    short = [row["shortfall"] for row in rows if row["shortfall"]]
+    return {**best, "identical": all(row["identical"] for row in rows), "shortfall": short}
 
 
 def _once(label: str, job: Job, reference: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
@@ -68,13 +70,14 @@ def _once(label: str, job: Job, reference: dict[str, Any], **kwargs: Any) -> dic
         "hands_per_second": round(result.hands / wall, 1),
         "identical": same,
         "load_before": round(load, 2),
+        "shortfall": simulation_shortfall(label, result, job.hands),
     }
     print(f"  {label}: {row['hands_per_second']} hands/s, {wall:.2f} s (load {load:.2f})",
           file=sys.stderr)  # fmt: skip
     return row
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rules", default="pineapple")
     parser.add_argument("--bots", default="random,rules")
@@ -83,7 +86,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2, help="best of N warm runs")
     parser.add_argument("--cluster", action="store_true", help="also a two-node cluster")
     parser.add_argument("--json", action="store_true", help=f"also write {OUT}")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     _token_auth()
     import ray
 
@@ -91,6 +94,7 @@ def main() -> None:
     # The same job twice, timing the second: warm caches, as in the Ray runs below (each
     # Ray worker keeps its process, and with it its caches, from one call to the next).
     reference = simulate(job)
+    problems = [simulation_shortfall("in this process", reference, args.hands)]
     base = 0.0
     for _ in range(args.repeats):
         started = time.perf_counter()
@@ -145,7 +149,12 @@ def main() -> None:
             "runs": rows,
         }  # fmt: skip
         OUT.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    for r in rows[1:]:
+        problems += r["shortfall"]
+        if not r["identical"]:
+            problems.append(f"{r['run']}: a result differs from the one in this process")
+    return verdict("bench_ray", problems)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

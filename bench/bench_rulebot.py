@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 from collections import Counter
 
 from chinese_poker.ai.simple import RuleBot
@@ -22,16 +23,19 @@ from chinese_poker.ai.simulate import make_job, simulate
 from chinese_poker.ai.warm import warm_kernels
 from chinese_poker.engine import Place, Table
 from chinese_poker.rules import rules_for
+from shortfall import simulation_shortfall, verdict
 
 
-def pairing(preset: str, bots: str, players: int, hands: int, seed: int) -> str:
+def pairing(preset: str, bots: str, players: int, hands: int, seed: int) -> tuple[str, str | None]:
+    """The pairing's table row, and what it measured less than ``hands`` (None: nothing)."""
     job = make_job(preset, bots, players=players, hands=hands, seed=seed, duplicate=True)
     result = simulate(job)
     first = result.bots[0]
     p = first.points
     return (f"| {preset} | {players} | {bots.replace(',', ' vs ')} | {result.hands} | "
             f"{p.mean:+.2f} ± {p.ci95:.2f} | {first.foul_rate:.1%} | "
-            f"{first.fl_earned_rate:.1%} |")  # fmt: skip
+            f"{first.fl_earned_rate:.1%} |",
+            simulation_shortfall(f"{preset} {bots}", result, hands))  # fmt: skip
 
 
 def first_streets(deals: int, seed: int) -> str:
@@ -69,13 +73,14 @@ def first_streets(deals: int, seed: int) -> str:
     return "\n".join(rows)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--seed", type=int, default=11)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     warm_kernels()
     scale = 4 if args.quick else 1
+    problems: list[str | None] = []
     print("| preset | players | bots | hands | points/hand of the first (95%) | its fouls |"
           " its Fantasyland |\n|---|---|---|---|---|---|---|")  # fmt: skip
     for preset, bots, players, hands in [
@@ -84,10 +89,13 @@ def main() -> None:
         ("pineapple", "rules,mc-v1", 2, 150),
         ("ofc", "rules,mc-v1", 2, 150),
     ]:
-        print(pairing(preset, bots, players, hands // scale, args.seed), flush=True)
+        row, problem = pairing(preset, bots, players, hands // scale, args.seed)
+        print(row, flush=True)
+        problems.append(problem)
     print()
     print(first_streets(400 // scale, args.seed))
+    return verdict("bench_rulebot", problems)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from chinese_poker.ai.simulate import make_job, simulate
+from shortfall import simulation_shortfall, verdict
 
 OUT = Path(__file__).resolve().parent / "results" / "simulate.json"
 
@@ -42,6 +43,7 @@ def measure(
     job = make_job(preset, bots, hands=hands, seed=seed)
     best: dict[str, Any] | None = None
     summary: dict[str, Any] | None = None
+    problems: list[str | None] = []
     for _ in range(repeats):
         load = os.getloadavg()[0]
         started = time.perf_counter()
@@ -50,6 +52,7 @@ def measure(
         elapsed = time.perf_counter() - started
         cpu = _cpu() - cpu_started
         summary = result.to_dict(performance=False)
+        problems.append(simulation_shortfall(f"{workers} worker(s)", result, hands))
         run = {
             "workers": workers,
             "hands": result.hands,
@@ -70,10 +73,11 @@ def measure(
         )
     assert best is not None and summary is not None
     best["summary"] = summary
+    best["shortfalls"] = [p for p in problems if p]
     return best
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rules", default="pineapple")
     parser.add_argument("--bots", default="random,rules")
@@ -83,7 +87,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--quick", action="store_true", help="400 hands, one run")
     parser.add_argument("--json", action="store_true", help=f"also write {OUT}")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.quick:
         args.hands, args.repeats = 400, 1
     runs = [
@@ -111,11 +115,17 @@ def main() -> None:
         data = {
             "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
             "job": {"rules": args.rules, "bots": args.bots, "hands": args.hands, "seed": args.seed},
-            "runs": [{k: v for k, v in r.items() if k != "summary"} for r in runs],
+            "runs": [
+                {k: v for k, v in r.items() if k not in ("summary", "shortfalls")} for r in runs
+            ],
             "identical": same,
         }
         OUT.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    problems = [p for r in runs for p in r["shortfalls"]]
+    if not same:
+        problems.append("the worker counts gave different results (the same job must not)")
+    return verdict("bench_simulate", problems)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

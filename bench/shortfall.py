@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
+from typing import Any
 
 
 def short(what: str, measured: int, asked: int) -> str | None:
@@ -27,3 +28,17 @@ def verdict(bench: str, problems: Iterable[str | None]) -> int:
     for problem in found:
         print(f"{bench}: FAILED: {problem}", file=sys.stderr, flush=True)
     return 1 if found else 0
+
+
+def simulation_shortfall(label: str, result: Any, asked: int) -> str | None:
+    """What a :func:`chinese_poker.ai.simulate.simulate` result measured less than its
+    ``asked`` hands, in one line (None: nothing): fewer hands, or bots whose answers
+    were errors (replaced by a legal action) or timeouts."""
+    parts = [short("hands", result.hands, asked)]
+    parts += [
+        f"{line.label}: {line.errors} error(s), {line.timeouts} timeout(s)"
+        for line in result.bots
+        if line.errors or line.timeouts
+    ]
+    found = [part for part in parts if part]
+    return f"{label}: {'; '.join(found)}" if found else None

@@ -15,7 +15,7 @@ the same opponents' boards by ``scoring.settle``. The gain of a deal is the diff
 of seat 0's points plus the stay value (``mc.view_stay_value``) times the difference of
 the stays. Prints one JSON line: the mean gain per Fantasyland hand with its 95%
 interval, split into points and stays, how often the boards differ, and the median and
-p99 time of ``--bot``'s decision. See docs/bots.md, *Round sixteen*.
+p99 time of ``--bot``'s decision. See docs/bots-research.md, *Round sixteen*.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ earned Fantasyland. Prints one JSON line per street (cards on the board before i
 predicted and realised rates, over all decisions and by bins of the prediction. A
 prediction above the realised rate means the rollouts' continuation (the playout policy)
 fouls, or misses Fantasyland, more than the bot itself does at the table. Fantasyland
-hands (set at once) have no street decisions and are not counted. See docs/bots.md,
+hands (set at once) have no street decisions and are not counted. See docs/bots-research.md,
 *Round fifteen*.
 """
 

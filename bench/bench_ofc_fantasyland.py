@@ -2,7 +2,7 @@
 
     PYTHONPATH=src .venv/bin/python bench/bench_ofc_fantasyland.py --boards 3000
 
-Three measurements (docs/bots.md, *Round three*), printed as JSON lines:
+Three measurements (docs/bots-research.md, *Round three*), printed as JSON lines:
 
 * ``policy``: boards the fast policy completes from scratch (``rollout.solitaire_values``)
   for each ``fills x choice`` given: fouls, Fantasyland earned, pairs on top, royalties
@@ -21,9 +21,9 @@ Three measurements (docs/bots.md, *Round three*), printed as JSON lines:
 
 A policy ``6x5r3`` is 6 completions x 5 arrangements with 3 rounds of foul repair
 (``Level.foul_repair``); ``8x5r1w1`` adds the learned correction at weight 1
-(``Level.residual``, Pineapple only; docs/bots.md, *Round eleven*); ``0x5r1v`` places
+(``Level.residual``, Pineapple only; docs/bots-research.md, *Round eleven*); ``0x5r1v`` places
 every street by the learned value of the board alone, no completions (``Level.value``,
-the presets of ``ai.value.PRESETS``; docs/bots.md, *Round twelve* and *Round thirteen*),
+the presets of ``ai.value.PRESETS``; docs/bots-research.md, *Round twelve* and *Round thirteen*),
 and ``0x5r1s`` by that value refined on ``mc``'s search means (``Level.value`` 2,
 ``ai.value.SEARCH_PRESETS``; *Round fourteen*).
 """

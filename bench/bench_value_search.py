@@ -1,4 +1,4 @@
-"""How far a learned board value's own choices fall from ``mc``'s search (docs/bots.md).
+"""How far a learned board value's own choices fall from ``mc``'s search (docs/bots-research.md).
 
     PYTHONPATH=src .venv/bin/python bench/bench_value_search.py --sessions 300 --seed 990000
 
@@ -11,7 +11,7 @@ each street reports the *regret* of the table's greedy choice: the search's best
 over decisions, and how often the two agree. The search means are noisy (``--rollouts``
 each), so both tables' regrets carry the same upward bias; compare them, not the
 figures alone. Prints one JSON line per street on stdout (progress on stderr).
-See docs/bots.md, *Round fourteen*.
+See docs/bots-research.md, *Round fourteen*.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The learned value of a partial board (docs/bots.md, *Round twelve*): its targets
+"""The learned value of a partial board (docs/bots-research.md, *Round twelve*): its targets
 against an exhaustive count with an independent evaluator, the policy and the screen
 that read it instead of completions, its training, the shipped data, and ``mc`` with it."""
 
@@ -201,7 +201,7 @@ def test_solitaire_without_completions_needs_the_learned_value() -> None:
 
 def test_rules_with_the_same_kernel_arrays_share_a_table() -> None:
     # Finnish OFC differs from OFC only in settlement (the deuce), which the policy does
-    # not value: it reads OFC's table (docs/bots.md, *Round thirteen*).
+    # not value: it reads OFC's table (docs/bots-research.md, *Round thirteen*).
     finnish, ofc = rules_for("ofc-finnish"), rules_for("ofc")
     assert fingerprint(finnish) == fingerprint(ofc)
     assert np.array_equal(value.value_table(finnish), value.value_table(ofc))

@@ -1,4 +1,4 @@
-"""The learned value with the live cards' features (``BoardValue.LIVE``; docs/bots.md,
+"""The learned value with the live cards' features (``BoardValue.LIVE``; docs/bots-research.md,
 *Round fifteen*): the features against an independent count over the cards, the fit
 with features a board may lack against a dense ridge regression, the training's
 opponent streets, the shipped table, and ``mc`` with it."""

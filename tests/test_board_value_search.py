@@ -1,4 +1,4 @@
-"""The learned value refined on ``mc``'s search means (docs/bots.md, *Round fourteen*):
+"""The learned value refined on ``mc``'s search means (docs/bots-research.md, *Round fourteen*):
 the within-decision regression against a dense computation, a planted table recovered,
 the self-play samples, the shipped table, the switch and its refusals."""
 

@@ -3,7 +3,7 @@ stronger than the one below on a small fixed set of duplicate deals; the experim
 knobs of a level change the policy they name and nothing else.
 
 The strength figures with their intervals come from ``bench/bench_mc_bots.py``
-(docs/bots.md, *Round two*); here fixed deals and no time budget, so the result is the
+(docs/bots-research.md, *Round two*); here fixed deals and no time budget, so the result is the
 same on every machine.
 """
 
@@ -90,7 +90,7 @@ def test_a_knob_moves_the_analysis_and_the_defaults_do_not() -> None:
 
 
 def test_the_first_street_fantasyland_factor_moves_the_first_street_only() -> None:
-    """``fl_scale_first`` (docs/bots.md, *Round fifteen*) scales Fantasyland's value on the
+    """``fl_scale_first`` (docs/bots-research.md, *Round fifteen*) scales Fantasyland's value on the
     first street alone: there it moves the analysis as ``fl_scale`` does, later not at all."""
     rules = rules_for("pineapple")
     table = Table(rules, 2, seed=11)
@@ -110,9 +110,9 @@ def test_the_first_street_fantasyland_factor_moves_the_first_street_only() -> No
 
 
 def test_levels_three_to_five_charge_a_quarter_of_the_aversion_or_half_with_a_thrown_card() -> None:
-    """docs/bots.md, *Round six* and *Round seven*: a quarter of the aversion beat ``mc-v1``
-    in plain OFC, half of it in heads-up Pineapple; levels 1 and 2 and ``mc-v1`` keep the
-    whole."""
+    """docs/bots-research.md, *Round six* and *Round seven*: a quarter of the aversion beat
+    ``mc-v1`` in plain OFC, half of it in heads-up Pineapple; levels 1 and 2 and ``mc-v1``
+    keep the whole."""
     from chinese_poker.ai.mc import (
         FL_BOARDS,
         FOUL_AVERSION,

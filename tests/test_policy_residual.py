@@ -1,4 +1,4 @@
-"""The learned correction of the playout policy (docs/bots.md, *Round eleven*): its
+"""The learned correction of the playout policy (docs/bots-research.md, *Round eleven*): its
 features against an independent count, its fit, its use by the policy, the shipped data."""
 
 from __future__ import annotations

@@ -132,7 +132,7 @@ def test_the_climb_knob_sets_only_its_own_fields() -> None:
 
 def test_the_climb_improves_the_policys_boards() -> None:
     """Over the same 600 deals the policy's boards earn more royalties with the climb
-    (docs/bots.md, *Round four*)."""
+    (docs/bots-research.md, *Round four*)."""
     rules = rules_for("pineapple")
     t = rollout.tables_for(rules)
 

@@ -111,7 +111,7 @@ def test_earlier_they_change_the_opponents_completions_only(knobs: dict[str, obj
 
 
 def test_no_level_changes_the_opponents_policy() -> None:
-    """Experiment knobs (docs/bots.md, *Round six*): no level of ``mc``, ``mc-v1`` or the
+    """Experiment knobs (docs/bots-research.md, *Round six*): no level of ``mc``, ``mc-v1`` or the
     hints turns them, so their play is the one measured before."""
     from chinese_poker.ai.mc import HINT_LEVELS
 

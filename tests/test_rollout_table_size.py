@@ -79,7 +79,7 @@ def test_foul_aversion_per_opponent_is_the_aversion_times_the_opponents() -> Non
 
 
 def test_mc_counts_fantasyland_per_opponent_where_measured_and_heads_up_plays_as_before() -> None:
-    """``mc``'s Pineapple levels 3 to 5 count it (docs/bots.md, *Round five*), nothing
+    """``mc``'s Pineapple levels 3 to 5 count it (docs/bots-research.md, *Round five*), nothing
     else does; heads-up the default level's analysis is exactly the one without it."""
     from chinese_poker.ai.mc import THROWING_LEVELS
 

@@ -107,36 +107,36 @@ class Level:
     of earning or keeping Fantasyland, in the policy and in the rollouts' results;
     ``pick_max``: a policy completion is worth that share of its best arrangement and
     the rest of the mean of the arrangements tried. These four are experiment knobs
-    (docs/bots.md, the ablation), 1 at every level. ``foul_repair``: rounds of swaps
+    (docs/bots-research.md, the ablation), 1 at every level. ``foul_repair``: rounds of swaps
     with which a policy completion whose arrangements all foul looks for a valid board
     (:func:`~chinese_poker.ai.rollout.Tables.with_policy`; 0, none, in ``mc-v1``; 1 in
     :data:`THROWING_LEVELS` levels 3 to 5). ``repair_spare`` (1: the repair may also take a card
     the completion throws), ``climb`` and ``climb_rounds`` (a hill climb of the
     completions of a street's few best placements): experiments that did not help, 0 at
-    every level (docs/bots.md, *Round four*). ``fl_per_opponent`` (1: a rollout counts
+    every level (docs/bots-research.md, *Round four*). ``fl_per_opponent`` (1: a rollout counts
     earning Fantasyland once per opponent, as it counts the hand's points; 1 in
     :data:`THROWING_LEVELS` levels 3 to 5) and ``aversion_per_opponent`` (1: the foul
     aversion times the opponents; an experiment, 0 at every level): they change nothing
-    heads-up (docs/bots.md, *Round five*). ``opp_foul_scale``, ``opp_repair`` and
+    heads-up (docs/bots-research.md, *Round five*). ``opp_foul_scale``, ``opp_repair`` and
     ``opp_fills``: the foul penalty factor, repair rounds (-1: ours) and completions
     (-1: ours) of the policy that plays the *opponents'* boards in the rollouts
     (:meth:`~chinese_poker.ai.rollout.Tables.with_policy`); experiments that changed
-    nothing measurable, at their defaults at every level (docs/bots.md, *Round six*).
+    nothing measurable, at their defaults at every level (docs/bots-research.md, *Round six*).
     ``line_strength`` (whose boards the policy's line-strength table comes from,
     :class:`~chinese_poker.ai.rollout.LineStrength`) and ``exact_last`` (1: each
     rollout places our last street by the points it scores against the opponents'
     boards, which it sees there): experiments that did not help, the policy's own table
-    and 0 at every level (docs/bots.md, *Round nine*). ``residual``: the weight of the
+    and 0 at every level (docs/bots-research.md, *Round nine*). ``residual``: the weight of the
     learned correction of the policy's placement values
     (:func:`~chinese_poker.ai.residual.residual_table`, trained for Pineapple and
     Progressive Pineapple only; other rules are refused with a RulesError) and
     ``opp_residual`` (its weight for the policy that plays the opponents' boards; -1:
     ours): experiments that did not establish a gain, 0 and -1 at every level
-    (docs/bots.md, *Round eleven*). ``value`` (1: the table the policy reads is the
+    (docs/bots-research.md, *Round eleven*). ``value`` (1: the table the policy reads is the
     learned value of a partial board, :func:`~chinese_poker.ai.value.value_table`, and
     with ``fills`` 0 the policy and with ``screen_fills`` 0 the screen place by it
     alone): as strong as the default at a third to a fifth of its time in Pineapple and
-    OFC, no ladder above level 3, not adopted, 0 at every level (docs/bots.md, *Round
+    OFC, no ladder above level 3, not adopted, 0 at every level (docs/bots-research.md, *Round
     twelve* and *Round thirteen*); 2 reads that table refined on ``mc``'s own search
     means (:class:`~chinese_poker.ai.rollout.BoardValue`, Pineapple only): no gain over
     1, not adopted (*Round fourteen*); 3 reads a table that also values the live cards
@@ -196,7 +196,7 @@ class Level:
 
 #: Points charged per unit of foul probability when choosing a placement. Chasing
 #: Fantasyland pays so well that the expected-points maximum fouls about 15% of boards
-#: against the rules bot; 8 brings that under 10% for about a point a hand (docs/bots.md).
+#: against the rules bot; 8 brings that under 10% for about a point a hand (docs/bots-research.md).
 FOUL_AVERSION = 8.0
 
 V1_LEVELS: dict[int, Level] = {
@@ -257,14 +257,14 @@ V1_LEVELS: dict[int, Level] = {
 #: Turbo): a quarter of ``mc-v1``'s. It is charged on the rollouts' foul rate, where
 #: the playout policy fouls three to four times as often as the bot; in plain OFC 2
 #: beat 4, and both beat ``mc-v1``'s 8, on fresh duplicate deals, for more fouls
-#: (docs/bots.md, *Round six*); 1 gained nothing over 2 (*Round ten*).
+#: (docs/bots-research.md, *Round six*); 1 gained nothing over 2 (*Round ten*).
 FOUL_AVERSION_NO_THROW = 2.0
 
 #: Arrangements of a Fantasyland deal that ``mc``'s levels 3 to 5 play out (the
 #: solver's board and the best by royalties, the stay and the lines' strength): on
 #: deals where the hand is played once and both boards are settled against the same
 #: opponents' boards, they gain about +0.3 points a Fantasyland hand over the solver's
-#: board alone; 32 gained no more than 16 (docs/bots.md, *Round sixteen*).
+#: board alone; 32 gained no more than 16 (docs/bots-research.md, *Round sixteen*).
 FL_BOARDS = 16
 
 #: The least time left, in seconds, for which a Fantasyland deal's boards are played out
@@ -284,7 +284,7 @@ LEVELS: dict[int, Level] = {  # copies: tuning mc never moves mc-v1
 decision), 3 the default, 5 strong. ``mc-v1``'s, except that levels 3 to 5 charge a
 quarter of its foul aversion (:data:`FOUL_AVERSION_NO_THROW`): on fresh duplicate OFC
 deals the default then beats ``mc-v1`` by +0.36 ± 0.13 points a hand (3,008 hands played
-after the choice) for 2–4% more median decision time, fouling more (docs/bots.md, *Round
+after the choice) for 2–4% more median decision time, fouling more (docs/bots-research.md, *Round
 six* and *Round ten*; measured heads-up in plain OFC at level 3 only). Levels 1 and 2
 are ``mc-v1``'s, so that the ladder's lower steps keep their measured order."""
 
@@ -292,7 +292,7 @@ are ``mc-v1``'s, so that the ladder's lower steps keep their measured order."""
 #: Progressive Pineapple): half of ``mc-v1``'s. The repaired playout policy fouls 22% of
 #: its boards from scratch, about three times the bot's rate at the table; heads-up, 4
 #: led 8 by the mean (inside the noise) and beat ``mc-v1`` on fresh duplicate deals, and
-#: 2 scored no better than 4 for more fouls (docs/bots.md, *Round seven*).
+#: 2 scored no better than 4 for more fouls (docs/bots-research.md, *Round seven*).
 FOUL_AVERSION_THROW = 4.0
 
 THROWING_LEVELS: dict[int, Level] = {
@@ -311,7 +311,7 @@ THROWING_LEVELS: dict[int, Level] = {
 }
 """Effort per level where a street throws a card (Pineapple, Progressive Pineapple): the
 default level 3 adds one round of foul repair to the playout policy and plays about 40%
-fewer rollouts, for the same decision time as ``mc-v1``'s (docs/bots.md, *Round four*),
+fewer rollouts, for the same decision time as ``mc-v1``'s (docs/bots-research.md, *Round four*),
 and charges half of its foul aversion (:data:`FOUL_AVERSION_THROW`, *Round seven*); on
 fresh duplicate deals it beats ``mc-v1`` (+0.74 ± 0.21 points a hand heads-up over 9,017
 hands, with its Fantasyland boards played out, :data:`FL_BOARDS`, *Round sixteen*). With

@@ -45,7 +45,7 @@ import sys
 import threading
 import time
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import IO, Any
 
 from chinese_poker import __version__
@@ -67,6 +67,8 @@ from chinese_poker.rules import Rules
 __all__ = [
     "DEFAULT_DEADLINE",
     "LEGAL_LIST_LIMIT",
+    "MAX_LINE",
+    "MESSAGE_TYPES",
     "PROTOCOL_VERSION",
     "STARTUP_TIMEOUT",
     "ExternalBot",
@@ -76,6 +78,7 @@ __all__ = [
     "close_all_external_bots",
     "command_problem",
     "legal_for_view",
+    "message_problem",
     "serve",
     "view_from_dict",
 ]
@@ -91,6 +94,11 @@ STARTUP_TIMEOUT = 20.0
 
 LEGAL_LIST_LIMIT = 5000
 """Decisions with at most this many legal actions get them listed in ``act.legal``."""
+
+MAX_LINE = 8 * 1024 * 1024
+"""The longest line (characters) either side reads; a longer one is skipped, with an
+error. An ``act`` with its ``legal`` list of up to :data:`LEGAL_LIST_LIMIT` actions is
+well under a megabyte."""
 
 MAX_WARNINGS = 10
 """Warnings printed per bot; later problems are only counted."""
@@ -485,6 +493,8 @@ class ExternalBot:
                 continue
             if line is None:
                 raise _Dead(self._exit_description())
+            if line is _TOO_LONG:
+                raise _BadAnswer(f"an answer longer than {MAX_LINE} characters")
             if not line.strip():
                 continue
             try:
@@ -583,10 +593,13 @@ def _short(value: object) -> str:
     return text if len(text) <= 100 else text[:97] + "..."
 
 
+_TOO_LONG = "\x00 a line over MAX_LINE\n"  # what the reader passes on for a line it skipped
+
+
 def _read_lines(stream: IO[str], lines: queue.Queue[str | None]) -> None:
     try:
-        for line in stream:
-            lines.put(line)
+        for line, complete in _bounded_lines(stream, MAX_LINE):
+            lines.put(line if complete else _TOO_LONG)
     except (OSError, ValueError):
         pass
     finally:
@@ -611,10 +624,80 @@ def _write_lines(stream: IO[str], outbox: queue.Queue[str | None]) -> None:
 # =========================================================================== the bot side
 
 
-def view_from_dict(data: Mapping[str, Any]) -> View:
-    """Rebuild a :class:`View` from its ``to_dict()`` form: :meth:`View.from_dict`
-    (kept here for the bot side of the protocol)."""
-    return View.from_dict(data)
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _as_json(value: object) -> str:
+    """A value as it was sent, shortened (strings in quotes), for messages."""
+    return _short(json.dumps(value, default=str))
+
+
+def _list_of(kind: type | tuple[type, ...]) -> Callable[[object], bool]:
+    return lambda value: (
+        isinstance(value, list)
+        and all(isinstance(v, kind) and not isinstance(v, bool) for v in value)
+    )
+
+
+# The fields of a view (View.to_dict()): (required, what it must be, the check).
+_VIEW_FIELDS: dict[str, tuple[bool, str, Callable[[object], bool]]] = {
+    "players": (True, "a list of names", _list_of(str)),
+    "rules": (True, "an object (Rules.to_dict())", lambda v: isinstance(v, dict)),
+    "version": (True, "a whole number", _whole),
+    "phase": (True, "a string", lambda v: isinstance(v, str)),
+    "button": (True, "a whole number", _whole),
+    "seat": (False, "a whole number or null", lambda v: v is None or _whole(v)),
+    "player": (False, "a string or null", lambda v: v is None or isinstance(v, str)),
+    "street": (False, "a whole number", _whole),
+    "play_order": (False, "a list of whole numbers", _list_of(int)),
+    "to_act": (False, "a list of whole numbers", _list_of(int)),
+    "fantasyland": (False, "a list of whole numbers", _list_of(int)),
+    "timed_out": (False, "a list of whole numbers", _list_of(int)),
+    "boards": (False, "a list of objects", _list_of(dict)),
+    "hand": (False, "a list of cards", _list_of(str)),
+    "decisions": (False, "a list of objects", _list_of(dict)),
+    "settlement": (False, "an object or null", lambda v: v is None or isinstance(v, dict)),
+    "totals": (False, "an object or null", lambda v: v is None or isinstance(v, dict)),
+}
+_BOARD_KEYS = ("seat", "player")
+_DECISION_KEYS = ("seat", "kind")
+
+
+def view_from_dict(data: object) -> View:
+    """Rebuild a :class:`View` from its ``to_dict()`` form (:meth:`View.from_dict`, for
+    the bot side of the protocol). Anything else is a :class:`ValueError` that names the
+    missing or wrong field.
+
+    >>> view_from_dict({"players": ["A", "B"], "rules": {}, "version": 7})
+    Traceback (most recent call last):
+    ...
+    ValueError: the view has no 'phase'
+    >>> view_from_dict({"players": ["A"], "rules": {}, "version": "7", "phase": "play",
+    ...                 "button": 0})
+    Traceback (most recent call last):
+    ...
+    ValueError: the view's 'version' must be a whole number, not "7"
+    """
+    if not isinstance(data, Mapping):
+        raise ValueError(f"a view must be a JSON object, not {_as_json(data)}")
+    for key, (required, what, ok) in _VIEW_FIELDS.items():
+        if key not in data:
+            if required:
+                raise ValueError(f"the view has no {key!r}")
+            continue
+        if not ok(data[key]):
+            raise ValueError(f"the view's {key!r} must be {what}, not {_as_json(data[key])}")
+    for field, keys in (("boards", _BOARD_KEYS), ("decisions", _DECISION_KEYS)):
+        for number, item in enumerate(data.get(field, ())):
+            for key in keys:
+                if key not in item:
+                    raise ValueError(f"the view's {field}[{number}] has no {key!r}")
+    try:
+        return View.from_dict(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        problem = f"no {exc.args[0]!r}" if isinstance(exc, KeyError) and exc.args else exc
+        raise ValueError(f"the view is not valid: {problem}") from None
 
 
 def build_bot(name: str, seed: int | None = None, level: int | None = None) -> Agent:
@@ -645,6 +728,77 @@ def build_bot(name: str, seed: int | None = None, level: int | None = None) -> A
     return leveled
 
 
+MESSAGE_TYPES = ("hello", "new_session", "act", "result", "quit")
+"""The engine's message types; a bot ignores types it does not know (newer engines)."""
+
+
+def message_problem(msg: Mapping[str, Any]) -> str | None:
+    """What is wrong with an engine message in the fields a bot reads, naming the field
+    (None: nothing); an ``act``'s view is checked as :func:`view_from_dict` rebuilds it.
+    Fields a bot does not read (``result``'s, ``legal``, ``deadline_ms``) are not checked.
+
+    >>> message_problem({"type": "act", "id": 3})
+    "act has no 'view'"
+    >>> print(message_problem({"type": "new_session", "seed": "x"}))
+    new_session: 'seed' must be a whole number or null, not "x"
+    """
+    kind = msg.get("type")
+    if not isinstance(kind, str):
+        have = "no 'type'" if kind is None else f"a 'type' that is not a string ({_as_json(kind)})"
+        return f"the message has {have}; the types are {', '.join(MESSAGE_TYPES)}"
+    if kind == "hello":
+        if "protocol" not in msg:
+            return f"hello has no 'protocol' (this bot speaks {PROTOCOL_VERSION})"
+        if msg["protocol"] != PROTOCOL_VERSION:
+            return (
+                f"unsupported protocol {_as_json(msg['protocol'])}; this bot speaks"
+                f" {PROTOCOL_VERSION}"
+            )
+        return _rules_problem("hello", msg.get("rules"))
+    if kind == "new_session":
+        seed = msg.get("seed")
+        if seed is not None and not _whole(seed):
+            return f"new_session: 'seed' must be a whole number or null, not {_as_json(seed)}"
+        return None
+    if kind == "act":
+        for key in ("id", "view"):
+            if key not in msg:
+                return f"act has no {key!r}"
+        if not _whole(msg["id"]):
+            return f"act: 'id' must be a whole number, not {_as_json(msg['id'])}"
+        if not isinstance(msg["view"], dict):
+            return f"act: 'view' must be an object (View.to_dict()), not {_as_json(msg['view'])}"
+        return None  # the view itself: view_from_dict
+    return None
+
+
+def _rules_problem(kind: str, data: object) -> str | None:
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        return f"{kind}: 'rules' must be an object (Rules.to_dict()), not {_as_json(data)}"
+    try:
+        Rules.from_dict(data)
+    except (ValueError, TypeError, KeyError) as exc:
+        return f"{kind}: 'rules' are not valid rules: {exc}"
+    return None
+
+
+def _bounded_lines(stream: IO[str], limit: int) -> Iterator[tuple[str, bool]]:
+    """The lines of ``stream``, each with whether it is whole: a line longer than
+    ``limit`` characters is not read into memory but skipped (``("", False)``)."""
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        if len(line) <= limit or line.endswith("\n"):
+            yield line, True
+            continue
+        while line and not line.endswith("\n"):  # the rest of the long line
+            line = stream.readline(1024 * 1024)
+        yield "", False
+
+
 def serve(
     bot: str = "rules",
     *,
@@ -659,8 +813,9 @@ def serve(
     With ``seed`` the bot is seeded once; without it, it is re-created at every
     ``new_session`` with the seed the engine sends (so a simulation is reproducible).
     ``rules`` are only a fallback for an engine that sends none (the views carry the
-    table's rules). Problems with a message are answered with ``{"type": "error"}``.
-    Returns the exit status (0).
+    table's rules). A malformed message (:func:`message_problem`, :func:`view_from_dict`,
+    a line over :data:`MAX_LINE`) is answered with ``{"type": "error"}`` naming the field,
+    and the bot reads on. Returns the exit status (0).
     """
     src = stdin if stdin is not None else sys.stdin
     out = stdout if stdout is not None else sys.stdout
@@ -670,33 +825,33 @@ def serve(
         out.write(json.dumps(message, separators=(",", ":")) + "\n")
         out.flush()
 
-    for raw in src:
-        line = raw.strip()
+    def refuse(msg_id: object, message: str) -> None:
+        ref = msg_id if _whole(msg_id) or isinstance(msg_id, str) else None
+        send({"type": "error", "id": ref, "message": message})
+
+    for line, complete in _bounded_lines(src, MAX_LINE):
+        if not complete:
+            refuse(None, f"a message may have at most {MAX_LINE} characters; this one was skipped")
+            continue
+        line = line.strip()
         if not line:
             continue
         try:
             msg = json.loads(line)
-        except json.JSONDecodeError:
-            send({"type": "error", "message": "invalid JSON from the engine"})
+        except json.JSONDecodeError as exc:
+            refuse(None, f"invalid JSON from the engine: {exc.msg} (column {exc.colno})")
             continue
         if not isinstance(msg, dict):
-            send({"type": "error", "message": "a message must be a JSON object"})
+            refuse(None, f"a message must be a JSON object, not {_as_json(msg)}")
             continue
-        kind = msg.get("type")
+        problem = message_problem(msg)
+        if problem is not None:
+            refuse(msg.get("id"), problem)
+            continue
+        kind = msg["type"]
         if kind == "hello":
-            version = msg.get("protocol")
-            if version != PROTOCOL_VERSION:
-                send(
-                    {
-                        "type": "error",
-                        "message": f"unsupported protocol {version!r}; this bot speaks"
-                        f" {PROTOCOL_VERSION}",
-                    }
-                )
-                continue
-            if rules is None and isinstance(msg.get("rules"), dict):
-                with contextlib.suppress(ValueError):
-                    rules = Rules.from_dict(msg["rules"])
+            if rules is None and msg.get("rules") is not None:
+                rules = Rules.from_dict(msg["rules"])  # checked by message_problem
             send(
                 {
                     "type": "ready",
@@ -707,15 +862,19 @@ def serve(
             )
         elif kind == "new_session":
             session_seed = msg.get("seed")
-            if seed is None and isinstance(session_seed, int):
+            if seed is None and session_seed is not None:
                 agent = build_bot(bot, session_seed, level)
         elif kind == "act":
-            msg_id = msg.get("id")
+            msg_id = msg["id"]
             try:
                 view = view_from_dict(msg["view"])
+            except ValueError as exc:
+                refuse(msg_id, f"act: {exc}")
+                continue
+            try:
                 action = agent.act(view)
             except Exception as exc:  # report and go on: the engine applies the timeout rule
-                send({"type": "error", "id": msg_id, "message": f"{type(exc).__name__}: {exc}"})
+                refuse(msg_id, f"the bot failed on this view: {type(exc).__name__}: {exc}")
                 continue
             send({"type": "action", "id": msg_id, "action": action.to_dict()})
         elif kind == "quit":

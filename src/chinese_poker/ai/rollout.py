@@ -113,7 +113,7 @@ def _jit_inline(fn: F) -> F:
 #: Value, in points, of *playing* one Fantasyland hand with this many cards under 1-6
 #: scoring: measured heads-up as the mc bot in Fantasyland against the mc bot playing
 #: normally (``bench/bench_bots.py --fl``: 10.4, 12.7, 17.8, 20.9, 25.1) and taken a
-#: little lower, since a stronger opponent fouls less (docs/bots.md).
+#: little lower, since a stronger opponent fouls less (docs/bots-research.md).
 FL_VALUES: dict[int, float] = {13: 9.5, 14: 11.5, 15: 16.0, 16: 19.0, 17: 22.5}
 
 #: Measured chance of staying (a repeat) from a Fantasyland hand of this many cards.
@@ -202,7 +202,7 @@ class LineStrength(StrEnum):
     #: ``mc-v1`` (``data/line_strength_table.json``, ``bench/bench_bots.py
     #: --strength-from-play``), so that a line's strength is its chance against the line
     #: the bots make at the table. Estimated from Pineapple boards only; an experiment
-    #: (docs/bots.md, *Round nine*).
+    #: (docs/bots-research.md, *Round nine*).
     TABLE = "table"
 
 
@@ -212,14 +212,14 @@ class BoardValue(IntEnum):
     #: None: the policy values a placement by its completions.
     NONE = 0
     #: Fitted by value iteration over the policy's own solitaire boards
-    #: (``data/board_value.json``; docs/bots.md, *Round twelve*).
+    #: (``data/board_value.json``; docs/bots-research.md, *Round twelve*).
     ITERATED = 1
     #: That table refined on the means of ``mc``'s own searches in self-play, head to
-    #: head (``data/board_value_search.json``; docs/bots.md, *Round fourteen*).
+    #: head (``data/board_value_search.json``; docs/bots-research.md, *Round fourteen*).
     SEARCH = 2
     #: Value iteration as ``ITERATED``, with features of the live cards
     #: (:data:`LIVE_FEATURES`) and an opponent's streets dealt from the same deck
-    #: (``data/board_value_live.json``; docs/bots.md, *Round fifteen*).
+    #: (``data/board_value_live.json``; docs/bots-research.md, *Round fifteen*).
     LIVE = 3
 
 
@@ -417,7 +417,7 @@ def tables_for(rules: Rules) -> Tables:
     thrown = sum(d - p for d, p in later) / max(1, sum(p for _, p in later))
     policy = [0.0] * (POL_OPP_RESIDUAL + 1)
     # A completion is worth its best arrangement (1) or a blend of the best and the mean
-    # of the arrangements tried (docs/bots.md, the ablation): 1 unless a level says so.
+    # of the arrangements tried (docs/bots-research.md, the ablation): 1 unless a level says so.
     policy[POL_PICK_MAX] = 1.0
     policy[POL_CLIMB_ROUNDS] = 2  # read only when a level climbs (POL_CLIMB > 0)
     policy[POL_OPP_FOUL_SCALE] = 1.0
@@ -603,7 +603,7 @@ def strength_from_values(values: npt.ArrayLike) -> list[list[tuple[int, float, f
     return out
 
 
-# Learned correction of the policy (docs/bots.md, *Round eleven*). A completion's value
+# Learned correction of the policy (docs/bots-research.md, *Round eleven*). A completion's value
 # is biased in ways that depend on the board: its random arrangements see every card to
 # come at once, and only a few of them are tried. ``chinese_poker.ai.residual`` fits, by
 # self-play of the policy, the realised board value minus the completions' estimate as a
@@ -1026,7 +1026,7 @@ def _repair(
 
     A few random arrangements rarely find the valid board behind a strong top (a pair of
     queens needs a middle above it): the policy then undervalues every Fantasyland top
-    and, in one-card OFC, never makes one (docs/bots.md, *Round three*).
+    and, in one-card OFC, never makes one (docs/bots-research.md, *Round three*).
     """
     s0 = c0 + _span(cards, 0, f0)
     s1 = c1 + _span(cards, f0, f01)

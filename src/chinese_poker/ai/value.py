@@ -3,7 +3,7 @@
 The fast policy (:mod:`chinese_poker.ai.rollout`) values a placement by completions:
 random draws of the cards to come, each placed in the best of a few random arrangements.
 Every arrangement sees all of its cards at once, hindsight a player does not have, and
-the policy is bolder than play can be (docs/bots.md, *Round two*). This module learns a
+the policy is bolder than play can be (docs/bots-research.md, *Round two*). This module learns a
 value that looks only one street ahead, as a player does:
 
 1. boards are completed from scratch (by the completion policy at first, then by the
@@ -22,10 +22,10 @@ With ``Level.value`` = 1 and ``Level.fills`` = 0 the policy places each street b
 this table alone (no completions), and with ``screen_fills`` = 0 the first street's
 screen does too. Tables are shipped for the presets of :data:`PRESETS` (Pineapple,
 Progressive Pineapple and plain OFC). Rebuild them with ``python -m
-chinese_poker.ai.value --write`` (docs/bots.md, *Round twelve* and *Round thirteen*).
+chinese_poker.ai.value --write`` (docs/bots-research.md, *Round twelve* and *Round thirteen*).
 
 **Refined on search** (``Level.value`` = 2, :attr:`~chinese_poker.ai.rollout.BoardValue.SEARCH`;
-docs/bots.md, *Round fourteen*). The table above values a board by what the policy
+docs/bots-research.md, *Round fourteen*). The table above values a board by what the policy
 alone makes of it, alone at the table. ``mc`` plays each street by a search over
 rollouts against the opponents' boards, so its own choices are a better policy than
 the table's. :func:`search_samples` plays heads-up sessions of ``mc`` in value mode and
@@ -38,7 +38,7 @@ chinese_poker.ai.value --search --write`` rebuilds ``data/board_value_search.jso
 (Pineapple, :data:`SEARCH_PRESETS`).
 
 **With the live cards** (``Level.value`` = 3, :attr:`~chinese_poker.ai.rollout.BoardValue.LIVE`;
-docs/bots.md, *Round fifteen*). The five features cannot see whether a draw's cards are
+docs/bots-research.md, *Round fifteen*). The five features cannot see whether a draw's cards are
 still live. The same value iteration fits a row that also has the features of
 :data:`~chinese_poker.ai.rollout.LIVE_FEATURES` (a flush draw by the live cards of its
 suit, a pair by those of its rank, a four-card straight draw by its live outs, a queen,

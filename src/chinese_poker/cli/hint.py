@@ -2,14 +2,17 @@
 
 The input is a seat's view as JSON (the ``View.to_dict()`` form, e.g. the ``view`` of a
 bot-protocol ``act`` message), or an open-face position as a person types it
-(docs/formats.md, "Positions"), from FILE or standard input. The command prints every
+(docs/formats.md, "Positions"), from FILE or standard input. The command ranks every
 legal action of an open-face street (or, for a Fantasyland deal or a classic set, the
 solver's best arrangement and a handful of alternatives) with its expected points, its
-foul risk and a short explanation, best first; ``--json`` prints the same as JSON.
+foul risk and a short explanation, best first, and shows the best 10 with a line saying
+how many more there are (``--top N``; ``--top 0`` or ``--all``: every one); ``--json``
+prints the same as JSON, every option unless ``--top`` is given.
 Bad JSON, a document that is not a view, or a view whose seat is not to act: one line
 on standard error and exit status 2.
 
     chinese-poker hint view.json
+    chinese-poker hint --all view.json
     chinese-poker hint --json --level 2 < view.json
 """
 
@@ -32,7 +35,10 @@ from chinese_poker.cli import (
 from chinese_poker.cli import real as real_number
 from chinese_poker.engine.views import View
 
-__all__ = ["parse_view", "register", "run"]
+__all__ = ["DEFAULT_TOP", "parse_view", "register", "run", "shown_count"]
+
+DEFAULT_TOP = 10
+"""Options a hint shows by default (an open-face street may have hundreds)."""
 
 
 class HintInputError(ValueError):
@@ -67,9 +73,32 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--seed", type=whole(0), default=0, metavar="S", help="sampling seed (default 0)"
     )
-    p.add_argument("--top", type=whole(1), default=None, metavar="N", help="show only the best N")
+    p.add_argument(
+        "--top",
+        type=whole(0),
+        default=None,
+        metavar="N",
+        help=f"show the best N options (default {DEFAULT_TOP}; with --json: all); 0 shows all",
+    )
+    p.add_argument("--all", action="store_true", help="show every option (the same as --top 0)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(run=run)
+
+
+def shown_count(top: int | None, show_all: bool, *, as_json: bool = False) -> int | None:
+    """How many of the options to show (None: all): ``--top N`` (0 is all) or ``--all``;
+    by default :data:`DEFAULT_TOP` on the screen and every one as JSON.
+
+    >>> shown_count(None, False), shown_count(None, False, as_json=True), shown_count(0, False)
+    (10, None, None)
+    >>> shown_count(3, False), shown_count(None, True)
+    (3, None)
+    """
+    if show_all or top == 0:
+        return None
+    if top is not None:
+        return top
+    return None if as_json else DEFAULT_TOP
 
 
 def parse_view(text: str, source: str = "the view") -> View:
@@ -130,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
     level = DEFAULT_HINT_LEVEL if args.level is None else args.level
     with compile_notice(stderr_notice):  # the first run on a machine compiles: say so
         entries = hint(view, level=level, time_budget=args.time_budget, seed=args.seed)
-    shown = entries if args.top is None else entries[: args.top]
+    shown = entries[: shown_count(args.top, args.all, as_json=args.json)]
     if args.json:
         print(json.dumps({
             "seat": view.seat,
@@ -167,5 +196,6 @@ def _render(view: View, entries: list[Any], shown: list[Any], level: int) -> str
             f"{r[3]:>{widths[3]}}  {r[4]}"
         )
     if len(shown) < len(entries):
-        lines.append(f"... {len(entries) - len(shown)} more (use --top or --json)")
+        more = plural(len(entries) - len(shown), "more option")
+        lines.append(f"... {more}: --top 0 or --all shows every one")
     return "\n".join(lines)

@@ -396,7 +396,7 @@ def _anchor(family: str, bot: tuple[str, int | None] | None) -> float | None:
     if name == "mc-v1":
         # The frozen baseline: mc's levels, except levels 3 to 5 in Pineapple (Rounds
         # four and seven) and in OFC and Turbo (Round six), where it is about 0.4 to 1.3
-        # points a hand weaker than mc (docs/bots.md, Round ten): inside the anchors'
+        # points a hand weaker than mc (docs/bots-research.md, Round ten): inside the anchors'
         # own uncertainty (sigma about 1.6), so it takes mc's.
         name = "mc"
     for key in ((name, level), (name, None), (name, DEFAULT_LEVEL if level is None else -1)):

@@ -15,18 +15,19 @@ and successive halving spends the rollouts on the candidates that are still clos
 
 * Fantasyland deals: the exact solver (:func:`~chinese_poker.ai.fantasyland.solve_fantasyland`)
   with a stay value worth one more Fantasyland hand while the repeat limit allows one;
-  at levels 3 to 5 its board and the next best by royalties, the stay and the lines'
+  at level 3 its board and the next best by royalties, the stay and the lines'
   strength are played out against the opponents (:func:`analyse_fantasyland`).
 * Classic and Criss Cross: the setting solver (:mod:`chinese_poker.ai.setting`) for the
   set, its advice for surrender and naturals; if that module cannot be imported, the
   rules bot plays those hands.
 * An open-face table with a deuce-to-seven middle (not a preset): the rules bot.
 
-``level`` (1..5, default 3) sets the effort (:data:`THROWING_LEVELS` where a street
-throws a card, as in Pineapple, else :data:`LEVELS`); ``time_budget`` (seconds per
-decision, default none) stops sampling once exceeded: the bot then answers with the best
-candidate so far, always a legal action. Without a budget the bot is
-deterministic for a seed; with one its play depends on the machine's speed.
+``level`` (1 to 3, :data:`OFFERED_LEVELS`; default 3) sets the effort
+(:data:`THROWING_LEVELS` where a street throws a card, as in Pineapple, else
+:data:`LEVELS`); ``time_budget`` (seconds per decision, default none) stops sampling
+once exceeded: the bot then answers with the best candidate so far, always a legal
+action. Without a budget the bot is deterministic for a seed; with one its play depends
+on the machine's speed.
 
 >>> from chinese_poker.rules import rules_for
 >>> from chinese_poker.engine import Table, play_hand
@@ -75,8 +76,10 @@ __all__ = [
     "FOUL_AVERSION_THROW",
     "HINT_LEVELS",
     "LEVELS",
+    "OFFERED_LEVELS",
     "THROWING_LEVELS",
     "V1_LEVELS",
+    "V1_OFFERED_LEVELS",
     "Level",
     "MonteCarloBot",
     "MonteCarloBotV1",
@@ -110,12 +113,12 @@ class Level:
     (docs/bots-research.md, the ablation), 1 at every level. ``foul_repair``: rounds of swaps
     with which a policy completion whose arrangements all foul looks for a valid board
     (:func:`~chinese_poker.ai.rollout.Tables.with_policy`; 0, none, in ``mc-v1``; 1 in
-    :data:`THROWING_LEVELS` levels 3 to 5). ``repair_spare`` (1: the repair may also take a card
+    :data:`THROWING_LEVELS` level 3). ``repair_spare`` (1: the repair may also take a card
     the completion throws), ``climb`` and ``climb_rounds`` (a hill climb of the
     completions of a street's few best placements): experiments that did not help, 0 at
     every level (docs/bots-research.md, *Round four*). ``fl_per_opponent`` (1: a rollout counts
     earning Fantasyland once per opponent, as it counts the hand's points; 1 in
-    :data:`THROWING_LEVELS` levels 3 to 5) and ``aversion_per_opponent`` (1: the foul
+    :data:`THROWING_LEVELS` level 3) and ``aversion_per_opponent`` (1: the foul
     aversion times the opponents; an experiment, 0 at every level): they change nothing
     heads-up (docs/bots-research.md, *Round five*). ``opp_foul_scale``, ``opp_repair`` and
     ``opp_fills``: the foul penalty factor, repair rounds (-1: ours) and completions
@@ -253,14 +256,14 @@ V1_LEVELS: dict[int, Level] = {
 }
 """The levels of ``mc-v1``, the frozen baseline: the ``mc`` of issue 11's start."""
 
-#: The foul aversion of ``mc``'s levels 3 to 5 where no street throws a card (OFC,
+#: The foul aversion of ``mc``'s level 3 where no street throws a card (OFC,
 #: Turbo): a quarter of ``mc-v1``'s. It is charged on the rollouts' foul rate, where
 #: the playout policy fouls three to four times as often as the bot; in plain OFC 2
 #: beat 4, and both beat ``mc-v1``'s 8, on fresh duplicate deals, for more fouls
 #: (docs/bots-research.md, *Round six*); 1 gained nothing over 2 (*Round ten*).
 FOUL_AVERSION_NO_THROW = 2.0
 
-#: Arrangements of a Fantasyland deal that ``mc``'s levels 3 to 5 play out (the
+#: Arrangements of a Fantasyland deal that ``mc``'s level 3 plays out (the
 #: solver's board and the best by royalties, the stay and the lines' strength): on
 #: deals where the hand is played once and both boards are settled against the same
 #: opponents' boards, they gain about +0.3 points a Fantasyland hand over the solver's
@@ -271,24 +274,27 @@ FL_BOARDS = 16
 #: under a time budget (below it the solver's board is set at once).
 FL_BOARDS_MIN_SECONDS = 0.06
 
+#: The levels a player can choose (``mc`` and ``mc-v1``): each beats the one below on
+#: duplicate deals heads-up in Pineapple and in plain OFC with a 95% interval above 0
+#: (``bench/bench_levels.py``, docs/benchmarks.md *The level ladder*). ``mc-v1``'s levels
+#: 4 and 5 (:data:`V1_LEVELS`, more of everything) were never shown stronger than its
+#: level 3 (-0.57 ± 0.91, and ``mc``'s +0.04 ± 0.29 over 3,003 hands in value mode, at
+#: several times the time), so no bot offers them; the hints keep them as more effort.
+OFFERED_LEVELS: tuple[int, ...] = (1, 2, 3)
+
 LEVELS: dict[int, Level] = {  # copies: tuning mc never moves mc-v1
-    **V1_LEVELS,
-    **{
-        n: dataclasses.replace(
-            V1_LEVELS[n], foul_aversion=FOUL_AVERSION_NO_THROW, fl_boards=FL_BOARDS
-        )
-        for n in (3, 4, 5)
-    },
+    **{n: V1_LEVELS[n] for n in OFFERED_LEVELS},
+    3: dataclasses.replace(V1_LEVELS[3], foul_aversion=FOUL_AVERSION_NO_THROW, fl_boards=FL_BOARDS),
 }
 """Effort per level where no street throws a card (OFC, Turbo): 1 is quick (a few ms a
-decision), 3 the default, 5 strong. ``mc-v1``'s, except that levels 3 to 5 charge a
+decision), 3 the default and strongest. ``mc-v1``'s, except that level 3 charges a
 quarter of its foul aversion (:data:`FOUL_AVERSION_NO_THROW`): on fresh duplicate OFC
 deals the default then beats ``mc-v1`` by +0.36 ± 0.13 points a hand (3,008 hands played
 after the choice) for 2–4% more median decision time, fouling more (docs/bots-research.md, *Round
 six* and *Round ten*; measured heads-up in plain OFC at level 3 only). Levels 1 and 2
 are ``mc-v1``'s, so that the ladder's lower steps keep their measured order."""
 
-#: The foul aversion of ``mc``'s levels 3 to 5 where a street throws a card (Pineapple,
+#: The foul aversion of ``mc``'s level 3 where a street throws a card (Pineapple,
 #: Progressive Pineapple): half of ``mc-v1``'s. The repaired playout policy fouls 22% of
 #: its boards from scratch, about three times the bot's rate at the table; heads-up, 4
 #: led 8 by the mean (inside the noise) and beat ``mc-v1`` on fresh duplicate deals, and
@@ -296,18 +302,15 @@ are ``mc-v1``'s, so that the ladder's lower steps keep their measured order."""
 FOUL_AVERSION_THROW = 4.0
 
 THROWING_LEVELS: dict[int, Level] = {
-    **V1_LEVELS,
-    **{
-        n: dataclasses.replace(
-            V1_LEVELS[n],
-            rollouts=rollouts,
-            foul_repair=1,
-            fl_per_opponent=1,
-            foul_aversion=FOUL_AVERSION_THROW,
-            fl_boards=FL_BOARDS,
-        )
-        for n, rollouts in ((3, 470), (4, 1400), (5, 3500))
-    },
+    **{n: V1_LEVELS[n] for n in OFFERED_LEVELS},
+    3: dataclasses.replace(
+        V1_LEVELS[3],
+        rollouts=470,
+        foul_repair=1,
+        fl_per_opponent=1,
+        foul_aversion=FOUL_AVERSION_THROW,
+        fl_boards=FL_BOARDS,
+    ),
 }
 """Effort per level where a street throws a card (Pineapple, Progressive Pineapple): the
 default level 3 adds one round of foul repair to the playout policy and plays about 40%
@@ -317,13 +320,17 @@ fresh duplicate deals it beats ``mc-v1`` (+0.74 ± 0.21 points a hand heads-up o
 hands, with its Fantasyland boards played out, :data:`FL_BOARDS`, *Round sixteen*). With
 three or four players it counts earning Fantasyland once per opponent
 (``fl_per_opponent``, *Round five*): the values are heads-up figures, and the hand it
-brings is played against everyone. Levels 4 and 5 take the same policy with the
-same cut in rollouts; level 4 is not established above level 3 (+0.29 ± 0.61 points a
-hand over 1,006 heads-up hands at six times the time, *Round eight*), and level 5 is not
-measured. Levels 1 and 2 are ``mc-v1``'s: level 2 with the repair beat ``mc-v1``'s by
-about as much, but fouled 7.8% of its boards against 5.6%, and on the ladder test's
-fixed deals it did not beat level 1."""
+brings is played against everyone. A level 4 with the same policy and 1,400 rollouts
+was not established above level 3 (+0.29 ± 0.61 points a hand over 1,006 heads-up hands
+at six times the time, *Round eight*) and is not offered. Levels 1 and 2 are
+``mc-v1``'s: level 2 with the repair beat ``mc-v1``'s by about as much, but fouled
+7.8% of its boards against 5.6%, and on the ladder test's fixed deals it did not beat
+level 1."""
 
+
+V1_OFFERED_LEVELS: dict[int, Level] = {n: V1_LEVELS[n] for n in OFFERED_LEVELS}
+"""The levels ``mc-v1`` offers (it plays by the same table whether or not a street
+throws a card)."""
 
 HINT_LEVELS: dict[int, Level] = V1_LEVELS
 """The hint engine's (and so the reviews') effort per level: ``mc-v1``'s, so that a
@@ -660,5 +667,5 @@ class MonteCarloBotV1(MonteCarloBot):
     """
 
     name = "mc-v1"
-    levels = V1_LEVELS
-    throwing_levels = V1_LEVELS
+    levels = V1_OFFERED_LEVELS
+    throwing_levels = V1_OFFERED_LEVELS

@@ -402,7 +402,7 @@ def _anchor(family: str, bot: tuple[str, int | None] | None) -> float | None:
     for key in ((name, level), (name, None), (name, DEFAULT_LEVEL if level is None else -1)):
         if key in anchors:
             return anchors[key]
-    return None  # not measured (the mc bot's levels 4 and 5): rated like a person
+    return None  # not measured (an mc level 4 or 5 stored before they were withdrawn)
 
 
 def _locked_ratings(conn: Connection, pids: Sequence[str], family: str) -> dict[str, Any]:

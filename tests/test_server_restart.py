@@ -38,7 +38,7 @@ PG_URL = os.environ.get("CHINESE_POKER_TEST_POSTGRES_URL")
 class Server:
     """``chinese-poker serve`` in a subprocess."""
 
-    def __init__(self, database_url: str, log: Path) -> None:
+    def __init__(self, database_url: str, log: Path, *extra: str) -> None:
         self.log = log.open("a")
         self.proc = subprocess.Popen(
             [
@@ -52,6 +52,7 @@ class Server:
                 "0",
                 "--database-url",
                 database_url,
+                *extra,
             ],
             stdout=subprocess.PIPE,
             stderr=self.log,

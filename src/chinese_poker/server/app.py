@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from fastapi import FastAPI, HTTPException, Query, Request, WebSocket
-from fastapi.responses import FileResponse, HTMLResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.websockets import WebSocketDisconnect
@@ -33,11 +33,11 @@ from chinese_poker import __version__
 from chinese_poker.rules.words import option_catalogue, preset_catalogue
 from chinese_poker.server import PROTOCOL_VERSION
 from chinese_poker.server.accounts import accounts_router
-from chinese_poker.server.db import Store
+from chinese_poker.server.db import LEASE_SECONDS, Owner, Store
 from chinese_poker.server.defaults import SOCKETS_PER_ADDRESS
 from chinese_poker.server.desk import StudyPool, desk_router
 from chinese_poker.server.guard import BodyLimit, Limits, RateSpec, client_address, origin_allowed
-from chinese_poker.server.messages import AuthMsg
+from chinese_poker.server.messages import MOVED_CLOSE, AuthMsg
 from chinese_poker.server.reviews import reviews_router
 from chinese_poker.server.scheduling import GcPacer, Workers
 from chinese_poker.server.tables import (
@@ -45,6 +45,7 @@ from chinese_poker.server.tables import (
     CreateTable,
     LiveTable,
     TableManager,
+    TableMoved,
     WriteFailed,
     bot_catalogue,
     make_server_bot,
@@ -312,6 +313,9 @@ def create_app(
     hint_processes: bool = True,
     pace_gc: bool = False,
     sockets_per_address: int | None = None,
+    owner_address: str | None = None,
+    lease_seconds: float = LEASE_SECONDS,
+    renew_seconds: float | None = None,
 ) -> FastAPI:
     """Build the application.
 
@@ -327,8 +331,18 @@ def create_app(
     garbage collector's survivors every few seconds (:class:`~.scheduling.GcPacer`;
     ``serve`` does; it acts on the whole process). ``sockets_per_address``: the
     WebSockets one client address may hold open at once (more are refused with close
-    code 4429; None: :data:`~.defaults.SOCKETS_PER_ADDRESS`).
+    code 4429; None: :data:`~.defaults.SOCKETS_PER_ADDRESS`). ``owner_address``: where
+    clients reach this process (``public_url`` if not given), named in the ``moved`` message that
+    another process of the same database sends them to it with. ``lease_seconds``: how
+    long this process's hold on a table lasts unless renewed, every ``renew_seconds``
+    (default: 0.3 of it) (docs/server.md "Processes").
     """
+    renew_seconds = lease_seconds * 0.3 if renew_seconds is None else renew_seconds
+    if not 0 < renew_seconds < lease_seconds:
+        raise ValueError(
+            f"renew_seconds ({renew_seconds}) must be positive and less than"
+            f" lease_seconds ({lease_seconds})"
+        )
     if sockets_per_address is None:
         sockets_per_address = SOCKETS_PER_ADDRESS
     if sockets_per_address < 1:
@@ -339,7 +353,8 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        store = Store(database_url)
+        owner = Owner.here((owner_address or public_url or "").rstrip("/"))
+        store = Store(database_url, owner=owner, lease_seconds=lease_seconds)
         store.migrate()
         manager = TableManager(store, Workers(hint_processes=hint_processes))
         app.state.store = store
@@ -360,12 +375,22 @@ def create_app(
                 await asyncio.sleep(min(5.0, max(idle_seconds / 4, 0.05)))
                 manager.evict(idle_seconds)
 
+        async def keep_leases() -> None:
+            while True:
+                await asyncio.sleep(renew_seconds)
+                try:
+                    manager.renew()
+                except Exception:  # the database is away: the writes will tell
+                    log.exception("cannot renew the table leases")
+
         evictor = asyncio.create_task(evict())
+        leases = asyncio.create_task(keep_leases())
         try:
             yield
         finally:
             warming.cancel()
             evictor.cancel()
+            leases.cancel()
             manager.timings.stop()
             if pacer is not None:
                 pacer.stop()
@@ -381,6 +406,11 @@ def create_app(
         lifespan=lifespan,
     )
     app.add_middleware(BodyLimit, limit=max_body)
+
+    @app.exception_handler(TableMoved)
+    async def moved(_request: Request, exc: TableMoved) -> Response:
+        # Another process of this database plays the table: the client goes there.
+        return JSONResponse({"detail": exc.message["message"], "moved": exc.message}, 409)
 
     def manager_of(request: Request) -> TableManager:
         manager: TableManager = request.app.state.manager
@@ -701,6 +731,21 @@ def create_app(
                 code=4400, reason="send the seat token in the first message, not in the URL"
             )
             return
+        try:
+            await _join(websocket, manager, table_id, role, auth)
+        except TableMoved as moved:
+            # Never a copy of our own: the client is sent to the process that plays it.
+            with contextlib.suppress(Exception):
+                await websocket.send_text(moved.text())
+                await websocket.close(code=MOVED_CLOSE, reason="table moved")
+
+    async def _join(
+        websocket: WebSocket,
+        manager: TableManager,
+        table_id: str,
+        role: str | None,
+        auth: str | None,
+    ) -> None:
         live = manager.get(table_id)
         if live is None:
             await websocket.close(code=4404, reason="no such table")

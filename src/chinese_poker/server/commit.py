@@ -6,6 +6,11 @@ a ``call_soon`` callback, after every message the loop handed over in the same t
 under load hundreds of actions share one transaction; alone, an action waits for
 nothing. Only once the transaction has committed are the messages sent: nobody is ever
 shown a state that is not stored.
+
+The transaction first checks that this process still holds the lease of every table it
+writes (:meth:`~.db.Store.fenced`). A table whose lease another process took is dropped
+from the batch, none of its messages is sent, and it steps down (``moved``); the other
+tables' writes are committed without it.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from chinese_poker.server.db import HandEnd, Store
+from chinese_poker.server.db import HandEnd, LeaseLost, Store
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection
@@ -70,8 +75,15 @@ class Writer(Protocol):
 
     def write_failed(self, steps: list[Step]) -> None: ...
 
+    def moved(self, steps: list[Step]) -> None: ...
 
-def _write(store: Store, conn: Connection, steps: list[Step]) -> None:
+
+Batch = list[tuple[Writer, list[Step]]]
+
+
+def _write(store: Store, conn: Connection, batches: Batch) -> None:
+    store.fenced(conn, [t.id for t, steps in batches if any(st.writes for st in steps)])
+    steps = [st for _t, table_steps in batches for st in table_steps]
     store.write_batch(
         conn,
         [row for st in steps for row in st.rows],
@@ -127,24 +139,7 @@ class GroupCommit:
     def _commit(self, dirty: list[Writer]) -> None:
         if not dirty:
             return
-        batches = [(table, table.take_steps()) for table in dirty]
-        store = self.store
-        ok: list[tuple[Writer, list[Step]]] = []
-        bad: list[tuple[Writer, list[Step]]] = []
-        try:
-            with store.transaction() as conn:
-                _write(store, conn, [st for _t, steps in batches for st in steps])
-            ok = batches
-        except Exception:
-            log.exception("group commit of %d table(s) failed; retrying each", len(batches))
-            for table, steps in batches:
-                try:
-                    with store.transaction() as conn:
-                        _write(store, conn, steps)
-                    ok.append((table, steps))
-                except Exception:
-                    log.exception("table %s: cannot store its writes", table.id)
-                    bad.append((table, steps))
+        ok, bad, moved = self._store([(table, table.take_steps()) for table in dirty])
         # One table's broadcast failing must not keep the others' from theirs.
         for table, steps in ok:
             try:
@@ -156,3 +151,41 @@ class GroupCommit:
                 table.write_failed(steps)
             except Exception:
                 log.exception("table %s: cannot recover from its failed writes", table.id)
+        for table, steps in moved:
+            try:
+                table.moved(steps)
+            except Exception:
+                log.exception("table %s: cannot step down", table.id)
+
+    def _store(self, batches: Batch) -> tuple[Batch, Batch, Batch]:
+        """Store the batches in one transaction: (stored, failed, refused by the lease
+        check). The tables whose leases are lost leave the batch and the rest is tried
+        again; on any other failure each table is tried on its own."""
+        store = self.store
+        try:
+            with store.transaction() as conn:
+                _write(store, conn, batches)
+            return batches, [], []
+        except LeaseLost as exc:
+            lost = set(exc.table_ids)
+            moved = [b for b in batches if b[0].id in lost]
+            rest = [b for b in batches if b[0].id not in lost]
+            if moved:
+                stored, failed, more = self._store(rest) if rest else ([], [], [])
+                return stored, failed, moved + more
+        except Exception:
+            log.exception("group commit of %d table(s) failed; retrying each", len(batches))
+        ok: Batch = []
+        bad: Batch = []
+        refused: Batch = []
+        for table, steps in batches:
+            try:
+                with store.transaction() as conn:
+                    _write(store, conn, [(table, steps)])
+                ok.append((table, steps))
+            except LeaseLost:
+                refused.append((table, steps))
+            except Exception:
+                log.exception("table %s: cannot store its writes", table.id)
+                bad.append((table, steps))
+        return ok, bad, refused

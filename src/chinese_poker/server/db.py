@@ -10,6 +10,10 @@ Four tables hold everything needed to rebuild every table exactly:
   dealt and finished, and the finished hand's history line;
 * ``actions``: every accepted action (the engine's ``to_dict()`` form), in order.
 
+A fifth, ``table_leases``, says which server process plays each live table (its lease)
+and carries the fencing number that every write of the table is checked against, in the
+write's own transaction (:meth:`Store.acquire`, docs/server.md "Processes").
+
 Every accepted action is committed before it is broadcast. The server groups the writes
 of one event-loop tick (every action that arrived together, with the hand ends, next-hand
 commitments and deals they bring) into one transaction (:meth:`Store.transaction`), and
@@ -25,6 +29,9 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
+import secrets
+import socket
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -65,6 +72,10 @@ __all__ = [
     "Base",
     "HandEnd",
     "HandRow",
+    "Lease",
+    "LeaseLost",
+    "LeaseRow",
+    "Owner",
     "SeatRow",
     "Store",
     "StoredHand",
@@ -167,10 +178,29 @@ class ActionRow(Base):
     created_at: Mapped[float] = mapped_column(Double)
 
 
+class LeaseRow(Base):
+    """Which process plays a table: the lease, and the fencing number of its writes."""
+
+    __tablename__ = "table_leases"
+
+    table_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
+    )
+    owner: Mapped[str | None] = mapped_column(String(40), nullable=True, index=True)
+    node: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    pid: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    address: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    # Raised by one on every acquisition, never lowered (a release keeps it): a write
+    # carrying an older number comes from a process that lost the table.
+    fence: Mapped[int] = mapped_column(BigInteger)
+    expires_at: Mapped[float] = mapped_column(Double)
+
+
 _TABLES = cast(SATable, TableRow.__table__)
 _SEATS = cast(SATable, SeatRow.__table__)
 _HANDS = cast(SATable, HandRow.__table__)
 _ACTIONS = cast(SATable, ActionRow.__table__)
+_LEASES = cast(SATable, LeaseRow.__table__)
 
 
 # --------------------------------------------------------------------------- loaded data
@@ -259,6 +289,84 @@ class NewHand:
     commitment: str
 
 
+# --------------------------------------------------------------------------- leases
+
+
+def _node() -> str:
+    """This machine and pid namespace: two processes with the same node see each other's
+    pids (a boot id and a namespace inode where Linux gives them, else the host name)."""
+    parts = [socket.gethostname()]
+    try:
+        parts.append(Path("/proc/sys/kernel/random/boot_id").read_text().strip())
+        parts.append(str(os.stat("/proc/self/ns/pid").st_ino))
+    except OSError:
+        pass
+    return ":".join(parts)[:200]
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # somebody else's process (EPERM): alive
+        return True
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class Owner:
+    """A server process as its leases name it: a random id (new at every start), its
+    machine, its pid and the address its clients reach it at ("" if not known)."""
+
+    id: str
+    node: str
+    pid: int
+    address: str
+
+    @classmethod
+    def here(cls, address: str = "") -> Owner:
+        return cls(secrets.token_hex(8), _node(), os.getpid(), address)
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """A table's lease as stored (``owner`` None: free), read at the database's ``now``."""
+
+    table_id: str
+    owner: str | None
+    node: str | None
+    pid: int | None
+    address: str | None
+    fence: int
+    expires_at: float
+    now: float
+
+    def takeable(self, me: Owner) -> bool:
+        """Free, run out, mine, or held by a process of this machine that is gone (a
+        server restarted after a crash need not wait for its own old leases)."""
+        return (
+            self.owner is None
+            or self.expires_at <= self.now
+            or self.owner == me.id
+            or (
+                self.node == me.node
+                and self.pid is not None
+                and self.pid != me.pid
+                and not _pid_alive(self.pid)
+            )
+        )
+
+
+class LeaseLost(RuntimeError):
+    """The database refused a write: this process no longer holds these tables' leases
+    (another process took them over). Nothing of the transaction was stored."""
+
+    def __init__(self, table_ids: Sequence[str]) -> None:
+        self.table_ids = tuple(table_ids)
+        super().__init__(f"this process no longer holds table(s) {', '.join(self.table_ids)}")
+
+
 # --------------------------------------------------------------------------- the store
 
 
@@ -304,12 +412,33 @@ class _Checkpointer(threading.Thread):
         self.checkpoint("TRUNCATE")
 
 
-class Store:
-    """The server's database access. All methods are synchronous and short."""
+LEASE_SECONDS = 5.0
+"""How long a table's lease lasts unless renewed (the server renews it well before)."""
 
-    def __init__(self, url: str | None = None) -> None:
+
+class Store:
+    """The server's database access. All methods are synchronous and short.
+
+    With an ``owner`` (a server process) every write of a table is fenced: it is stored
+    only if the table's lease still carries the fencing number this process got when it
+    took the table (:meth:`acquire`), else :class:`LeaseLost` and nothing is stored.
+    Without one (tools, tests reading or repairing a database) writes are not fenced."""
+
+    def __init__(
+        self,
+        url: str | None = None,
+        *,
+        owner: Owner | None = None,
+        lease_seconds: float = LEASE_SECONDS,
+    ) -> None:
+        if not lease_seconds > 0:
+            raise ValueError(f"lease_seconds must be positive, not {lease_seconds}")
         self.url = url or default_database_url()
         self.engine: Engine = _make_engine(self.url)
+        self.owner = owner
+        self.lease_seconds = lease_seconds
+        self.fences: dict[str, int] = {}
+        """The tables this process holds: table id -> the fencing number of its writes."""
         self._connection: Connection | None = None
         self._checkpointer: _Checkpointer | None = None
         if self.dialect == "sqlite" and ":memory:" not in self.url:
@@ -352,6 +481,20 @@ class Store:
                 "start": f"UPDATE hands SET started_at = {mark}, contributions = {mark}"
                 f" WHERE table_id = {mark} AND number = {mark}",
             }
+        )
+        # The database's clock, in seconds since the epoch: every process compares
+        # lease times on one clock, whatever its machine's says.
+        self._now = (
+            "CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS DOUBLE PRECISION)"
+            if self.dialect == "postgresql"
+            else "((julianday('now') - 2440587.5) * 86400.0)"
+        )
+        # Locks the lease row for the rest of the write's transaction: a takeover waits
+        # for it (or the write waits for the takeover, and then matches no row).
+        self._fence_sql = (
+            None
+            if mark is None
+            else f"UPDATE table_leases SET fence = fence WHERE table_id = {mark} AND fence = {mark}"
         )
 
     @property
@@ -399,6 +542,177 @@ class Store:
             if conn.invalidated or conn.closed:
                 self._connection = None
             raise
+
+    # ------------------------------------------------------------------ leases
+
+    def _me(self) -> Owner:
+        if self.owner is None:
+            raise RuntimeError("this store has no owner: it takes no leases")
+        return self.owner
+
+    def lease(self, table_id: str) -> Lease | None:
+        """The table's lease as stored now (None: no lease row, or no such table)."""
+        with self.engine.connect() as conn:
+            now = float(conn.execute(sql_text(f"SELECT {self._now}")).scalar_one())
+            row = conn.execute(select(_LEASES).where(_LEASES.c.table_id == table_id)).first()
+        if row is None:
+            return None
+        return Lease(
+            row.table_id, row.owner, row.node, row.pid, row.address, row.fence, row.expires_at, now
+        )
+
+    def acquire(self, table_id: str) -> Lease | None:
+        """Take the table's lease if :meth:`Lease.takeable` (a compare-and-set on its
+        fencing number and expiry, which it raises by one); returns the lease as it is
+        now: this process's (its fence noted for the writes) or the holder's. None if
+        there is no such table."""
+        me = self._me()
+        for _attempt in range(3):
+            lease = self.lease(table_id)
+            if lease is None:
+                with self._tx() as conn:
+                    exists = conn.execute(
+                        select(_TABLES.c.id).where(_TABLES.c.id == table_id)
+                    ).first()
+                    if exists is None:
+                        return None
+                    conn.execute(
+                        sql_text(
+                            "INSERT INTO table_leases"
+                            " (table_id, owner, node, pid, address, fence, expires_at)"
+                            f" VALUES (:t, :o, :n, :p, :a, 1, {self._now} + :s)"
+                            " ON CONFLICT (table_id) DO NOTHING"
+                        ),
+                        {"t": table_id, "s": self.lease_seconds, **self._owner_values(me)},
+                    )
+                continue  # read what is stored now: this process's lease or a racer's
+            if lease.owner == me.id and self.fences.get(table_id) == lease.fence:
+                return lease
+            if not lease.takeable(me):
+                self.fences.pop(table_id, None)
+                return lease
+            with self._tx() as conn:
+                taken = conn.execute(
+                    sql_text(
+                        "UPDATE table_leases SET owner = :o, node = :n, pid = :p,"
+                        f" address = :a, fence = fence + 1, expires_at = {self._now} + :s"
+                        " WHERE table_id = :t AND fence = :f AND expires_at = :e"
+                    ),
+                    {
+                        "t": table_id,
+                        "f": lease.fence,
+                        "e": lease.expires_at,
+                        "s": self.lease_seconds,
+                        **self._owner_values(me),
+                    },
+                ).rowcount
+            if taken == 1:
+                self.fences[table_id] = lease.fence + 1
+                return self.lease(table_id)
+        lease = self.lease(table_id)
+        if lease is not None and lease.owner == me.id:
+            self.fences[table_id] = lease.fence
+        return lease
+
+    @staticmethod
+    def _owner_values(me: Owner) -> dict[str, Any]:
+        return {"o": me.id, "n": me.node, "p": me.pid, "a": me.address}
+
+    def renew(self) -> list[str]:
+        """Extend every lease this process holds; returns the tables it no longer holds
+        (taken over by another process while this one was paused or cut off)."""
+        if self.owner is None or not self.fences:
+            return []
+        with self._tx() as conn:
+            conn.execute(
+                sql_text(f"UPDATE table_leases SET expires_at = {self._now} + :s WHERE owner = :o"),
+                {"s": self.lease_seconds, "o": self.owner.id},
+            )
+            held = {
+                r[0]: r[1]
+                for r in conn.execute(
+                    select(_LEASES.c.table_id, _LEASES.c.fence).where(
+                        _LEASES.c.owner == self.owner.id
+                    )
+                )
+            }
+        lost = [t for t, fence in self.fences.items() if held.get(t) != fence]
+        for t in lost:
+            del self.fences[t]
+        return lost
+
+    def release(self, table_ids: Sequence[str]) -> None:
+        """Give up these tables' leases (kept with their fencing numbers: the next
+        process to take one raises it)."""
+        mine = [(t, self.fences.pop(t)) for t in table_ids if t in self.fences]
+        if not mine:
+            return
+        with self._tx() as conn:
+            conn.execute(
+                update(_LEASES)
+                .where(_LEASES.c.table_id == bindparam("t"), _LEASES.c.fence == bindparam("f"))
+                .values(owner=None, node=None, pid=None, address=None),
+                [{"t": t, "f": f} for t, f in mine],
+            )
+
+    def orphans(self) -> list[str]:
+        """The unfinished tables whose lease ran out while a process held it (that
+        process died or stalled): another process takes them over."""
+        with self.engine.connect() as conn:
+            return [
+                r[0]
+                for r in conn.execute(
+                    select(_LEASES.c.table_id)
+                    .join(_TABLES, _TABLES.c.id == _LEASES.c.table_id)
+                    .where(
+                        _LEASES.c.owner.is_not(None),
+                        _LEASES.c.expires_at < sql_text(self._now),
+                        _TABLES.c.status != "finished",
+                    )
+                )
+            ]
+
+    def fenced(self, conn: Connection, table_ids: Sequence[str]) -> None:
+        """Check, in the transaction of ``conn`` and before its writes, that this
+        process still holds these tables' leases; :class:`LeaseLost` (naming the lost
+        ones) if not, and the caller's transaction is rolled back."""
+        if self.owner is None or not table_ids:
+            return
+        ids = list(dict.fromkeys(table_ids))
+        fences = self.fences
+        missing = [t for t in ids if t not in fences]
+        if missing:
+            raise LeaseLost(missing)
+        params = [(t, fences[t]) for t in ids]
+        if self._fence_sql is not None:
+            cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+            try:
+                cursor.executemany(self._fence_sql, params)
+                matched = cursor.rowcount
+            finally:
+                cursor.close()
+        else:
+            matched = sum(
+                conn.execute(
+                    sql_text(
+                        "UPDATE table_leases SET fence = fence WHERE table_id = :t AND fence = :f"
+                    ),
+                    {"t": t, "f": f},
+                ).rowcount
+                for t, f in params
+            )
+        if matched == len(params):
+            return
+        stored = {
+            r[0]: r[1]
+            for r in conn.execute(
+                select(_LEASES.c.table_id, _LEASES.c.fence).where(_LEASES.c.table_id.in_(ids))
+            )
+        }
+        lost = [t for t, f in params if stored.get(t) != f]
+        for t in lost:
+            fences.pop(t, None)
+        raise LeaseLost(lost or ids)
 
     # ------------------------------------------------------------------ writing
 
@@ -450,11 +764,23 @@ class Store:
             )
             if first is not None:
                 self._insert_hand(conn, table_id, first, None)
+            if self.owner is not None:  # the process that opens a table plays it
+                conn.execute(
+                    sql_text(
+                        "INSERT INTO table_leases"
+                        " (table_id, owner, node, pid, address, fence, expires_at)"
+                        f" VALUES (:t, :o, :n, :p, :a, 1, {self._now} + :s)"
+                    ),
+                    {"t": table_id, "s": self.lease_seconds, **self._owner_values(self.owner)},
+                )
+        if self.owner is not None:
+            self.fences[table_id] = 1
         return now
 
     def claim_seat(self, table_id: str, seat: int, name: str, token_hash: str) -> bool:
         """Give a free human seat to a player; False if somebody took it first."""
         with self._tx() as conn:
+            self.fenced(conn, [table_id])
             result = conn.execute(
                 update(_SEATS)
                 .where(
@@ -477,6 +803,7 @@ class Store:
         table stored before commitments were made at creation); ``dealt``: the first
         hand is dealt now, with these contributions."""
         with self._tx() as conn:
+            self.fenced(conn, [table_id])
             conn.execute(
                 update(_TABLES)
                 .where(_TABLES.c.id == table_id)
@@ -496,6 +823,7 @@ class Store:
     ) -> None:
         """Record that hand ``number`` has been dealt (with these contributions)."""
         with self._tx() as conn:
+            self.fenced(conn, [table_id])
             self.mark_hand_started(conn, table_id, number, started_at, contributions)
 
     def add_actions(
@@ -516,6 +844,7 @@ class Store:
         """
         rows = self.action_rows(table_id, hand, first_seq, actions)
         with self._tx() as conn:
+            self.fenced(conn, [table_id])
             self.insert_actions(conn, rows)
             self.end_hand(conn, table_id, hand, finished, next_hand, status)
 
@@ -523,7 +852,8 @@ class Store:
     def transaction(self) -> Iterator[Connection]:
         """One transaction for a batch of writes (the server's group commit): the
         ``insert_actions`` / ``end_hand`` / ``mark_hand_started`` calls made with the
-        connection it gives are committed together, or not at all."""
+        connection it gives are committed together, or not at all. The caller checks
+        the tables' leases first (:meth:`fenced`)."""
         with self._tx() as conn:
             yield conn
 
@@ -660,16 +990,18 @@ class Store:
         if status is not None:
             values["status"] = status
         with self._tx() as conn:
+            self.fenced(conn, [table_id])
             conn.execute(update(_TABLES).where(_TABLES.c.id == table_id).values(**values))
 
     def set_status(self, table_id: str, status: str) -> None:
         with self._tx() as conn:
+            self.fenced(conn, [table_id])
             conn.execute(self._set_status, {"t": table_id, "st": status})
 
     def delete_table(self, table_id: str) -> None:
         """Remove a table and everything about it (used by tests and cleanup)."""
         with self._tx() as conn:
-            for tbl in (_ACTIONS, _HANDS, _SEATS):
+            for tbl in (_ACTIONS, _HANDS, _SEATS, _LEASES):
                 conn.execute(delete(tbl).where(tbl.c.table_id == table_id))
             conn.execute(delete(_TABLES).where(_TABLES.c.id == table_id))
 

@@ -23,6 +23,7 @@ from chinese_poker.server.db import compact_json
 
 __all__ = [
     "MAX_MESSAGE",
+    "MOVED_CLOSE",
     "ActionBody",
     "ActionMsg",
     "AuthMsg",
@@ -39,6 +40,7 @@ __all__ = [
     "SyncMsg",
     "TournamentSpec",
     "error_text",
+    "moved_message",
     "parse_client_message",
     "validation_message",
 ]
@@ -73,6 +75,23 @@ def error_text(ref: object, code: ErrorCode, message: str, version: int | None) 
     return compact_json(
         {"type": "error", "ref": ref, "code": str(code), "message": message, "version": version}
     )
+
+
+MOVED_CLOSE = 4409
+"""The close code of a socket sent to the server process that plays its table."""
+
+
+def moved_message(table_id: str, to: str | None) -> dict[str, Any]:
+    """The ``moved`` message: another server process of the same database plays the
+    table (docs/server.md "Processes"); ``to`` is its address, None if not known."""
+    if to:
+        text = f"table {table_id} is played by the server at {to}; connect there"
+    else:
+        text = (
+            f"table {table_id} is played by another server process whose address is not"
+            " known (start it with --public-url)"
+        )
+    return {"type": "moved", "table_id": table_id, "to": to or None, "message": text}
 
 
 # --------------------------------------------------------------------------- requests

@@ -15,6 +15,11 @@ The pieces (boardgame.io's seams):
 engine (``check``), applies the action, queues its rows for the group commit and, once
 they are stored, broadcasts the new state, each socket receiving its own seat's view.
 
+A process plays only the tables whose lease it holds (:meth:`.db.Store.acquire`): one
+that another live process of the same database plays is not loaded here
+(:class:`TableMoved`: its clients are sent there), and a table whose write the database
+refuses (its lease was taken over) is dropped at once (:meth:`TableManager.step_down`).
+
 The wire protocol is ``docs/server-protocol.md``; the design ``docs/server.md``.
 """
 
@@ -49,7 +54,14 @@ from chinese_poker.engine import (
 from chinese_poker.server import PROTOCOL_VERSION, scheduling
 from chinese_poker.server.commit import GroupCommit, Step
 from chinese_poker.server.connections import Conn, ViewCache
-from chinese_poker.server.db import NewHand, Store, StoredTable, TableSummary, compact_json
+from chinese_poker.server.db import (
+    LeaseLost,
+    NewHand,
+    Store,
+    StoredTable,
+    TableSummary,
+    compact_json,
+)
 from chinese_poker.server.fairness import Commitment, new_commitment
 from chinese_poker.server.game import (
     Applied,
@@ -76,6 +88,7 @@ from chinese_poker.server.messages import (
     SyncMsg,
     TournamentSpec,
     error_text,
+    moved_message,
     parse_client_message,
     validation_message,
 )
@@ -89,6 +102,7 @@ __all__ = [
     "LiveTable",
     "SeatSpec",
     "TableManager",
+    "TableMoved",
     "TournamentSpec",
     "WriteFailed",
 ]
@@ -179,6 +193,21 @@ class WriteFailed(RuntimeError):
     """A change could not be stored, so it was not made (the client may try again)."""
 
 
+class TableMoved(Exception):
+    """Another server process of this database plays the table (it holds its lease):
+    this one must not load or write it; its clients go to ``to`` (None: not known)."""
+
+    def __init__(self, table_id: str, to: str | None) -> None:
+        self.table_id = table_id
+        self.to = to or None
+        self.message = moved_message(table_id, self.to)
+        super().__init__(self.message["message"])
+
+    def text(self) -> str:
+        """The ``moved`` message's JSON text."""
+        return compact_json(self.message)
+
+
 FINISHED_LINGER = 1.0
 """Seconds a finished table stays in memory after its last socket closed."""
 
@@ -211,6 +240,8 @@ class LiveTable:
         # Time banks per chair, and when each engine seat's decision started (for them).
         self._bank: dict[int, float] = self.game.banks
         self._started: dict[int, tuple[tuple[Any, ...], float, int]] = {}
+        self.gone: TableMoved | None = None
+        """Set once this process stepped down: another process plays the table."""
 
     # ------------------------------------------------------------------ state
 
@@ -380,12 +411,15 @@ class LiveTable:
         the name (nothing is stored then)."""
         seat, name = self.game.seat_name(seat, name)
         token = "s-" + secrets.token_urlsafe(24)
-        if not self.store.claim_seat(self.id, seat, name, _hash(token)):
-            raise LookupError(f"seat {seat} was just taken")
-        self.game.seated(seat, name, _hash(token))
-        self._broadcast_seats()
-        if not self.free_human_seats() and self.game.session is None:
-            self.start_session()
+        try:
+            if not self.store.claim_seat(self.id, seat, name, _hash(token)):
+                raise LookupError(f"seat {seat} was just taken")
+            self.game.seated(seat, name, _hash(token))
+            self._broadcast_seats()
+            if not self.free_human_seats() and self.game.session is None:
+                self.start_session()
+        except LeaseLost:
+            raise self.manager.step_down(self) from None
         return seat, name, token
 
     # ------------------------------------------------------------------ dealing
@@ -645,6 +679,11 @@ class LiveTable:
         elif self.manager.tables.get(self.id) is self:
             self._schedule_next_hand()
 
+    def moved(self, steps: list[Step]) -> None:
+        """The database refused the steps' writes: another process took the table over.
+        Nothing of them is shown; every socket is sent to the new owner."""
+        self.manager.step_down(self)
+
     # ------------------------------------------------------------------ timers and bots
 
     def _after_change(self) -> None:
@@ -752,6 +791,8 @@ class LiveTable:
         c = self.game.chairs[chair]
         if grace is None or c.kind != "human" or not c.taken or chair in self._stand_in:
             return
+        if self.gone is not None:  # another process keeps the clocks now
+            return
         if self.status == "finished":  # nothing left to stand in for
             return
         old = self._grace.pop(chair, None)
@@ -796,6 +837,9 @@ class LiveTable:
         nobody)."""
         try:
             self.store.set_live(self.id, self.game.live_state(), status)
+        except LeaseLost:
+            self.manager.step_down(self)
+            return False
         except Exception:
             log.exception("table %s: cannot store its live state", self.id)
             return False
@@ -817,6 +861,8 @@ class LiveTable:
         # Stored before anybody is told: a leave the store did not take never happened
         # (the table is rebuilt from the store, without it; only the sender hears).
         if not self._save_live(None if outcome else "finished"):
+            if self.gone is not None:  # the sockets were sent to the table's owner
+                return
             fresh = self.manager.reload(self)
             text = "the leave could not be stored; try again"
             conn.send(fresh._error_text(msg.id, ErrorCode.SERVER_ERROR, text))
@@ -838,7 +884,11 @@ class LiveTable:
     def claim_as(self, seat: int, name: str, token_hash: str) -> None:
         """Seat ``name`` in ``seat`` under a token he already holds (a rematch: the same
         person's token for the old table opens his seat at the new one)."""
-        if not self.store.claim_seat(self.id, seat, name, token_hash):
+        try:
+            taken = self.store.claim_seat(self.id, seat, name, token_hash)
+        except LeaseLost:
+            raise self.manager.step_down(self) from None
+        if not taken:
             raise LookupError(f"seat {seat} was just taken")
         self.game.seated(seat, name, token_hash)
 
@@ -848,6 +898,8 @@ class LiveTable:
         self.game.rematch = new_id
         if not self._save_live():
             self.game.rematch = None
+            if self.gone is not None:
+                raise self.gone
             raise WriteFailed("the rematch could not be stored; try again")
         text = compact_json(
             {
@@ -1024,6 +1076,11 @@ class LiveTable:
 
     def detach(self, conn: Conn) -> None:
         self.last_used = time.monotonic()
+        if self.gone is not None:
+            if conn in self.conns:
+                self.conns.remove(conn)
+            conn.close()
+            return
         if conn in self.conns:
             self.conns.remove(conn)
             if conn.chair is not None:
@@ -1044,6 +1101,10 @@ class LiveTable:
         """Validate and carry out one client message; errors go to ``conn`` only.
         ``read_at``: when it was read (``time.perf_counter()``, for the server's timings)."""
         self.last_used = time.monotonic()
+        if self.gone is not None:
+            conn.send(self.gone.text())
+            conn.close()
+            return
         self.manager.deferred.busy()
         self.settle_due()  # what follows sees (and is answered after) the hand's end
         fresh = self.manager.tables.get(self.id)
@@ -1375,30 +1436,37 @@ class TableManager:
     # ------------------------------------------------------------------ loading
 
     def recover(self) -> int:
-        """Rebuild every unfinished table from the store; returns how many."""
+        """Rebuild every unfinished table from the store that no other live process
+        plays (its lease is free, ran out, or its holder is gone); returns how many."""
         count = 0
         for table_id in self.store.table_ids(exclude_status="finished"):
-            live = self._load(table_id)
-            if live is None:
-                continue
             try:
-                live.resume()
-            except Exception as exc:
-                self._quarantine(table_id, exc)
+                live = self.get(table_id, flush=False)
+            except TableMoved:
                 continue
-            count += 1
+            count += live is not None
         return count
 
     def _quarantine(self, table_id: str, exc: BaseException) -> None:
         self.tables.pop(table_id, None)
+        self._release([table_id])
         if table_id not in self.quarantined:
             reason = f"{type(exc).__name__}: {exc}"
             self.quarantined[table_id] = reason
             log.error("table %s cannot be rebuilt and is unavailable: %s", table_id, reason)
 
     def _load(self, table_id: str) -> LiveTable | None:
+        """Take the table's lease, then read it (so every write of its last owner is
+        seen); :class:`TableMoved` if another live process holds the lease."""
         if table_id in self.quarantined:
             return None
+        owner = self.store.owner
+        if owner is not None:
+            lease = self.store.acquire(table_id)
+            if lease is None:
+                return None
+            if lease.owner != owner.id:
+                raise TableMoved(table_id, lease.address)
         try:
             stored = self.store.load_table(table_id)
             if stored is None:
@@ -1440,16 +1508,74 @@ class TableManager:
             if live is not None and live.status != "finished":
                 try:
                     live.resume()
+                except LeaseLost:
+                    raise self.step_down(live) from None
                 except Exception as exc:
                     self._quarantine(table_id, exc)
                     return None
         return live
 
+    def step_down(self, live: LiveTable) -> TableMoved:
+        """The database refused a write of ``live``: another process took its lease.
+        Drop this copy (nothing it did since its last stored write is shown) and send
+        every socket of it to the new owner. Returns the ``moved`` it told them."""
+        if live.gone is not None:
+            return live.gone
+        try:
+            lease = self.store.lease(live.id)
+        except Exception:
+            log.exception("table %s: cannot read who holds it", live.id)
+            lease = None
+        moved = TableMoved(live.id, lease.address if lease is not None else None)
+        live.gone = moved
+        live.stop()
+        self.store.fences.pop(live.id, None)
+        if self.tables.get(live.id) is live:
+            del self.tables[live.id]
+        log.warning(
+            "table %s: the database refused its write (another process took it over,"
+            " at %s); this process stepped down",
+            live.id,
+            moved.to or "an unknown address",
+        )
+        text = moved.text()
+        for conn in list(live.conns):
+            conn.send(text)
+            conn.close()
+        return moved
+
+    def renew(self) -> None:
+        """Renew this process's leases (stepping down from the tables it lost), and take
+        over the unfinished tables whose holder stopped renewing (died or stalled)."""
+        for table_id in self.store.renew():
+            live = self.tables.get(table_id)
+            if live is not None:
+                self.step_down(live)
+        for table_id in self.store.orphans():
+            if table_id in self.tables or table_id in self.quarantined:
+                continue
+            try:
+                if self.get(table_id, flush=False) is not None:
+                    log.warning("table %s: taken over (its process stopped renewing)", table_id)
+            except TableMoved:
+                pass  # another process took it first
+
+    def _release(self, table_ids: list[str]) -> None:
+        try:
+            self.store.release(table_ids)
+        except Exception:  # it runs out by itself
+            log.exception("cannot release the lease of %s", ", ".join(table_ids))
+
     def reload(self, live: LiveTable) -> LiveTable:
         """Rebuild a table from the store (after a failed write) and keep its sockets."""
         live.stop()
         self.tables.pop(live.id, None)
-        fresh = self._load(live.id)
+        try:
+            fresh = self._load(live.id)
+        except TableMoved:
+            self.tables[live.id] = live  # step_down tells its sockets where it went
+            self.step_down(live)
+            return live
         if fresh is None:
             for conn in live.conns:
                 conn.close()
@@ -1507,6 +1633,7 @@ class TableManager:
         if self.tables.get(live.id) is live:
             live.stop()
             del self.tables[live.id]
+            self._release([live.id])
 
     # ------------------------------------------------------------------ creating
 
@@ -1610,4 +1737,5 @@ class TableManager:
             live.stop()
             for conn in list(live.conns):
                 conn.close()
+        self._release(list(self.store.fences))
         self.workers.close()

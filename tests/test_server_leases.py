@@ -1,0 +1,416 @@
+"""One owner per table, enforced by the database (docs/server.md "Processes").
+
+Two real ``chinese-poker serve`` processes share one database (an SQLite file, or
+PostgreSQL when ``CHINESE_POKER_TEST_POSTGRES_URL`` names one): a table created on A and
+asked for through B is never loaded by B (its clients are sent to A); A paused with
+SIGSTOP past its lease is taken over by B, and once A runs again the database refuses
+its writes and it steps down; A killed with SIGKILL is taken over by B on the next
+request. In each, every acknowledged action is stored exactly once. The fencing itself
+is also checked on two stores in one process, where nothing but the database refuses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import signal
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from websockets.sync.client import ClientConnection, connect
+
+from _helpers import random_action
+from chinese_poker.server.commit import GroupCommit, Step
+from chinese_poker.server.db import LeaseLost, NewHand, Owner, Store, StoredSeat
+from test_server_restart import Server as ServeProcess
+from test_server_restart import recv, recv_state
+
+Msg = dict[str, Any]
+
+PG_URL = os.environ.get("CHINESE_POKER_TEST_POSTGRES_URL")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'shared.db'}"
+        return
+    if not PG_URL:
+        pytest.skip("set CHINESE_POKER_TEST_POSTGRES_URL to test with PostgreSQL")
+    pytest.importorskip("psycopg")
+    yield PG_URL
+
+
+class Server(ServeProcess):
+    """``chinese-poker serve`` in a subprocess (its own port), which the test may pause."""
+
+    def __init__(self, database_url: str, log: Path, lease: float = 5.0) -> None:
+        self.log_path = log
+        super().__init__(database_url, log, "--lease-seconds", str(lease))
+
+    def signal(self, sig: signal.Signals) -> None:
+        self.proc.send_signal(sig)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)  # a stopped process cannot end
+        super().stop()
+
+    def logged(self) -> str:
+        if not self.log.closed:
+            self.log.flush()
+        return self.log_path.read_text()
+
+
+def open_seat(stack: ExitStack, url: str, table_id: str, token: str) -> ClientConnection:
+    ws = stack.enter_context(connect(f"{url}/ws/tables/{table_id}?role=seat"))
+    ws.send(json.dumps({"type": "auth", "token": token}))
+    return ws
+
+
+def welcomed(ws: ClientConnection) -> Msg:
+    assert recv(ws)["type"] == "welcome"
+    return recv_state(ws)
+
+
+class Players:
+    """Two people at a Pineapple table: their sockets, views and what was acknowledged
+    (the sender's ``state`` carrying the ``ack`` of its action's id)."""
+
+    def __init__(self, tokens: dict[int, str], rng: random.Random) -> None:
+        self.tokens = tokens
+        self.rng = rng
+        self.socks: dict[int, ClientConnection] = {}
+        self.states: dict[int, Msg] = {}
+        self.sent: dict[int, Msg] = {}
+        self.acked: list[Msg] = []
+        self.next_id = 0
+
+    def sit(self, stack: ExitStack, url: str, table_id: str) -> None:
+        self.socks = {s: open_seat(stack, url, table_id, t) for s, t in self.tokens.items()}
+        self.states = {s: welcomed(ws) for s, ws in self.socks.items()}
+
+    def send(self) -> int:
+        """The seat to act sends a random legal action; returns its id."""
+        seat = self.states[0]["view"]["to_act"][0]
+        action = random_action(self.states[seat]["view"], self.rng)
+        self.next_id += 1
+        self.sent[self.next_id] = {**action, "seat": seat}
+        self.socks[seat].send(json.dumps({"type": "action", "id": self.next_id, "action": action}))
+        return self.next_id
+
+    def play(self) -> None:
+        """One action, acknowledged, seen by both."""
+        ref = self.send()
+        for s in self.socks:
+            self.states[s] = recv_state(self.socks[s])
+            if self.states[s].get("ack") == ref:
+                self.acked.append(self.sent[ref])
+        assert self.acked and self.acked[-1] is self.sent[ref], "not acknowledged"
+
+
+def stored_actions(url: str, table_id: str) -> list[Msg]:
+    store = Store(url)
+    try:
+        stored = store.load_table(table_id)
+    finally:
+        store.close()
+    assert stored is not None
+    return [a for h in stored.hands for a in h.actions if not a.get("auto")]
+
+
+def lease_address(url: str, table_id: str) -> str | None:
+    store = Store(url)
+    try:
+        lease = store.lease(table_id)
+    finally:
+        store.close()
+    return None if lease is None or lease.owner is None else lease.address
+
+
+def same_action(sent: Msg, stored: Msg) -> bool:
+    return all(stored.get(k) == v for k, v in sent.items())
+
+
+def check_no_loss_no_double(stored: list[Msg], acked: list[Msg], unsure: list[Msg]) -> None:
+    """Every acknowledged action stored once, in order; nothing else stored but actions
+    sent without an answer (``unsure``: stored or not, never twice)."""
+    versions = [(a["seat"], a["version"]) for a in stored]
+    assert len(set(versions)) == len(versions), f"an action stored twice: {versions}"
+    left = list(stored)
+    for a in acked:
+        assert left and same_action(a, left[0]), f"acknowledged {a} not stored in order"
+        left.pop(0)
+        while left and any(same_action(u, left[0]) for u in unsure):
+            left.pop(0)
+    for a in left:
+        assert any(same_action(u, a) for u in unsure), f"stored but never acknowledged: {a}"
+
+
+def open_table(server: Server) -> tuple[str, dict[int, str], str]:
+    made = httpx2.post(
+        server.url + "/api/tables",
+        json={
+            "preset": "pineapple",
+            "next_hand_delay": 30,
+            "seats": [{"kind": "human", "name": "Ann"}, {"kind": "human"}],
+        },
+    ).json()
+    return made["table"]["id"], {0: made["token"]}, made["join_code"]
+
+
+def full_table(server: Server, rng: random.Random) -> tuple[str, Players]:
+    """A table opened on ``server`` with both seats taken there."""
+    tid, tokens, code = open_table(server)
+    r = httpx2.post(f"{server.url}/api/tables/{tid}/join", json={"code": code, "name": "Bob"})
+    assert r.status_code == 200, r.text
+    return tid, Players({**tokens, 1: r.json()["token"]}, rng)
+
+
+def cleanup(database_url: str, table_id: str | None) -> None:
+    if database_url == PG_URL and table_id is not None:  # leave a shared database as it was
+        store = Store(database_url)
+        store.delete_table(table_id)
+        store.close()
+
+
+def test_a_table_of_one_process_is_never_loaded_by_another(
+    database_url: str, tmp_path: Path
+) -> None:
+    """Created on A, asked for through B: B sends the join and the socket to A (the
+    ``moved`` message names A's address) and never plays a copy; the hand plays on A."""
+    a = Server(database_url, tmp_path / "a.log")
+    b = Server(database_url, tmp_path / "b.log")
+    tid = None
+    try:
+        tid, tokens, code = open_table(a)
+        r = httpx2.post(f"{b.url}/api/tables/{tid}/join", json={"code": code, "name": "Bob"})
+        assert r.status_code == 409, r.text
+        assert r.json()["moved"] == {
+            "type": "moved",
+            "table_id": tid,
+            "to": a.url,
+            "message": f"table {tid} is played by the server at {a.url}; connect there",
+        }
+        assert a.url in r.json()["detail"]
+        with connect(f"{b.ws}/ws/tables/{tid}") as ws:  # a spectator
+            moved = recv(ws)
+            assert moved["type"] == "moved" and moved["to"] == a.url
+            with pytest.raises(Exception) as closed:
+                ws.recv(timeout=5)
+            assert "4409" in str(closed.value)
+        with connect(f"{b.ws}/ws/tables/{tid}?role=seat") as ws:  # told before its auth
+            assert recv(ws)["type"] == "moved"
+        assert httpx2.get(f"{b.url}/api/tables/{tid}/ledger").status_code == 409
+        # The client follows: the join and the sockets go to A, and the hand plays.
+        r = httpx2.post(f"{a.url}/api/tables/{tid}/join", json={"code": code, "name": "Bob"})
+        assert r.status_code == 200, r.text
+        tokens[1] = r.json()["token"]
+        players = Players(tokens, random.Random(7))
+        with ExitStack() as stack:
+            players.sit(stack, a.ws, tid)
+            while players.states[0]["view"]["phase"] != "showdown":
+                players.play()
+            end = recv(players.socks[0])
+            while end["type"] != "hand_end":
+                end = recv(players.socks[0])
+            assert sum(end["totals"].values()) == 0
+        assert lease_address(database_url, tid) == a.url
+        check_no_loss_no_double(stored_actions(database_url, tid), players.acked, [])
+        assert len(players.acked) == 10
+    finally:
+        a.stop()
+        b.stop()
+        cleanup(database_url, tid)
+
+
+def test_a_paused_owner_is_taken_over_and_its_late_writes_are_refused(
+    database_url: str, tmp_path: Path
+) -> None:
+    """A is stopped (SIGSTOP) right after an action was sent to it; its lease runs out
+    and B takes the table over by itself (no request needed); play goes on at B. A
+    continued (SIGCONT) believes it still plays the table: the database refuses its
+    write, it steps down and its sockets are sent to B. Every acknowledged action is
+    stored once; the one sent to the paused A is stored at most once."""
+    lease = 1.5
+    a = Server(database_url, tmp_path / "a.log", lease)
+    b = Server(database_url, tmp_path / "b.log", lease)
+    tid = None
+    try:
+        tid, players = full_table(a, random.Random(11))
+        with ExitStack() as on_a:
+            players.sit(on_a, a.ws, tid)
+            players.play()
+            players.play()
+            late = players.send()
+            a.signal(signal.SIGSTOP)
+            stopped = time.monotonic()
+            while lease_address(database_url, tid) != b.url:
+                assert time.monotonic() - stopped < 4 * lease, "B did not take the table over"
+                time.sleep(0.1)
+            taken = time.monotonic() - stopped
+            old = players.socks
+            with ExitStack() as on_b:
+                players.sit(on_b, b.ws, tid)
+                players.play()
+                players.play()
+                a.signal(signal.SIGCONT)
+                # A's sockets hear that the table moved to B (and no state of A's own).
+                for ws in old.values():
+                    seen = [recv(ws)]
+                    while seen[-1]["type"] != "moved":
+                        seen.append(recv(ws))
+                    assert seen[-1]["to"] == b.url
+                    for m in seen[:-1]:
+                        if m["type"] == "state" and m.get("ack") == late:
+                            players.acked.insert(2, players.sent[late])
+                players.play()
+        assert taken < 3 * lease
+        stored = stored_actions(database_url, tid)
+        check_no_loss_no_double(stored, players.acked, [players.sent[late]])
+        assert len(stored) >= 5
+        assert lease_address(database_url, tid) == b.url
+        deadline = time.monotonic() + 10
+        while "stepped down" not in a.logged():
+            assert time.monotonic() < deadline, a.logged()
+            time.sleep(0.1)
+        assert a.proc.poll() is None  # A serves on; only this table left it
+        assert httpx2.get(f"{a.url}/api/tables/{tid}").json()["moved"]["to"] == b.url
+    finally:
+        a.stop()
+        b.stop()
+        cleanup(database_url, tid)
+
+
+def test_a_killed_owner_is_taken_over_on_the_next_request(
+    database_url: str, tmp_path: Path
+) -> None:
+    """A killed with SIGKILL mid-hand, right after an action was sent: the next request
+    for the table at B takes it over at once (A's pid is gone; its lease need not run
+    out) and play goes on with nothing acknowledged lost."""
+    a = Server(database_url, tmp_path / "a.log")
+    b = Server(database_url, tmp_path / "b.log")
+    tid = None
+    try:
+        tid, players = full_table(a, random.Random(5))
+        assert httpx2.get(f"{b.url}/api/tables/{tid}").status_code == 409  # A is alive
+        with ExitStack() as stack:
+            players.sit(stack, a.ws, tid)
+            players.play()
+            players.play()
+            players.play()
+            late = players.send()
+            a.kill()
+        killed = time.monotonic()
+        info = httpx2.get(f"{b.url}/api/tables/{tid}")
+        assert info.status_code == 200, info.text
+        assert time.monotonic() - killed < 5.0  # within the lease time
+        assert lease_address(database_url, tid) == b.url
+        with ExitStack() as stack:
+            players.sit(stack, b.ws, tid)
+            players.play()
+            players.play()
+        stored = stored_actions(database_url, tid)
+        check_no_loss_no_double(stored, players.acked, [players.sent[late]])
+    finally:
+        a.stop()
+        b.stop()
+        cleanup(database_url, tid)
+
+
+# --------------------------------------------------------------------------- in one process
+
+
+class Table:
+    """A writer of the group commit that records what happened to its steps."""
+
+    def __init__(self, table_id: str, steps: list[Step]) -> None:
+        self.id = table_id
+        self.steps = steps
+        self.outcome = ""
+
+    def take_steps(self) -> list[Step]:
+        steps, self.steps = self.steps, []
+        return steps
+
+    def committed(self, steps: list[Step]) -> None:
+        self.outcome = "committed"
+
+    def write_failed(self, steps: list[Step]) -> None:
+        self.outcome = "failed"
+
+    def moved(self, steps: list[Step]) -> None:
+        self.outcome = "moved"
+
+
+def _new_table(store: Store, table_id: str) -> None:
+    store.create_table(
+        table_id=table_id,
+        name=table_id,
+        config={},
+        join_code_hash="0" * 64,
+        session_seed="1",
+        start_button=0,
+        seats=[StoredSeat(0, "human", None, None, None, None, None)],
+        status="waiting",
+        first=NewHand(1, "00", "00", "0" * 64),
+    )
+
+
+def test_the_database_refuses_the_writes_of_a_process_that_lost_the_lease(
+    database_url: str,
+) -> None:
+    """Store A opens two tables; B may not take them while A's lease runs; once it has
+    run out B takes one (its fencing number goes up). A, which has not noticed, writes
+    both in one group commit: the database refuses the lost table's rows (that table
+    steps down, nothing of it stored) and stores the other's; A's renewal names it."""
+    a = Store(database_url, owner=Owner.here("http://a"), lease_seconds=0.5)
+    b = Store(database_url, owner=Owner.here("http://b"), lease_seconds=0.5)
+    a.migrate()
+    ids = [f"t-lease{os.getpid() % 10000}{n}" for n in (1, 2)]
+    try:
+        for table_id in ids:
+            _new_table(a, table_id)
+        held = b.acquire(ids[0])
+        assert held is not None and held.address == "http://a" and held.fence == 1
+        assert ids[0] not in b.fences
+        time.sleep(0.7)  # A's lease runs out (A does not renew here)
+        taken = b.acquire(ids[0])
+        assert taken is not None and taken.address == "http://b" and taken.fence == 2
+        assert a.fences == {ids[0]: 1, ids[1]: 1}  # A has not noticed
+        tables = [
+            Table(t, [Step(rows=Store.action_rows(t, 1, 0, [{"type": "x", "n": i}]))])
+            for i, t in enumerate(ids)
+        ]
+
+        async def commit_both() -> None:
+            commits = GroupCommit(a)
+            for table in tables:
+                commits.dirty(table)
+            commits.flush()
+
+        asyncio.run(commit_both())
+        assert [t.outcome for t in tables] == ["moved", "committed"]
+        loaded = [a.load_table(t) for t in ids]
+        assert [len(s.hands[0].actions) for s in loaded if s is not None] == [0, 1]
+        with pytest.raises(LeaseLost, match=ids[0]):
+            a.add_actions(ids[0], 1, 0, [{"type": "x"}])
+        assert a.renew() == []  # A no longer counts ids[0]; it renews ids[1]
+        assert b.renew() == []
+        with pytest.raises(LeaseLost):
+            b.set_status(ids[1], "finished")  # B never took ids[1]
+        b.release([ids[0]])
+        again = a.acquire(ids[0])  # free: taken at once, with a higher fencing number
+        assert again is not None and again.address == "http://a" and again.fence == 3
+    finally:
+        for table_id in ids:
+            a.delete_table(table_id)
+        a.close()
+        b.close()

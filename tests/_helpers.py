@@ -5,14 +5,52 @@ from __future__ import annotations
 import importlib.util
 import random
 import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
+import pytest
 
-from chinese_poker.ai import rollout
+from chinese_poker.ai import mc, rollout
 
 Msg = dict[str, Any]
+
+
+@dataclass
+class FakeClock:
+    """A clock that moves only when the test moves it (``clock.now += seconds``), or by
+    ``tick`` each time it is read, to put in place of ``time.perf_counter``,
+    ``time.monotonic`` or a loop's ``time``: what the code under test measures is then
+    what the test says, however busy the machine."""
+
+    now: float = 1000.0
+    tick: float = 0.0
+
+    def __call__(self) -> float:
+        now = self.now
+        self.now += self.tick
+        return now
+
+
+def fake_search_clock(monkeypatch: pytest.MonkeyPatch, tick: float = 0.0) -> FakeClock:
+    """The clock the bots' searches (``mc`` and ``rollout``) read their time budget from."""
+    clock = FakeClock(tick=tick)
+    for module in (mc, rollout):
+        monkeypatch.setattr(module, "time", SimpleNamespace(monotonic=clock))
+    return clock
+
+
+def wait_until(done: Callable[[], bool], what: str, seconds: float = 60.0) -> None:
+    """Poll ``done`` until it is true; fail naming ``what`` after ``seconds`` (a generous
+    bound on waiting for something that must happen, never a measure of speed)."""
+    end = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < end, f"{what} never happened"
+        time.sleep(0.01)
 
 
 def random_action(view: Msg, rng: random.Random, *, seat: bool = False) -> Msg:

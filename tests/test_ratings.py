@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from openskill.models import PlackettLuce
-from sqlalchemy import create_engine, make_url, select
+from sqlalchemy import create_engine, event, make_url, select
 from sqlalchemy import text as sql_text
 
 from _helpers import random_action
@@ -366,8 +366,21 @@ def test_two_processes_rating_one_persons_hands_lose_no_update(own_client: TestC
             errors.append(exc)
 
     racer = threading.Thread(target=second)
+    # SQLite: the second rater's first write is where it must wait for this transaction's
+    # write lock. This transaction stays open until the racer gets there, so everything
+    # it reads before that is read while the first rating is not committed yet: a race
+    # by construction, however slowly the racer's thread is scheduled.
+    at_first_write = threading.Event()
+
+    def watch_racer(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if threading.current_thread() is racer and statement.lstrip().upper().startswith(
+            ("INSERT", "UPDATE", "DELETE")
+        ):
+            at_first_write.set()
+
     with store.engine.begin() as conn:
         _rate_in(conn, *hands[1])
+        event.listen(store.engine, "before_cursor_execute", watch_racer)
         racer.start()
         if store.dialect == "postgresql":
             # Until the second rater waits for a lock this transaction holds (on the
@@ -381,9 +394,10 @@ def test_two_processes_rating_one_persons_hands_lose_no_update(own_client: TestC
                 while not watch.execute(waiting).scalar() and time.monotonic() < deadline:
                     time.sleep(0.05)
         else:
-            racer.join(0.5)  # SQLite: it waits for this transaction's write lock
+            assert at_first_write.wait(60), "the second rater never came to write"
         assert racer.is_alive()  # the second rater waits for the first
     racer.join(60)
+    event.remove(store.engine, "before_cursor_execute", watch_racer)
     assert not racer.is_alive() and not errors, errors
     # Hands 1 and 2 were rated in that order (2 waited for 1); the rest in order.
     profile = own_client.get(f"/api/players/{pid}").json()

@@ -9,7 +9,9 @@ import contextlib
 import json
 import random
 import re
+import threading
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +25,7 @@ from _helpers import random_action
 from chinese_poker.cards import Card, card_name, parse_card
 from chinese_poker.engine import Table, action_from_dict, read_history, replay_history
 from chinese_poker.rules import Rules
-from chinese_poker.server import connections, scheduling
+from chinese_poker.server import connections, scheduling, tables
 from chinese_poker.server.app import create_app
 from chinese_poker.server.fairness import verify_record
 
@@ -115,6 +117,47 @@ def first_state(ws: WebSocketTestSession, seen: list[Msg] | None = None) -> Msg:
     if seen is not None:
         seen.append(welcome)
     return recv_until(ws, lambda m: m["type"] == "state", seen)
+
+
+@dataclass
+class HeldBot:
+    """A server bot that thinks until the test lets it go (:func:`held_bots`)."""
+
+    bot: Any
+    go: threading.Event
+    moved: threading.Event
+
+    def act(self, view: Any) -> Any:
+        if not self.go.wait(60):
+            raise AssertionError("the test never let the bots move")
+        try:
+            return self.bot.act(view)
+        finally:
+            self.moved.set()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.bot, name)
+
+
+@dataclass
+class Hold:
+    go: threading.Event
+    moved: threading.Event
+
+
+def held_bots(monkeypatch: pytest.MonkeyPatch) -> Hold:
+    """Every bot the server builds (a stand-in too) waits for ``hold.go.set()`` before
+    its move, and sets ``hold.moved`` after one: a person's clock that starts after a
+    bot's move then starts when the test says, not after a ``bot_delay`` that a busy
+    machine may outlast before the person has even connected."""
+    hold = Hold(threading.Event(), threading.Event())
+    build = tables.make_server_bot
+
+    def held(name: str, level: int | None, seed: int) -> Any:
+        return HeldBot(build(name, level, seed), hold.go, hold.moved)
+
+    monkeypatch.setattr(tables, "make_server_bot", held)
+    return hold
 
 
 def first_turn(ws: WebSocketTestSession, seat: int, seen: list[Msg] | None = None) -> Msg:
@@ -518,20 +561,24 @@ def test_reconnect_gets_the_same_view_and_the_hand_so_far(client: TestClient) ->
     assert exc.value.code == 4404
 
 
-def test_timer_plays_a_silent_seat_by_timeout(client: TestClient) -> None:
+def test_timer_plays_a_silent_seat_by_timeout(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The bot places first (button 0): it waits until Ann is connected, so her clock
+    # starts from a state she is sent, however busy the machine.
+    hold = held_bots(monkeypatch)
     made = create(
         client,
         preset="pineapple",
         time_limit=0.2,
         seats=[{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}],
-        # The bot places first (button 0): it waits until Ann is surely connected, so her
-        # clock starts from a state she is sent, even on a loaded machine.
-        bot_delay=0.5,
     )
     tid = made["table"]["id"]
     seen: list[Msg] = []
     with connect(client, tid, made["token"]) as ws:
-        first = first_turn(ws, 0, seen)
+        assert 0 not in first_state(ws, seen)["view"]["to_act"]
+        hold.go.set()
+        first = recv_until(ws, lambda m: m["type"] == "state" and 0 in m["view"]["to_act"], seen)
         assert first["clocks"] and first["clocks"][0]["seat"] == 0
         assert 0 < first["clocks"][0]["remaining"] <= 0.2
         end = recv_until(ws, lambda m: m["type"] == "hand_end", seen)

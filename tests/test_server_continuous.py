@@ -3,20 +3,23 @@ people (no new link), and time banks and stand-in bots kept across a restart."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
-import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
-from _helpers import random_action
+from _helpers import FakeClock, random_action
 from chinese_poker.engine import replay_history
 from chinese_poker.server.app import create_app
 from chinese_poker.server.db import Store
+from chinese_poker.server.tables import LiveTable
 from test_server import client, connect, create, first_state, quiet, recv, recv_until, two_humans
 
 __all__ = ["client"]  # the fixture, shared with test_server
@@ -191,7 +194,28 @@ def test_rematch_seats_every_person_and_offers_the_friend_to_follow(client: Test
     assert client.get(f"/api/tables/{tid}").json()["rematch"] == new["id"]
 
 
-def test_time_banks_and_stand_ins_survive_a_restart(tmp_path: Path) -> None:
+@dataclass
+class LoopWithClock:
+    """The table's event loop, except that its ``time()`` is the test's clock (the
+    loop's own timers still run on its real clock)."""
+
+    loop: asyncio.AbstractEventLoop
+    clock: FakeClock
+
+    def time(self) -> float:
+        return self.clock()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.loop, name)
+
+
+def test_time_banks_and_stand_ins_survive_a_restart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clock = FakeClock()  # the table charges time banks by it: Ann thinks when the test says
+    monkeypatch.setattr(
+        LiveTable, "loop", property(lambda _: LoopWithClock(asyncio.get_running_loop(), clock))
+    )
     url = f"sqlite:///{tmp_path / 'server.db'}"
     body = {"time_limit": 0.2, "time_bank": 5, "timeouts": "decision", "grace": 1.0}
     with TestClient(create_app(url)) as client:
@@ -203,14 +227,14 @@ def test_time_banks_and_stand_ins_survive_a_restart(tmp_path: Path) -> None:
                 first_state(bob)
             assert recv_until(ann, lambda m: m["type"] == "notice")["kind"] == "stand_in"
             st = recv_until(ann, lambda m: m["type"] == "state" and 0 in m["view"]["to_act"])
-            time.sleep(0.7)  # Ann thinks 0.5 s past her move's limit: her bank pays it
+            clock.now += 0.7  # Ann thinks 0.5 s past her move's limit: her bank pays it
             ann.send_json(
                 {"type": "action", "id": "a", "action": random_action(st["view"], random.Random(6))}
             )
             recv_until(ann, lambda m: m.get("ack") == "a")
             nxt = recv_until(ann, lambda m: m["type"] == "state" and 0 in m["view"]["to_act"])
             bank = nxt["clocks"][0]["bank"]
-        assert 3.5 < bank < 4.6
+        assert bank == 4.5
     stored = Store(url).load_table(tid)
     assert stored is not None
     assert stored.live["stand_in"] == [1] and stored.live["banks"]["0"] == bank

@@ -5,18 +5,38 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
+from _helpers import FakeClock
 from chinese_poker.server import scheduling
 from chinese_poker.server.scheduling import Deferred
+
+
+def stopped_clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    """The deferred work's clock, moved only by the test: how quiet the loop has been and
+    how long a piece has waited are what the test says, however slowly the machine runs
+    the loop (its timers still fire on the loop's real clock)."""
+    clock = FakeClock()
+    monkeypatch.setattr(scheduling, "time", SimpleNamespace(perf_counter=clock))
+    return clock
+
+
+async def until_done(done: list[Any], count: int = 1) -> None:
+    """Let the loop run until ``done`` has ``count`` entries (a generous bound on the wait)."""
+    for _ in range(10_000):
+        if len(done) >= count:
+            return
+        await asyncio.sleep(0.001)
+    raise AssertionError(f"the deferred work never ran: {done}")
 
 
 def test_deferred_work_waits_while_messages_are_handled_then_runs_in_order(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(scheduling, "DEFER_QUIET", 0.3)  # long: a busy machine's sleeps
+    clock = stopped_clock(monkeypatch)
     monkeypatch.setattr(scheduling, "DEFER_MAX_WAIT", 30.0)
 
     async def main() -> list[str]:
@@ -26,37 +46,46 @@ def test_deferred_work_waits_while_messages_are_handled_then_runs_in_order(
         deferred.add(lambda: done.append("a"))
         deferred.add(lambda: done.append("b"))
         assert len(deferred) == 2
-        until = time.perf_counter() + 0.5
-        while time.perf_counter() < until:  # a message every 10 ms: never quiet
+        for _ in range(200):  # a message every half quiet period: never quiet
+            clock.now += scheduling.DEFER_QUIET / 2
             deferred.busy()
-            await asyncio.sleep(0.01)
+            await asyncio.sleep(scheduling.DEFER_QUIET)  # its timer does fire, and waits on
             assert done == []
-        deadline = time.perf_counter() + 10
-        while not done and time.perf_counter() < deadline:  # quiet now
-            await asyncio.sleep(0.05)
+        clock.now += 2 * scheduling.DEFER_QUIET  # quiet now
+        await until_done(done, 2)
         return done
 
     assert asyncio.run(main()) == ["a", "b"]
 
 
-def test_deferred_work_is_not_starved_by_a_steady_flow_of_messages() -> None:
-    async def main() -> tuple[list[float], float]:
+def test_deferred_work_is_not_starved_by_a_steady_flow_of_messages(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = stopped_clock(monkeypatch)
+
+    async def main() -> list[float]:
         ran: list[float] = []
         deferred = Deferred()
-        start = time.perf_counter()
-        deferred.add(lambda: ran.append(time.perf_counter() - start))
-        while not ran and time.perf_counter() - start < 5:
+        added = clock.now
+        deferred.add(lambda: ran.append(clock.now - added))
+        for _ in range(10_000):
+            if ran:
+                break
+            clock.now += scheduling.DEFER_QUIET / 2
             deferred.busy()  # never quiet
-            await asyncio.sleep(0)
-        return ran, start
+            await asyncio.sleep(scheduling.DEFER_QUIET / 2)
+        return ran
 
-    ran, _start = asyncio.run(main())
-    assert ran and ran[0] >= scheduling.DEFER_MAX_WAIT * 0.9
+    ran = asyncio.run(main())
+    assert ran, "starved"
+    # Never quiet, so it ran because it had waited DEFER_MAX_WAIT (and not before).
+    assert ran[0] >= scheduling.DEFER_MAX_WAIT
 
 
 def test_deferred_work_runs_in_slices_and_survives_a_failing_piece(
     caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    clock = stopped_clock(monkeypatch)
     slices: list[int] = []
 
     async def main() -> list[int]:
@@ -68,7 +97,7 @@ def test_deferred_work_runs_in_slices_and_survives_a_failing_piece(
         def piece(i: int) -> None:
             if i == 3:
                 raise RuntimeError("boom")
-            time.sleep(0.002)
+            clock.now += 0.002  # each piece takes 2 ms: a slice of 3 ms holds two
             done.append(i)
 
         for i in range(8):
@@ -80,8 +109,7 @@ def test_deferred_work_runs_in_slices_and_survives_a_failing_piece(
                 loop.call_soon(count)
 
         loop.call_soon(count)
-        while len(done) < 7:
-            await asyncio.sleep(0.001)
+        await until_done(done, 7)
         slices.extend(sorted(set(marks)))
         return done
 
@@ -90,7 +118,7 @@ def test_deferred_work_runs_in_slices_and_survives_a_failing_piece(
         done = asyncio.run(main())
     assert done == [0, 1, 2, 4, 5, 6, 7]
     assert "deferred work failed" in caplog.text
-    assert len(slices) > 2  # not all at once: the loop ran in between
+    assert slices == [2, 4, 6, 7]  # two pieces a slice (the failing one took no time)
 
 
 def test_drain_runs_everything_now() -> None:

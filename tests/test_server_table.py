@@ -7,15 +7,17 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
+from _helpers import wait_until
 from chinese_poker.rules import rules_for
 from test_server import (
     client,
     connect,
     create,
     first_state,
-    first_turn,
+    held_bots,
     recv,
     recv_until,
     two_humans,
@@ -32,20 +34,25 @@ def test_welcome_carries_the_compiled_spec(client: TestClient) -> None:
     assert welcome["table"]["timeouts"] == "hand" and welcome["table"]["grace"] is None
 
 
-def test_a_casual_timeout_places_one_street_and_the_session_goes_on(client: TestClient) -> None:
-    made = create(
+def test_a_casual_timeout_places_one_street_and_the_session_goes_on(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hold = held_bots(monkeypatch)  # Ann's clock starts after she is connected: the bot
+    made = create(  # places first, once the test lets it
         client,
         preset="pineapple",
         time_limit=0.3,
         time_bank=0.2,
         timeouts="decision",
         seats=[{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "random"}],
-        bot_delay=0.5,  # Ann's clock starts after she is connected (the bot places first)
     )
     tid = made["table"]["id"]
     seen: list[Any] = []
     with connect(client, tid, made["token"]) as ws, connect(client, tid) as watcher:
-        first = first_turn(ws, 0, seen)
+        assert 0 not in first_state(ws, seen)["view"]["to_act"]
+        recv(watcher)  # its welcome: the spectator is there before the timeout's notice
+        hold.go.set()
+        first = recv_until(ws, lambda m: m["type"] == "state" and 0 in m["view"]["to_act"], seen)
         clock = first["clocks"][0]
         assert clock["limit"] == 0.3 and clock["bank"] == 0.2 and clock["remaining"] <= 0.3
         dealt = next(d for d in first["view"]["decisions"] if d["seat"] == 0)["cards"]
@@ -86,11 +93,13 @@ def test_a_leaver_is_played_by_a_bot_after_the_grace_and_gets_the_seat_back(
 
 
 def test_a_stand_in_that_is_still_waiting_does_not_move_once_its_person_is_back(
-    client: TestClient,
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The stand-in waits bot_delay (1 s) before it plays; Bob is back within it, so the
-    # street stays his to play (before, the stand-in played it after he was back).
-    made, joined = two_humans(client, grace=0.1, bot_delay=1.0)
+    # The stand-in is still thinking when Bob is back (it moves only once the test lets
+    # it), so the street stays his to play (before, the stand-in played it after he was
+    # back).
+    hold = held_bots(monkeypatch)
+    made, joined = two_humans(client, grace=0.1)
     tid = made["table"]["id"]
     with connect(client, tid, made["token"]) as ann:
         first_state(ann)
@@ -101,7 +110,12 @@ def test_a_stand_in_that_is_still_waiting_does_not_move_once_its_person_is_back(
         with connect(client, tid, joined["token"]) as bob:
             state = first_state(bob)
             assert 1 in state["view"]["to_act"] and state["view"]["street"] == 1
-            time.sleep(1.5)  # past the stand-in's delay
+            hold.go.set()
+            live = client.app.state.manager.tables[tid]  # type: ignore[attr-defined]
+            wait_until(  # it did think, and the server is done with its move
+                lambda: hold.moved.is_set() and 1 not in live._bot_tasks,
+                "the end of the stand-in's turn",
+            )
             view = client.get(f"/api/tables/{tid}").json()
             assert view["seats"][1]["stand_in"] is False
             ws_state = first_state_again(bob)

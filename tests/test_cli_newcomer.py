@@ -229,7 +229,7 @@ NUMBER_CASES = [
     (["hint", "-", "--level"], "--level", ["0", "nan"]),
     (["hint", "-", "--time-budget"], "--time-budget", ["nan", "inf", "0"]),
     (["hint", "-", "--seed"], "--seed", ["-1"]),
-    (["hint", "-", "--top"], "--top", ["0", "inf"]),
+    (["hint", "-", "--top"], "--top", ["-1", "inf"]),
     (["play", "--players"], "--players", ["1", "two"]),
     (["play", "--seed"], "--seed", ["-1", "nan"]),
     (["play", "--hands"], "--hands", ["0"]),

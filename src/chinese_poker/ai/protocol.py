@@ -73,6 +73,7 @@ __all__ = [
     "STARTUP_TIMEOUT",
     "ExternalBot",
     "act_message",
+    "bounded_lines",
     "build_bot",
     "check_against_view",
     "close_all_external_bots",
@@ -598,7 +599,7 @@ _TOO_LONG = "\x00 a line over MAX_LINE\n"  # what the reader passes on for a lin
 
 def _read_lines(stream: IO[str], lines: queue.Queue[str | None]) -> None:
     try:
-        for line, complete in _bounded_lines(stream, MAX_LINE):
+        for line, complete in bounded_lines(stream, MAX_LINE):
             lines.put(line if complete else _TOO_LONG)
     except (OSError, ValueError):
         pass
@@ -784,7 +785,7 @@ def _rules_problem(kind: str, data: object) -> str | None:
     return None
 
 
-def _bounded_lines(stream: IO[str], limit: int) -> Iterator[tuple[str, bool]]:
+def bounded_lines(stream: IO[str], limit: int) -> Iterator[tuple[str, bool]]:
     """The lines of ``stream``, each with whether it is whole: a line longer than
     ``limit`` characters is not read into memory but skipped (``("", False)``)."""
     while True:
@@ -829,7 +830,7 @@ def serve(
         ref = msg_id if _whole(msg_id) or isinstance(msg_id, str) else None
         send({"type": "error", "id": ref, "message": message})
 
-    for line, complete in _bounded_lines(src, MAX_LINE):
+    for line, complete in bounded_lines(src, MAX_LINE):
         if not complete:
             refuse(None, f"a message may have at most {MAX_LINE} characters; this one was skipped")
             continue

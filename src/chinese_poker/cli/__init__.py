@@ -4,7 +4,8 @@ Each subcommand lives in its own module of this package with two functions,
 ``register(subparsers)`` and ``run(args) -> int``, and uses the shared pieces here: the
 ``--rules``/``--set`` arguments (:func:`add_rules_arguments`, :func:`rules_from_args`),
 checked numbers (:func:`whole`, :func:`real`), input files where ``-`` is standard input
-(:func:`read_input`, :func:`read_history_input`).
+(:func:`read_input`, :func:`read_history_input`), each refused unread over its size
+limit (:data:`MAX_INPUT`, :data:`MAX_HISTORY`).
 
 Errors a user can cause are one line on standard error and exit status 2, never a
 traceback; a malformed command line (unknown option, missing value) also shows the usage
@@ -181,27 +182,60 @@ def source_name(file: str) -> str:
     return "standard input" if file == "-" else file
 
 
-def read_input(file: str, what: str) -> str:
+MAX_INPUT = 16 * 1024 * 1024
+"""The largest table, session, view or position file read (bytes): a scorekeeper's
+session of a thousand hands is well under a megabyte, a view with its legal actions too."""
+
+MAX_HISTORY = 1024 * 1024 * 1024
+"""The largest hand-history file read (bytes): about 180,000 heads-up Pineapple hands."""
+
+
+def size_text(size: int) -> str:
+    """A byte count for people: ``16 MiB``, ``1 GiB``, ``512 bytes``.
+
+    >>> size_text(MAX_INPUT), size_text(MAX_HISTORY), size_text(512)
+    ('16 MiB', '1 GiB', '512 bytes')
+    """
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= scale and size % scale == 0:
+            return f"{size // scale} {unit}"
+    return plural(size, "byte")
+
+
+def read_input(file: str, what: str, limit: int | None = None) -> str:
     """The text of ``file``, or of standard input when ``file`` is ``"-"``.
 
     ``what`` names the expected content in messages ("table", "view"). Every failure
-    (missing, a directory, not text) is a :class:`UsageError` naming the file.
+    (missing, a directory, larger than ``limit`` bytes, default :data:`MAX_INPUT`, not
+    text) is a :class:`UsageError` naming the file; a file over the limit is refused
+    before it is read, standard input as soon as it has sent more.
     """
+    limit = MAX_INPUT if limit is None else limit
+    name = source_name(file)
+    too_large = UsageError(
+        f"cannot read {name}: it is larger than {size_text(limit)}, the limit for a {what}"
+    )
     if file == "-":
         stream = sys.stdin
         if stream is None or stream.isatty():
             raise UsageError(f"no {what} given: name a file, or pipe one into standard input")
         buffer = getattr(stream, "buffer", None)
-        data: bytes | str = buffer.read() if buffer is not None else stream.read()
+        data: bytes | str = buffer.read(limit + 1) if buffer is not None else stream.read(limit + 1)
+        if len(data) > limit:
+            raise too_large
     else:
         path = Path(file)
         if path.is_dir():
             raise UsageError(f"cannot read {file}: it is a directory, not a {what} file")
         try:
-            data = path.read_bytes()
+            with path.open("rb") as handle:
+                if os.fstat(handle.fileno()).st_size > limit:
+                    raise too_large
+                data = handle.read(limit + 1)  # a pipe or a device has no size: read on
         except OSError as exc:
             raise UsageError(f"cannot read {file}: {exc.strerror or exc}") from None
-    name = source_name(file)
+        if len(data) > limit:
+            raise too_large
     if isinstance(data, bytes):
         try:
             data = data.decode("utf-8-sig")
@@ -218,7 +252,7 @@ def read_history_input(file: str) -> list[dict[str, Any]]:
     """The records of a hand-history file (or ``-``), every error naming the file."""
     from chinese_poker.engine.history import parse_history
 
-    text = read_input(file, "hand history")
+    text = read_input(file, "hand history", MAX_HISTORY)
     return parse_history(text.splitlines(), source_name(file))
 
 

@@ -16,6 +16,9 @@ from chinese_poker.cards import Card, parse_cards
 from chinese_poker.cli import add_rules_arguments, real, rules_from_args, whole
 from chinese_poker.rules import Rules
 
+MAX_DEAL = 4096
+"""The longest line of ``--batch`` read (characters): 17 cards are about 50."""
+
 
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
@@ -105,11 +108,15 @@ def _run(args: argparse.Namespace) -> int:
     if args.batch:
         if args.cards:
             raise ValueError("--batch reads deals from standard input; give no cards")
+        from chinese_poker.ai.protocol import bounded_lines
+
         failures = 0
-        for number, line in enumerate(sys.stdin, start=1):
-            if not line.strip():
+        for number, (line, whole_line) in enumerate(bounded_lines(sys.stdin, MAX_DEAL), 1):
+            if whole_line and not line.strip():
                 continue
             try:
+                if not whole_line:
+                    raise ValueError(f"a deal has at most {MAX_DEAL} characters; skipped")
                 out = solve(parse_cards(line)).to_dict()
             except ValueError as exc:
                 failures += 1

@@ -36,7 +36,14 @@ from chinese_poker.server.accounts import accounts_router
 from chinese_poker.server.db import LEASE_SECONDS, Owner, Store
 from chinese_poker.server.defaults import SOCKETS_PER_ADDRESS
 from chinese_poker.server.desk import StudyPool, desk_router
-from chinese_poker.server.guard import BodyLimit, Limits, RateSpec, client_address, origin_allowed
+from chinese_poker.server.guard import (
+    BodyLimit,
+    Limits,
+    RateSpec,
+    UnicodeText,
+    client_address,
+    origin_allowed,
+)
 from chinese_poker.server.messages import MOVED_CLOSE, AuthMsg
 from chinese_poker.server.reviews import reviews_router
 from chinese_poker.server.scheduling import GcPacer, Workers
@@ -405,6 +412,7 @@ def create_app(
         summary="Chinese poker tables over REST and WebSockets (docs/server-protocol.md).",
         lifespan=lifespan,
     )
+    app.add_middleware(UnicodeText)  # inside BodyLimit: it reads bodies already bounded
     app.add_middleware(BodyLimit, limit=max_body)
 
     @app.exception_handler(TableMoved)

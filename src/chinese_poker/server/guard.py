@@ -4,13 +4,18 @@
   library) for opening tables, joining, wrong join codes and the study desk;
 * :class:`BodyLimit` -- an ASGI middleware that refuses a request body larger than the
   limit before reading it whole (``413``, from ``Content-Length`` or while streaming);
+* :class:`UnicodeText` -- an ASGI middleware that refuses JSON text with a lone
+  surrogate escape (``"\\ud800"``) in a request body (``400``) or a WebSocket message
+  (an ``error`` to that client), before the application reads it;
 * :func:`origin_allowed` -- the WebSocket ``Origin`` allow-list (same origin by default).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+import re
+from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, fields
 from typing import Any
 from urllib.parse import urlsplit
@@ -21,8 +26,17 @@ from limits.strategies import MovingWindowRateLimiter
 from starlette.requests import HTTPConnection
 
 from chinese_poker.server.defaults import RATE_LIMITS
+from chinese_poker.server.messages import ErrorCode, error_text
 
-__all__ = ["BodyLimit", "Limits", "RateSpec", "client_address", "origin_allowed"]
+__all__ = [
+    "BodyLimit",
+    "Limits",
+    "RateSpec",
+    "UnicodeText",
+    "client_address",
+    "lone_surrogate",
+    "origin_allowed",
+]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -172,6 +186,116 @@ class BodyLimit:
             }
         )
         await send({"type": "http.response.body", "body": body.encode()})
+
+
+# A JSON escape: \uXXXX (its hex digits captured) or any other (\\, \", \n ...), so
+# that an escaped backslash before "u" is not read as the start of an escape.
+_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL)
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def lone_surrogate(text: str) -> str | None:
+    r"""The first lone surrogate escape in JSON ``text`` (``"\ud800"``), or None.
+
+    JSON may escape a surrogate, but only a high one followed at once by a low one is a
+    character; alone it decodes to a string that no UTF-8 encoder (the database, a
+    response) accepts.
+
+    >>> lone_surrogate(r'{"name": "x\ud800"}'), lone_surrogate(r'"\ud83d\ude00 \\ud800"')
+    ('\\ud800', None)
+    """
+    if _SURROGATE.search(text) is None:  # nearly always: no scan
+        return None
+    high: re.Match[str] | None = None
+    for match in _ESCAPE.finditer(text):
+        code = int(match.group(1), 16) if match.group(1) else None
+        if high is not None:
+            if code is not None and 0xDC00 <= code <= 0xDFFF and match.start() == high.end():
+                high = None
+                continue
+            return high.group(0)
+        if code is not None and 0xD800 <= code <= 0xDBFF:
+            high = match
+        elif code is not None and 0xDC00 <= code <= 0xDFFF:
+            return match.group(0)
+    return None if high is None else high.group(0)
+
+
+def _surrogate_problem(escape: str) -> str:
+    return f"the JSON text has a lone surrogate {escape}: strings must be valid Unicode"
+
+
+REFUSED_MESSAGE_PAUSE = 0.05
+"""Seconds a socket is not read after a refused message (the tables read at most 20
+messages a second from a socket; a refused one is not let through faster)."""
+
+
+class UnicodeText:
+    """Refuse JSON text that is not valid Unicode before the application reads it: a
+    lone surrogate escape in a request body is answered ``400``, in a WebSocket message
+    an ``error`` (``bad_json``) to that client, and the socket reads on. Both used to
+    reach the database or a response's encoder, and crash there (500, a traceback)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            await self._http(scope, receive, send)
+        elif scope["type"] == "websocket":
+            await self.app(scope, self._socket_reader(receive, send), send)
+        else:
+            await self.app(scope, receive, send)
+
+    async def _http(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # The whole body first (BodyLimit, outside, bounds it): the app reads it whole too.
+        messages: list[Message] = []
+        while True:
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                break
+        body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.request")
+        escape = lone_surrogate(body.decode("utf-8", errors="replace")) if body else None
+        if escape is not None:
+            await _answer(send, 400, {"detail": _surrogate_problem(escape)})
+            return
+        replay = iter(messages)
+
+        async def replayed() -> Message:
+            return next(replay, None) or await receive()
+
+        await self.app(scope, replayed, send)
+
+    def _socket_reader(self, receive: Receive, send: Send) -> Receive:
+        async def read() -> Message:
+            while True:
+                message = await receive()
+                text = message.get("text") if message["type"] == "websocket.receive" else None
+                escape = lone_surrogate(text) if isinstance(text, str) else None
+                if escape is None:
+                    return message
+                problem = _surrogate_problem(escape)
+                error = error_text(None, ErrorCode.BAD_JSON, problem, None)
+                await send({"type": "websocket.send", "text": error})
+                await asyncio.sleep(REFUSED_MESSAGE_PAUSE)
+
+        return read
+
+
+async def _answer(send: Send, status: int, document: Mapping[str, Any]) -> None:
+    body = json.dumps(document).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
 
 
 def origin_allowed(origin: str | None, host: str | None, allowed: Iterable[str]) -> bool:

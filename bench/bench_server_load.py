@@ -292,6 +292,7 @@ class Seat(asyncio.Protocol):
             view = m["view"]
             if (
                 pending is None
+                and not self.finished.done()  # its hands played: the next deal is not ours
                 and view["phase"] != "showdown"
                 and view["seat"] in view["to_act"]
                 and view["decisions"]
@@ -323,6 +324,8 @@ class Seat(asyncio.Protocol):
             self.pending = None
 
     def send_action(self, ref: str, text: bytes) -> None:
+        if self.finished.done():  # the seat finished (or lost its socket) while thinking
+            return
         self.pending = (ref, time.perf_counter())
         self.stats.sent += 1
         self.write(text)

@@ -27,10 +27,16 @@ def failures_of(err: str) -> list[str]:
     return [line for line in err.splitlines() if line.startswith("bench_server_load: FAILED")]
 
 
-def test_every_table_asked_for_is_played(capsys: Any) -> None:
+@pytest.mark.parametrize(
+    "mode",
+    [[], ["--think", "0.05", "--clients", "2"]],
+    ids=["lock step", "human-paced, two client processes"],
+)
+def test_every_table_asked_for_is_played(mode: list[str], capsys: Any) -> None:
     load = bench_module("bench_server_load")
     # --cold: no wait for the server's kernels (minutes while the numba cache is rebuilt)
-    status = load.main(["--tables", str(TABLES), "--hands", "1", "--timeout", "120", "--cold"])
+    argv = ["--tables", str(TABLES), "--hands", "1", "--timeout", "120", "--cold", *mode]
+    status = load.main(argv)
     err = capsys.readouterr().err
     assert failures_of(err) == [] and status == 0, err[-2000:]
     (run,) = runs_of(err)

@@ -103,3 +103,13 @@ def test_the_shortfall_line_names_every_shortfall_of_a_run() -> None:
     )
     whole = run | {"actions": 200, "errors": 0, "error_codes": {}}
     assert load.run_shortfall(whole, "run 1") is None
+
+
+def test_a_hint_flood_that_measured_nothing_says_so() -> None:
+    load = bench_module("bench_server_load")
+    flood = {"hints_answered": 0, "bot_moves_alone": 0}
+    assert load.flood_shortfall(flood) == (
+        "hint flood: no hint was answered (the flood measured nothing); the bot table made"
+        " no move without the flood (no rate to compare)"
+    )
+    assert load.flood_shortfall({"hints_answered": 5, "bot_moves_alone": 40}) is None

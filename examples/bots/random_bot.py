@@ -10,7 +10,7 @@ Standard library only. It reads the engine's JSON lines on stdin and answers on 
 * ``new_session`` reseeds it with the engine's seed (reproducible runs);
 * ``quit`` or the end of stdin ends it. Logs go to stderr, never stdout.
 
-Try it:  chinese-poker simulate --bots 'cmd:python examples/bots/random_bot.py,rules'
+Try it:  chinese-poker simulate --bots 'cmd:python3 examples/bots/random_bot.py,rules'
 """
 
 import contextlib

@@ -18,7 +18,7 @@ measures the bias and ships it as arrays:
 
 The policy then adds the table's correction to every placement's value
 (``Level.residual``, the weight). Rebuild the shipped tables with
-``python -m chinese_poker.ai.residual --write`` (docs/bots-research.md, *Round eleven*).
+``.venv/bin/python -m chinese_poker.ai.residual --write`` (docs/bots-research.md, *Round eleven*).
 """
 
 from __future__ import annotations

@@ -121,8 +121,8 @@ def split_bots(text: str) -> list[str]:
 
     >>> split_bots("random, rules")
     ['random', 'rules']
-    >>> split_bots("cmd:python bot.py --x 1,2,rules")
-    ['cmd:python bot.py --x 1,2', 'rules']
+    >>> split_bots("cmd:python3 bot.py --x 1,2,rules")
+    ['cmd:python3 bot.py --x 1,2', 'rules']
     """
     names = {name.lower() for name in _registered()}
     out: list[str] = []

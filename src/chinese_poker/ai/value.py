@@ -21,7 +21,7 @@ value that looks only one street ahead, as a player does:
 With ``Level.value`` = 1 and ``Level.fills`` = 0 the policy places each street by
 this table alone (no completions), and with ``screen_fills`` = 0 the first street's
 screen does too. Tables are shipped for the presets of :data:`PRESETS` (Pineapple,
-Progressive Pineapple and plain OFC). Rebuild them with ``python -m
+Progressive Pineapple and plain OFC). Rebuild them with ``.venv/bin/python -m
 chinese_poker.ai.value --write`` (docs/bots-research.md, *Round twelve* and *Round thirteen*).
 
 **Refined on search** (``Level.value`` = 2, :attr:`~chinese_poker.ai.rollout.BoardValue.SEARCH`;
@@ -33,7 +33,7 @@ analyses every decision's candidates with the same number of rollouts each (no
 successive halving, whose early cuts would bias the means); :func:`refine` fits a
 correction of the table to those means by a ridge regression within each decision
 (each decision's own mean is taken out, since only the order of a street's placements
-matters to the policy), so that the policy imitates the search. ``python -m
+matters to the policy), so that the policy imitates the search. ``.venv/bin/python -m
 chinese_poker.ai.value --search --write`` rebuilds ``data/board_value_search.json``
 (Pineapple, :data:`SEARCH_PRESETS`).
 
@@ -45,7 +45,7 @@ suit, a pair by those of its rank, a four-card straight draw by its live outs, a
 king or ace on top by the live cards of its rank), counted from the cards not yet dealt;
 the training deals an opponent's streets from each board's deck before ours, so that
 the live counts are about those of heads-up play (his thrown cards are dealt away, which
-at the table stay unseen and live, and he always places first). ``python -m
+at the table stay unseen and live, and he always places first). ``.venv/bin/python -m
 chinese_poker.ai.value --live --write`` rebuilds ``data/board_value_live.json``
 (:data:`LIVE_PRESETS`).
 """

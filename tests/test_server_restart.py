@@ -298,7 +298,7 @@ def test_kill_9_twenty_times_during_a_tournament_loses_nothing(
                 states = {name: st for name, (_ws, st) in socks.items()}
                 pending: dict[str, tuple[str, Msg]] = {}
                 killed = False
-                deadline = time.monotonic() + 20
+                deadline = time.monotonic() + 60  # generous: a busy machine, a new server
                 while not killed:
                     assert time.monotonic() < deadline, "the table stopped moving"
                     for name, (ws, _st) in socks.items():

@@ -51,6 +51,11 @@ COMMANDS: dict[str, str] = {
 }
 
 
+# Commands that print words for people: each takes --lang (bot speaks JSON; serve
+# logs for the operator).
+SPEAKING = ("play", "eval", "solve", "score", "replay", "review", "simulate", "hint", "verify")
+
+
 class UsageError(Exception):
     """A problem with what the user asked for; printed as one line, exit status 2."""
 
@@ -275,8 +280,25 @@ def build_parser() -> argparse.ArgumentParser:
     for module_name in COMMANDS.values():
         module = importlib.import_module(f"chinese_poker.cli.{module_name}")
         module.register(sub)
+    for name in SPEAKING:
+        for leaf in _leaves(sub.choices[name]):
+            leaf.add_argument(
+                "--lang",
+                default=None,
+                metavar="LANG",
+                help="language of the output: en, bg, hr, ru or lv (default: from LANGUAGE,"
+                " LC_ALL, LC_MESSAGES or LANG, else English)",
+            )
     _own_usage(parser)
     return parser
+
+
+def _leaves(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """The parsers that run something: ``parser``, or its subcommands' (``solve``'s)."""
+    for action in parser._actions:  # argparse has no public way to walk its parsers
+        if isinstance(action, argparse._SubParsersAction):
+            return [leaf for child in action.choices.values() for leaf in _leaves(child)]
+    return [parser]
 
 
 def _own_usage(parser: argparse.ArgumentParser) -> None:
@@ -325,6 +347,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except SystemExit as exc:  # argparse: --help, --version or a usage error
         return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
     try:
+        _speak(getattr(args, "lang", None))
         code: int = args.run(args)
         sys.stdout.flush()
     except BrokenPipeError:
@@ -336,6 +359,14 @@ def _main(argv: Sequence[str] | None) -> int:
         print(f"chinese-poker {args.command}: error: {message}", file=sys.stderr)
         return 2
     return code
+
+
+def _speak(lang: str | None) -> None:
+    """Speak ``--lang``, else the environment's language, for the whole run (every run
+    chooses afresh: a command without the option follows the environment)."""
+    from chinese_poker.terminal.i18n import pick_language, use_language
+
+    use_language(pick_language(lang))
 
 
 INTERRUPTED = 130

@@ -16,6 +16,7 @@ from chinese_poker.evaluate import (
     evaluate,
     evaluate_low27,
 )
+from chinese_poker.terminal.i18n import hand_name
 
 
 def register(sub: Any) -> None:
@@ -51,14 +52,16 @@ def run(args: argparse.Namespace) -> int:
         value = evaluate_low27(cards)
         high = evaluate(cards)
         name = f"{describe(high)} (deuce-to-seven low)"
+        shown = f"{hand_name(high)} (deuce-to-seven low)"  # in the language of the run
         cat = Category(category(high)).label
     else:
         value = evaluate(cards, wheel=cast("WheelRank", rules.wheel_rank))
         name = describe(value)
+        shown = hand_name(value)
         cat = Category(category(value)).label
     out: dict[str, Any] = {"cards": cards_str(cards), "name": name, "category": cat, "value": value}
-    if args.json:
+    if args.json:  # data for programs: in English whatever the language
         print(json.dumps(out))
     else:
-        print(f"{out['cards']}: {name} [{cat}, value {value}]")
+        print(f"{out['cards']}: {shown} [{cat}, value {value}]")
     return 0

@@ -66,13 +66,6 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--four-color", action="store_true", help="four-colour suits")
     p.add_argument("--symbols", action="store_true", help="show suits as ♠ ♥ ♦ ♣")
-    p.add_argument(
-        "--lang",
-        default=None,
-        metavar="LANG",
-        help="language of the game: en, bg, hr, ru or lv (default: from LANGUAGE, LC_ALL,"
-        " LC_MESSAGES or LANG, else English)",
-    )
     # Testing hook: stack the first cards of the first hand (in the engine's dealing order).
     p.add_argument("--deck", default=None, help=argparse.SUPPRESS)
     p.set_defaults(run=run)
@@ -83,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
 
     from chinese_poker.ai import BOTS
     from chinese_poker.terminal.game import Game, GameConfig, parse_deck
-    from chinese_poker.terminal.i18n import LANGUAGES, default_name, language_from_env, use_language
+    from chinese_poker.terminal.i18n import current_language, default_name
 
     preset = resolve_preset(args.rules)
     rules = rules_from_args(args)
@@ -91,12 +84,7 @@ def run(args: argparse.Namespace) -> int:
     for bot in bots:
         if bot.lower() not in BOTS:
             raise ValueError(f"unknown bot {bot!r}; bots: {', '.join(BOTS)}")
-    lang = args.lang.strip().lower() if args.lang is not None else language_from_env()
-    if lang not in LANGUAGES:
-        raise ValueError(
-            f"unknown language {args.lang!r} for --lang; use one of {', '.join(LANGUAGES)}"
-        )
-    use_language(lang)
+    lang = current_language()  # --lang or the environment's (chinese_poker.cli)
     advisor = args.advisor.strip().lower()
     if advisor != "hints" and advisor not in BOTS:
         raise ValueError(f"unknown advisor {args.advisor!r}; hints, or a bot: {', '.join(BOTS)}")

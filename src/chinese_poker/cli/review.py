@@ -17,6 +17,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from chinese_poker.cli import UsageError, plural, read_history_input
+from chinese_poker.terminal.i18n import _ as translated  # labels the catalogues hold
 
 BAR_WIDTH = 40
 """Characters of the longest bar of the terminal plot."""
@@ -84,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         for d in shown:
             mark = d.mark or ("best" if d.rank == 1 else "ok")
             lost = f"{d.loss:.2f}" if d.exact else f"at least {d.loss:.2f}"
-            print(f"  {d.box:>10} {d.label:<9} {mark:<10} played {d.played}")
+            print(f"  {d.box:>10} {translated(d.label):<9} {mark:<10} played {d.played}")
             print(f"  {'':>10} {'':<9} {'':<10} best   {d.best}  ({lost} expected points lost)")
     print()
     for s in summaries:
@@ -126,7 +127,8 @@ def text_plot(summaries: Sequence[Any]) -> str:
     for s in summaries:
         lines.append(f"{s.player}")
         for label, loss, _ in s.per_street:
-            lines.append(f"  {label:<10} {_bar(loss / top * BAR_WIDTH):<{BAR_WIDTH}} {loss:5.2f}")
+            bar = _bar(loss / top * BAR_WIDTH)
+            lines.append(f"  {translated(label):<10} {bar:<{BAR_WIDTH}} {loss:5.2f}")
     return "\n".join(lines)
 
 

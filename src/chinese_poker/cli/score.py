@@ -86,8 +86,29 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
     else:
-        print(result.render())
+        print(_breakdown(result))
     return 0
+
+
+def _breakdown(result: Settlement) -> str:
+    """The itemised breakdown in the language of the run: the scorer's own text in
+    English, the terminal game's (translated words, the same facts) otherwise."""
+    from chinese_poker.terminal.i18n import current_language
+
+    if current_language() == "en":
+        return result.render()
+    import io
+
+    from rich.console import Console
+
+    from chinese_poker.terminal.render import Theme, settlement_view
+
+    # Money beside the points when a point is not worth one unit (as render() does).
+    money = result.rules.unit_value != 1 or any(pair.unit != 1 for pair in result.pairs or ())
+    out = io.StringIO()
+    console = Console(file=out, width=100, color_system=None, highlight=False)
+    console.print(settlement_view(result.to_dict(), Theme(), money=money))
+    return "\n".join(line.rstrip() for line in out.getvalue().rstrip().splitlines())
 
 
 def read_session(
@@ -157,7 +178,7 @@ def _run_session(tables: Sequence[Table], *, as_json: bool) -> int:
         return 0
     for number, result in enumerate(results, start=1):
         print(f"== Hand {number}")
-        print(result.render())
+        print(_breakdown(result))
         print()
     count = len(results)
     print(f"== Session: {count} hand{'s' if count != 1 else ''}")

@@ -4,9 +4,12 @@ The messages are English in the code (marked ``_("...")``, ``ngettext`` and ``N_
 constants); ``chinese_poker/locale/<lang>/LC_MESSAGES/chinese_poker.po`` holds
 each language and the compiled ``.mo`` beside it is what runs (``scripts/i18n`` extracts
 and compiles them with Babel; tests/test_i18n.py checks that every catalogue has every
-message, that the placeholders match and that the ``.mo`` files are fresh). The language
-comes from ``chinese-poker play --lang`` or, without it, from the environment the way
-gettext reads it (``LANGUAGE``, ``LC_ALL``, ``LC_MESSAGES``, ``LANG``); English otherwise.
+message, that the placeholders match and that the ``.mo`` files are fresh). Every
+command that prints words for people speaks the language of its ``--lang`` or, without
+it, of the environment the way gettext reads it (``LANGUAGE``, ``LC_ALL``,
+``LC_MESSAGES``, ``LANG``); English otherwise (:func:`pick_language`). The game is
+translated whole; the other commands use the words they share with it (line and hand
+names, settlement notes, column headings).
 
 Hand names: English is :func:`chinese_poker.evaluate.describe` itself; another language
 builds the same name from the value's category and key ranks with its own words.
@@ -56,6 +59,7 @@ __all__ = [
     "hand_name",
     "language_from_env",
     "ngettext",
+    "pick_language",
     "rank_word",
     "use_language",
 ]
@@ -118,6 +122,28 @@ def use_language(lang: str) -> None:
 def default_name() -> str:
     """The person's name at the table when none is given ("You" in English)."""
     return _("You")
+
+
+def pick_language(given: str | None, env: Mapping[str, str] | None = None) -> str:
+    """The language a command speaks: ``given`` (its ``--lang``) if any, else the
+    environment's (:func:`language_from_env`), else English. The one place every
+    command chooses; an unknown ``given`` is a :class:`ValueError` naming the choices.
+
+    >>> pick_language("RU"), pick_language(None, {"LANG": "hr_HR.UTF-8"}), pick_language(None, {})
+    ('ru', 'hr', 'en')
+    >>> pick_language("de")
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown language 'de' for --lang; use one of en, bg, hr, ru, lv
+    """
+    if given is None:
+        return language_from_env(env)
+    lang = given.strip().lower()
+    if lang not in LANGUAGES:
+        raise ValueError(
+            f"unknown language {given!r} for --lang; use one of {', '.join(LANGUAGES)}"
+        )
+    return lang
 
 
 def language_from_env(env: Mapping[str, str] | None = None) -> str:

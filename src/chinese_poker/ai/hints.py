@@ -32,9 +32,11 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from chinese_poker.ai import mc, rollout
+from chinese_poker.ai.simple import RuleBot
+from chinese_poker.ai.warm import OPEN_FACE, warm_unless_compiling
 from chinese_poker.cards import RANKS, SUITS, Board, Card, cards_str
 from chinese_poker.engine.actions import Action, ClaimNatural, Decision, Place, Surrender
 from chinese_poker.engine.views import View
@@ -49,7 +51,14 @@ from chinese_poker.evaluate import (
 from chinese_poker.rules import Rules
 from chinese_poker.scoring import royalties
 
-__all__ = ["DEFAULT_HINT_LEVEL", "HintEntry", "hint", "hint_from_dict"]
+__all__ = [
+    "DEFAULT_HINT_LEVEL",
+    "QUICK_EXPLANATION",
+    "HintEntry",
+    "hint",
+    "hint_from_dict",
+    "quick_hint",
+]
 
 #: Hints default to the bot's default level.
 DEFAULT_HINT_LEVEL = mc.DEFAULT_LEVEL
@@ -67,6 +76,8 @@ class HintEntry:
 
     ``stderr`` is the standard error of ``value`` (Monte Carlo playouts of a street;
     0 where the value is exact or a model's, as for a classic setting).
+    ``quick``: a quick hint (:func:`quick_hint`) whose action is the rules bot's, not
+    valued (``value`` and ``foul_probability`` are NaN, ``null`` in :meth:`to_dict`).
     """
 
     action: Action
@@ -74,16 +85,20 @@ class HintEntry:
     foul_probability: float
     explanation: str
     stderr: float = 0.0
+    quick: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "action": self.action.to_dict(),
             "text": describe_action(self.action),
-            "value": round(self.value, 3),
-            "foul_probability": round(self.foul_probability, 4),
+            "value": None if self.quick else round(self.value, 3),
+            "foul_probability": None if self.quick else round(self.foul_probability, 4),
             "explanation": self.explanation,
             "stderr": round(self.stderr, 3),
         }
+        if self.quick:
+            out["quick"] = True
+        return out
 
 
 def describe_action(action: Action) -> str:
@@ -108,12 +123,19 @@ def hint(
     level: int = DEFAULT_HINT_LEVEL,
     time_budget: float | None = None,
     seed: int = 0,
+    when_cold: Literal["wait", "quick"] = "wait",
 ) -> list[HintEntry]:
     """The options of the seat of ``view``, best first (see the module docstring).
 
     ``rules`` replaces the view's rules (default: the view's own). ``level`` is the Monte
     Carlo effort (:data:`chinese_poker.ai.mc.HINT_LEVELS`); ``time_budget`` (seconds) stops the
     sampling early. Raises ``ValueError`` when it is not the seat's turn.
+
+    An open-face hint runs the open-face kernels; when they are not warm in this process
+    (:mod:`chinese_poker.ai.warm`), ``when_cold="wait"`` compiles or loads them first
+    (a minute and a half of compiling on a fresh machine); ``"quick"`` loads them if
+    numba's cache has them, and otherwise answers :func:`quick_hint` at once while they
+    are compiled in the background (:func:`~chinese_poker.ai.warm.warm_unless_compiling`).
     """
     if rules is not None and rules != view.rules:
         view = dataclasses.replace(view, rules=rules)
@@ -135,9 +157,30 @@ def hint(
         return _classic_hints(view, dec)
     if view.rules.spec.scoring.lowball_middle:
         raise ValueError("hints for open-face play need a high middle")
+    if when_cold == "quick" and not warm_unless_compiling((OPEN_FACE,)):
+        return quick_hint(view, seed=seed)
     if dec.kind == "set":
         return _fantasyland_hints(view, dec, params, seed, deadline)
     return _street_hints(view, dec, params, seed, deadline)
+
+
+QUICK_EXPLANATION = (
+    "a quick hint, the rules bot's choice: the hint engine is still being compiled for"
+    " this machine (once, about a minute and a half); ask again then for every option"
+    " with its value"
+)
+
+
+def quick_hint(view: View, *, seed: int = 0) -> list[HintEntry]:
+    """One option, the rules bot's action, marked ``quick`` and not valued: what a hint
+    answers while the open-face kernels are still being compiled (the rules bot runs
+    only the Fantasyland solver's, which compile in seconds). Raises ``ValueError`` when
+    it is not the seat's turn."""
+    if view.seat is None or not view.decisions or view.seat not in view.to_act:
+        raise ValueError("it is not this seat's turn")
+    action = RuleBot(seed=seed).act(view)
+    nan = float("nan")
+    return [HintEntry(action, nan, nan, QUICK_EXPLANATION, quick=True)]
 
 
 def hint_from_dict(data: dict[str, Any], **options: Any) -> list[HintEntry]:

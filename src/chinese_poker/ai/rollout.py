@@ -1570,6 +1570,21 @@ def _deal_deck(deck: Any, pool: Any, fl_cards: Any, m: int, used: Any) -> None:
     _shuffle_tail(deck, n_flc)
 
 
+# The same call with a literal constant (``-1``, ``0``) or an omitted default compiles a
+# second copy of the callee for that constant: _policy_street, the largest kernel, was
+# compiled twice (35 of the open-face kernels' 85 s of compiling, docs/benchmarks.md
+# "Cold start"). These are numpy int64 values, as the other calls' arguments are (typed
+# int for the checker: a numpy integer is one in the kernels).
+US = cast(int, np.int64(-1))
+"""``who`` of :func:`_play_streets` for our own board."""
+POLICY = cast(int, np.int64(0))
+"""``kind`` of :func:`_policy_street`: the fast policy."""
+NO_EVENT = cast(int, np.int64(-1))
+"""``skip`` of :func:`_play_streets`: no event left out."""
+POOL_START = cast(int, np.int64(0))
+"""``lo`` of :func:`_draw_fills` drawing from a whole pool."""
+
+
 @_jit
 def _play_streets(
     who: int, kind: int, code: Any, cnt: Any, dz: Any, deck: Any, ev_start: Any, ev_who: Any,
@@ -1767,7 +1782,7 @@ def _rollouts(
                 wdz[line] = opp_dz[j, line]
             _play_streets(j, opp_kind[j], wcode, wcnt, wdz, deck, ev_start, ev_who, ev_cards,
                           ev_place, ev_disc, o_fills, choice, ev, roy, flv, st, vf, opol,
-                          scratch, opref)  # fmt: skip
+                          scratch, opref, NO_EVENT)  # fmt: skip
             odl[j], ofoul[j], _ = _finish_board(wcode, wdz, ev, roy, sc, ovals[j], roys[j])
         for j in range(n_fl_opp):
             m = r % m_fl
@@ -1784,9 +1799,9 @@ def _rollouts(
                 wcode[line] = cand_code[c, line]
                 wcnt[line] = cand_cnt[c, line]
                 wdz[line] = cand_dz[c, line]
-            _play_streets(-1, 0, wcode, wcnt, wdz, deck, ev_start, ev_who, ev_cards, ev_place,
-                          ev_disc, n_fills, choice, ev, roy, flv, st, vf, pol, scratch, pref,
-                          last)  # fmt: skip
+            _play_streets(US, POLICY, wcode, wcnt, wdz, deck, ev_start, ev_who, ev_cards,
+                          ev_place, ev_disc, n_fills, choice, ev, roy, flv, st, vf, pol, scratch,
+                          pref, last)  # fmt: skip
             if last >= 0:
                 _exact_street(wcode, wcnt, wdz, deck, ev_start[last], ev_cards[last],
                               ev_place[last], ev_disc[last], ev, roy, sc, vals, roys, n_opp,
@@ -1824,7 +1839,8 @@ def _static(
     spare = 0
     if need > 0 and fills > 0:
         extra = int(need * pol[POL_THROWN])
-        kept = _draw_fills(pool, 0, n_pool, need, extra, fills, picks, codes, scratch, pref)
+        kept = _draw_fills(pool, POOL_START, n_pool, need, extra, fills, picks, codes,
+                           scratch, pref)  # fmt: skip
         if pol[POL_REPAIR_SPARE] != 0.0:
             spare = kept - need
     w = pol[POL_W]

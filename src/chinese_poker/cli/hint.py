@@ -141,7 +141,13 @@ def parse_view(text: str, source: str = "the view") -> View:
 
 def run(args: argparse.Namespace) -> int:
     from chinese_poker.ai.hints import DEFAULT_HINT_LEVEL, hint
-    from chinese_poker.ai.warm import compile_notice, stderr_notice
+    from chinese_poker.ai.warm import (
+        OPEN_FACE,
+        compile_ahead,
+        compile_notice,
+        stderr_notice,
+        warm_unless_compiling,
+    )
 
     view = parse_view(read_input(args.file, "view"), source_name(args.file))
     if args.rules is not None or args.sets:
@@ -157,8 +163,15 @@ def run(args: argparse.Namespace) -> int:
             )
         view = replace(view, rules=rules)
     level = DEFAULT_HINT_LEVEL if args.level is None else args.level
+    if view.rules.is_open_face and not warm_unless_compiling((OPEN_FACE,)):
+        # A fresh machine: the rules bot's action now, the kernels for the next run.
+        stderr_notice(
+            "the hint engine is being compiled for this machine (once, about a minute and a"
+            f" half, in process {compile_ahead()}): this is the rules bot's quick suggestion"
+        )
     with compile_notice(stderr_notice):  # the first run on a machine compiles: say so
-        entries = hint(view, level=level, time_budget=args.time_budget, seed=args.seed)
+        entries = hint(view, level=level, time_budget=args.time_budget, seed=args.seed,
+                       when_cold="quick")  # fmt: skip
     shown = entries[: shown_count(args.top, args.all, as_json=args.json)]
     if args.json:
         print(json.dumps({
@@ -178,7 +191,6 @@ def run(args: argparse.Namespace) -> int:
 def _render(view: View, entries: list[Any], shown: list[Any], level: int) -> str:
     from chinese_poker.ai.hints import describe_action
     from chinese_poker.cards import cards_str
-    from chinese_poker.terminal.i18n import _
 
     dec = view.decisions[0]
     what = f"street {dec.street}" if dec.kind == "street" else dec.kind
@@ -186,10 +198,10 @@ def _render(view: View, entries: list[Any], shown: list[Any], level: int) -> str
         f"{view.player or f'seat {view.seat}'} (seat {view.seat}), {view.rules.variant} "
         f"{what}: {cards_str(dec.cards) or '-'}  [{plural(len(entries), 'option')}, level {level}]"
     )
-    rows = [(str(i + 1), describe_action(e.action), f"{e.value:+.2f}",
-             f"{e.foul_probability:.0%}", e.explanation) for i, e in enumerate(shown)]  # fmt: skip
-    # The words the terminal game's catalogues hold, in the language of the run.
-    header = ("#", "action", _("Points").lower(), _("foul"), "why")
+    rows = [(str(i + 1), describe_action(e.action), "-" if e.quick else f"{e.value:+.2f}",
+             "-" if e.quick else f"{e.foul_probability:.0%}", e.explanation)
+            for i, e in enumerate(shown)]  # fmt: skip
+    header = ("#", "action", "points", "foul", "why")
     widths = [max(len(r[k]) for r in [header, *rows]) for k in range(4)]
     lines = [head, ""]
     for r in [header, *rows]:

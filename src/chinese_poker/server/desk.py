@@ -112,6 +112,7 @@ class StudyPool:
         self._pool = self._new_pool()
         self.limit = queue
         self.pending = 0
+        self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
 
     def _new_pool(self) -> Executor:
         self._cold = self.processes  # its first job also starts the worker
@@ -130,23 +131,13 @@ class StudyPool:
         self.pending += 1
         call = functools.partial(fn, *args)
         try:
-            for attempt in range(2):
-                try:
-                    future = asyncio.get_running_loop().run_in_executor(self._pool, call)
-                    # A fresh worker first imports the solvers and loads their compiled
-                    # kernels: that start is not held against the request's budget.
-                    grace = STUDY_WARMUP if self._cold else 1.0
-                    result = await asyncio.wait_for(future, budget + grace)
-                    self._cold = False
-                    return result
-                except BrokenProcessPool:  # a worker died: a fresh pool, one more try
-                    self._restart()
-                    if attempt:
-                        raise HTTPException(503, "the study desk failed; try again") from None
-            raise AssertionError("unreachable")
+            # A request waits here, not in the pool, until a worker is free: its budget
+            # runs from its start, not from the requests ahead of it, and a worker
+            # stopped for running over holds no other request (which a fresh, cold
+            # pool would then have had to start again).
+            async with self._free_worker():
+                return await self._run(call, budget)
         except TimeoutError:
-            if self.processes:  # the worker may still be busy with it: stop it
-                self._restart()
             raise HTTPException(
                 503, f"the request took longer than its budget of {budget:g} seconds"
             ) from None
@@ -155,7 +146,36 @@ class StudyPool:
         finally:
             self.pending -= 1
 
-    def _restart(self) -> None:
+    def _free_worker(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        if self._slots is None or self._slots[0] is not loop:
+            self._slots = (loop, asyncio.Semaphore(self.workers))
+        return self._slots[1]
+
+    async def _run(self, call: Callable[[], T], budget: float) -> T:
+        for attempt in range(2):
+            pool = self._pool
+            try:
+                future = asyncio.get_running_loop().run_in_executor(pool, call)
+                # A fresh worker first imports the solvers and loads their compiled
+                # kernels: that start is not held against the request's budget.
+                grace = STUDY_WARMUP if self._cold else 1.0
+                result = await asyncio.wait_for(future, budget + grace)
+                self._cold = False
+                return result
+            except BrokenProcessPool:  # a worker died: a fresh pool, one more try
+                self._restart(pool)
+                if attempt:
+                    raise HTTPException(503, "the study desk failed; try again") from None
+            except TimeoutError:
+                if self.processes:  # the worker may still be busy with it: stop it
+                    self._restart(pool)
+                raise
+        raise AssertionError("unreachable")
+
+    def _restart(self, broken: Executor) -> None:
+        if broken is not self._pool:  # already replaced: the fresh pool is kept
+            return
         from chinese_poker.server.scheduling import stop_pool
 
         stop_pool(self._pool, join=False)  # on the event loop: do not wait for it
@@ -168,16 +188,18 @@ class StudyPool:
 
 
 def _study_worker(server: int) -> None:
-    """A study worker yields the processors to the server's event loop, and loads every
-    kernel family before its first request, as the hint worker does: within the grace
-    of a worker's start, and never within a request's budget (a first hint on a busy
-    machine once spent its whole 2 s loading, and ranked its options unsampled)."""
-    from chinese_poker.server.scheduling import _warm_kernels, leave_with
+    """A study worker yields the processors to the server's event loop, and loads the
+    kernels before its first request, as the hint worker does
+    (:func:`~chinese_poker.server.scheduling.warm_worker`): within the grace of a
+    worker's start, and never within a request's budget (a first hint on a busy machine
+    once spent its whole 2 s loading, and ranked its options unsampled). Kernels that
+    must be compiled are compiled in the background; hints meanwhile are quick ones."""
+    from chinese_poker.server.scheduling import leave_with, warm_worker
 
     leave_with(server)  # killed, the server cannot stop its workers
     with contextlib.suppress(OSError, AttributeError):
         os.nice(10)
-    _warm_kernels()
+    warm_worker()
 
 
 class _Unavailable(Exception):
@@ -436,12 +458,13 @@ def hint_position(position: Position, level: int, seed: int, budget: float) -> d
     from chinese_poker.ai.hints import hint
 
     view = position.view()
-    entries = hint(view, level=level, time_budget=budget, seed=seed)
+    # While the open-face kernels compile (a fresh machine), the rules bot's action.
+    entries = hint(view, level=level, time_budget=budget, seed=seed, when_cold="quick")
     hints = []
     for e in entries:
         d = e.to_dict()
         half = 1.96 * e.stderr
-        d["interval"] = [round(e.value - half, 3), round(e.value + half, 3)]
+        d["interval"] = None if e.quick else [round(e.value - half, 3), round(e.value + half, 3)]
         hints.append(d)
     return {
         "position": position.to_dict(),
@@ -538,6 +561,10 @@ def _draw_street(rules: Rules, preset: str, rng: random.Random) -> dict[str, Any
             })  # fmt: skip
             result = hint_position(position, 1, rng.getrandbits(16), 1.0)
             hints = result["hints"]
+            if hints and hints[0].get("quick"):  # a fresh machine: nothing to rank yet
+                raise HTTPException(503, "street positions need the hint engine, which is"
+                                    " still being compiled for this machine (once, about a"
+                                    " minute and a half): try again then")  # fmt: skip
             if len(hints) < 2:
                 return None
             result["gap"] = hints[0]["value"] - hints[1]["value"]

@@ -174,11 +174,15 @@ class Workers:
 
     def warm(self) -> None:
         """Start the hint worker now rather than at the first hint; it compiles (or
-        loads) the kernels, and then a bot thread loads them from the cache it wrote, so
-        neither the first hint nor the first bot move waits for numba."""
+        loads) the kernels, and then a bot thread loads them from the cache it wrote
+        (waiting, without numba's lock, while the worker compiles: one compilation, out
+        of the event loop's process). Neither a hint nor a bot's move waits meanwhile:
+        they are answered by the quick methods of :mod:`chinese_poker.ai.warm`."""
         if self._hint_processes:
             with contextlib.suppress(RuntimeError):  # already shut down
                 self._hints.submit(_ready).add_done_callback(self._warm_bots)
+        else:
+            self._warm_bots(None)
 
     def _warm_bots(self, _: object) -> None:
         with contextlib.suppress(RuntimeError):  # already shut down
@@ -255,7 +259,20 @@ def _background(server: int) -> None:
         os.nice(10)
     with contextlib.suppress(ImportError):
         importlib.import_module("chinese_poker.ai.hints")
-    _warm_kernels()
+    warm_worker()
+
+
+def warm_worker() -> None:
+    """Warm a hint or study worker before it takes work: every kernel family that numba
+    can load from its cache. What must be compiled (a fresh machine: seconds for the
+    solvers, a minute or more for the open-face kernels) is compiled in a background
+    thread, the solvers' first; meanwhile an open-face hint is answered quickly
+    (``when_cold="quick"``), and a solve waits at most for the solvers' (seconds)."""
+    warm = importlib.import_module("chinese_poker.ai.warm")
+    try:
+        warm.warm_unless_compiling(warm.PARTS)
+    except Exception as exc:
+        logging.getLogger("chinese_poker.server").warning("warming the kernels failed: %s", exc)
 
 
 ORPHAN_CHECK_SECONDS = 1.0

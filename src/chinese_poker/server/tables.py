@@ -149,9 +149,14 @@ def make_server_bot(name: str, level: int | None, seed: int) -> ai.Bot:
         kwargs["level"] = level
     try:
         bot: ai.Bot = _ai().make_bot(name, **kwargs)
-        return bot
     except TypeError:
         raise ValueError(f"bot {name!r} does not take a level") from None
+    warm = importlib.import_module("chinese_poker.ai.warm")
+    if warm.OPEN_FACE in getattr(bot, "kernels", ()):
+        # Until the server has its kernels (a fresh machine compiles them for a minute
+        # and a half), the rules bot moves for it: a player never waits for numba.
+        bot = warm.UntilWarm(bot, _ai().RuleBot(seed=seed))
+    return bot
 
 
 def check_bot(name: str, level: int | None) -> None:
@@ -1287,7 +1292,7 @@ class LiveTable:
 
         try:
             ranked = await self.manager.workers.hint(
-                ai_hints.hint, view, time_budget=scheduling.HINT_SECONDS
+                ai_hints.hint, view, time_budget=scheduling.HINT_SECONDS, when_cold="quick"
             )
         except TimeoutError:
             self._error(conn, ref, ErrorCode.HINTS_UNAVAILABLE, "the hint took too long")

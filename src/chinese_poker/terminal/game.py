@@ -291,7 +291,7 @@ class Game:
         }
         self.hints = config.advisor.strip().lower() == "hints"
         self.advisor = make_bot("rules" if self.hints else config.advisor, seed=base % 2**63)
-        self._hinted: tuple[tuple[int, Decision], tuple[Place | None, str]] | None = None
+        self._hinted: tuple[tuple[int, Decision], tuple[Place | None, str] | None] | None = None
         if self.hints:
             # The hint engine's kernels compile (once per machine) or load while the
             # person looks at the first deal, so that the first ``s`` answers at once.
@@ -622,7 +622,9 @@ class Game:
             key = (view.version, dec)
             if self._hinted is None or self._hinted[0] != key:  # `s` then `auto`: once
                 self._hinted = (key, self._hint(table, view, dec))
-            return self._hinted[1]
+            hinted = self._hinted[1]
+            if hinted is not None:
+                return hinted
         if dec.kind == "set" and view.rules.is_open_face:
             solver = _fantasyland_solver()
             if solver is not None:
@@ -652,9 +654,16 @@ class Game:
             return None, _("no suggestion available")
         return action, _("the {bot} bot's choice").format(bot=self.advisor.name)
 
-    def _hint(self, table: Table, view: View, dec: Decision) -> tuple[Place | None, str]:
+    def _hint(self, table: Table, view: View, dec: Decision) -> tuple[Place | None, str] | None:
+        """The hint engine's best; None while its kernels are being compiled (a fresh
+        machine, a minute or more): the advisor (the rules bot) suggests meanwhile."""
         from chinese_poker.ai.hints import hint
-        from chinese_poker.ai.warm import compile_notice, is_warm, warm_kernels
+        from chinese_poker.ai.warm import (
+            compile_notice,
+            is_warm,
+            warm_kernels,
+            warm_unless_compiling,
+        )
 
         def say(message: str) -> None:
             self.console.print(Text(message, style="dim"))
@@ -663,6 +672,8 @@ class Game:
             kernels = _kernels(self.rules)
             if not is_warm(kernels):
                 say(_("The hint engine is still getting ready (a moment, once)..."))
+            if not warm_unless_compiling(kernels):
+                return None
             # Wait for the background warm-up first: the time budget is for thinking, and
             # spent waiting on it the first suggestion would be a guess.
             warm_kernels(kernels, say=say)

@@ -242,8 +242,10 @@ async function analyse() {
 }
 
 function hintsHtml(r) {
-  const rows = r.hints.map((h, i) => `<tr${i === 0 ? ' class="best"' : ""}><td>${i + 1}</td><td>${esc(h.text)}</td><td class="num">${signed(h.value.toFixed(2))}</td><td class="num">${h.interval[0].toFixed(1)} … ${h.interval[1].toFixed(1)}</td><td class="num">${Math.round(h.foul_probability * 100)}%</td></tr>`).join("");
-  return `<div id="ps-summary">${r.options} legal actions on street ${r.street} (${esc(r.variant)}), best first</div>
+  // A quick hint (the engine still compiling on a fresh server) has no value: its row says why.
+  const rows = r.hints.map((h, i) => h.quick ? `<tr class="best"><td>${i + 1}</td><td>${esc(h.text)}</td><td colspan="3" class="muted">${esc(h.explanation)}</td></tr>` : `<tr${i === 0 ? ' class="best"' : ""}><td>${i + 1}</td><td>${esc(h.text)}</td><td class="num">${signed(h.value.toFixed(2))}</td><td class="num">${h.interval[0].toFixed(1)} … ${h.interval[1].toFixed(1)}</td><td class="num">${Math.round(h.foul_probability * 100)}%</td></tr>`).join("");
+  const quick = r.hints.length && r.hints[0].quick;
+  return `<div id="ps-summary">${quick ? "a quick suggestion" : `${r.options} legal actions`} on street ${r.street} (${esc(r.variant)})${quick ? "" : ", best first"}</div>
     <table class="totals options-table" id="ps-hints"><tr><th>#</th><th>action (top | middle | bottom)</th><th>points</th><th>95% interval</th><th>foul</th></tr>${rows}</table>`;
 }
 

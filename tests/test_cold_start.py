@@ -236,3 +236,29 @@ def test_play_suggests_the_rules_bots_choice_while_the_kernels_compile(
     action, note = game._suggest(table, view, view.decisions[0])
     assert note == "the rules bot's choice"
     assert action is not None and table.check(action) is None
+
+
+def test_a_study_worker_still_compiling_keeps_the_grace_of_its_start(
+    cold: threading.Event,
+) -> None:
+    """A worker whose kernels are not all loaded yet (compiling in its background) is
+    not stopped for a request that ran over its budget meanwhile (it was slow because of
+    the compiling, and a fresh worker would have to start it again): the grace of a
+    worker's start lasts until it is warm. The rule for worker processes, on a thread
+    whose process is cold by construction."""
+    pool = StudyPool(threads=1)
+    pool.processes = True
+
+    def slow() -> str:
+        threading.Event().wait(1.5)  # longer than the 1 s grace of a warm worker
+        return "slow"
+
+    async def both() -> list[str]:
+        first = await pool.run(str, "first", budget=1.0)
+        second = await pool.run(slow, budget=0.01)
+        return [first, second]
+
+    try:
+        assert asyncio.run(both()) == ["first", "slow"]
+    finally:
+        pool.close()

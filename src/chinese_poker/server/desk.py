@@ -156,12 +156,17 @@ class StudyPool:
         for attempt in range(2):
             pool = self._pool
             try:
-                future = asyncio.get_running_loop().run_in_executor(pool, call)
                 # A fresh worker first imports the solvers and loads their compiled
-                # kernels: that start is not held against the request's budget.
+                # kernels, and on a fresh machine compiles them: that is not held against
+                # a request's budget (nor is the worker stopped for it, losing the work).
                 grace = STUDY_WARMUP if self._cold else 1.0
-                result = await asyncio.wait_for(future, budget + grace)
-                self._cold = False
+                loop = asyncio.get_running_loop()
+                if not self.processes:
+                    return await asyncio.wait_for(loop.run_in_executor(pool, call), budget + grace)
+                work = functools.partial(_with_warmth, call)
+                result, self._cold = await asyncio.wait_for(
+                    loop.run_in_executor(pool, work), budget + grace
+                )
                 return result
             except BrokenProcessPool:  # a worker died: a fresh pool, one more try
                 self._restart(pool)
@@ -185,6 +190,14 @@ class StudyPool:
         from chinese_poker.server.scheduling import stop_pool
 
         stop_pool(self._pool)
+
+
+def _with_warmth(call: Callable[[], T]) -> tuple[T, bool]:
+    """``call()`` in a study worker, and whether the worker is still warming (a kernel
+    family not loaded yet: the next request gets the grace of a worker's start)."""
+    from chinese_poker.ai.warm import is_warm
+
+    return call(), not is_warm()
 
 
 def _study_worker(server: int) -> None:

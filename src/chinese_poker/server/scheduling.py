@@ -49,7 +49,8 @@ HINT_SECONDS = 3.0
 
 HINT_DEADLINE = 60.0
 """A hint not answered within this many seconds is abandoned (``hints_unavailable``):
-long enough for a first hint that starts the worker and compiles its kernels."""
+long enough for a first hint that starts the worker, which loads the kernels (kernels it
+must compile are compiled in the background, and the hint is a quick one meanwhile)."""
 
 HINT_QUEUE = 32
 """At most this many hints wait or run at once on one server; more are ``busy``."""

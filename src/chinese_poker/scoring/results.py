@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # lines imports this module's ScoringError
 
 __all__ = [
     "DEUCE_OF_SPADES",
+    "SETTLEMENT_FIELDS",
     "Hand",
     "Item",
     "Natural",
@@ -176,7 +177,17 @@ class PairResult(NamedTuple):
         return self.points if seat == self.a else -self.points
 
 
-class Settlement(NamedTuple):
+#: The fields of a :class:`Settlement`, in order.
+SETTLEMENT_FIELDS = (
+    "rules", "seats", "pairs", "totals", "seat_totals", "money", "fouled", "fantasyland",
+)  # fmt: skip
+
+#: What builds a settlement's seats and pairs when they are first read: a function, then
+#: the arguments it is called with.
+Breakdown = tuple[Any, ...]
+
+
+class Settlement:
     """A settled table.
 
     ``totals`` and ``money`` are per player (they sum to zero), ``seat_totals`` per seat,
@@ -184,18 +195,128 @@ class Settlement(NamedTuple):
     Fantasyland deal (None if it does not qualify). ``to_dict()`` is the JSON contract of
     ``chinese-poker score --json``; ``render()`` the readable breakdown.
 
-    (A named tuple like the seats and pairs: a frozen dataclass took a fifth of a
-    heads-up settlement just to build.)
+    It behaves as the named tuple it used to be (fields in :data:`SETTLEMENT_FIELDS`
+    order: unpacking, indexing, equality, ``_asdict``, ``_replace``, pickling), but
+    :func:`~chinese_poker.scoring.settle` leaves ``seats`` and ``pairs`` (the itemised
+    breakdown) to be built the first time either is read: most callers read the totals
+    only, and the breakdown was most of a settlement's cost.
     """
 
-    rules: Rules
-    seats: tuple[SeatResult, ...]
-    pairs: tuple[PairResult, ...]
-    totals: Mapping[str, int]
-    seat_totals: Mapping[str, int]
-    money: Mapping[str, float]
-    fouled: tuple[str, ...]
-    fantasyland: Mapping[str, int | None]
+    __slots__ = ("_breakdown", "_values")
+    _fields = SETTLEMENT_FIELDS
+    _values: tuple[Any, ...]
+    _breakdown: Breakdown | None
+
+    def __init__(
+        self,
+        rules: Rules,
+        seats: tuple[SeatResult, ...],
+        pairs: tuple[PairResult, ...],
+        totals: Mapping[str, int],
+        seat_totals: Mapping[str, int],
+        money: Mapping[str, float],
+        fouled: tuple[str, ...],
+        fantasyland: Mapping[str, int | None],
+    ) -> None:
+        self._values = (rules, seats, pairs, totals, seat_totals, money, fouled, fantasyland)
+        self._breakdown = None
+
+    @classmethod
+    def deferred(
+        cls,
+        rules: Rules,
+        totals: Mapping[str, int],
+        seat_totals: Mapping[str, int],
+        money: Mapping[str, float],
+        fouled: tuple[str, ...],
+        fantasyland: Mapping[str, int | None],
+        breakdown: Breakdown,
+    ) -> Settlement:
+        """A settlement whose ``seats`` and ``pairs`` are built when first read, by
+        ``breakdown[0](*breakdown[1:])``."""
+        self = object.__new__(cls)
+        self._values = (rules, None, None, totals, seat_totals, money, fouled, fantasyland)
+        self._breakdown = breakdown
+        return self
+
+    def _complete(self) -> tuple[Any, ...]:
+        """The eight fields, the breakdown built if it was not yet."""
+        values = self._values
+        build = self._breakdown
+        if build is not None:
+            seats, pairs = build[0](*build[1:])
+            values = self._values = (values[0], seats, pairs, *values[3:])
+            self._breakdown = None
+        return values
+
+    @property
+    def rules(self) -> Rules:
+        return self._values[0]  # type: ignore[no-any-return]
+
+    @property
+    def seats(self) -> tuple[SeatResult, ...]:
+        return self._complete()[1]  # type: ignore[no-any-return]
+
+    @property
+    def pairs(self) -> tuple[PairResult, ...]:
+        return self._complete()[2]  # type: ignore[no-any-return]
+
+    @property
+    def totals(self) -> Mapping[str, int]:
+        return self._values[3]  # type: ignore[no-any-return]
+
+    @property
+    def seat_totals(self) -> Mapping[str, int]:
+        return self._values[4]  # type: ignore[no-any-return]
+
+    @property
+    def money(self) -> Mapping[str, float]:
+        return self._values[5]  # type: ignore[no-any-return]
+
+    @property
+    def fouled(self) -> tuple[str, ...]:
+        return self._values[6]  # type: ignore[no-any-return]
+
+    @property
+    def fantasyland(self) -> Mapping[str, int | None]:
+        return self._values[7]  # type: ignore[no-any-return]
+
+    # The named tuple's behaviour, kept for callers that unpack, index or compare.
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._complete())
+
+    def __len__(self) -> int:
+        return len(SETTLEMENT_FIELDS)
+
+    def __getitem__(self, index: int | slice) -> Any:
+        return self._complete()[index]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Settlement):
+            return self._complete() == other._complete()
+        if isinstance(other, tuple):
+            return self._complete() == other
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # as the tuple was: its totals are dicts
+
+    def __repr__(self) -> str:
+        values = zip(SETTLEMENT_FIELDS, self._complete(), strict=True)
+        return "Settlement(" + ", ".join(f"{name}={value!r}" for name, value in values) + ")"
+
+    def __reduce__(self) -> tuple[type[Settlement], tuple[Any, ...]]:
+        return Settlement, self._complete()
+
+    def _asdict(self) -> dict[str, Any]:
+        return dict(zip(SETTLEMENT_FIELDS, self._complete(), strict=True))
+
+    def _replace(self, **changes: Any) -> Settlement:
+        values = self._asdict()
+        unknown = [name for name in changes if name not in values]
+        if unknown:
+            raise ValueError(f"Got unexpected field names: {unknown!r}")
+        values.update(changes)
+        return Settlement(**values)
 
     def seat(self, name: str) -> SeatResult:
         """The seat called ``name``."""

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 from chinese_poker import evaluate as _ev
 from chinese_poker.cards import LINE_NAMES, RANKS, Board, Card, check_disjoint
 from chinese_poker.evaluate import CARD_CODES, describe, evaluate_low27, low27_high_card
 from chinese_poker.rules import RoyaltyAward, Rules
-from chinese_poker.rules.spec import RulesSpec, ScoringSpec
+from chinese_poker.rules.spec import FantasylandSpec, RulesSpec, ScoringSpec
 from chinese_poker.scoring.fantasyland import next_deal
-from chinese_poker.scoring.lines import board_foul_reason, cards_text
+from chinese_poker.scoring.lines import FoulReason, board_foul_reason, cards_text
 from chinese_poker.scoring.naturals import find_natural, natural_pair
 from chinese_poker.scoring.notes import ItemKind, Note
 from chinese_poker.scoring.results import (
@@ -41,6 +42,16 @@ def _describe(value: int) -> str:
     if text is None:
         text = _DESCRIPTIONS[value] = describe(value)
     return text
+
+
+def _line_names(top: int, middle: int, bottom: int) -> tuple[str, str, str]:
+    """The names of three line values (high middle)."""
+    known = _DESCRIPTIONS
+    return (
+        known.get(top) or _describe(top),
+        known.get(middle) or _describe(middle),
+        known.get(bottom) or _describe(bottom),
+    )
 
 
 def _describe_low(low: int, high: int) -> str:
@@ -139,12 +150,7 @@ def _lines(
     if sc.lowball_middle:
         middle, hands, reason = _low_middle(sc, board, top, middle_high, bottom)
         return top, middle_high, middle, bottom, hands, reason
-    known = _DESCRIPTIONS
-    hands = (
-        known.get(top) or _describe(top),
-        known.get(middle_high) or _describe(middle_high),
-        known.get(bottom) or _describe(bottom),
-    )
+    hands = _line_names(top, middle_high, bottom)
     # The plain comparisons of §3.4 on the shared value scale.
     if top <= middle_high <= bottom:
         return top, middle_high, middle_high, bottom, hands, None
@@ -163,8 +169,16 @@ def _natural_or_surrender(
     return natural, hand.surrender and natural is None
 
 
-def _seat(sc: ScoringSpec, hand: Hand, t5: list[int], plain: bool) -> SeatResult:
-    """One seat settled on its own; ``plain``: royalties are the per-line look-ups."""
+# Stands for a high-middle board's foul reason until the breakdown is read: the sentence
+# costs more than the rest of the seat, and the totals need only whether it fouls.
+_REASON_LATER = FoulReason("", "later", line="")
+
+
+def _seat(
+    sc: ScoringSpec, hand: Hand, t5: list[int], plain: bool, reasons: bool = True
+) -> SeatResult:
+    """One seat settled on its own; ``plain``: royalties are the per-line look-ups;
+    ``reasons``: word the foul reason now (else see :func:`_with_reason`)."""
     board = hand.board
     name = hand.name
     player = name if hand.player is None else hand.player
@@ -177,20 +191,18 @@ def _seat(sc: ScoringSpec, hand: Hand, t5: list[int], plain: bool) -> SeatResult
         top, middle_high, middle, bottom, hands, reason = _lines(sc, board, t5)
     else:  # _lines inlined for the usual high middle: this is most of a seat's cost
         t, m, b = board.top, board.middle, board.bottom
-        cc, fo, known = _CC, _FO, _DESCRIPTIONS
+        cc, fo = _CC, _FO
         k = cc[m[0]] + cc[m[1]] + cc[m[2]] + cc[m[3]] + cc[m[4]]
         j = cc[b[0]] + cc[b[1]] + cc[b[2]] + cc[b[3]] + cc[b[4]]
         top = _T3[(cc[t[0]] + cc[t[1]] + cc[t[2]]) >> 12]
         middle = middle_high = t5[(k >> 12) + fo[k & 4095]]
         bottom = t5[(j >> 12) + fo[j & 4095]]
-        hands = (
-            known.get(top) or _describe(top),
-            known.get(middle) or _describe(middle),
-            known.get(bottom) or _describe(bottom),
-        )
+        hands = _line_names(top, middle, bottom)
         reason = None
         if top > middle or middle > bottom:
-            reason = board_foul_reason(sc, board, top, middle, 0, bottom)
+            reason = (
+                board_foul_reason(sc, board, top, middle, 0, bottom) if reasons else _REASON_LATER
+            )
     values = (top, middle, bottom)
 
     natural = None
@@ -402,14 +414,18 @@ def _natural_result(sc: ScoringSpec, a: SeatResult, b: SeatResult, unit: float) 
     return PairResult(a.name, b.name, a.player, b.player, points, "natural", (item,), None, unit)
 
 
-def _surrender_result(sc: ScoringSpec, a: SeatResult, b: SeatResult, unit: float) -> PairResult:
+def _surrender(sc: ScoringSpec, a: SeatResult, b: SeatResult) -> tuple[int, Note]:
+    """(what B pays A, note) when at least one of them surrenders."""
     cost = sc.surrender_cost or 0
     if a.surrendered and b.surrendered:
-        points, note = 0, Note.BOTH
-    elif a.surrendered:
-        points, note = (0, Note.FOULED) if b.fouled else (-cost, Note.A)
-    else:
-        points, note = (0, Note.FOULED) if a.fouled else (cost, Note.B)
+        return 0, Note.BOTH
+    if a.surrendered:
+        return (0, Note.FOULED) if b.fouled else (-cost, Note.A)
+    return (0, Note.FOULED) if a.fouled else (cost, Note.B)
+
+
+def _surrender_result(sc: ScoringSpec, a: SeatResult, b: SeatResult, unit: float) -> PairResult:
+    points, note = _surrender(sc, a, b)
     return PairResult(a.name, b.name, a.player, b.player, points, "surrender",
                       (_item(_SURRENDER, points, note=note),), None, unit)  # fmt: skip
 
@@ -433,6 +449,38 @@ def _settle_pair(
     points, items, outcome = _showdown(sc, a, b, best)
     return _NEW(PairResult, (a.name, b.name, a.player, b.player, points, "showdown",
                              tuple(items), outcome, unit))  # fmt: skip
+
+
+def _foul_points(sc: ScoringSpec, winner: SeatResult, loser: SeatResult) -> int:
+    """What a fouled ``loser`` pays a valid ``winner``: the sum of :func:`_foul_items`."""
+    total = sc.foul_value
+    if sc.foul_pays_royalties:
+        doubled = _doubled_line(sc, winner, loser)
+        for line, amount in enumerate(winner.royalties):
+            total += 2 * amount if line == doubled else amount
+    return total
+
+
+def _pair_points(sc: ScoringSpec, a: SeatResult, b: SeatResult, best: Best | None) -> int:
+    """What B pays A: :func:`_settle_pair`'s arithmetic without building its items."""
+    if a.natural is not None or b.natural is not None:
+        assert sc.naturals is not None
+        return natural_pair(sc.naturals, a.natural, b.natural)[0]
+    if a.surrendered or b.surrendered:
+        return _surrender(sc, a, b)[0]
+    if a.fouled or b.fouled:
+        if a.fouled and b.fouled:
+            return 0
+        return -_foul_points(sc, b, a) if a.fouled else _foul_points(sc, a, b)
+    x0, x1, x2 = a.values
+    y0, y1, y2 = b.values
+    w0, w1, w2 = (x0 > y0) - (x0 < y0), (x1 > y1) - (x1 < y1), (x2 > y2) - (x2 < y2)
+    total = sc.showdown_points[13 + 9 * w0 + 3 * w1 + w2]
+    ar, br = a.royalties, b.royalties
+    if ar[0] or ar[1] or ar[2] or br[0] or br[1] or br[2]:
+        # The items are dropped: only tables the totals arithmetic does not model come here.
+        total += _royalty_items(sc, a, b, (w0, w1, w2), best, [])
+    return total
 
 
 def _best_at_table(sc: ScoringSpec, seats: Sequence[SeatResult]) -> Best:
@@ -621,29 +669,24 @@ def _unit_table(
 
 
 def _money(
-    players: list[str], pairs: list[PairResult], unit_table: dict[tuple[str, str], float]
-) -> dict[str, float]:
+    players: list[str], pairings: list[tuple[int, int, float]], points: list[int],
+    seats: Sequence[SeatResult],
+) -> dict[str, float]:  # fmt: skip
     money = dict.fromkeys(players, 0.0)
-    for pair in pairs:
-        amount = pair.points * pair.unit
-        money[pair.a_player] += amount
-        money[pair.b_player] -= amount
+    for (i, j, unit), pair_points in zip(pairings, points, strict=True):
+        amount = pair_points * unit
+        money[seats[i].player] += amount
+        money[seats[j].player] -= amount
     # Sums of products of points and units: rounding removes the float dust.
     return {p: round(m, 9) + 0.0 for p, m in money.items()}
 
 
-def _pairs(
-    sc: ScoringSpec, seats: list[SeatResult], unit_table: dict[tuple[str, str], float] | None,
-    default_unit: float, best: Best | None,
-) -> tuple[list[PairResult], dict[str, int]]:  # fmt: skip
-    """Every pair of seats of different players settled (§7.1), and each seat's total."""
-    if len(seats) == 2 and unit_table is None:  # heads-up, the most common table
-        a, b = seats
-        if a.player != b.player:
-            pair = _settle_pair(sc, a, b, default_unit, best)
-            return [pair], {a.name: pair.points, b.name: -pair.points}
-    pairs: list[PairResult] = []
-    seat_totals = dict.fromkeys([s.name for s in seats], 0)
+def _pairings(
+    sc: ScoringSpec, seats: Sequence[SeatResult],
+    unit_table: dict[tuple[str, str], float] | None, default_unit: float,
+) -> list[tuple[int, int, float]]:  # fmt: skip
+    """Every pair of seats of different players that settle (§7.1), with their unit."""
+    pairings = []
     parallel = sc.parallel_pairing
     n = len(seats)
     for i in range(n):
@@ -655,11 +698,65 @@ def _pairs(
             unit = default_unit
             if unit_table is not None:
                 unit = unit_table.get((a.player, b.player), default_unit)
-            pair = _settle_pair(sc, a, b, unit, best)
-            pairs.append(pair)
-            seat_totals[a.name] += pair.points
-            seat_totals[b.name] -= pair.points
-    return pairs, seat_totals
+            pairings.append((i, j, unit))
+    return pairings
+
+
+def _with_reason(sc: ScoringSpec, seat: SeatResult) -> SeatResult:
+    """The seat with its foul reason worded, if :func:`_seat` left it for later."""
+    if seat.foul_reason is not _REASON_LATER:
+        return seat
+    top, middle, bottom = seat.values
+    reason = board_foul_reason(sc, seat.board, top, middle, 0, bottom)
+    return _NEW(SeatResult, (*seat[:7], reason, *seat[8:]))
+
+
+def _breakdown(
+    sc: ScoringSpec, seats: Sequence[SeatResult], pairings: list[tuple[int, int, float]],
+    best: Best | None,
+) -> tuple[tuple[SeatResult, ...], tuple[PairResult, ...]]:  # fmt: skip
+    """The seats, their reasons worded, and every pair item by item."""
+    shown = tuple([_with_reason(sc, seat) for seat in seats])
+    pairs = tuple([_settle_pair(sc, shown[i], shown[j], unit, best) for i, j, unit in pairings])
+    return shown, pairs
+
+
+def _plain_seat(sc: ScoringSpec, hand: Hand, seat: tuple[Any, ...]) -> SeatResult:
+    """The seat :func:`_seat` makes, from :func:`_settle_plain`'s reading of it."""
+    top, middle, bottom, r_top, r_middle, r_bottom, fouled, deuce, next_hand = seat
+    board = hand.board
+    name = hand.name
+    hands = _line_names(top, middle, bottom)
+    reason = None
+    if top > middle or middle > bottom:
+        reason = board_foul_reason(sc, board, top, middle, 0, bottom)
+    values = (top, middle, bottom)
+    player = name if hand.player is None else hand.player
+    if fouled:
+        return _NEW(SeatResult, (
+            name, player, hand.index, board, values, hands, _ZERO3, reason, True, None, False,
+            hand.in_fantasyland, next_hand, deuce, (), _ZERO3,
+        ))  # fmt: skip
+    return _NEW(SeatResult, (
+        name, player, hand.index, board, values, hands, (r_top, r_middle, r_bottom), reason,
+        False, None, False, hand.in_fantasyland, next_hand, deuce, (), values,
+    ))  # fmt: skip
+
+
+def _plain_breakdown(
+    sc: ScoringSpec, hands: tuple[Hand, ...], seats: list[tuple[Any, ...]]
+) -> tuple[tuple[SeatResult, ...], tuple[PairResult, ...]]:
+    """The breakdown of a table :func:`_settle_plain` settled."""
+    unit = sc.unit_value
+    if len(hands) == 2:
+        a, b = _plain_seat(sc, hands[0], seats[0]), _plain_seat(sc, hands[1], seats[1])
+        return (a, b), (_settle_pair(sc, a, b, unit, None),)
+    shown = [_plain_seat(sc, hand, seat) for hand, seat in zip(hands, seats, strict=True)]
+    n = len(shown)
+    pairs = [
+        _settle_pair(sc, shown[i], shown[j], unit, None) for i in range(n) for j in range(i + 1, n)
+    ]
+    return tuple(shown), tuple(pairs)
 
 
 def settle(
@@ -674,6 +771,9 @@ def settle(
     the others play at ``rules.unit_value``. Raises :class:`ScoringError` for a table that
     cannot be settled (seat counts, incomplete boards, a card twice).
 
+    The totals, money, fouls and Fantasyland are settled here; the itemised breakdown
+    (``seats`` and ``pairs``) is built from the same seats the first time it is read.
+
     >>> from chinese_poker.cards import parse_board
     >>> from chinese_poker.rules import rules_for
     >>> a = Hand(name="A", board=parse_board("Ah Qd 4c | Jh Js 9c 9d 2h | 7c 7d 7h 7s Kc"))
@@ -686,35 +786,33 @@ def settle(
     sc = spec.scoring
     if type(hands) is not tuple:
         hands = tuple(hands)
+    if not units:
+        plain_rules = _PLAIN.get(id(spec))
+        if plain_rules is None or plain_rules.spec is not spec:
+            plain_rules = _plain_rules(spec)
+        if plain_rules.modelled:
+            settled = _settle_plain(rules, hands, plain_rules)
+            if settled is not None:
+                return settled
+    known = _compiled(sc)
     players = _check_table(spec, hands)
-    _, _, t5, plain = _compiled(sc)
+    _, _, t5, plain = known
     try:
-        seats = [_seat(sc, hand, t5, plain) for hand in hands]
+        seats = [_seat(sc, hand, t5, plain, False) for hand in hands]
     except IndexError:  # a line too short while another is too long
         for hand in hands:
             _check_lines(hand)
         raise
     best = _best_at_table(sc, seats) if sc.royalties.award is RoyaltyAward.BEST_AT_TABLE else None
     default_unit = sc.unit_value
-    if not units and len(seats) == 2 and len(players) == 2:
-        # Heads-up at one unit value, the most common table: the same result, built
-        # without the general loops below.
-        a, b = seats
-        pair = _settle_pair(sc, a, b, default_unit, best)
-        points = pair.points
-        seat_totals = {a.name: points, b.name: -points}
-        totals = {a.player: points, b.player: -points}
-        money = {a.player: points * default_unit + 0.0, b.player: -points * default_unit + 0.0}
-        fouled: tuple[str, ...] = (a.name, b.name) if a.fouled and b.fouled else (
-            (a.name,) if a.fouled else (b.name,) if b.fouled else ())  # fmt: skip
-        return _NEW(Settlement, (
-            rules, (a, b), (pair,), totals, seat_totals, money, fouled,
-            {a.name: a.fantasyland, b.name: b.fantasyland},
-        ))  # fmt: skip
     unit_table = _unit_table(players, units) if units else None
-    pairs, seat_totals = _pairs(sc, seats, unit_table, sc.unit_value, best)
-    names = list(seat_totals)
-    if players == names:  # one seat a player, named after him
+    pairings = _pairings(sc, seats, unit_table, default_unit)
+    points = [_pair_points(sc, seats[i], seats[j], best) for i, j, _ in pairings]
+    seat_totals = dict.fromkeys([s.name for s in seats], 0)
+    for (i, j, _), pair_points in zip(pairings, points, strict=True):
+        seat_totals[seats[i].name] += pair_points
+        seat_totals[seats[j].name] -= pair_points
+    if players == list(seat_totals):  # one seat a player, named after him
         totals = dict(seat_totals)
     else:
         totals = dict.fromkeys(players, 0)
@@ -723,12 +821,156 @@ def settle(
     if unit_table is None:
         money = {p: t * default_unit + 0.0 for p, t in totals.items()}
     else:
-        money = _money(players, pairs, unit_table)
+        money = _money(players, pairings, points, seats)
     fouled = tuple([s.name for s in seats if s.fouled])
     fantasyland = {s.name: s.fantasyland for s in seats}
-    return _NEW(Settlement, (
-        rules, tuple(seats), tuple(pairs), totals, seat_totals, money, fouled, fantasyland
-    ))  # fmt: skip
+    return Settlement.deferred(
+        rules, totals, seat_totals, money, fouled, fantasyland,
+        (_breakdown, sc, seats, pairings, best),
+    )  # fmt: skip
+
+
+class _PlainRules(NamedTuple):
+    """What :func:`_settle_plain` reads of a ruleset, looked up once."""
+
+    spec: RulesSpec
+    modelled: bool  # the totals-only arithmetic settles these rules
+    scoring: ScoringSpec
+    five_table: list[int]
+    top_royalty: Sequence[int]
+    middle_royalty: Sequence[int]
+    bottom_royalty: Sequence[int]
+    penalised: bool
+    finnish: bool
+    fantasyland: FantasylandSpec
+    entry: Sequence[int] | None  # Fantasyland entry by top value, None if disabled
+    unit: float
+    fewest: int
+    most: int
+    open_face: bool
+
+
+# Per rules spec (kept alive by the entry, so its id is not reused while cached).
+_PLAIN: dict[int, _PlainRules] = {}
+
+
+def _plain_rules(spec: RulesSpec) -> _PlainRules:
+    if len(_PLAIN) > 256:
+        _PLAIN.clear()
+    sc = spec.scoring
+    _, modelled, t5, _ = _compiled(sc)
+    fl = sc.fantasyland
+    variant = spec.variant
+    known = _PLAIN[id(spec)] = _PlainRules(
+        spec, modelled and variant.hands_per_seat == 1, sc, t5, *sc.royalties.lookup,
+        sc.misset_penalised, sc.finnish_deuce, fl, fl.entry_by_top if fl.enabled else None,
+        sc.unit_value, *variant.player_counts, variant.open_face,
+    )  # fmt: skip
+    return known
+
+
+# Card codes padded so that a number off the deck (negative or past 51) fails the line
+# look-ups like a short line does, instead of being checked card by card.
+_OFF_DECK = 1 << 62
+_CODES = (*CARD_CODES, *(_OFF_DECK,) * 52)
+
+
+def _settle_plain(rules: Rules, hands: tuple[Hand, ...], known: _PlainRules) -> Settlement | None:
+    """:func:`settle` by the totals-only arithmetic for a table it models (no surrender,
+    no dealt cards, one seat a player, every card once), else None (the full path checks
+    and names the fault)."""
+    (_, _, sc, t5, lt, lm, lb, penalised, finnish, fl, entry, unit, fewest, most,
+     open_face) = known  # fmt: skip
+    n = len(hands)
+    if not fewest <= n <= most:
+        return None
+    cc, fo, t3 = _CODES, _FO, _T3
+    # Per seat: line values, royalties, fouled, deuce line, next Fantasyland deal.
+    seats: list[tuple[Any, ...]] = []
+    cards: list[Card] = []
+    for hand in hands:
+        if hand.surrender or hand.dealt is not None:
+            return None
+        board = hand.board
+        t, m, b = board.top, board.middle, board.bottom
+        cards += t
+        cards += m
+        cards += b
+        # A line of the wrong size or a card off the deck fails here.
+        try:
+            t0, t1, t2 = t
+            m0, m1, m2, m3, m4 = m
+            b0, b1, b2, b3, b4 = b
+            k = cc[m0] + cc[m1] + cc[m2] + cc[m3] + cc[m4]
+            j = cc[b0] + cc[b1] + cc[b2] + cc[b3] + cc[b4]
+            top = t3[(cc[t0] + cc[t1] + cc[t2]) >> 12]
+            middle = t5[(k >> 12) + fo[k & 4095]]
+            bottom = t5[(j >> 12) + fo[j & 4095]]
+        except (ValueError, IndexError, TypeError):
+            return None
+        deuce = _deuce_line(hand) if finnish else -1
+        if top > middle or middle > bottom:  # no Fantasyland out of line order
+            if hand.in_fantasyland and not open_face:
+                return None
+            if penalised:
+                seats.append((top, middle, bottom, 0, 0, 0, True, deuce, None))
+                continue
+            next_hand = None
+        elif hand.in_fantasyland:
+            if not open_face:
+                return None
+            next_hand = None if entry is None else next_deal(fl, top, middle, bottom, True)
+        else:
+            next_hand = None if entry is None else (entry[top >> 16] or None)
+        seats.append((top, middle, bottom, lt[top >> 16], lm[middle >> 16], lb[bottom >> 16],
+                      False, deuce, next_hand))  # fmt: skip
+    if len(set(cards)) != 13 * n:
+        return None
+    if n == 2:  # heads-up, the most common table
+        hand_a, hand_b = hands
+        a, b = seats
+        name_a, name_b = hand_a.name, hand_b.name
+        player_a = name_a if hand_a.player is None else hand_a.player
+        player_b = name_b if hand_b.player is None else hand_b.player
+        if name_a == name_b or player_a == player_b:
+            return None
+        points = _pair_total(sc, a, b)
+        seat_totals = {name_a: points, name_b: -points}
+        totals = {player_a: points, player_b: -points}
+        money = {player_a: points * unit + 0.0, player_b: -points * unit + 0.0}
+        fantasyland = {name_a: a[8], name_b: b[8]}
+        fouled: tuple[str, ...] = (name_a, name_b) if a[6] and b[6] else (
+            (name_a,) if a[6] else (name_b,) if b[6] else ())  # fmt: skip
+    else:
+        names = []
+        owners = []
+        fouled_names = []
+        fantasyland = {}
+        for hand, seat in zip(hands, seats, strict=True):
+            name = hand.name
+            player = hand.player
+            names.append(name)
+            owners.append(name if player is None else player)
+            fantasyland[name] = seat[8]
+            if seat[6]:
+                fouled_names.append(name)
+        if len(set(names)) != n or len(set(owners)) != n:
+            return None
+        seat_points = [0] * n
+        for i in range(n):
+            seat = seats[i]
+            for j in range(i + 1, n):
+                points = _pair_total(sc, seat, seats[j])
+                seat_points[i] += points
+                seat_points[j] -= points
+        seat_totals = dict(zip(names, seat_points, strict=True))
+        totals = dict(zip(owners, seat_points, strict=True))
+        money = {p: t * unit + 0.0 for p, t in totals.items()}
+        fouled = tuple(fouled_names)
+    return Settlement.deferred(
+        rules, totals, seat_totals, money, fouled, fantasyland,
+        (_plain_breakdown, sc, hands, seats),
+    )  # fmt: skip
 
 
 # ============================================================================ totals only
@@ -801,7 +1043,7 @@ def _royalty_total(
     return total
 
 
-def _pair_total(sc: ScoringSpec, a: tuple[int, ...], b: tuple[int, ...]) -> int:
+def _pair_total(sc: ScoringSpec, a: tuple[Any, ...], b: tuple[Any, ...]) -> int:
     """What B pays A: seats as (top, middle, bottom, r_top, r_middle, r_bottom, fouled,
     deuce line), the same arithmetic as :func:`_settle_pair` without the items."""
     if a[6] or b[6]:
@@ -811,7 +1053,7 @@ def _pair_total(sc: ScoringSpec, a: tuple[int, ...], b: tuple[int, ...]) -> int:
     a0, a1, a2 = a[0], a[1], a[2]
     b0, b1, b2 = b[0], b[1], b[2]
     w0, w1, w2 = (a0 > b0) - (a0 < b0), (a1 > b1) - (a1 < b1), (a2 > b2) - (a2 < b2)
-    total = sc.showdown_points[13 + 9 * w0 + 3 * w1 + w2]
+    total: int = sc.showdown_points[13 + 9 * w0 + 3 * w1 + w2]
     if a[3] or a[4] or a[5] or b[3] or b[4] or b[5]:
         total += _royalty_total(sc, a, b, (w0, w1, w2))
     return total
@@ -835,24 +1077,11 @@ def settle_totals(rules: Rules, hands: Sequence[Hand]) -> dict[str, int]:
     spec = rules.spec
     sc = spec.scoring
     known = _compiled(sc)
-    read = _fast_seats(sc, hands, known[2]) if known[1] else None
-    if read is None:
+    read = _fast_seats(sc, hands, known[2], spec.variant.open_face) if known[1] else None
+    if read is None or not _usual_table(spec, hands, read[1], read[2]):
         return dict(settle(rules, hands).totals)  # the full checks and rules
-    seats, cards, owners = read
+    seats, _, owners = read
     n = len(owners)
-    low, high = spec.variant.player_counts
-    # The look-ups raised for numbers past 51 and for non-numbers; the rest is checked here,
-    # and settle names the fault.
-    if (
-        not low <= n <= high
-        or len(cards) != 13 * n
-        or len(set(cards)) != 13 * n
-        or min(cards) < 0
-        or spec.variant.hands_per_seat != 1
-        or len(set(owners)) != n
-        or len({hand.name for hand in hands}) != n
-    ):
-        return dict(settle(rules, hands).totals)
     if n == 2:  # heads-up, what solvers and simulations settle most
         points = _pair_total(sc, seats[0], seats[1])
         return {owners[0]: points, owners[1]: -points}
@@ -867,12 +1096,33 @@ def settle_totals(rules: Rules, hands: Sequence[Hand]) -> dict[str, int]:
     return totals
 
 
+def _usual_table(
+    spec: RulesSpec, hands: Sequence[Hand], cards: list[Card], owners: list[str]
+) -> bool:
+    """Whether the table :func:`_fast_seats` read passes :func:`_check_table` as it
+    stands: one seat a player, a count the variant allows, every card once."""
+    n = len(owners)
+    low, high = spec.variant.player_counts
+    # The look-ups raised for numbers past 51 and for non-numbers; the rest is checked here,
+    # and the full path names the fault.
+    return not (
+        not low <= n <= high
+        or len(cards) != 13 * n
+        or len(set(cards)) != 13 * n
+        or min(cards) < 0
+        or spec.variant.hands_per_seat != 1
+        or len(set(owners)) != n
+        or len({hand.name for hand in hands}) != n
+    )
+
+
 def _fast_seats(
-    sc: ScoringSpec, hands: Sequence[Hand], t5: list[int]
+    sc: ScoringSpec, hands: Sequence[Hand], t5: list[int], open_face: bool
 ) -> tuple[list[tuple[int, ...]], list[Card], list[str]] | None:
-    """(seat tuples of :func:`_pair_total`, every card, the owners), or None for a table
-    the totals-only path leaves to ``settle`` (surrender, Fantasyland, dealt cards, a line
-    too short or not made of card numbers)."""
+    """(seat tuples of :func:`_pair_total` plus whether the board breaks the line order,
+    every card, the owners), or None for a table the totals-only path leaves to the full
+    path (surrender, dealt cards, Fantasyland outside open face, a line too short or not
+    made of card numbers)."""
     lt, lm, lb = sc.royalties.lookup
     penalised = sc.misset_penalised
     finnish = sc.finnish_deuce
@@ -883,7 +1133,7 @@ def _fast_seats(
     for hand in hands:
         board = hand.board
         t, m, b = board.top, board.middle, board.bottom
-        if hand.surrender or hand.in_fantasyland or hand.dealt is not None:
+        if hand.surrender or hand.dealt is not None or (hand.in_fantasyland and not open_face):
             return None
         cards += t
         cards += m
@@ -900,9 +1150,13 @@ def _fast_seats(
         middle = t5[(k >> 12) + fo[k & 4095]]
         bottom = t5[(j >> 12) + fo[j & 4095]]
         deuce = _deuce_line(hand) if finnish else -1
-        if penalised and (top > middle or middle > bottom):
-            seats.append((top, middle, bottom, 0, 0, 0, True, deuce))
+        if top > middle or middle > bottom:
+            if penalised:
+                seats.append((top, middle, bottom, 0, 0, 0, True, deuce, True))
+            else:
+                seats.append((top, middle, bottom, lt[top >> 16], lm[middle >> 16],
+                              lb[bottom >> 16], False, deuce, True))  # fmt: skip
         else:
             seats.append((top, middle, bottom, lt[top >> 16], lm[middle >> 16],
-                          lb[bottom >> 16], False, deuce))  # fmt: skip
+                          lb[bottom >> 16], False, deuce, False))  # fmt: skip
     return seats, cards, owners

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from chinese_poker.ai import mc, rollout
+from chinese_poker.ai import hints, mc, rollout
 
 Msg = dict[str, Any]
 
@@ -37,9 +37,10 @@ class FakeClock:
 
 
 def fake_search_clock(monkeypatch: pytest.MonkeyPatch, tick: float = 0.0) -> FakeClock:
-    """The clock the bots' searches (``mc`` and ``rollout``) read their time budget from."""
+    """The clock the bots' and hints' searches (``mc``, ``rollout``, ``hints``) read their
+    time budget from."""
     clock = FakeClock(tick=tick)
-    for module in (mc, rollout):
+    for module in (mc, rollout, hints):
         monkeypatch.setattr(module, "time", SimpleNamespace(monotonic=clock))
     return clock
 

@@ -13,13 +13,16 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
+from _helpers import fake_search_clock
 from chinese_poker.cli import main
 from chinese_poker.engine.position import PositionError, parse_position
+from chinese_poker.server import desk
 from chinese_poker.server.app import create_app
 from chinese_poker.server.desk import StudyPool
 from chinese_poker.server.guard import RateSpec
@@ -34,8 +37,13 @@ HAND = "Ah Kd Qs Jc Ts 8h 8d 7s 7h 7c 5s 5c 2d"
 @pytest.fixture(scope="module", autouse=True)
 def compiled() -> None:
     """Compile the solvers' and playouts' kernels once (numba, cached on disk) before the
-    requests run: a cold compile takes longer than a request's time budget."""
+    requests run: a cold compile takes longer than a request's time budget. Warmed in
+    this process (``warm_kernels``), where the desk's threads answer: a hint then never
+    falls back to the quick answer given while kernels compile."""
     from chinese_poker.ai.hints import hint
+    from chinese_poker.ai.warm import warm_kernels
+
+    warm_kernels()
     from chinese_poker.server.desk import FantasylandRequest, solve_fantasyland_deal
 
     hint(parse_position(POSITION).view(), level=1)
@@ -45,8 +53,19 @@ def compiled() -> None:
 
 
 @pytest.fixture
-def client(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(f"sqlite:///{tmp_path / 'desk.db'}")) as c:
+def client(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
+    """The desk with its work in threads of this process, on a clock only the test moves:
+    a hint's or a trainer's time budget never runs out, so what they answer is what their
+    seeds give (as the CLI's hint without a budget), however busy the machine; and a
+    request waits for its answer as long as it takes (a 503 for a request over its 5 s
+    on a loaded machine was not what these tests check: test_study_pool_queue_limit_and_
+    budget is). The worker process: test_the_worker_loads_every_kernel_before_its_first_
+    request."""
+    clock = fake_search_clock(monkeypatch)
+    monkeypatch.setattr(desk, "time", SimpleNamespace(monotonic=clock))
+    monkeypatch.setattr(desk, "STUDY_SECONDS", 600.0)  # read when the app's routes are made
+    app = create_app(f"sqlite:///{tmp_path / 'desk.db'}", hint_processes=False)
+    with TestClient(app) as c:
         yield c
 
 
@@ -437,7 +456,9 @@ def test_trainer_refuses_an_unknown_kind_and_preset(client: TestClient) -> None:
 
 
 def test_rate_limit_per_client(tmp_path: Path) -> None:
-    app = create_app(f"sqlite:///{tmp_path / 'r.db'}", rate_limits=RateSpec(study="3/minute"))
+    # The study work in threads: the limit is what is tested here, not a worker process.
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    app = create_app(url, rate_limits=RateSpec(study="3/minute"), hint_processes=False)
     with TestClient(app) as c:
         codes = [c.post("/api/board", json={"board": "| |"}).status_code for _ in range(5)]
     assert codes == [200, 200, 200, 429, 429]

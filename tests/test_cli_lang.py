@@ -120,3 +120,12 @@ def test_an_unknown_language_is_one_line(
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert "unknown language 'de' for --lang; use one of en, bg, hr, ru, lv" in err
+
+
+def test_a_run_leaves_the_language_of_the_process(capsys: pytest.CaptureFixture[str]) -> None:
+    use_language("hr")
+    assert main(["eval", "--lang", "ru", "Ah", "Ad", "Kc"]) == 0
+    assert i18n.current_language() == "hr"
+    assert main(["eval", "Ah", "Ad", "Kc"]) == 0  # no --lang, no LANG: English
+    assert "Pair of aces" in capsys.readouterr().out.splitlines()[-1]
+    assert i18n.current_language() == "hr"

@@ -347,8 +347,8 @@ def _main(argv: Sequence[str] | None) -> int:
     except SystemExit as exc:  # argparse: --help, --version or a usage error
         return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
     try:
-        _speak(getattr(args, "lang", None))
-        code: int = args.run(args)
+        with _speaking(getattr(args, "lang", None)):
+            code: int = args.run(args)
         sys.stdout.flush()
     except BrokenPipeError:
         # The reader went away (``| head``): not an error, as for other Unix tools.
@@ -361,12 +361,19 @@ def _main(argv: Sequence[str] | None) -> int:
     return code
 
 
-def _speak(lang: str | None) -> None:
-    """Speak ``--lang``, else the environment's language, for the whole run (every run
-    chooses afresh: a command without the option follows the environment)."""
-    from chinese_poker.terminal.i18n import pick_language, use_language
+@contextlib.contextmanager
+def _speaking(lang: str | None) -> Iterator[None]:
+    """Speak ``--lang``, else the environment's language, while the command runs (a
+    command without the option follows the environment); then the language the process
+    had, for a program that called :func:`main`."""
+    from chinese_poker.terminal.i18n import current_language, pick_language, use_language
 
+    before = current_language()
     use_language(pick_language(lang))
+    try:
+        yield
+    finally:
+        use_language(before)
 
 
 INTERRUPTED = 130

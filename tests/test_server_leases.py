@@ -16,6 +16,8 @@ import json
 import os
 import random
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -141,17 +143,19 @@ def same_action(sent: Msg, stored: Msg) -> bool:
 
 def check_no_loss_no_double(stored: list[Msg], acked: list[Msg], unsure: list[Msg]) -> None:
     """Every acknowledged action stored once, in order; nothing else stored but actions
-    sent without an answer (``unsure``: stored or not, never twice)."""
+    sent without an answer (``unsure``: stored or not, never twice). An acknowledged
+    action comes first where both fit (an unanswered one may be the very same move)."""
     versions = [(a["seat"], a["version"]) for a in stored]
     assert len(set(versions)) == len(versions), f"an action stored twice: {versions}"
-    left = list(stored)
-    for a in acked:
-        assert left and same_action(a, left[0]), f"acknowledged {a} not stored in order"
-        left.pop(0)
-        while left and any(same_action(u, left[0]) for u in unsure):
-            left.pop(0)
-    for a in left:
-        assert any(same_action(u, a) for u in unsure), f"stored but never acknowledged: {a}"
+    waiting, maybe = list(acked), list(unsure)
+    for a in stored:
+        if waiting and same_action(waiting[0], a):
+            waiting.pop(0)
+            continue
+        match = [u for u in maybe if same_action(u, a)]
+        assert match, f"stored but never acknowledged: {a} (stored {stored}, acked {acked})"
+        maybe.remove(match[0])
+    assert not waiting, f"acknowledged but not stored: {waiting} (stored {stored})"
 
 
 def open_table(server: Server) -> tuple[str, dict[int, str], str]:
@@ -414,3 +418,21 @@ def test_the_database_refuses_the_writes_of_a_process_that_lost_the_lease(
             a.delete_table(table_id)
         a.close()
         b.close()
+
+
+def test_a_lease_time_that_cannot_work_is_refused_in_one_line() -> None:
+    from chinese_poker.server.app import create_app
+
+    with pytest.raises(ValueError, match=r"renew_seconds \(5\.0\) must be positive and less"):
+        create_app("sqlite:///:memory:", lease_seconds=5.0, renew_seconds=5.0)
+    with pytest.raises(ValueError, match="lease_seconds must be positive, not 0"):
+        Store("sqlite:///:memory:", lease_seconds=0)
+    done = subprocess.run(
+        [sys.executable, "-m", "chinese_poker.cli", "serve", "--lease-seconds", "0.1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    (line,) = done.stderr.strip().splitlines()
+    assert "--lease-seconds" in line and "0.1" in line, line

@@ -678,7 +678,7 @@ class Store:
         ones) if not, and the caller's transaction is rolled back."""
         if self.owner is None or not table_ids:
             return
-        ids = list(dict.fromkeys(table_ids))
+        ids = sorted(set(table_ids))  # one lock order for every process: no deadlock
         fences = self.fences
         missing = [t for t in ids if t not in fences]
         if missing:

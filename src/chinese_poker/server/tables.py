@@ -1446,11 +1446,25 @@ class TableManager:
         count = 0
         for table_id in self.store.table_ids(exclude_status="finished"):
             try:
-                live = self.get(table_id, flush=False)
+                count += self._resume(table_id) is not None
             except TableMoved:
                 continue
-            count += live is not None
         return count
+
+    def _resume(self, table_id: str) -> LiveTable | None:
+        """Rebuild a table that was being played and carry on (a hand stored as over but
+        not settled is settled, a session over is stored as finished)."""
+        live = self._load(table_id)
+        if live is None:
+            return None
+        try:
+            live.resume()
+        except LeaseLost:
+            raise self.step_down(live) from None
+        except Exception as exc:
+            self._quarantine(table_id, exc)
+            return None
+        return live
 
     def _quarantine(self, table_id: str, exc: BaseException) -> None:
         self.tables.pop(table_id, None)
@@ -1560,7 +1574,7 @@ class TableManager:
             if table_id in self.tables or table_id in self.quarantined:
                 continue
             try:
-                if self.get(table_id, flush=False) is not None:
+                if self._resume(table_id) is not None:
                     log.warning("table %s: taken over (its process stopped renewing)", table_id)
             except TableMoved:
                 pass  # another process took it first

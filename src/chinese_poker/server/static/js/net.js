@@ -23,9 +23,44 @@ export async function api(method, path, body) {
   const text = await res.text();
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch { data = text; }
+  // Another server of the same database plays the table: the page goes there.
+  if (res.status === 409 && data && data.moved) throw new ApiError(await followTable(data.moved), 409);
   if (!res.ok) throw new ApiError(plainDetail(res.status, data), res.status);
   return data;
 }
+
+/**
+ * A table played by another server of the same database (a ``moved`` message, or a 409
+ * with one): this page opens there, carrying this browser's seat of the table in the
+ * address's fragment (which no server sees). Returns what to tell the player: that, or
+ * why not (no address known, or one this browser cannot reach).
+ * @param {{table_id: string, to: string | null}} moved
+ * @returns {Promise<string>}
+ */
+export async function followTable(moved) {
+  if (!moved.to) return t("moved.unknown");
+  try {
+    await fetch(`${moved.to}/api/health`, { mode: "no-cors" });
+  } catch {
+    return t("moved.unreachable", { to: moved.to });
+  }
+  const seat = getSeat(moved.table_id);
+  const carried = seat && seat.token ? `#seat=${encodeURIComponent(JSON.stringify({ ...seat, table: moved.table_id }))}` : "";
+  location.assign(`${moved.to}${location.pathname}${location.search}${carried}`);
+  return t("moved.going", { to: moved.to });
+}
+
+/** Keep a seat that followTable carried here in the fragment, and take it out of the address. */
+export function keepCarriedSeat() {
+  const m = location.hash.match(/^#seat=(.+)$/);
+  if (!m) return;
+  history.replaceState(null, "", location.pathname + location.search);
+  try {
+    const { table, ...seat } = JSON.parse(decodeURIComponent(m[1]));
+    if (typeof table === "string" && typeof seat.token === "string") saveSeat(table, seat);
+  } catch { /* not a seat of ours */ }
+}
+
 
 const seatKey = (tableId) => `cp.seat.${tableId}`;
 export const getSeat = (tableId) => store.get(seatKey(tableId));

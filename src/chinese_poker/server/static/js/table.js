@@ -5,7 +5,7 @@
 import { watchTable } from "../fairness.js";
 import { LINES } from "./eval.js";
 import { $, $$, banner, connBadge, copyText, deadEndHTML, isTouch, toast } from "./ui.js";
-import { api, getSeat, loadStaging, saveSeat, saveStaging } from "./net.js";
+import { api, followTable, getSeat, keepCarriedSeat, loadStaging, saveSeat, saveStaging } from "./net.js";
 import { esc, keyIndex, store } from "./util.js";
 import { CLOSE_WORDS, ERROR_WORDS, gameName, placedWords } from "./words.js";
 import { clockBar, clockFor, clockText } from "./clock.js";
@@ -30,6 +30,7 @@ export function errorText(msg) {
 }
 
 export function tableScreen(app, tableId, wanted, navigate) {
+  keepCarriedSeat(); // a seat this browser held where the table was before it moved here
   const mine = getSeat(tableId);
   const T = {
     id: tableId,
@@ -42,7 +43,7 @@ export function tableScreen(app, tableId, wanted, navigate) {
     ledger: null, hands: [], lastEnd: null, nextHandAt: 0, sessionOver: false,
     ws: null, msgId: 0, sending: null, alive: true, retry: 0, closed: null,
     sortMode: store.get("cp.sort", null), lastShowdown: null, noHints: false, notice: null,
-    leaveAsk: false, rematchOffer: null,
+    leaveAsk: false, rematchOffer: null, moved: null,
   };
   window.__cp = T; // for tests and debugging
   const touch = isTouch();
@@ -94,6 +95,13 @@ export function tableScreen(app, tableId, wanted, navigate) {
         return;
       }
       connBadge(t("conn.reconnecting"), false);
+      // 4409: another server plays the table and this browser could not go there; keep
+      // asking here (this server takes the table over if that one stops).
+      if (ev.code === 4409 && T.moved) {
+        banner(T.moved, "info");
+        setTimeout(connect, 8000);
+        return;
+      }
       // 4429: this address holds as many sockets as the server allows; say why, and
       // keep trying (a tab closed elsewhere frees one).
       banner(t(ev.code === 4429 ? "close.4429" : "conn.lost"), "info");
@@ -126,6 +134,7 @@ export function tableScreen(app, tableId, wanted, navigate) {
         banner(null);
         if (T.closed && T.closed.code === 4401) toast(T.closed.text, "info", 10000);
         T.closed = null;
+        T.moved = null;
         document.title = `${T.info.name} — ${t("common.title")}`;
         if (T.info.rematch) T.rematchOffer = T.rematchOffer || { id: T.info.rematch, by: null };
         if (T.info.session_over) T.sessionOver = true;
@@ -189,6 +198,9 @@ export function tableScreen(app, tableId, wanted, navigate) {
         // Somebody started the rematch: this browser's seat key opens its seat there.
         T.rematchOffer = { id: msg.rematch, by: msg.by };
         render();
+        break;
+      case "moved":
+        followTable(msg).then((text) => { T.moved = text; banner(text, "info"); });
         break;
       case "leaving":
         T.leaveAsk = false;

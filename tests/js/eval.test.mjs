@@ -6,9 +6,9 @@ import * as E from "../../src/chinese_poker/server/static/js/eval.js";
 import { useCatalogues } from "../../src/chinese_poker/server/static/js/i18n.js";
 
 // Hand names come from the catalogues: the English one must say what the Python scorer says.
-useCatalogues({ en: JSON.parse(readFileSync(new URL("../../src/chinese_poker/server/static/i18n/en.json", import.meta.url))) }, "en");
+useCatalogues({ en: JSON.parse(readFileSync(new URL("../../src/chinese_poker/server/static/i18n/en.json", import.meta.url), "utf8")) }, "en");
 
-const { specs, cases } = JSON.parse(readFileSync(new URL("./eval-fixtures.json", import.meta.url)));
+const { specs, cases } = JSON.parse(readFileSync(new URL("./eval-fixtures.json", import.meta.url), "utf8"));
 
 test("values, names, royalties, fouls and Fantasyland agree with the Python scorer", () => {
   assert.ok(cases.length > 400);

@@ -14,9 +14,9 @@ import { leaveHTML, myAreaHTML, sessionOverHTML } from "../../src/chinese_poker/
 import { useCatalogues } from "../../src/chinese_poker/server/static/js/i18n.js";
 
 // The client's words come from its catalogues: these tests read the English one.
-useCatalogues({ en: JSON.parse(readFileSync(new URL("../../src/chinese_poker/server/static/i18n/en.json", import.meta.url))) }, "en");
+useCatalogues({ en: JSON.parse(readFileSync(new URL("../../src/chinese_poker/server/static/i18n/en.json", import.meta.url), "utf8")) }, "en");
 
-const { specs } = JSON.parse(readFileSync(new URL("./eval-fixtures.json", import.meta.url)));
+const { specs } = JSON.parse(readFileSync(new URL("./eval-fixtures.json", import.meta.url), "utf8"));
 
 function street2() {
   const d = { seat: 0, hand: 0, kind: "street", street: 2, cards: ["Ah", "Kd", "2c"], place: 2, discard: 1, free: [3, 5, 0] };
@@ -141,8 +141,8 @@ test("showdown marks: +1/−1 per opponent and line, royalties, the scoop, both 
   assert.equal(ann.royalties.bottom, 6);
   const bob = marksFor(SETTLEMENT, "Bob");
   assert.equal(bob.lines.middle[0].points, -1);
-  assert.match(lineMarksHTML(ann, "bottom"), /\+1.*★\+6/);
-  assert.match(lineMarksHTML(bob, "top"), /href="#pair-Ann-Bob"[^>]*>-1</);
+  assert.match(String(lineMarksHTML(ann, "bottom")), /\+1.*★\+6/);
+  assert.match(String(lineMarksHTML(bob, "top")), /href="#pair-Ann-Bob"[^>]*>-1</);
   assert.equal(marksFor(SETTLEMENT, "Cy"), null);
 });
 
@@ -202,7 +202,7 @@ test("scoop marks: a foul against a foul shows no 'fouled 0' chip, a paid foul d
     { vs: "Bob", points: 0, foul: true, pair: "pair-Ann-Bob" },
     { vs: "Cy", points: -6, foul: true, pair: "pair-Ann-Cy" },
   ] };
-  const html = scoopMarksHTML(marks);
+  const html = String(scoopMarksHTML(marks));
   assert.ok(!html.includes("pair-Ann-Bob"), html);
   assert.ok(html.includes("pair-Ann-Cy") && /[−-]6/.test(html), html);
 });

@@ -12,14 +12,15 @@ useCatalogues({ en: JSON.parse(readFileSync(new URL("../../src/chinese_poker/ser
 function browser(pathname, search = "", hash = "", reachable = []) {
   const items = new Map();
   const seen = { assigned: null, replaced: null, fetched: [] };
-  globalThis.localStorage = {
+  // Stand-ins with only what net.js uses (`any`: not the whole DOM types).
+  globalThis.localStorage = /** @type {any} */ ({
     getItem: (k) => (items.has(k) ? items.get(k) : null),
     setItem: (k, v) => items.set(k, String(v)),
     removeItem: (k) => items.delete(k),
-  };
-  globalThis.location = { pathname, search, hash, assign: (url) => { seen.assigned = url; } };
-  globalThis.history = { replaceState: (_state, _title, url) => { seen.replaced = url; globalThis.location.hash = ""; } };
-  globalThis.fetch = async (url, options = {}) => {
+  });
+  globalThis.location = /** @type {any} */ ({ pathname, search, hash, assign: (url) => { seen.assigned = url; } });
+  globalThis.history = /** @type {any} */ ({ replaceState: (_state, _title, url) => { seen.replaced = url; globalThis.location.hash = ""; } });
+  globalThis.fetch = /** @type {any} */ (async (url, options = {}) => {
     seen.fetched.push([url, options.mode || "cors"]);
     if (url.startsWith("/api/tables/")) {
       const moved = { type: "moved", table_id: "t-1", to: "http://a:8001", message: "table t-1 is played by the server at http://a:8001; connect there" };
@@ -27,7 +28,7 @@ function browser(pathname, search = "", hash = "", reachable = []) {
     }
     if (reachable.some((host) => url.startsWith(host))) return { ok: true, status: 200, text: async () => "{}" };
     throw new TypeError("Failed to fetch");
-  };
+  });
   return seen;
 }
 
@@ -59,7 +60,7 @@ test("an owner this browser cannot reach, or whose address is unknown, is said i
 
 test("a REST answer 409 'moved' sends the page (an invite link with its code) to the owner", async () => {
   const seen = browser("/join/t-1", "?code=xyz", "", ["http://a:8001"]);
-  await assert.rejects(api("GET", "/api/tables/t-1"), (err) => err.status === 409 && /Taking you there/.test(err.message));
+  await assert.rejects(api("GET", "/api/tables/t-1"), (/** @type {any} */ err) => err.status === 409 && /Taking you there/.test(err.message));
   assert.equal(seen.assigned, "http://a:8001/join/t-1?code=xyz");
 });
 

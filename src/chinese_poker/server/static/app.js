@@ -40,7 +40,7 @@ function route() {
   else if (r.name === "replay") current = replayPage(app, r.id, q.get("hand"));
   else if (r.name === "review") current = reviewPage(app, r.id, r.hand);
   else if (r.name === "profile") current = profilePage(app, r.id);
-  else if (r.name === "me") current = mePage(app, navigate);
+  else if (r.name === "me") current = mePage(app);
   else if (r.name === "leaderboard") current = leaderboardPage(app, q.get("family"));
   else current = lobbyScreen(app, navigate);
 }

@@ -1,8 +1,9 @@
+// @ts-check
 // The boards of the table screen as HTML: opponents', the player's own (with staging),
 // and the decision zone. Pure functions of the table state T and the time ``now``.
 
 import { liveAnalysis, LINES, SIZES } from "./eval.js";
-import { backHTML, cardHTML, cardKey, esc, signClass, signed, slotHTML } from "./util.js";
+import { backHTML, cardHTML, cardKey, esc, html, signClass, signed, slotHTML } from "./util.js";
 import { clockFor, timerHTML } from "./clock.js";
 import { canAct, combinedBoard, decision, handCards, myDecisions, ready, sortMode, staged } from "./staging.js";
 import { foulReason, lineMarksHTML, marksFor, scoopMarksHTML } from "./showdown.js";
@@ -25,7 +26,7 @@ function lineRow(line, board, opts = {}) {
   const confirmed = board[line] || [];
   const extra = opts.staged ? opts.staged[line] || [] : [];
   let cells = confirmed.map((c) => cardHTML(c)).join("");
-  cells += extra.map((c) => cardHTML(c, { tag: "button", cls: "staged", attrs: `type="button" data-unstage="${esc(c)}" draggable="true"` })).join("");
+  cells += extra.map((c) => cardHTML(c, { tag: "button", cls: "staged", attrs: html`type="button" data-unstage="${c}" draggable="true"` })).join("");
   for (let i = confirmed.length + extra.length; i < size; i++) cells += slotHTML();
   const info = opts.info ? opts.info[line] : null;
   const infoHTML = info ? `<span class="line-info" title="${esc(info.name || "")}${info.royalty ? esc(t("board.royalty_n", { n: info.royalty })) : ""}">${info.royalty && !opts.marks ? `<span class="roy">+${info.royalty}</span> ` : ""}${esc(info.name || "")}</span>` : `<span class="line-info"></span>`;
@@ -190,8 +191,8 @@ function decisionZoneHTML(T, { d, ds, board, showdown, touch, fouled }) {
   const sd = staged(T, "discard");
   const confirmLabel = T.sending !== null ? t("zone.sending") : fouled && T.foulAsked ? t("zone.confirm_foul") : `${t("zone.confirm")}${touch ? "" : " ⏎"}`;
   return `<div class="hand-zone" id="hand-zone"><div class="decision-title">${esc(title)} ${tabs} <span class="muted">${esc(t("zone.placed_of", { placed, place: d.place }))}</span></div>
-    <div class="cards" id="hand" data-drop="hand">${cards.map((c, i) => cardHTML(c, { tag: "button", cls: T.selected === c ? "selected" : "", attrs: `type="button" draggable="true" data-pick="${esc(c)}"`, key: touch ? null : cardKey(i) })).join("") || `<span class="muted">${esc(t("zone.all_placed"))}</span>`}</div>
-    ${d.discard ? `<div class="discard-zone" data-drop="discard" role="button" tabindex="-1" aria-label="${esc(t("zone.discard_aria"))}" id="discard-zone"><span class="label">✕ ${esc(t("zone.discard_n", { n: d.discard }))}</span><div class="cards">${sd.map((c) => cardHTML(c, { tag: "button", cls: "staged", attrs: `type="button" data-unstage="${esc(c)}"` })).join("")}${Array.from({ length: Math.max(0, d.discard - sd.length) }, slotHTML).join("")}</div><span class="muted hint-left">${d.discard > sd.length ? esc(t("zone.leave_in_hand")) : ""}</span></div>` : ""}
+    <div class="cards" id="hand" data-drop="hand">${cards.map((c, i) => cardHTML(c, { tag: "button", cls: T.selected === c ? "selected" : "", attrs: html`type="button" draggable="true" data-pick="${c}"`, key: touch ? null : cardKey(i) })).join("") || `<span class="muted">${esc(t("zone.all_placed"))}</span>`}</div>
+    ${d.discard ? `<div class="discard-zone" data-drop="discard" role="button" tabindex="-1" aria-label="${esc(t("zone.discard_aria"))}" id="discard-zone"><span class="label">✕ ${esc(t("zone.discard_n", { n: d.discard }))}</span><div class="cards">${sd.map((c) => cardHTML(c, { tag: "button", cls: "staged", attrs: html`type="button" data-unstage="${c}"` })).join("")}${Array.from({ length: Math.max(0, d.discard - sd.length) }, slotHTML).join("")}</div><span class="muted hint-left">${d.discard > sd.length ? esc(t("zone.leave_in_hand")) : ""}</span></div>` : ""}
     <div class="actions-bar action-bar" id="action-bar">
       <button data-act="top" title="${esc(t("zone.shortcut", { key: "T" }))}">→ ${esc(t("zone.to_top"))}</button><button data-act="middle" title="${esc(t("zone.shortcut", { key: "M" }))}">→ ${esc(t("zone.to_middle"))}</button><button data-act="bottom" title="${esc(t("zone.shortcut", { key: "B" }))}">→ ${esc(t("zone.to_bottom"))}</button>
       <button data-act="undo" id="undo-btn" ${T.moves.length ? "" : "disabled"} title="${esc(t("zone.shortcut", { key: "U" }))}">↶ ${esc(t("zone.undo"))}</button>

@@ -1,7 +1,9 @@
+// @ts-check
 // Decision clocks: the time left of a seat from the last state message, and its bar.
 // Pure: ``now`` is passed in (performance.now() in the page).
 
 import { t } from "./i18n.js";
+import { html } from "./util.js";
 
 /** The threshold under which a clock turns red: the last 5 s, or the last fifth. */
 export const lowAt = (limit) => Math.min(5, limit / 5);
@@ -41,7 +43,5 @@ export function clockBar(c) {
 export function timerHTML(c, seat) {
   if (!c) return "";
   const bar = clockBar(c);
-  return `<span class="timer ${bar.low ? "low" : ""} ${bar.bank ? "bank" : ""}" data-timer="${seat}" title="${t("clock.title")}">` +
-    `<span class="bar"><span class="fill" style="width:${(bar.fill * 100).toFixed(1)}%"></span></span>` +
-    `<span class="text">${clockText(c)}</span></span>`;
+  return html`<span class="timer ${bar.low ? "low" : ""} ${bar.bank ? "bank" : ""}" data-timer="${seat}" title="${t("clock.title")}"><span class="bar"><span class="fill" style="width:${(bar.fill * 100).toFixed(1)}%"></span></span><span class="text">${clockText(c)}</span></span>`;
 }

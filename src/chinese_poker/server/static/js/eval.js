@@ -1,3 +1,4 @@
+// @ts-check
 // Client-side line evaluator: categories and keys (RULES §3), the top-vs-middle rule
 // (§3.4), foul warnings (§4, §8.1) and the royalties (§7.4) of the table's compiled spec.
 // Values use the same packing as chinese_poker.evaluate: the category in bits 20..23 and

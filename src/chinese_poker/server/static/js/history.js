@@ -1,7 +1,8 @@
+// @ts-check
 // A hand's history record (docs/hand-history.md) as replay steps. Pure.
 
 import { LINES, SIZES } from "./eval.js";
-import { cardHTML, esc, signClass, signed, slotHTML } from "./util.js";
+import { cardHTML, html, signClass, signed, slotHTML } from "./util.js";
 import { describeAction, lineName } from "./words.js";
 import { t } from "./i18n.js";
 
@@ -43,13 +44,13 @@ export function replaySteps(rec) {
 }
 
 export function replayBoardsHTML(step, rec) {
-  return Object.values(step.boards).map((b) => {
+  return html`${Object.values(step.boards).map((b) => {
     const name = handsPerSeat(rec) > 1 ? `${b.player} / ${t("board.hand_n", { n: b.hand + 1 })}` : b.player;
     const total = step.final && b.hand === 0 && rec.totals ? rec.totals[b.player] : undefined;
     const rows = LINES.map((line) => {
-      const cards = b[line].map((c) => cardHTML(c)).join("") + Array.from({ length: Math.max(0, SIZES[line] - b[line].length) }, slotHTML).join("");
-      return `<div class="line-row"><span class="line-label">${esc(lineName(line))}</span><div class="cards">${cards}</div></div>`;
-    }).join("");
-    return `<div class="board-box"><div class="board-head"><span class="name">${esc(name)}</span>${rec.players[rec.button] === b.player ? `<span class="button-chip">${esc(t("board.button"))}</span>` : ""}${total !== undefined ? `<b class="${signClass(total)}">${signed(total)}</b>` : ""}${b.notes.length ? `<span class="chip">${esc(b.notes.join(", "))}</span>` : ""}</div>${rows}${b.discard.length ? `<div class="muted" style="font-size:12px">${esc(t("replay.discarded", { cards: b.discard.join(" ") }))}</div>` : ""}</div>`;
-  }).join("");
+      const cards = [b[line].map((c) => cardHTML(c)), Array.from({ length: Math.max(0, SIZES[line] - b[line].length) }, slotHTML)];
+      return html`<div class="line-row"><span class="line-label">${lineName(line)}</span><div class="cards">${cards}</div></div>`;
+    });
+    return html`<div class="board-box"><div class="board-head"><span class="name">${name}</span>${rec.players[rec.button] === b.player ? html`<span class="button-chip">${t("board.button")}</span>` : ""}${total !== undefined ? html`<b class="${signClass(total)}">${signed(total)}</b>` : ""}${b.notes.length ? html`<span class="chip">${b.notes.join(", ")}</span>` : ""}</div>${rows}${b.discard.length ? html`<div class="muted" style="font-size:12px">${t("replay.discarded", { cards: b.discard.join(" ") })}</div>` : ""}</div>`;
+  })}`;
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // The page's words in the player's language: JSON catalogues in static/i18n/<lang>.json,
 // one key per message, "{name}" placeholders, and plural forms as objects keyed by the
 // categories of Intl.PluralRules ({one, few, many, other}). English is the fallback for a

@@ -1,3 +1,4 @@
+// @ts-check
 // Who this browser is: a random player key kept in its storage and sent as the
 // X-Player-Key header (docs/browser.md, "Your identity"). No DOM at import.
 
@@ -39,9 +40,9 @@ export async function asMe(method, path, body) {
     throw new Error(t("http.unreachable"));
   }
   const text = await res.text();
-  let data = null;
+  let data;
   try { data = text ? JSON.parse(text) : null; } catch { data = text; }
-  if (!res.ok) { const err = new Error(plainDetail(res.status, data)); err.status = res.status; throw err; }
+  if (!res.ok) { throw Object.assign(new Error(plainDetail(res.status, data)), { status: res.status }); }
   return data;
 }
 

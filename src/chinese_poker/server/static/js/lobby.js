@@ -1,9 +1,10 @@
+// @ts-check
 // The front page: one-click play (a bot or a friend), joining by link or code, the
 // custom table form with every option, and the list of tables.
 
 import { $, $$, copyText, toast } from "./ui.js";
 import { api, getSeat, inviteTarget, saveSeat } from "./net.js";
-import { esc, store } from "./util.js";
+import { html, joinHTML, setHTML, store } from "./util.js";
 import { CLOCKS, STRENGTHS, TIMEOUT_POLICIES, botWords, choiceWords, gameHelp, gameName, optionHelp, optionLabel, optionWords, rulePresets, setRuleWords, statusName } from "./words.js";
 import { parseValue, presetCounts, quickTable } from "./tableplan.js";
 import { t } from "./i18n.js";
@@ -11,8 +12,8 @@ import { t } from "./i18n.js";
 const presetName = (p) => p.name || p.preset || p.id;
 const gameOptions = (presets, selected) => presets.map((p) => {
   const n = presetName(p);
-  return `<option value="${esc(n)}" ${n === selected ? "selected" : ""}>${esc(gameName(n))}</option>`;
-}).join("");
+  return html`<option value="${n}" ${n === selected ? "selected" : ""}>${gameName(n)}</option>`;
+});
 
 export function lobbyScreen(app, navigate) {
   // The games are the server's presets (loaded by app.js; again below if that failed).
@@ -20,66 +21,66 @@ export function lobbyScreen(app, navigate) {
   const saved = store.get("cp.lobby", {});
   const quick = store.get("cp.quick", { game: "pineapple", strength: "casual", clock: "30" });
   const myName = store.get("cp.name", "");
-  app.innerHTML = `
+  setHTML(app, html`
   <div class="lobby">
     <section>
       <div class="panel" id="quick-panel">
-        <h2>${esc(t("lobby.play_now"))}</h2>
+        <h2>${t("lobby.play_now")}</h2>
         <div class="form-grid">
-          <label for="q-name">${esc(t("lobby.your_name"))}</label><input id="q-name" type="text" value="${esc(myName)}" placeholder="${esc(t("lobby.player1"))}" maxlength="30">
-          <label for="q-game">${esc(t("lobby.game"))}</label><div><select id="q-game"></select><div class="help" id="q-game-help"></div></div>
-          <label for="q-strength">${esc(t("lobby.bot"))}</label><div><select id="q-strength">${STRENGTHS.map((s) => `<option value="${s.id}" ${s.id === quick.strength ? "selected" : ""}>${esc(s.label)}</option>`).join("")}</select><div class="help" id="q-strength-help"></div></div>
-          <label for="q-clock">${esc(t("lobby.clock"))}</label><div><select id="q-clock">${CLOCKS.map((c) => `<option value="${c.id}" ${c.id === quick.clock ? "selected" : ""}>${esc(c.label)}</option>`).join("")}</select><div class="help" id="q-clock-help"></div></div>
+          <label for="q-name">${t("lobby.your_name")}</label><input id="q-name" type="text" value="${myName}" placeholder="${t("lobby.player1")}" maxlength="30">
+          <label for="q-game">${t("lobby.game")}</label><div><select id="q-game"></select><div class="help" id="q-game-help"></div></div>
+          <label for="q-strength">${t("lobby.bot")}</label><div><select id="q-strength">${STRENGTHS.map((s) => html`<option value="${s.id}" ${s.id === quick.strength ? "selected" : ""}>${s.label}</option>`)}</select><div class="help" id="q-strength-help"></div></div>
+          <label for="q-clock">${t("lobby.clock")}</label><div><select id="q-clock">${CLOCKS.map((c) => html`<option value="${c.id}" ${c.id === quick.clock ? "selected" : ""}>${c.label}</option>`)}</select><div class="help" id="q-clock-help"></div></div>
         </div>
         <div class="actions-bar big">
-          <button type="button" class="primary" id="play-bot">${esc(t("lobby.play_bot"))}</button>
-          <button type="button" class="primary" id="play-friend">${esc(t("lobby.play_friend"))}</button>
+          <button type="button" class="primary" id="play-bot">${t("lobby.play_bot")}</button>
+          <button type="button" class="primary" id="play-friend">${t("lobby.play_friend")}</button>
         </div>
-        <p class="help">${esc(t("lobby.play_help"))}</p>
+        <p class="help">${t("lobby.play_help")}</p>
         <div id="created"></div>
       </div>
       <div class="panel">
-        <h2>${esc(t("lobby.join_friend"))}</h2>
-        <form id="invite-form" class="invite"><input id="invite-input" type="text" placeholder="${esc(t("lobby.paste_invite"))}" aria-label="${esc(t("lobby.invite_link"))}"><button type="submit">${esc(t("lobby.open"))}</button></form>
+        <h2>${t("lobby.join_friend")}</h2>
+        <form id="invite-form" class="invite"><input id="invite-input" type="text" placeholder="${t("lobby.paste_invite")}" aria-label="${t("lobby.invite_link")}"><button type="submit">${t("lobby.open")}</button></form>
       </div>
       <div class="panel">
-        <h2>${esc(t("lobby.tables"))} <button class="small" id="refresh-tables" type="button" title="${esc(t("lobby.refresh"))}">↻</button></h2>
-        <div id="tables"><p class="muted">${esc(t("common.loading"))}</p></div>
+        <h2>${t("lobby.tables")} <button class="small" id="refresh-tables" type="button" title="${t("lobby.refresh")}">↻</button></h2>
+        <div id="tables"><p class="muted">${t("common.loading")}</p></div>
       </div>
     </section>
     <section class="panel" id="create-panel">
-      <details id="custom" ${saved.open ? "open" : ""}><summary><h2>${esc(t("lobby.custom"))}</h2><span class="muted">${esc(t("lobby.custom_sub"))}</span></summary>
+      <details id="custom" ${saved.open ? "open" : ""}><summary><h2>${t("lobby.custom")}</h2><span class="muted">${t("lobby.custom_sub")}</span></summary>
       <form id="create-form" autocomplete="off">
         <div class="form-grid">
-          <label for="f-name">${esc(t("lobby.table_name"))}</label><input id="f-name" name="name" type="text" placeholder="${esc(t("lobby.table_name_example"))}" maxlength="60">
-          <label for="f-player">${esc(t("lobby.your_name"))}</label><input id="f-player" name="player" type="text" value="${esc(myName)}" placeholder="${esc(t("lobby.player1"))}" maxlength="30">
-          <label for="f-preset">${esc(t("lobby.game"))}</label><select id="f-preset" name="preset"></select>
+          <label for="f-name">${t("lobby.table_name")}</label><input id="f-name" name="name" type="text" placeholder="${t("lobby.table_name_example")}" maxlength="60">
+          <label for="f-player">${t("lobby.your_name")}</label><input id="f-player" name="player" type="text" value="${myName}" placeholder="${t("lobby.player1")}" maxlength="30">
+          <label for="f-preset">${t("lobby.game")}</label><select id="f-preset" name="preset"></select>
           <span></span><div class="rules-summary help" id="f-preset-summary"></div>
-          <label for="f-count">${esc(t("lobby.players"))}</label><select id="f-count" name="count"></select>
-          <label>${esc(t("lobby.seats"))}</label><div id="f-seats"></div>
-          <label>${esc(t("lobby.rule_changes"))}</label>
-          <div><div id="f-options"></div><button type="button" class="small" id="f-add-option">+ ${esc(t("lobby.change_rule"))}</button></div>
-          <label for="f-time">${esc(t("lobby.seconds_move"))}</label><div><input id="f-time" name="time_limit" type="number" min="1" step="1" placeholder="${esc(t("lobby.no_clock"))}"><div class="help">${esc(t("lobby.seconds_help"))}</div></div>
-          <label for="f-bank">${esc(t("lobby.bank"))}</label><div><input id="f-bank" type="number" min="0" step="1" value="60"><div class="help">${esc(t("lobby.bank_help"))}</div></div>
-          <label for="f-timeouts">${esc(t("lobby.timeouts"))}</label><div><select id="f-timeouts">${Object.entries(TIMEOUT_POLICIES).map(([k, [label]]) => `<option value="${k}">${esc(label)}</option>`).join("")}</select><div class="help" id="f-timeouts-help"></div></div>
-          <label for="f-grace">${esc(t("lobby.grace"))}</label><div><input id="f-grace" type="number" min="0" max="3600" step="1" value="30"><div class="help">${esc(t("lobby.grace_help"))}</div></div>
-          <label for="f-mode">${esc(t("lobby.mode"))}</label>
-          <div><select id="f-mode" name="mode"><option value="continuous">${esc(t("lobby.mode_continuous"))}</option><option value="session">${esc(t("lobby.mode_session"))}</option><option value="tournament">${esc(t("lobby.mode_tournament"))}</option></select></div>
-          <label class="tourn" for="f-chips">${esc(t("lobby.chips"))}</label><input class="tourn" id="f-chips" type="number" min="1" placeholder="1000">
-          <label class="tourn" for="f-levels">${esc(t("lobby.levels"))}</label><input class="tourn" id="f-levels" type="number" min="1" placeholder="${esc(t("lobby.levels_placeholder"))}">
-          <label>${esc(t("lobby.settings"))}</label>
+          <label for="f-count">${t("lobby.players")}</label><select id="f-count" name="count"></select>
+          <label>${t("lobby.seats")}</label><div id="f-seats"></div>
+          <label>${t("lobby.rule_changes")}</label>
+          <div><div id="f-options"></div><button type="button" class="small" id="f-add-option">+ ${t("lobby.change_rule")}</button></div>
+          <label for="f-time">${t("lobby.seconds_move")}</label><div><input id="f-time" name="time_limit" type="number" min="1" step="1" placeholder="${t("lobby.no_clock")}"><div class="help">${t("lobby.seconds_help")}</div></div>
+          <label for="f-bank">${t("lobby.bank")}</label><div><input id="f-bank" type="number" min="0" step="1" value="60"><div class="help">${t("lobby.bank_help")}</div></div>
+          <label for="f-timeouts">${t("lobby.timeouts")}</label><div><select id="f-timeouts">${Object.entries(TIMEOUT_POLICIES).map(([k, [label]]) => html`<option value="${k}">${label}</option>`)}</select><div class="help" id="f-timeouts-help"></div></div>
+          <label for="f-grace">${t("lobby.grace")}</label><div><input id="f-grace" type="number" min="0" max="3600" step="1" value="30"><div class="help">${t("lobby.grace_help")}</div></div>
+          <label for="f-mode">${t("lobby.mode")}</label>
+          <div><select id="f-mode" name="mode"><option value="continuous">${t("lobby.mode_continuous")}</option><option value="session">${t("lobby.mode_session")}</option><option value="tournament">${t("lobby.mode_tournament")}</option></select></div>
+          <label class="tourn" for="f-chips">${t("lobby.chips")}</label><input class="tourn" id="f-chips" type="number" min="1" placeholder="1000">
+          <label class="tourn" for="f-levels">${t("lobby.levels")}</label><input class="tourn" id="f-levels" type="number" min="1" placeholder="${t("lobby.levels_placeholder")}">
+          <label>${t("lobby.settings")}</label>
           <div>
-            <label class="toggle"><input type="checkbox" id="f-hints" checked> ${esc(t("lobby.hints_allowed"))}</label>
-            <label class="toggle"><input type="checkbox" id="f-spect" checked> ${esc(t("lobby.spectators_allowed"))}</label>
+            <label class="toggle"><input type="checkbox" id="f-hints" checked> ${t("lobby.hints_allowed")}</label>
+            <label class="toggle"><input type="checkbox" id="f-spect" checked> ${t("lobby.spectators_allowed")}</label>
           </div>
-          <label for="f-botdelay">${esc(t("lobby.bot_delay"))}</label><input id="f-botdelay" type="number" min="0" max="10" step="0.1" value="0.5">
-          <label for="f-nextdelay">${esc(t("lobby.next_delay"))}</label><input id="f-nextdelay" type="number" min="0" max="60" step="0.5" value="5">
+          <label for="f-botdelay">${t("lobby.bot_delay")}</label><input id="f-botdelay" type="number" min="0" max="10" step="0.1" value="0.5">
+          <label for="f-nextdelay">${t("lobby.next_delay")}</label><input id="f-nextdelay" type="number" min="0" max="60" step="0.5" value="5">
         </div>
-        <div class="actions-bar"><button type="submit" class="primary" id="create-btn">${esc(t("lobby.create"))}</button></div>
+        <div class="actions-bar"><button type="submit" class="primary" id="create-btn">${t("lobby.create")}</button></div>
       </form>
       </details>
     </section>
-  </div>`;
+  </div>`);
 
   const form = $("#create-form", app);
   const presetSel = $("#f-preset", app);
@@ -118,11 +119,11 @@ export function lobbyScreen(app, navigate) {
     const id = made.table.id;
     saveSeat(id, { token: made.token, seat: made.seat, player: (made.table.seats[made.seat] || {}).name, invite_url: made.invite_url, join_code: made.join_code, creator: true });
     if (humans <= 1) { navigate(`/table/${encodeURIComponent(id)}`); return; }
-    $("#created", app).innerHTML = `<div class="created-box">
-      <b>${esc(t("lobby.table_open"))}</b> ${esc(t("lobby.send_link", { n: humans - 1 }))}
-      <div class="invite"><input id="invite-url" type="text" readonly value="${esc(made.invite_url)}" aria-label="${esc(t("lobby.invite_link"))}"><button type="button" id="copy-invite">${esc(t("common.copy"))}</button></div>
-      <div class="actions-bar"><a class="button" href="/table/${esc(encodeURIComponent(id))}" data-link><button type="button" class="primary" id="go-table">${esc(t("lobby.go_table"))}</button></a></div>
-    </div>`;
+    setHTML($("#created", app), html`<div class="created-box">
+      <b>${t("lobby.table_open")}</b> ${t("lobby.send_link", { n: humans - 1 })}
+      <div class="invite"><input id="invite-url" type="text" readonly value="${made.invite_url}" aria-label="${t("lobby.invite_link")}"><button type="button" id="copy-invite">${t("common.copy")}</button></div>
+      <div class="actions-bar"><a class="button" href="/table/${encodeURIComponent(id)}" data-link><button type="button" class="primary" id="go-table">${t("lobby.go_table")}</button></a></div>
+    </div>`);
     $("#copy-invite", app).onclick = () => copyText(made.invite_url);
     $("#created", app).scrollIntoView({ block: "nearest" });
     loadTables();
@@ -133,9 +134,9 @@ export function lobbyScreen(app, navigate) {
     if (!L.presets.length) return;
     const q = $("#q-game", app);
     const qv = q.value || quick.game;
-    q.innerHTML = gameOptions(L.presets, L.presets.some((p) => presetName(p) === qv) ? qv : "pineapple");
+    setHTML(q, html`${gameOptions(L.presets, L.presets.some((p) => presetName(p) === qv) ? qv : "pineapple")}`);
     const pv = saved.preset && L.presets.some((p) => presetName(p) === saved.preset) ? saved.preset : "pineapple";
-    presetSel.innerHTML = gameOptions(L.presets, presetSel.value || pv);
+    setHTML(presetSel, html`${gameOptions(L.presets, presetSel.value || pv)}`);
     if (!presetSel.value) presetSel.value = presetName(L.presets[0]);
     quickHelp();
     onPreset();
@@ -145,7 +146,7 @@ export function lobbyScreen(app, navigate) {
     const p = currentPreset();
     const counts = presetCounts(p);
     const prev = Number(countSel.value) || saved.count || 2;
-    countSel.innerHTML = counts.map((c) => `<option value="${c}">${c}</option>`).join("");
+    setHTML(countSel, html`${counts.map((c) => html`<option value="${c}">${c}</option>`)}`);
     countSel.value = String(counts.includes(prev) ? prev : counts[0]);
     $("#f-preset-summary", app).textContent = gameHelp(presetSel.value);
     renderSeats();
@@ -153,28 +154,28 @@ export function lobbyScreen(app, navigate) {
   }
 
   function strengthOptions(selected) {
-    return STRENGTHS.map((s) => `<option value="${s.id}" ${s.id === selected ? "selected" : ""} title="${esc(s.help)}">${esc(s.label)}</option>`).join("");
+    return STRENGTHS.map((s) => html`<option value="${s.id}" ${s.id === selected ? "selected" : ""} title="${s.help}">${s.label}</option>`);
   }
 
   function renderSeats() {
     const n = Number(countSel.value) || 2;
     const old = $$(".seat-row", seatsBox).map((row) => ({ kind: $(".s-kind", row).value, name: $(".s-name", row).value, bot: $(".s-bot", row).value }));
     const defaults = saved.seats || [];
-    let html = "";
+    const rows = [];
     for (let i = 0; i < n; i++) {
       const s = old[i] || defaults[i] || { kind: i === 0 ? "human" : "bot", name: "", bot: "casual" };
       const you = i === 0;
-      html += `<div class="seat-row" data-seat="${i}">
-        <span class="seat-no">${esc(t("lobby.seat_n", { n: i + 1 }))}</span>
-        <select class="s-kind" aria-label="${esc(t("lobby.seat_player", { n: i + 1 }))}" ${you ? "disabled" : ""}>
-          <option value="human" ${s.kind === "human" ? "selected" : ""}>${esc(you ? t("lobby.you") : t("lobby.a_friend"))}</option>
-          <option value="bot" ${s.kind === "bot" && !you ? "selected" : ""}>${esc(t("lobby.bot"))}</option>
+      rows.push(html`<div class="seat-row" data-seat="${i}">
+        <span class="seat-no">${t("lobby.seat_n", { n: i + 1 })}</span>
+        <select class="s-kind" aria-label="${t("lobby.seat_player", { n: i + 1 })}" ${you ? "disabled" : ""}>
+          <option value="human" ${s.kind === "human" ? "selected" : ""}>${you ? t("lobby.you") : t("lobby.a_friend")}</option>
+          <option value="bot" ${s.kind === "bot" && !you ? "selected" : ""}>${t("lobby.bot")}</option>
         </select>
-        <input class="s-name" type="text" placeholder="${esc(t("lobby.name_optional"))}" value="${esc(you ? "" : s.name)}" ${you ? "hidden" : ""} aria-label="${esc(t("lobby.seat_name", { n: i + 1 }))}">
-        <select class="s-bot" aria-label="${esc(t("lobby.seat_bot", { n: i + 1 }))}">${strengthOptions(STRENGTHS.some((x) => x.id === s.bot) ? s.bot : "casual")}</select>
-      </div>`;
+        <input class="s-name" type="text" placeholder="${t("lobby.name_optional")}" value="${you ? "" : s.name}" ${you ? "hidden" : ""} aria-label="${t("lobby.seat_name", { n: i + 1 })}">
+        <select class="s-bot" aria-label="${t("lobby.seat_bot", { n: i + 1 })}">${strengthOptions(STRENGTHS.some((x) => x.id === s.bot) ? s.bot : "casual")}</select>
+      </div>`);
     }
-    seatsBox.innerHTML = html;
+    setHTML(seatsBox, html`${rows}`);
     $$(".seat-row", seatsBox).forEach(updateSeatRow);
   }
 
@@ -189,7 +190,7 @@ export function lobbyScreen(app, navigate) {
 
   function fillOptionNames(sel) {
     const cur = sel.value;
-    sel.innerHTML = optionNames().map((k) => `<option value="${esc(k)}" ${k === cur ? "selected" : ""}>${esc(optionLabel(k))}</option>`).join("");
+    setHTML(sel, html`${optionNames().map((k) => html`<option value="${k}" ${k === cur ? "selected" : ""}>${optionLabel(k)}</option>`)}`);
     showOptionDefault(sel.closest(".option-row"));
   }
 
@@ -205,7 +206,7 @@ export function lobbyScreen(app, navigate) {
     let control;
     if (o && o.kind !== "value" && o.choices.length) {
       control = document.createElement("select");
-      control.innerHTML = o.choices.map((c) => `<option value="${esc(c.value)}" ${c.value === now ? "selected" : ""}>${esc(choiceWords(name, c.value))}${c.value === now ? ` ${esc(t("lobby.now_mark"))}` : ""}</option>`).join("");
+      setHTML(control, html`${o.choices.map((c) => html`<option value="${c.value}" ${c.value === now ? "selected" : ""}>${choiceWords(name, c.value)}${c.value === now ? html` ${t("lobby.now_mark")}` : ""}</option>`)}`);
     } else {
       control = document.createElement("input");
       control.type = "text";
@@ -221,7 +222,7 @@ export function lobbyScreen(app, navigate) {
   function addOption(name = "", value = "") {
     const row = document.createElement("div");
     row.className = "option-row";
-    row.innerHTML = `<select class="o-name" aria-label="${esc(t("lobby.rule"))}"></select><input class="o-value" type="text" aria-label="${esc(t("lobby.value"))}" value="${esc(value)}"><button type="button" class="small" aria-label="${esc(t("lobby.remove_change"))}">×</button><div class="help"></div>`;
+    setHTML(row, html`<select class="o-name" aria-label="${t("lobby.rule")}"></select><input class="o-value" type="text" aria-label="${t("lobby.value")}" value="${value}"><button type="button" class="small" aria-label="${t("lobby.remove_change")}">×</button><div class="help"></div>`);
     optionsBox.appendChild(row);
     const sel = $(".o-name", row);
     fillOptionNames(sel);
@@ -320,21 +321,21 @@ export function lobbyScreen(app, navigate) {
     try {
       const tables = await api("GET", "/api/tables");
       if (!L.alive) return;
-      if (!tables.length) { box.innerHTML = `<p class="muted">${esc(t("lobby.no_tables"))}</p>`; return; }
-      box.innerHTML = `<table class="table-list"><thead><tr><th>${esc(t("table.table"))}</th><th>${esc(t("lobby.game"))}</th><th>${esc(t("lobby.seats"))}</th><th></th></tr></thead><tbody>${tables.map((tb) => {
+      if (!tables.length) { setHTML(box, html`<p class="muted">${t("lobby.no_tables")}</p>`); return; }
+      setHTML(box, html`<table class="table-list"><thead><tr><th>${t("table.table")}</th><th>${t("lobby.game")}</th><th>${t("lobby.seats")}</th><th></th></tr></thead><tbody>${tables.map((tb) => {
         const mine = getSeat(tb.id);
         const taken = tb.seats.filter((s) => s.taken).length;
-        const who = tb.seats.map((s) => (s.taken ? esc(s.name || "?") + (s.kind === "bot" ? ` (${esc(t("join.bot_of", { level: botWords(s.bot, s.level) }))})` : "") : `<i class='muted'>${esc(t("table.free"))}</i>`)).join(", ");
+        const who = joinHTML(tb.seats.map((s) => (s.taken ? html`${s.name || "?"}${s.kind === "bot" ? html` (${t("join.bot_of", { level: botWords(s.bot, s.level) })})` : ""}` : html`<i class='muted'>${t("table.free")}</i>`)), ", ");
         const acts = [];
-        const idq = esc(encodeURIComponent(tb.id));
-        if (mine && mine.token && tb.status !== "finished") acts.push(`<a href="/table/${idq}" data-link><button class="small primary" type="button">${esc(t("lobby.resume"))}</button></a>`);
-        else if (tb.status === "waiting" && taken < tb.seats.length) acts.push(`<button class="small" type="button" data-join="${esc(tb.id)}">${esc(t("lobby.join_ellipsis"))}</button>`);
-        if (tb.spectators) acts.push(`<a href="/watch/${idq}" data-link><button class="small" type="button">${esc(t("lobby.watch"))}</button></a>`);
-        if (tb.hands_played > 0) acts.push(`<a href="/?hands=${idq}" data-link><button class="small" type="button">${esc(t("hands.title"))}</button></a>`);
-        return `<tr data-table="${esc(tb.id)}"><td><b>${esc(tb.name)}</b><br><span class="status ${esc(tb.status)}">${esc(statusName(tb.status))}</span> <span class="muted">${esc(tb.time_limit ? t("join.per_move", { s: tb.time_limit }) : t("lobby.no_clock"))}</span></td><td>${esc(gameName(tb.preset))}<br><span class="muted">${esc(tb.mode === "tournament" ? t("table.tournament") : t("join.cash"))}${tb.hand ? ` · ${esc(t("board.hand_n", { n: tb.hand }))}` : ""}</span></td><td>${taken}/${tb.seats.length}<br><span class="muted">${who}</span></td><td class="actions">${acts.join(" ")}</td></tr>`;
-      }).join("")}</tbody></table>`;
+        const idq = encodeURIComponent(tb.id);
+        if (mine && mine.token && tb.status !== "finished") acts.push(html`<a href="/table/${idq}" data-link><button class="small primary" type="button">${t("lobby.resume")}</button></a>`);
+        else if (tb.status === "waiting" && taken < tb.seats.length) acts.push(html`<button class="small" type="button" data-join="${tb.id}">${t("lobby.join_ellipsis")}</button>`);
+        if (tb.spectators) acts.push(html`<a href="/watch/${idq}" data-link><button class="small" type="button">${t("lobby.watch")}</button></a>`);
+        if (tb.hands_played > 0) acts.push(html`<a href="/?hands=${idq}" data-link><button class="small" type="button">${t("hands.title")}</button></a>`);
+        return html`<tr data-table="${tb.id}"><td><b>${tb.name}</b><br><span class="status ${tb.status}">${statusName(tb.status)}</span> <span class="muted">${tb.time_limit ? t("join.per_move", { s: tb.time_limit }) : t("lobby.no_clock")}</span></td><td>${gameName(tb.preset)}<br><span class="muted">${tb.mode === "tournament" ? t("table.tournament") : t("join.cash")}${tb.hand ? html` · ${t("board.hand_n", { n: tb.hand })}` : ""}</span></td><td>${taken}/${tb.seats.length}<br><span class="muted">${who}</span></td><td class="actions">${joinHTML(acts, " ")}</td></tr>`;
+      })}</tbody></table>`);
     } catch (err) {
-      box.innerHTML = `<p class="warning">${esc(t("lobby.tables_failed", { reason: err.message }))}</p>`;
+      setHTML(box, html`<p class="warning">${t("lobby.tables_failed", { reason: err.message })}</p>`);
     }
   }
   $("#tables", app).addEventListener("click", (ev) => {
@@ -342,7 +343,7 @@ export function lobbyScreen(app, navigate) {
     if (!b) return;
     // The join code typed in the page, in the table's row (no browser prompt).
     const td = b.closest("td");
-    td.innerHTML = `<form class="code-form invite" data-table="${esc(b.dataset.join)}"><input type="text" class="code-input" placeholder="${esc(t("lobby.join_code_placeholder"))}" aria-label="${esc(t("join.code"))}" required><button type="submit" class="small primary">${esc(t("join.join"))}</button></form>`;
+    setHTML(td, html`<form class="code-form invite" data-table="${b.dataset.join}"><input type="text" class="code-input" placeholder="${t("lobby.join_code_placeholder")}" aria-label="${t("join.code")}" required><button type="submit" class="small primary">${t("join.join")}</button></form>`);
     $("input", td).focus();
   });
   $("#tables", app).addEventListener("submit", (ev) => {

@@ -1,3 +1,4 @@
+// @ts-check
 // REST calls and the seats this browser holds. No DOM at import.
 
 import { t } from "./i18n.js";
@@ -21,7 +22,7 @@ export async function api(method, path, body) {
     throw new ApiError(t("http.unreachable"));
   }
   const text = await res.text();
-  let data = null;
+  let data;
   try { data = text ? JSON.parse(text) : null; } catch { data = text; }
   // Another server of the same database plays the table: the page goes there.
   if (res.status === 409 && data && data.moved) throw new ApiError(await followTable(data.moved), 409);
@@ -60,7 +61,6 @@ export function keepCarriedSeat() {
     if (typeof table === "string" && typeof seat.token === "string") saveSeat(table, seat);
   } catch { /* not a seat of ours */ }
 }
-
 
 const seatKey = (tableId) => `cp.seat.${tableId}`;
 export const getSeat = (tableId) => store.get(seatKey(tableId));

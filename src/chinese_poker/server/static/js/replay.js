@@ -1,8 +1,9 @@
+// @ts-check
 // The replay overlay and the page of a table's hands.
 
 import { $, toast } from "./ui.js";
 import { api, ApiError } from "./net.js";
-import { esc } from "./util.js";
+import { html, setHTML } from "./util.js";
 import { gameName, plainDetail, statusName } from "./words.js";
 import { t } from "./i18n.js";
 import { parseHistory, replayBoardsHTML, replaySteps } from "./history.js";
@@ -28,17 +29,17 @@ export async function openReplay(tableId, hand) {
   const ov = document.createElement("div");
   ov.className = "overlay";
   ov.id = "replay";
-  ov.innerHTML = `<div class="dialog" role="dialog" aria-label="${esc(t("replay.aria", { n: hand }))}"><h2>${esc(t("replay.title", { n: hand }))} <span class="spacer"></span></h2>
-    <div class="replay-controls"><button data-r="first" aria-label="${esc(t("replay.first"))}">|◀</button><button data-r="prev" aria-label="${esc(t("replay.prev"))}">◀ ${esc(t("replay.back"))}</button>
-    <button data-r="play" id="replay-play">▶ ${esc(t("replay.play"))}</button><button data-r="next" aria-label="${esc(t("replay.next_step"))}" id="replay-next">${esc(t("replay.next"))} ▶</button><button data-r="last" aria-label="${esc(t("replay.last"))}">▶|</button>
-    <span class="muted" id="replay-pos"></span><span class="spacer"></span><button data-r="close" id="replay-close">${esc(t("replay.close"))}</button></div>
+  setHTML(ov, html`<div class="dialog" role="dialog" aria-label="${t("replay.aria", { n: hand })}"><h2>${t("replay.title", { n: hand })} <span class="spacer"></span></h2>
+    <div class="replay-controls"><button data-r="first" aria-label="${t("replay.first")}">|◀</button><button data-r="prev" aria-label="${t("replay.prev")}">◀ ${t("replay.back")}</button>
+    <button data-r="play" id="replay-play">▶ ${t("replay.play")}</button><button data-r="next" aria-label="${t("replay.next_step")}" id="replay-next">${t("replay.next")} ▶</button><button data-r="last" aria-label="${t("replay.last")}">▶|</button>
+    <span class="muted" id="replay-pos"></span><span class="spacer"></span><button data-r="close" id="replay-close">${t("replay.close")}</button></div>
     <div class="replay-step" id="replay-step"></div><div class="replay-boards" id="replay-boards"></div>
-    <p class="muted" style="font-size:12px">${esc(t("replay.keys"))} <kbd>←</kbd>/<kbd>→</kbd> ${esc(t("replay.keys_step"))}, <kbd>Esc</kbd> ${esc(t("replay.keys_close"))}.</p></div>`;
+    <p class="muted" style="font-size:12px">${t("replay.keys")} <kbd>←</kbd>/<kbd>→</kbd> ${t("replay.keys_step")}, <kbd>Esc</kbd> ${t("replay.keys_close")}.</p></div>`);
   document.body.appendChild(ov);
   const show = () => {
     $("#replay-pos", ov).textContent = t("replay.pos", { i, n: steps.length - 1 });
     $("#replay-step", ov).textContent = steps[i].text;
-    $("#replay-boards", ov).innerHTML = replayBoardsHTML(steps[i], rec);
+    setHTML($("#replay-boards", ov), replayBoardsHTML(steps[i], rec));
   };
   const stopPlay = () => { if (timer) { clearInterval(timer); timer = null; $("#replay-play", ov).textContent = `▶ ${t("replay.play")}`; } };
   const close = () => { stopPlay(); ov.remove(); document.removeEventListener("keydown", key, true); };
@@ -51,7 +52,7 @@ export async function openReplay(tableId, hand) {
   document.addEventListener("keydown", key, true);
   ov.addEventListener("click", (ev) => {
     if (ev.target === ov) { close(); return; }
-    const b = ev.target.closest("[data-r]");
+    const b = /** @type {HTMLElement | null} */ (/** @type {Element} */ (ev.target).closest("[data-r]"));
     if (!b) return;
     const r = b.dataset.r;
     if (r === "first") go(0);
@@ -69,7 +70,7 @@ export async function openReplay(tableId, hand) {
 }
 
 export function replayPage(app, tableId, hand) {
-  app.innerHTML = `<div class="panel"><h2>${esc(t("replay.page_title"))}</h2><div id="replay-list" class="muted">${esc(t("common.loading"))}</div></div>`;
+  setHTML(app, html`<div class="panel"><h2>${t("replay.page_title")}</h2><div id="replay-list" class="muted">${t("common.loading")}</div></div>`);
   let alive = true;
   (async () => {
     try {
@@ -77,15 +78,15 @@ export function replayPage(app, tableId, hand) {
       if (!alive) return;
       const finished = hands.filter((h) => h.finished);
       const base = `/api/tables/${encodeURIComponent(tableId)}/history`;
-      $("#replay-list", app).innerHTML = `<p><b>${esc(info.name)}</b> · ${esc(gameName(info.preset))} · ${esc(statusName(info.status))}</p>` + (finished.length
-        ? `<ul class="hands-list">${finished.map((h) => `<li><span>${esc(t("hands.hand", { n: h.hand }))}</span><button class="small" data-hand="${h.hand}">▶ ${esc(t("hands.replay"))}</button><button class="small" data-review-hand="${h.hand}" data-table="${esc(tableId)}">☑ ${esc(t("review.button"))}</button><a href="${base}?hand=${h.hand}" download><button class="small" type="button">⬇ ${esc(t("replay.history"))}</button></a></li>`).join("")}</ul><p><a href="${base}" download="${esc(tableId)}-history.jsonl">${esc(t("replay.download_all"))}</a></p><p><button class="small" data-session-review="${esc(tableId)}" id="review-session">☑ ${esc(t("review.session"))}</button></p><div id="session-review"></div>`
-        : `<p>${esc(t("replay.none_finished"))}</p>`);
+      setHTML($("#replay-list", app), html`<p><b>${info.name}</b> · ${gameName(info.preset)} · ${statusName(info.status)}</p>${finished.length
+        ? html`<ul class="hands-list">${finished.map((h) => html`<li><span>${t("hands.hand", { n: h.hand })}</span><button class="small" data-hand="${h.hand}">▶ ${t("hands.replay")}</button><button class="small" data-review-hand="${h.hand}" data-table="${tableId}">☑ ${t("review.button")}</button><a href="${base}?hand=${h.hand}" download><button class="small" type="button">⬇ ${t("replay.history")}</button></a></li>`)}</ul><p><a href="${base}" download="${tableId}-history.jsonl">${t("replay.download_all")}</a></p><p><button class="small" data-session-review="${tableId}" id="review-session">☑ ${t("review.session")}</button></p><div id="session-review"></div>`
+        : html`<p>${t("replay.none_finished")}</p>`}`);
       if (hand) openReplay(tableId, Number(hand));
     } catch (err) {
-      $("#replay-list", app).innerHTML = `<p class="warning">${esc(err.message)}</p>`;
+      setHTML($("#replay-list", app), html`<p class="warning">${err.message}</p>`);
     }
   })();
-  const onClick = (ev) => { const b = ev.target.closest("[data-hand]"); if (b) openReplay(tableId, Number(b.dataset.hand)); };
+  const onClick = (ev) => { const b = /** @type {HTMLElement | null} */ (ev.target.closest("[data-hand]")); if (b) openReplay(tableId, Number(b.dataset.hand)); };
   app.addEventListener("click", onClick);
   return { stop() { alive = false; app.removeEventListener("click", onClick); } };
 }

@@ -1,9 +1,10 @@
+// @ts-check
 // Showdown marks on the boards: per line the points it won against every opponent
 // (+1/−1), royalties, fouls and scoops, each linked to its row of the breakdown panel.
 // Pure: reads the settlement of the view (engine's Settlement.to_dict()).
 
 import { LINES, lineHandName, rankWord } from "./eval.js";
-import { esc, signed, signClass } from "./util.js";
+import { html, signed, signClass } from "./util.js";
 import { language, t } from "./i18n.js";
 import { lineName } from "./words.js";
 
@@ -57,18 +58,18 @@ export function marksFor(settlement, name) {
 export function lineMarksHTML(marks, line) {
   if (!marks) return "";
   const parts = [];
-  if (marks.fouled) parts.push(`<a class="mark foul" href="#${marks.pair || ""}" data-pair="${marks.pair || ""}" title="${esc(marks.foulReason)}">${esc(t("mark.foul"))}</a>`);
+  if (marks.fouled) parts.push(html`<a class="mark foul" href="#${marks.pair || ""}" data-pair="${marks.pair || ""}" title="${marks.foulReason}">${t("mark.foul")}</a>`);
   for (const m of marks.lines[line]) {
-    parts.push(`<a class="mark ${signClass(m.points)}" href="#${m.pair}" data-pair="${m.pair}" title="${esc(t("mark.line_against", { line: lineName(line), vs: m.vs }))}">${m.points === 0 ? "=" : signed(m.points)}</a>`);
+    parts.push(html`<a class="mark ${signClass(m.points)}" href="#${m.pair}" data-pair="${m.pair}" title="${t("mark.line_against", { line: lineName(line), vs: m.vs })}">${m.points === 0 ? "=" : signed(m.points)}</a>`);
   }
   const roy = marks.royalties[line];
-  if (roy && !marks.fouled) parts.push(`<span class="mark roy" title="${esc(t("mark.royalty"))}">★+${roy}</span>`);
-  return `<span class="marks" data-marks="${line}">${parts.join("")}</span>`;
+  if (roy && !marks.fouled) parts.push(html`<span class="mark roy" title="${t("mark.royalty")}">★+${roy}</span>`);
+  return html`<span class="marks" data-marks="${line}">${parts}</span>`;
 }
 
 /** Scoop marks for the head of a board. */
 export function scoopMarksHTML(marks) {
   if (!marks || !marks.scoops.length) return "";
   // Both fouled: nothing changes hands, and the foul mark already says it (no "fouled 0").
-  return marks.scoops.filter((s) => !(s.foul && s.points === 0)).map((s) => `<a class="mark scoop ${signClass(s.points)}" href="#${s.pair}" data-pair="${s.pair}" title="${esc(t(s.foul ? "mark.foul_against" : "mark.scoop_against", { vs: s.vs }))}">${esc(s.foul ? (s.points > 0 ? t("mark.they_fouled", { vs: s.vs }) : t("mark.fouled")) : s.points > 0 ? t("mark.scoop") : t("mark.scooped"))} ${signed(s.points)}</a>`).join("");
+  return html`${marks.scoops.filter((s) => !(s.foul && s.points === 0)).map((s) => html`<a class="mark scoop ${signClass(s.points)}" href="#${s.pair}" data-pair="${s.pair}" title="${t(s.foul ? "mark.foul_against" : "mark.scoop_against", { vs: s.vs })}">${s.foul ? (s.points > 0 ? t("mark.they_fouled", { vs: s.vs }) : t("mark.fouled")) : s.points > 0 ? t("mark.scoop") : t("mark.scooped")} ${signed(s.points)}</a>`)}`;
 }

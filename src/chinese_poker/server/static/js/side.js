@@ -1,3 +1,4 @@
+// @ts-check
 // The side panel of the table screen as HTML: hints, the hand's breakdown (linked to
 // the marks on the boards), the ledger with its chart, the hands and the log. Pure.
 

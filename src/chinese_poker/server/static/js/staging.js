@@ -1,3 +1,4 @@
+// @ts-check
 // The staging of a decision: which cards the player has put where before confirming.
 // Pure functions of the table state T (no DOM); table.js renders and sends.
 

@@ -1,3 +1,4 @@
+// @ts-check
 // What the lobby sends to open a table: the one-click presets, the custom form's values
 // and the rematch is the server's own (POST /api/tables/{id}/rematch). Pure (tests/js).
 

@@ -1,9 +1,14 @@
+// @ts-check
 // The page's shared widgets: toasts, the banner, the connection badge, copying text.
 // DOM only when called (nothing touches the document at import).
 
 import { t } from "./i18n.js";
+import { html, setHTML } from "./util.js";
 
+// `any`: the screens look up their own markup (inputs, buttons, dialogs) by selector.
+/** @type {(sel: string, root?: ParentNode) => any} */
 export const $ = (sel, root = document) => root.querySelector(sel);
+/** @type {(sel: string, root?: ParentNode) => any[]} */
 export const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
 
 export function toast(message, kind = "error", ms = 7000) {
@@ -14,9 +19,9 @@ export function toast(message, kind = "error", ms = 7000) {
   const el = document.createElement("div");
   el.className = `toast ${kind}`;
   el.setAttribute("role", kind === "error" ? "alert" : "status");
-  el.innerHTML = `<span class="msg"></span><button class="close" aria-label="${t("common.dismiss")}">×</button>`;
-  el.querySelector(".msg").textContent = message;
-  el.querySelector(".close").onclick = () => el.remove();
+  setHTML(el, html`<span class="msg"></span><button class="close" aria-label="${t("common.dismiss")}">×</button>`);
+  $(".msg", el).textContent = message;
+  $(".close", el).onclick = () => el.remove();
   box.appendChild(el);
   while (box.children.length > 4) box.firstChild.remove();
   if (ms) setTimeout(() => el.remove(), ms);
@@ -57,13 +62,16 @@ export async function copyText(text) {
 /** True on a touch-first device (no hover, coarse pointer): no keyboard hints there. */
 export const isTouch = () => !!(globalThis.matchMedia && matchMedia("(hover: none) and (pointer: coarse)").matches);
 
-/** One clear message and the ways on (lobby, watch, join, rematch) as links. */
-export function deadEndHTML(esc, text, ways, tableId) {
+/**
+ * One clear message and the ways on (lobby, watch, join, rematch) as links.
+ * @param {string} text @param {string[]} ways @param {string} [tableId]
+ */
+export function deadEndHTML(text, ways, tableId) {
   const id = encodeURIComponent(tableId || "");
   const links = {
-    lobby: `<a href="/" data-link><button type="button" class="primary">${esc(t("way.lobby"))}</button></a>`,
-    watch: `<a href="/watch/${esc(id)}" data-link><button type="button" id="way-watch">${esc(t("way.watch"))}</button></a>`,
-    hands: `<a href="/?hands=${esc(id)}" data-link><button type="button">${esc(t("way.hands"))}</button></a>`,
+    lobby: html`<a href="/" data-link><button type="button" class="primary">${t("way.lobby")}</button></a>`,
+    watch: html`<a href="/watch/${id}" data-link><button type="button" id="way-watch">${t("way.watch")}</button></a>`,
+    hands: html`<a href="/?hands=${id}" data-link><button type="button">${t("way.hands")}</button></a>`,
   };
-  return `<div class="panel dead-end" id="dead-end"><p class="warning">${esc(text)}</p><div class="actions-bar">${ways.map((w) => links[w] || "").join("")}</div></div>`;
+  return html`<div class="panel dead-end" id="dead-end"><p class="warning">${text}</p><div class="actions-bar">${ways.map((w) => links[w])}</div></div>`;
 }

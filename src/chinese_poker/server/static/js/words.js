@@ -1,3 +1,4 @@
+// @ts-check
 // Everything the page says in players' words: games, bots, options, errors, the log.
 // Pure (no DOM): tests/js/words.test.mjs checks it. The words themselves are in the
 // catalogues (static/i18n/*.json); the tables here hold their keys.

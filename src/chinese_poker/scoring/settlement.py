@@ -788,9 +788,9 @@ def settle(
         hands = tuple(hands)
     if not units:
         plain_rules = _PLAIN.get(id(spec))
-        if plain_rules is None or plain_rules.spec is not spec:
+        if plain_rules is None or plain_rules[0] is not spec:
             plain_rules = _plain_rules(spec)
-        if plain_rules.modelled:
+        if plain_rules[1]:  # modelled
             settled = _settle_plain(rules, hands, plain_rules)
             if settled is not None:
                 return settled
@@ -848,6 +848,7 @@ class _PlainRules(NamedTuple):
     fewest: int
     most: int
     open_face: bool
+    showdown: tuple[int, ...]  # ScoringSpec.showdown_points
 
 
 # Per rules spec (kept alive by the entry, so its id is not reused while cached).
@@ -864,7 +865,7 @@ def _plain_rules(spec: RulesSpec) -> _PlainRules:
     known = _PLAIN[id(spec)] = _PlainRules(
         spec, modelled and variant.hands_per_seat == 1, sc, t5, *sc.royalties.lookup,
         sc.misset_penalised, sc.finnish_deuce, fl, fl.entry_by_top if fl.enabled else None,
-        sc.unit_value, *variant.player_counts, variant.open_face,
+        sc.unit_value, *variant.player_counts, variant.open_face, sc.showdown_points,
     )  # fmt: skip
     return known
 
@@ -880,7 +881,7 @@ def _settle_plain(rules: Rules, hands: tuple[Hand, ...], known: _PlainRules) -> 
     no dealt cards, one seat a player, every card once), else None (the full path checks
     and names the fault)."""
     (_, _, sc, t5, lt, lm, lb, penalised, finnish, fl, entry, unit, fewest, most,
-     open_face) = known  # fmt: skip
+     open_face, showdown) = known  # fmt: skip
     n = len(hands)
     if not fewest <= n <= most:
         return None
@@ -934,7 +935,15 @@ def _settle_plain(rules: Rules, hands: tuple[Hand, ...], known: _PlainRules) -> 
         player_b = name_b if hand_b.player is None else hand_b.player
         if name_a == name_b or player_a == player_b:
             return None
-        points = _pair_total(sc, a, b)
+        if a[6] or b[6] or a[3] or a[4] or a[5] or b[3] or b[4] or b[5]:
+            points = _pair_total(sc, a, b)
+        else:  # a showdown without royalties, inlined: the most common pair
+            x, y = a[0], b[0]
+            index = 13 + 9 * ((x > y) - (x < y))
+            x, y = a[1], b[1]
+            index += 3 * ((x > y) - (x < y))
+            x, y = a[2], b[2]
+            points = showdown[index + (x > y) - (x < y)]
         seat_totals = {name_a: points, name_b: -points}
         totals = {player_a: points, player_b: -points}
         money = {player_a: points * unit + 0.0, player_b: -points * unit + 0.0}

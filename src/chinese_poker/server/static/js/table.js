@@ -385,7 +385,7 @@ export function tableScreen(app, tableId, wanted, navigate) {
       else if ((view.to_act || []).length) chips.push(html`<span class="chip" id="whose-turn">${t("table.waiting_for", { who: view.to_act.map((s) => view.players[s]).join(", ") })}</span>`);
     }
     if (T.role === "spectator") chips.push(html`<span class="chip">${t("table.spectating")}</span>`);
-    chips.push(raw(leaveHTML(T)));
+    chips.push(leaveHTML(T));
     return html`<div class="table-head"><a href="/" data-link>← ${t("zone.lobby")}</a><span class="title">${info.name || t("table.table")}</span>${chips}</div>`;
   }
 
@@ -425,11 +425,10 @@ export function tableScreen(app, tableId, wanted, navigate) {
       const base = T.role === "seat" ? T.seat : -1;
       others.sort((a, b) => ((a.seat - base + n) % n) - ((b.seat - base + n) % n) || a.hand - b.hand);
       const notice = T.notice ? html`<div class="notice ${T.notice.mine ? "mine" : ""}" id="${T.notice.kind === "timeout" && T.notice.mine ? "timeout-notice" : "notice"}" role="status">${T.notice.text}</div>` : "";
-      // board.js builds the boards' markup as strings and escapes its own text.
       mainHTML = html`${headHTML()}<div class="felt">
-        <div class="opponents n${others.length}" id="opponents">${others.map((b) => raw(boardBox(T, b)))}</div>
+        <div class="opponents n${others.length}" id="opponents">${others.map((b) => boardBox(T, b))}</div>
         ${notice}${seatControlsHTML()}
-        ${T.role === "seat" ? html`<div class="my-area" id="my-area">${raw(myAreaHTML(T, { touch }))}</div>` : T.sessionOver ? raw(sessionOverHTML(T)) : ""}
+        ${T.role === "seat" ? html`<div class="my-area" id="my-area">${myAreaHTML(T, { touch })}</div>` : T.sessionOver ? sessionOverHTML(T) : ""}
       </div>`;
     }
     if (!$(".table-screen", app)) {
@@ -442,7 +441,6 @@ export function tableScreen(app, tableId, wanted, navigate) {
   function renderSide() {
     const side = $("#side", app);
     if (!side) return;
-    // side.js and fairness.js build their markup as strings and escape their own text.
     const parts = [];
     const view = T.view;
     if (T.hints && T.role === "seat" && S.decision(T)) parts.push(hintsHTML(T.hints));
@@ -450,9 +448,10 @@ export function tableScreen(app, tableId, wanted, navigate) {
     if (sd && sd.view.settlement) parts.push(breakdownHTML(sd.view, sd.hand));
     if (T.ledger) parts.push(ledgerHTML(T.ledger, T.sessionOver));
     parts.push(handsHTML(tableId, T.hands));
-    parts.push(fairWatch.html(T.hand, esc));
+    // fairness.js builds its markup as a string and escapes its own text.
+    parts.push(raw(fairWatch.html(T.hand, esc)));
     if (view) parts.push(logHTML(T.log, view.players));
-    setHTML(side, raw(parts.join("")));
+    setHTML(side, html`${parts}`);
     const log = $("#log", side);
     if (log) log.scrollTop = log.scrollHeight;
   }

@@ -15,6 +15,7 @@ import asyncio
 import json
 import os
 import random
+import secrets
 import signal
 import subprocess
 import sys
@@ -31,23 +32,37 @@ from websockets.sync.client import ClientConnection, connect
 from _helpers import random_action
 from chinese_poker.server.commit import GroupCommit, Step
 from chinese_poker.server.db import LeaseLost, NewHand, Owner, Store, StoredSeat
+from test_server_restart import PG_URL, recv, recv_state
 from test_server_restart import Server as ServeProcess
-from test_server_restart import recv, recv_state
 
 Msg = dict[str, Any]
-
-PG_URL = os.environ.get("CHINESE_POKER_TEST_POSTGRES_URL")
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An SQLite file, or a PostgreSQL database of its own on the server that
+    ``CHINESE_POKER_TEST_POSTGRES_URL`` names: every process on a database takes over the
+    tables whose holder stopped, so a shared one would let these servers take over the
+    tables of another test running at the same time."""
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'shared.db'}"
         return
     if not PG_URL:
         pytest.skip("set CHINESE_POKER_TEST_POSTGRES_URL to test with PostgreSQL")
-    pytest.importorskip("psycopg")
-    yield PG_URL
+    psycopg = pytest.importorskip("psycopg")
+    from sqlalchemy.engine import make_url
+
+    url = make_url(PG_URL)
+    name = f"cp_leases_{os.getpid()}_{secrets.token_hex(4)}"
+    admin = url.set(drivername="postgresql", database="postgres")
+    conninfo = admin.render_as_string(hide_password=False)
+    with psycopg.connect(conninfo, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with psycopg.connect(conninfo, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
 
 
 class Server(ServeProcess):
@@ -178,13 +193,6 @@ def full_table(server: Server, rng: random.Random) -> tuple[str, Players]:
     return tid, Players({**tokens, 1: r.json()["token"]}, rng)
 
 
-def cleanup(database_url: str, table_id: str | None) -> None:
-    if database_url == PG_URL and table_id is not None:  # leave a shared database as it was
-        store = Store(database_url)
-        store.delete_table(table_id)
-        store.close()
-
-
 def test_a_table_of_one_process_is_never_loaded_by_another(
     database_url: str, tmp_path: Path
 ) -> None:
@@ -192,7 +200,6 @@ def test_a_table_of_one_process_is_never_loaded_by_another(
     ``moved`` message names A's address) and never plays a copy; the hand plays on A."""
     a = Server(database_url, tmp_path / "a.log")
     b = Server(database_url, tmp_path / "b.log")
-    tid = None
     try:
         tid, tokens, code = open_table(a)
         r = httpx2.post(f"{b.url}/api/tables/{tid}/join", json={"code": code, "name": "Bob"})
@@ -232,7 +239,6 @@ def test_a_table_of_one_process_is_never_loaded_by_another(
     finally:
         a.stop()
         b.stop()
-        cleanup(database_url, tid)
 
 
 def test_a_paused_owner_is_taken_over_and_its_late_writes_are_refused(
@@ -246,7 +252,6 @@ def test_a_paused_owner_is_taken_over_and_its_late_writes_are_refused(
     lease = 1.5
     a = Server(database_url, tmp_path / "a.log", lease)
     b = Server(database_url, tmp_path / "b.log", lease)
-    tid = None
     try:
         tid, players = full_table(a, random.Random(11))
         with ExitStack() as on_a:
@@ -290,7 +295,6 @@ def test_a_paused_owner_is_taken_over_and_its_late_writes_are_refused(
     finally:
         a.stop()
         b.stop()
-        cleanup(database_url, tid)
 
 
 def test_a_killed_owner_is_taken_over_on_the_next_request(
@@ -301,7 +305,6 @@ def test_a_killed_owner_is_taken_over_on_the_next_request(
     out) and play goes on with nothing acknowledged lost."""
     a = Server(database_url, tmp_path / "a.log")
     b = Server(database_url, tmp_path / "b.log")
-    tid = None
     try:
         tid, players = full_table(a, random.Random(5))
         assert httpx2.get(f"{b.url}/api/tables/{tid}").status_code == 409  # A is alive
@@ -326,7 +329,6 @@ def test_a_killed_owner_is_taken_over_on_the_next_request(
     finally:
         a.stop()
         b.stop()
-        cleanup(database_url, tid)
 
 
 # --------------------------------------------------------------------------- in one process

@@ -1446,17 +1446,18 @@ class TableManager:
         count = 0
         for table_id in self.store.table_ids(exclude_status="finished"):
             try:
-                count += self._resume(table_id) is not None
+                count += self._resume(table_id, even_finished=True) is not None
             except TableMoved:
                 continue
         return count
 
-    def _resume(self, table_id: str) -> LiveTable | None:
-        """Rebuild a table that was being played and carry on (a hand stored as over but
-        not settled is settled, a session over is stored as finished)."""
+    def _resume(self, table_id: str, *, even_finished: bool) -> LiveTable | None:
+        """Rebuild a table and carry on: its timers, bots and next deal; with
+        ``even_finished`` also a session that replays as over (a hand stored as over but
+        not settled is settled, the session stored as finished)."""
         live = self._load(table_id)
-        if live is None:
-            return None
+        if live is None or (live.status == "finished" and not even_finished):
+            return live
         try:
             live.resume()
         except LeaseLost:
@@ -1523,15 +1524,7 @@ class TableManager:
                 self.flush()
         live = self.tables.get(table_id)
         if live is None:
-            live = self._load(table_id)
-            if live is not None and live.status != "finished":
-                try:
-                    live.resume()
-                except LeaseLost:
-                    raise self.step_down(live) from None
-                except Exception as exc:
-                    self._quarantine(table_id, exc)
-                    return None
+            live = self._resume(table_id, even_finished=False)
         return live
 
     def step_down(self, live: LiveTable) -> TableMoved:
@@ -1574,7 +1567,7 @@ class TableManager:
             if table_id in self.tables or table_id in self.quarantined:
                 continue
             try:
-                if self._resume(table_id) is not None:
+                if self._resume(table_id, even_finished=True) is not None:
                     log.warning("table %s: taken over (its process stopped renewing)", table_id)
             except TableMoved:
                 pass  # another process took it first

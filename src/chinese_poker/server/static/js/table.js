@@ -1,22 +1,20 @@
 // @ts-check
 // The table screen: the socket, the messages, the player's input (click, drag, touch,
-// keys) and the render loop. The HTML comes from board.js and side.js, the staging
-// rules from staging.js, the clocks from clock.js.
+// keys) and the render loop. The markup comes from tableview.js (with board.js and
+// side.js), the staging rules from staging.js, the clocks from clock.js.
 
 import { watchTable } from "../fairness.js";
 import { LINES } from "./eval.js";
-import { $, $$, banner, connBadge, copyText, deadEndHTML, isTouch, toast } from "./ui.js";
+import { $, $$, banner, connBadge, copyText, isTouch, toast } from "./ui.js";
 import { api, followTable, getSeat, keepCarriedSeat, loadStaging, saveSeat, saveStaging } from "./net.js";
 import { esc, html, keyIndex, raw, setHTML, store } from "./util.js";
-import { CLOSE_WORDS, ERROR_WORDS, gameName, placedWords } from "./words.js";
+import { CLOSE_WORDS, ERROR_WORDS, placedWords } from "./words.js";
 import { clockBar, clockFor, clockText } from "./clock.js";
-import { boardBox, leaveHTML, myAreaHTML, sessionOverHTML } from "./board.js";
-import { breakdownHTML, handsHTML, hintsHTML, ledgerHTML, logHTML } from "./side.js";
+import { tableMainHTML, tableSideHTML } from "./tableview.js";
 import * as S from "./staging.js";
 import { openReplay } from "./replay.js";
 import { language, t } from "./i18n.js";
 
-const PHASE_KEYS = { play: "phase.play", naturals: "phase.naturals", surrender: "phase.surrender", showdown: "phase.showdown" };
 const NOTICE_KEYS = { back: "notice.back", stand_in: "notice.stand_in", leaving: "notice.leaving", left: "notice.left" };
 
 /**
@@ -371,66 +369,11 @@ export function tableScreen(app, tableId, wanted, navigate) {
   }
 
   // ------------------------------------------------------------------ rendering
-  function headHTML() {
-    const info = T.info || {};
-    const view = T.view;
-    const chips = [];
-    chips.push(html`<span class="chip">${gameName(info.preset || "")}</span>`);
-    if (info.mode === "tournament") chips.push(html`<span class="chip">${t("table.tournament")}</span>`);
-    if (T.hand) chips.push(html`<span class="chip" id="hand-no">${t("hands.hand", { n: T.hand })}</span>`);
-    if (view && view.street) chips.push(html`<span class="chip">${t("table.street", { n: view.street })}</span>`);
-    if (view) chips.push(html`<span class="chip" id="phase" data-phase="${view.phase}">${PHASE_KEYS[view.phase] ? t(PHASE_KEYS[view.phase]) : view.phase}</span>`);
-    if (view && view.phase !== "showdown" && T.role === "seat") {
-      if ((view.to_act || []).includes(T.seat)) chips.push(html`<span class="chip turn" id="your-turn">${t("table.your_turn")}</span>`);
-      else if ((view.to_act || []).length) chips.push(html`<span class="chip" id="whose-turn">${t("table.waiting_for", { who: view.to_act.map((s) => view.players[s]).join(", ") })}</span>`);
-    }
-    if (T.role === "spectator") chips.push(html`<span class="chip">${t("table.spectating")}</span>`);
-    chips.push(leaveHTML(T));
-    return html`<div class="table-head"><a href="/" data-link>← ${t("zone.lobby")}</a><span class="title">${info.name || t("table.table")}</span>${chips}</div>`;
-  }
-
-  function waitingHTML() {
-    const info = T.info;
-    if (!info) return html`<p class="muted">${t("table.connecting")}</p>`;
-    const me = getSeat(tableId) || {};
-    const free = info.seats.filter((s) => !s.taken).length;
-    return html`<div class="felt"><div class="panel" id="waiting-room"><h2>${t("table.waiting_players")}</h2>
-      <p>${free ? t("table.seats_free", { n: free }) : t("table.all_taken_dealing")}</p>
-      <ul>${info.seats.map((s) => html`<li>${t("table.seat_n", { n: s.seat + 1 })} ${s.taken ? html`<b>${s.name}</b>${s.kind === "bot" ? t("table.is_bot") : s.connected ? t("table.online") : t("table.offline")}` : html`<i>${t("table.free")}</i>`}</li>`)}</ul>
-      ${me.invite_url ? html`<p>${t("table.send_link")}</p><div class="invite"><input type="text" readonly id="invite-url" value="${me.invite_url}" aria-label="${t("lobby.invite_link")}"><button type="button" data-act="copy-invite" id="copy-invite">${t("common.copy")}</button></div>` : ""}
-    </div></div>`;
-  }
-
-  function seatControlsHTML() {
-    // The table's creator may hand an absent player's seat to a bot at once.
-    const me = getSeat(tableId) || {};
-    if (!me.creator || !T.info || T.sessionOver) return html``;
-    const away = T.info.seats.filter((s) => s.kind === "human" && s.taken && !s.connected && !s.stand_in && s.seat !== me.seat);
-    if (!away.length) return html``;
-    return html`<div class="panel" id="seat-controls">${away.map((s) => html`<div>${t("table.has_left", { player: s.name })} <button class="small danger" data-act="kick" data-chair="${s.seat}">${t("table.let_bot", { player: s.name })}</button></div>`)}</div>`;
-  }
-
+  // The markup is tableview.js's (pure); here it goes into the page.
   function render() {
     if (!T.alive) return;
     T.now = performance.now();
-    const view = T.view;
-    let mainHTML;
-    if (T.closed && (T.closed.final || !view)) {
-      mainHTML = html`${headHTML()}${T.closed.final ? deadEndHTML(T.closed.text, T.closed.ways, tableId) : html`<p class="muted">${t("table.connecting")}</p>`}`;
-    } else if (!view) {
-      mainHTML = html`${headHTML()}${waitingHTML()}`;
-    } else {
-      const others = view.boards.filter((b) => T.role !== "seat" || b.seat !== T.seat);
-      const n = view.players.length;
-      const base = T.role === "seat" ? T.seat : -1;
-      others.sort((a, b) => ((a.seat - base + n) % n) - ((b.seat - base + n) % n) || a.hand - b.hand);
-      const notice = T.notice ? html`<div class="notice ${T.notice.mine ? "mine" : ""}" id="${T.notice.kind === "timeout" && T.notice.mine ? "timeout-notice" : "notice"}" role="status">${T.notice.text}</div>` : "";
-      mainHTML = html`${headHTML()}<div class="felt">
-        <div class="opponents n${others.length}" id="opponents">${others.map((b) => boardBox(T, b))}</div>
-        ${notice}${seatControlsHTML()}
-        ${T.role === "seat" ? html`<div class="my-area" id="my-area">${myAreaHTML(T, { touch })}</div>` : T.sessionOver ? sessionOverHTML(T) : ""}
-      </div>`;
-    }
+    const mainHTML = tableMainHTML(T, { tableId, me: getSeat(tableId) || {}, touch });
     if (!$(".table-screen", app)) {
       setHTML(app, html`<div class="table-screen"><div id="table-main"></div><aside class="side" id="side"></aside></div>`);
     }
@@ -441,17 +384,8 @@ export function tableScreen(app, tableId, wanted, navigate) {
   function renderSide() {
     const side = $("#side", app);
     if (!side) return;
-    const parts = [];
-    const view = T.view;
-    if (T.hints && T.role === "seat" && S.decision(T)) parts.push(hintsHTML(T.hints));
-    const sd = view && view.phase === "showdown" ? { hand: T.hand, view } : T.lastShowdown;
-    if (sd && sd.view.settlement) parts.push(breakdownHTML(sd.view, sd.hand));
-    if (T.ledger) parts.push(ledgerHTML(T.ledger, T.sessionOver));
-    parts.push(handsHTML(tableId, T.hands));
     // fairness.js builds its markup as a string and escapes its own text.
-    parts.push(raw(fairWatch.html(T.hand, esc)));
-    if (view) parts.push(logHTML(T.log, view.players));
-    setHTML(side, html`${parts}`);
+    setHTML(side, tableSideHTML(T, { tableId, fair: raw(fairWatch.html(T.hand, esc)) }));
     const log = $("#log", side);
     if (log) log.scrollTop = log.scrollHeight;
   }

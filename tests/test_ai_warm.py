@@ -19,6 +19,10 @@ from chinese_poker.ai.simple import RuleBot
 from chinese_poker.engine import Table
 from chinese_poker.rules import preset_names, rules_for
 
+# Slow (left out by `bash scripts/test --quick`): fresh processes that load or compile
+# every kernel family (a cold cache compiles for minutes).
+pytestmark = pytest.mark.slow
+
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 
 

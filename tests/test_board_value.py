@@ -53,6 +53,7 @@ def _exhaustive_last_street(t: rollout.Tables, lines: list[list[int]], unseen: l
     return total / n
 
 
+@pytest.mark.slow
 def test_the_last_street_target_is_the_exhaustive_mean() -> None:
     t = rollout.tables_for(PINEAPPLE)
     lines = [list(parse_cards(x)) for x in ("Qh Qd", "9s 9c 4d 4h", "Ah Kh 7h 2h Th")]
@@ -90,6 +91,7 @@ def _first_street(t: rollout.Tables, seed: int, fills: int) -> list[int]:
     return [int(x) for x in cnt]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_a_policy_without_completions_places_by_the_table(seed: int) -> None:
     base = rollout.tables_for(PINEAPPLE)
@@ -105,6 +107,7 @@ def test_a_policy_without_completions_places_by_the_table(seed: int) -> None:
     assert _first_street(on, seed, fills=6) == _first_street(base, seed, fills=6)
 
 
+@pytest.mark.slow
 def test_the_screen_without_completions_is_the_table() -> None:
     table = Table(PINEAPPLE, 2, seed=4)
     view = table.view(table.to_act[0])

@@ -312,6 +312,7 @@ def test_bad_json_gives_the_file_and_line(
     assert len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_dash_reads_standard_input(history: Path, view_file: Path) -> None:
     for command in ("replay", "verify"):
         from_file = run_command(command, str(history))

@@ -28,6 +28,7 @@ from chinese_poker.engine import Table
 from chinese_poker.engine.position import parse_position
 from chinese_poker.engine.views import View
 from chinese_poker.rules import rules_for
+from chinese_poker.server import scheduling
 from chinese_poker.server.desk import StudyPool, hint_position
 from chinese_poker.server.scheduling import warm_worker
 from chinese_poker.server.tables import make_server_bot
@@ -262,3 +263,33 @@ def test_a_study_worker_still_compiling_keeps_the_grace_of_its_start(
         assert asyncio.run(both()) == ["first", "slow"]
     finally:
         pool.close()
+
+
+def test_the_servers_warm_up_holds_no_bot_thread_while_the_worker_compiles(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The server's own load of the kernels waits for the hint worker's compiling (a
+    minute or more on a fresh machine); the bots' moves go on meanwhile, in every one of
+    their threads (the rules bot moving for mc)."""
+    entered, release = threading.Event(), threading.Event()
+
+    def compiling_elsewhere() -> None:
+        entered.set()
+        release.wait(120)
+
+    monkeypatch.setattr(scheduling, "_warm_kernels", compiling_elsewhere)
+    workers = scheduling.Workers(bot_threads=1, hint_processes=True)
+    try:
+        workers.warm()
+        assert entered.wait(240)  # the worker is up; the server's load has begun
+
+        async def move() -> str:
+            return await asyncio.wait_for(workers.bot(str, "moved"), 60)
+
+        assert asyncio.run(move()) == "moved"
+        assert not workers.kernels_warm.is_set()
+        release.set()
+        assert workers.kernels_warm.wait(60)
+    finally:
+        release.set()
+        workers.close()

@@ -25,6 +25,10 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
+# Slow (left out by `bash scripts/test --quick`): every example of the README and docs/
+# run as a reader would, most as a new process.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 SHELL = ("bash", "sh", "shell", "console")

@@ -613,6 +613,7 @@ def test_engine_docs_examples() -> None:
     assert result.failed == 0 and result.attempted > 5
 
 
+@pytest.mark.slow
 def test_simulate_plays_fantasyland_first_whatever_the_seat(tmp_path: Path) -> None:
     """[001] §9.3: "Igrač koji igra fantasy ima pravo na prvi potez, bez obzira na njegovu
     poziciju za stolom." Through the standard driver (``simulate``), every hand played

@@ -68,6 +68,7 @@ def check_views(t: Table, *, as_json: bool) -> None:
         assert v.version == t.version and v.to_act == t.to_act
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", preset_names())
 def test_views_never_leak(preset: str) -> None:
     rules = rules_for(preset)

@@ -420,6 +420,7 @@ def test_gym_rewards_are_the_hand_points() -> None:
         assert env.action_masks().sum() == 0
 
 
+@pytest.mark.slow
 def test_training_example_runs(tmp_path: Any) -> None:
     import importlib.util
     from pathlib import Path

@@ -95,6 +95,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("preset", "options", "n", "stay"), CASES)
 def test_matches_brute_force(preset: str, options: dict[str, object], n: int, stay: float) -> None:
     rules = rules_for(preset, **options)
@@ -123,6 +124,7 @@ def _values(rules: Rules, sol: FantasylandSolution) -> tuple[int, int, int]:
             int(evaluate_batch(np.array([b.top]))[0]))  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("preset", "options", "n", "stay"), CASES[3:9])
 def test_boards_by_a_line_bonus_match_brute_force(
     preset: str, options: dict[str, object], n: int, stay: float

@@ -46,6 +46,7 @@ def test_the_deal_is_the_documented_tie() -> None:
     assert sum(royalties(rules, SOLVERS)) == sum(royalties(rules, LINED)) == 6
 
 
+@pytest.mark.slow
 def test_mc_sets_the_stronger_lines_and_they_win_more_against_another_bot() -> None:
     # The oracle is independent of the rollouts: the rules bot plays the opponent's seat
     # on 150 shuffles of the rest of the deck, and the scorer settles both boards against

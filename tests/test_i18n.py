@@ -199,6 +199,7 @@ def test_the_terminal_game_in_russian_and_a_bad_line_in_the_players_words() -> N
     assert "Your cards, street 1: place 5" in _play("en", ["q"])
 
 
+@pytest.mark.slow
 def test_play_lang_option_and_its_error(tmp_path: Path) -> None:
     run = [sys.executable, "-m", "chinese_poker.cli", "play", "--seed", "3", "--delay", "0"]
     done = subprocess.run(

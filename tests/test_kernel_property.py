@@ -97,6 +97,7 @@ def boards(draw: st.DrawFn, rules: Rules) -> list[Board]:
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_kernel_settles_like_the_scorer(data: st.DataObject) -> None:
@@ -127,6 +128,7 @@ def any_rules(draw: st.DrawFn) -> Rules:
     return Rules.for_variant("classic", **options)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_totals_only_path_equals_settle(data: st.DataObject) -> None:

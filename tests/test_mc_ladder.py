@@ -20,6 +20,10 @@ from chinese_poker.ai.mc import LEVELS, Level, MonteCarloBot, analyse_street
 from chinese_poker.engine import Session, Table, play_hand
 from chinese_poker.rules import preset_names, rules_for
 
+# Slow (left out by `bash scripts/test --quick`): each mc level played against the one
+# below on duplicate deals, at every level.
+pytestmark = pytest.mark.slow
+
 OPEN_FACE = [p for p in preset_names() if rules_for(p).is_open_face]
 
 

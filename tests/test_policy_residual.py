@@ -170,6 +170,7 @@ def _first_street(t: rollout.Tables, seed: int) -> list[int]:
     return [int(x) for x in cnt]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_the_policy_follows_the_correction_by_its_weight(seed: int) -> None:
     base = rollout.tables_for(rules_for("pineapple"))
@@ -210,6 +211,7 @@ def test_the_feature_blocks_tile_the_table() -> None:
     assert rollout.RES_OFF_MIDDLE_BOTTOM + middle_bottom == rollout.RES_FEATURES - 1
 
 
+@pytest.mark.slow
 def test_the_screen_adds_the_correction() -> None:
     from chinese_poker.engine import Table
 
@@ -268,6 +270,7 @@ def test_rules_without_a_trained_table_are_refused_by_name() -> None:
         residual.residual_table(rules_for("pineapple", wheel_rank="second_highest"))
 
 
+@pytest.mark.slow
 def test_training_is_reproducible_and_small_runs_work() -> None:
     a = residual.train("pineapple", boards=150, seed=9)
     b = residual.train("pineapple", boards=150, seed=9)

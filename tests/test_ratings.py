@@ -248,6 +248,7 @@ def test_sign_in_attempts_are_rate_limited(client: TestClient) -> None:
     assert late.status_code == 429
 
 
+@pytest.mark.slow
 def test_review_over_http_is_the_librarys_and_is_stored(client: TestClient) -> None:
     key = new_key()
     tid, records = play_against_bots(client, key)

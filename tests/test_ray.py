@@ -24,6 +24,10 @@ ray = pytest.importorskip("ray", reason='Ray is not installed (pip install ".[ra
 
 from chinese_poker.ai.simulate import make_job, simulate  # noqa: E402
 
+# Slow (left out by `bash scripts/test --quick`): a local Ray instance and a two-node Ray
+# cluster.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "bots" / "random_bot.py"
 

@@ -19,6 +19,10 @@ from pathlib import Path
 
 import pytest
 
+# Slow (left out by `bash scripts/test --quick`): a fresh venv installed from this
+# checkout, and scripts/serve as a newcomer runs it.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 INSTALL_TIMEOUT = 600.0  # a first install downloads numpy, numba, FastAPI, ...
 

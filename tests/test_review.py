@@ -107,6 +107,7 @@ def test_a_valid_setting_off_the_list_is_valued_by_the_setting_solver() -> None:
     assert ann.mark == mark_for(ann.loss)
 
 
+@pytest.mark.slow
 def test_last_street_values_are_exact_and_agree_with_the_scorer() -> None:
     """On the last open-face street nothing is left to deal: each option's value is the
     hand's score (no Fantasyland in play here), which the scorer computes on its own."""
@@ -126,6 +127,7 @@ def test_last_street_values_are_exact_and_agree_with_the_scorer() -> None:
     assert final[mover].played_value == pytest.approx(table.totals[mover])
 
 
+@pytest.mark.slow
 def test_review_of_the_bundled_history_is_repeatable() -> None:
     records = read_history(BUNDLED)
     first = review_history(records)
@@ -139,6 +141,7 @@ def test_review_of_the_bundled_history_is_repeatable() -> None:
     assert [label for label, _, _ in ann.per_street] == [f"street {i}" for i in range(1, 6)]
 
 
+@pytest.mark.slow
 def test_only_the_named_players_are_reviewed() -> None:
     hands = review_history(read_history(BUNDLED), players={"Bob"})
     assert {d.player for h in hands for d in h.decisions} == {"Bob"}
@@ -160,6 +163,7 @@ def test_review_level_is_one_of_the_hint_levels() -> None:
 # --------------------------------------------------------------------------- the command
 
 
+@pytest.mark.slow
 def test_cli_review_prints_marks_accuracy_and_the_plot(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -176,6 +180,7 @@ def test_cli_review_prints_marks_accuracy_and_the_plot(
     assert len(bars) == 5  # one per street
 
 
+@pytest.mark.slow
 def test_cli_review_json_matches_the_library(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["review", str(BUNDLED), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

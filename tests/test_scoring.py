@@ -1127,6 +1127,7 @@ def _oracle_flushes(cards: list[int]) -> bool:
     return suits in ([0, 3, 5, 5], [0, 0, 5, 8], [0, 0, 3, 10], [0, 0, 0, 13])
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.data())
 def test_dealt_naturals_match_a_plain_search(data: st.DataObject) -> None:

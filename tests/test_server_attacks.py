@@ -771,6 +771,7 @@ def _serve(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("url", "words"),
     [
@@ -793,6 +794,7 @@ def test_serve_errors_a_user_can_cause_are_one_line(url: str, words: str) -> Non
     assert "secret" not in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_serve_without_psycopg_is_one_line(tmp_path: Path) -> None:
     """PostgreSQL asked for, psycopg not installed (hidden by a module that fails)."""
     (tmp_path / "psycopg.py").write_text(
@@ -820,6 +822,7 @@ def test_serve_without_psycopg_is_one_line(tmp_path: Path) -> None:
     assert len(lines) == 1 and "psycopg" in lines[0] and "not installed" in lines[0], lines
 
 
+@pytest.mark.slow
 def test_serve_on_a_busy_port_is_one_line(tmp_path: Path) -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))

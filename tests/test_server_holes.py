@@ -190,6 +190,7 @@ def test_every_rate_limit_is_settable_by_name() -> None:
             RateSpec.parse(bad)
 
 
+@pytest.mark.slow
 def test_serve_rate_limits_names_a_bad_kind_in_one_line() -> None:
     import subprocess
     import sys
@@ -299,6 +300,7 @@ def test_a_socket_sending_too_fast_is_read_more_slowly(
 # --------------------------------------------------------------------------- study desk
 
 
+@pytest.mark.slow
 def test_the_study_desk_works_in_a_bounded_process_of_its_own() -> None:
     import asyncio
     import os

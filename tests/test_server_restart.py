@@ -32,6 +32,10 @@ from chinese_poker.server.fairness import verify_record
 
 Msg = dict[str, Any]
 
+# Slow (left out by `bash scripts/test --quick`): the real server as a process, killed
+# (kill -9) and started again, 20 times a database.
+pytestmark = pytest.mark.slow
+
 PG_URL = os.environ.get("CHINESE_POKER_TEST_POSTGRES_URL")
 
 

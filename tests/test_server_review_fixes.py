@@ -176,6 +176,7 @@ def test_a_rematch_the_store_refuses_is_offered_to_nobody(
     assert client.get(f"/api/tables/{tid}").json()["rematch"] is None
 
 
+@pytest.mark.slow
 def test_session_review_reviews_a_few_new_hands_per_request(client: TestClient) -> None:
     # Four players: an orbit of four hands.
     tid, records = play_against_bots(

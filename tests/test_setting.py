@@ -411,6 +411,7 @@ def brute_force(
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("preset", "overrides", "seed", "opponents"),
     [
@@ -459,6 +460,7 @@ def test_numpy_fallback_matches_kernel() -> None:
 # --------------------------------------------------------------------------- strength
 
 
+@pytest.mark.slow
 def test_solver_beats_the_heuristic_heads_up() -> None:
     """Duplicate heads-up: both seats of each deal, solver against the heuristic setter."""
     rules = rules_for("classic")

@@ -109,6 +109,7 @@ def _settlements(rules: Rules, deals: list[list[list[int]]]) -> list[int]:
     return out
 
 
+@pytest.mark.slow
 def test_rules_of_one_family_settle_every_board_alike() -> None:
     """An independent oracle for the key: the scorer. Rules in one family settle the same
     boards to the same points; rules that settle any of them differently differ in key."""
@@ -222,6 +223,7 @@ def test_what_the_model_cannot_represent_is_refused(
     assert words in err and "Traceback" not in err and err.count("\n") == 1
 
 
+@pytest.mark.slow
 def test_the_gain_values_each_decision_as_the_solver_does() -> None:
     """Heads-up, the value fictitious play gives the solver's own decision (a setting, a
     surrender or a natural) is what the solver expects it to collect."""

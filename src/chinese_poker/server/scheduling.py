@@ -175,10 +175,11 @@ class Workers:
 
     def warm(self) -> None:
         """Start the hint worker now rather than at the first hint; it compiles (or
-        loads) the kernels, and then a bot thread loads them from the cache it wrote
-        (waiting, without numba's lock, while the worker compiles: one compilation, out
-        of the event loop's process). Neither a hint nor a bot's move waits meanwhile:
-        they are answered by the quick methods of :mod:`chinese_poker.ai.warm`."""
+        loads) the kernels, and then a thread of the server loads them from the cache it
+        wrote (waiting, without numba's lock, while the worker compiles: one compilation,
+        out of the event loop's process; a thread of its own, so that the bots keep all
+        of theirs). Neither a hint nor a bot's move waits meanwhile: they are answered by
+        the quick methods of :mod:`chinese_poker.ai.warm`."""
         if self._hint_processes:
             with contextlib.suppress(RuntimeError):  # already shut down
                 self._hints.submit(_ready).add_done_callback(self._warm_bots)
@@ -186,8 +187,11 @@ class Workers:
             self._warm_bots(None)
 
     def _warm_bots(self, _: object) -> None:
-        with contextlib.suppress(RuntimeError):  # already shut down
-            self._bots.submit(_warm_kernels).add_done_callback(lambda _: self.kernels_warm.set())
+        def run() -> None:
+            _warm_kernels()
+            self.kernels_warm.set()
+
+        threading.Thread(target=run, name="cp-warm", daemon=True).start()
 
     def _hint_pool(self) -> Executor:
         if self._hint_processes:

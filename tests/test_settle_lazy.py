@@ -364,6 +364,12 @@ def test_a_settlement_behaves_as_the_named_tuple_it_was() -> None:
     assert (r, seats, pairs, totals) == (rules, settled.seats, settled.pairs, settled.totals)
     assert list(settled._asdict()) == list(Settlement._fields)
     assert settled._replace(fouled=("A",)).fouled == ("A",)
+    assert Settlement._make(list(settled)) == settled
+    match settled:
+        case Settlement(_, _, _, {"A": points}):
+            assert points == 12
+        case _:
+            pytest.fail("a settlement matches its fields by position")
     with pytest.raises(ValueError, match="unexpected field names"):
         settled._replace(points=1)
     with pytest.raises(AttributeError):

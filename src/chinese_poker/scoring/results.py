@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -204,6 +204,10 @@ class Settlement:
 
     __slots__ = ("_breakdown", "_values")
     _fields = SETTLEMENT_FIELDS
+    _field_defaults: dict[str, Any] = {}  # noqa: RUF012  (the named tuple's attribute)
+    __match_args__ = (
+        "rules", "seats", "pairs", "totals", "seat_totals", "money", "fouled", "fantasyland",
+    )  # fmt: skip
     _values: tuple[Any, ...]
     _breakdown: Breakdown | None
 
@@ -306,6 +310,10 @@ class Settlement:
 
     def __reduce__(self) -> tuple[type[Settlement], tuple[Any, ...]]:
         return Settlement, self._complete()
+
+    @classmethod
+    def _make(cls, iterable: Iterable[Any]) -> Settlement:
+        return cls(*iterable)
 
     def _asdict(self) -> dict[str, Any]:
         return dict(zip(SETTLEMENT_FIELDS, self._complete(), strict=True))

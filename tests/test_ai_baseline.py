@@ -72,5 +72,5 @@ def test_mc_v1_is_registered_with_its_own_levels() -> None:
     bot = make_bot("mc-v1", seed=1, level=2)
     assert isinstance(bot, MonteCarloBotV1) and bot.name == "mc-v1"
     assert bot.params == V1_LEVELS[2]
-    with pytest.raises(ValueError, match="mc-v1 level must be 1 to 5"):
-        MonteCarloBotV1(level=6)
+    with pytest.raises(ValueError, match="mc-v1 level must be 1 to 3"):
+        MonteCarloBotV1(level=4)

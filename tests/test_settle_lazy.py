@@ -23,6 +23,7 @@ from chinese_poker.scoring import (
     Hand,
     Natural,
     PairResult,
+    ScoringError,
     SeatResult,
     Settlement,
     fantasyland_next,
@@ -389,3 +390,15 @@ def test_the_breakdown_is_settled_from_the_hands_given_not_a_list_changed_later(
     settled = settle(rules, seats)
     seats.reverse()
     assert settled.pairs == want
+
+
+@pytest.mark.parametrize("card", [-1, -53, -104, 52, 103])
+def test_a_card_number_off_the_deck_is_refused(card: int) -> None:
+    """Whatever the look-ups make of it (a negative index reads a real card's code)."""
+    rules, hands = _heads_up()
+    board = hands[1].board
+    bad = Hand(name="B", board=Board(board.top, board.middle, (card, *board.bottom[1:])))
+    with pytest.raises(ScoringError, match=rf"card numbers must be 0\.\.51, got {card}"):
+        settle(rules, [hands[0], bad])
+    with pytest.raises(ScoringError, match="card numbers must be 0"):
+        settle_totals(rules, [hands[0], bad])

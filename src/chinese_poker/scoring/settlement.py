@@ -870,12 +870,6 @@ def _plain_rules(spec: RulesSpec) -> _PlainRules:
     return known
 
 
-# Card codes padded so that a number off the deck (negative or past 51) fails the line
-# look-ups like a short line does, instead of being checked card by card.
-_OFF_DECK = 1 << 62
-_CODES = (*CARD_CODES, *(_OFF_DECK,) * 52)
-
-
 def _settle_plain(rules: Rules, hands: tuple[Hand, ...], known: _PlainRules) -> Settlement | None:
     """:func:`settle` by the totals-only arithmetic for a table it models (no surrender,
     no dealt cards, one seat a player, every card once), else None (the full path checks
@@ -885,7 +879,7 @@ def _settle_plain(rules: Rules, hands: tuple[Hand, ...], known: _PlainRules) -> 
     n = len(hands)
     if not fewest <= n <= most:
         return None
-    cc, fo, t3 = _CODES, _FO, _T3
+    cc, fo, t3 = _CC, _FO, _T3
     # Per seat: line values, royalties, fouled, deuce line, next Fantasyland deal.
     seats: list[tuple[Any, ...]] = []
     cards: list[Card] = []
@@ -897,7 +891,7 @@ def _settle_plain(rules: Rules, hands: tuple[Hand, ...], known: _PlainRules) -> 
         cards += t
         cards += m
         cards += b
-        # A line of the wrong size or a card off the deck fails here.
+        # A line of the wrong size or a card past 51 fails here (a negative one below).
         try:
             t0, t1, t2 = t
             m0, m1, m2, m3, m4 = m
@@ -925,7 +919,7 @@ def _settle_plain(rules: Rules, hands: tuple[Hand, ...], known: _PlainRules) -> 
             next_hand = None if entry is None else (entry[top >> 16] or None)
         seats.append((top, middle, bottom, lt[top >> 16], lm[middle >> 16], lb[bottom >> 16],
                       False, deuce, next_hand))  # fmt: skip
-    if len(set(cards)) != 13 * n:
+    if len(set(cards)) != 13 * n or min(cards) < 0:
         return None
     if n == 2:  # heads-up, the most common table
         hand_a, hand_b = hands

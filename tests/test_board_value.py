@@ -139,6 +139,7 @@ def _solitaire_value(t: rollout.Tables, fills: int, boards: int = 1500) -> float
                                                t.strength, w, fp) for a, b, c in out]))  # fmt: skip
 
 
+@pytest.mark.slow
 def test_value_iteration_learns_a_policy_and_is_reproducible() -> None:
     tables = value.iterate(PINEAPPLE, boards=1500, iterations=2, seed=3)
     again = value.iterate(PINEAPPLE, boards=1500, iterations=2, seed=3)

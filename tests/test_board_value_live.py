@@ -195,6 +195,7 @@ def test_training_deals_the_opponents_streets_from_the_same_deck() -> None:
         value.iterate(PINEAPPLE, **{**opts, "burn": -1})
 
 
+@pytest.mark.slow
 def test_a_wide_table_adds_the_live_entries_to_the_five() -> None:
     """``_residual`` with a table wider than the five blocks: the five entries plus the
     entry of each live feature the board has, the counts read from ``live``."""

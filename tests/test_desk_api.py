@@ -311,6 +311,7 @@ def test_hint_lists_every_action_like_the_cli(
     assert again.json()["hints"][0]["action"] == body["hints"][0]["action"]
 
 
+@pytest.mark.slow
 def test_the_worker_loads_every_kernel_before_its_first_request() -> None:
     """The desk's worker process is fresh after every start (and every runaway): it
     loads every kernel family in its start (the pool's grace for a new worker), as the

@@ -15,7 +15,6 @@ import asyncio
 import json
 import os
 import random
-import secrets
 import signal
 import subprocess
 import sys
@@ -32,8 +31,8 @@ from websockets.sync.client import ClientConnection, connect
 from _helpers import random_action
 from chinese_poker.server.commit import GroupCommit, Step
 from chinese_poker.server.db import LeaseLost, NewHand, Owner, Store, StoredSeat
-from test_server_restart import PG_URL, recv, recv_state
 from test_server_restart import Server as ServeProcess
+from test_server_restart import own_postgres_database, recv, recv_state
 
 Msg = dict[str, Any]
 
@@ -47,22 +46,8 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'shared.db'}"
         return
-    if not PG_URL:
-        pytest.skip("set CHINESE_POKER_TEST_POSTGRES_URL to test with PostgreSQL")
-    psycopg = pytest.importorskip("psycopg")
-    from sqlalchemy.engine import make_url
-
-    url = make_url(PG_URL)
-    name = f"cp_leases_{os.getpid()}_{secrets.token_hex(4)}"
-    admin = url.set(drivername="postgresql", database="postgres")
-    conninfo = admin.render_as_string(hide_password=False)
-    with psycopg.connect(conninfo, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        with psycopg.connect(conninfo, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+    with own_postgres_database("cp_leases") as url:
+        yield url
 
 
 class Server(ServeProcess):

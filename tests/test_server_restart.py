@@ -13,12 +13,13 @@ from __future__ import annotations
 import json
 import os
 import random
+import secrets
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -126,15 +127,37 @@ def sync(ws: ClientConnection) -> Msg:
     return recv_state(ws)
 
 
+@contextmanager
+def own_postgres_database(prefix: str) -> Iterator[str]:
+    """A PostgreSQL database of its own on the server ``CHINESE_POKER_TEST_POSTGRES_URL``
+    names, dropped afterwards. Every server process on a database takes over the tables
+    whose holder stopped (their leases), so on a shared one the servers of tests running
+    at the same time could take over each other's tables while one is killed."""
+    if not PG_URL:
+        pytest.skip("set CHINESE_POKER_TEST_POSTGRES_URL to test with PostgreSQL")
+    psycopg = pytest.importorskip("psycopg")
+    from sqlalchemy.engine import make_url
+
+    url = make_url(PG_URL)
+    name = f"{prefix}_{os.getpid()}_{secrets.token_hex(4)}"
+    admin = url.set(drivername="postgresql", database="postgres")
+    conninfo = admin.render_as_string(hide_password=False)
+    with psycopg.connect(conninfo, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield url.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with psycopg.connect(conninfo, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+
+
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'server.db'}"
         return
-    if not PG_URL:
-        pytest.skip("set CHINESE_POKER_TEST_POSTGRES_URL to test with PostgreSQL")
-    pytest.importorskip("psycopg")
-    yield PG_URL
+    with own_postgres_database("cp_restart") as url:
+        yield url
 
 
 def test_sigkill_mid_hand_then_restart_resumes_exactly(database_url: str, tmp_path: Path) -> None:
@@ -204,12 +227,6 @@ def test_sigkill_mid_hand_then_restart_resumes_exactly(database_url: str, tmp_pa
     finally:
         stack.close()
         server.stop()
-        if database_url == PG_URL:  # leave a shared database as it was
-            from chinese_poker.server.db import Store
-
-            store = Store(database_url)
-            store.delete_table(tid)
-            store.close()
 
 
 KILLS = 20
@@ -371,13 +388,6 @@ def test_kill_9_twenty_times_during_a_tournament_loses_nothing(
         assert out and len(acked) >= KILLS
     finally:
         server.stop()
-        if database_url == PG_URL:
-            from chinese_poker.server.db import Store
-
-            store = Store(database_url)
-            for table_id in tids:
-                store.delete_table(table_id)
-            store.close()
 
 
 def test_two_servers_starting_on_one_new_postgresql_database_both_start() -> None:

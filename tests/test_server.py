@@ -830,3 +830,45 @@ def test_metrics_answer_only_the_servers_own_machine_and_say_what_memory_is(
         assert got["allocated_blocks"] > 0 and got["gc_frozen"] >= 0
     with TestClient(app, client=("203.0.113.9", 50000)) as outside:
         assert outside.get("/api/metrics").status_code == 404
+
+
+def test_a_stored_bot_level_no_longer_offered_plays_the_default(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A table stored while ``mc`` offered levels 4 and 5 (the lobby's Expert was level 4)
+    resumes after the upgrade: its bot plays the default level (before, building it
+    failed at every move, and the server played a random action for it), and a new table
+    still cannot ask for level 4."""
+    from sqlalchemy import text as sql_text
+
+    from chinese_poker.server.db import Store
+
+    url = f"sqlite:///{tmp_path / 'server.db'}"
+    seats = [{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "mc", "level": 3}]
+    with TestClient(create_app(url)) as client:
+        made = create(client, preset="pineapple", seats=seats, button=1)
+        tid = made["table"]["id"]
+        r = client.post("/api/tables", json={"preset": "pineapple", "seats": [
+            {"kind": "human"}, {"kind": "bot", "bot": "mc", "level": 4}]})  # fmt: skip
+        assert r.status_code == 400 and "level must be 1 to 3, not 4" in r.text
+    store = Store(url)
+    with store.engine.begin() as conn:
+        conn.execute(sql_text("UPDATE seats SET level = 4 WHERE table_id = :t AND seat = 1"),
+                     {"t": tid})  # fmt: skip
+    store.close()
+    rng = random.Random(5)
+    with TestClient(create_app(url)) as client, connect(client, tid, made["token"]) as ws:
+        state = first_turn(ws, 0)
+        ws.send_json({"type": "action", "action": random_action(state["view"], rng)})
+        # The bot answers the street: Ann is to act again on the next one.
+        again = recv_until(
+            ws,
+            lambda m: (
+                m["type"] == "state"
+                and 0 in m["view"]["to_act"]
+                and m["view"]["version"] > state["view"]["version"]
+            ),
+        )
+        assert again["view"]["boards"][1]["placed"] >= 5
+    assert not [r for r in caplog.records if "failed; random action" in r.getMessage()]
+    assert any("level 4 is no longer offered" in r.getMessage() for r in caplog.records)

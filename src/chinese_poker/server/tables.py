@@ -780,7 +780,17 @@ class LiveTable:
         if bot is None:
             c = self.game.chairs[chair]
             # A person's chair has no bot of its own: its stand-in plays sound rules.
-            bot = make_server_bot(c.bot or "rules", c.level, secrets.randbits(32))
+            name, seed = c.bot or "rules", secrets.randbits(32)
+            try:
+                bot = make_server_bot(name, c.level, seed)
+            except ValueError:
+                if c.level is None:
+                    raise
+                # A table stored before its bot's level was withdrawn (mc's levels 4
+                # and 5, never shown stronger than 3): the bot's default, its strongest.
+                log.warning("table %s seat %d: %s level %s is no longer offered; it plays "
+                            "its default level", self.id, chair, name, c.level)  # fmt: skip
+                bot = make_server_bot(name, None, seed)
             self._bots[chair] = bot
         return bot
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -512,3 +513,25 @@ def test_pages_and_worker_are_served(client: TestClient) -> None:
     sw = client.get("/sw.js")
     assert sw.status_code == 200 and "javascript" in sw.headers["content-type"]
     assert client.get("/static/desk/manifest.webmanifest").json()["start_url"] == "/score"
+
+
+def test_the_worker_can_start_before_the_first_request() -> None:
+    """The server starts the desk's worker with its hint worker (``StudyPool.start``), so
+    that it has its kernels before the first person asks: started by the first request,
+    that request waited for a new process to import and load everything."""
+    import multiprocessing
+
+    before = {p.pid for p in multiprocessing.active_children()}
+    pool = StudyPool()
+    try:
+        pool.start()
+        deadline = time.monotonic() + 60
+        while not {p.pid for p in multiprocessing.active_children()} - before:
+            assert time.monotonic() < deadline, "no worker process was started"
+            time.sleep(0.05)
+        # The started worker is the one the first request runs in.
+        started = {p.pid for p in multiprocessing.active_children()} - before
+        assert asyncio.run(pool.run(os.getpid)) in started
+    finally:
+        pool.close()
+    StudyPool(threads=1).start()  # threads: nothing to start, and no error

@@ -368,6 +368,7 @@ def create_app(
         app.state.manager = manager
         # The hint worker starts a little later, so that a restart answers first.
         warming = asyncio.get_running_loop().call_later(5.0, manager.workers.warm)
+        starting_desk = asyncio.get_running_loop().call_later(5.0, study.start)
         count = manager.recover()
         manager.timings.start()
         pacer = GcPacer() if pace_gc else None
@@ -396,6 +397,7 @@ def create_app(
             yield
         finally:
             warming.cancel()
+            starting_desk.cancel()
             evictor.cancel()
             leases.cancel()
             manager.timings.stop()

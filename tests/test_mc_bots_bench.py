@@ -17,7 +17,7 @@ REFUSED = [
     (["--players", "9"], "pineapple is played by 2 to 3 players, not 9"),
     (["--a", "zzz"], "unknown bot 'zzz'"),
     (["--b", "mc:x"], "bot 'mc:x': the level 'x' is not a whole number"),
-    (["--a", "mc:9"], "mc level must be 1 to 5, not 9"),
+    (["--a", "mc:9"], "mc level must be 1 to 3, not 9"),
     (["--a", "rules::x=1"], "bot 'rules::x=1': rules has no level fields to change"),
     (["--a", "mc:3:foo=1"], "'foo=1' is not field=value with a field of mc's Level"),
     (["--a", "mc:3:rollouts"], "'rollouts' is not field=value"),

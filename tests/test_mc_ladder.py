@@ -113,7 +113,7 @@ def test_the_first_street_fantasyland_factor_moves_the_first_street_only() -> No
     assert values(bold) == values(base)
 
 
-def test_levels_three_to_five_charge_a_quarter_of_the_aversion_or_half_with_a_thrown_card() -> None:
+def test_level_three_charges_a_quarter_of_the_aversion_or_half_with_a_thrown_card() -> None:
     """docs/bots-research.md, *Round six* and *Round seven*: a quarter of the aversion beat
     ``mc-v1`` in plain OFC, half of it in heads-up Pineapple; levels 1 and 2 and ``mc-v1``
     keep the whole."""
@@ -129,13 +129,12 @@ def test_levels_three_to_five_charge_a_quarter_of_the_aversion_or_half_with_a_th
     assert FOUL_AVERSION_NO_THROW == FOUL_AVERSION / 4
     assert FOUL_AVERSION_THROW == FOUL_AVERSION / 2
     low = [FOUL_AVERSION] * 2
-    assert [LEVELS[n].foul_aversion for n in range(1, 6)] == low + [FOUL_AVERSION_NO_THROW] * 3
-    assert [THROWING_LEVELS[n].foul_aversion for n in range(1, 6)] == low + [
-        FOUL_AVERSION_THROW
-    ] * 3
-    for n in range(1, 6):
+    assert [LEVELS[n].foul_aversion for n in range(1, 4)] == [*low, FOUL_AVERSION_NO_THROW]
+    assert [THROWING_LEVELS[n].foul_aversion for n in range(1, 4)] == [*low, FOUL_AVERSION_THROW]
+    assert sorted(LEVELS) == sorted(THROWING_LEVELS) == [1, 2, 3]
+    for n in range(1, 4):
         assert V1_LEVELS[n].foul_aversion == FOUL_AVERSION
-        # and levels 3 to 5 play out Fantasyland boards (round sixteen)
+        # and level 3 plays out Fantasyland boards (round sixteen)
         boards = FL_BOARDS if n >= 3 else 0
         assert LEVELS[n].fl_boards == THROWING_LEVELS[n].fl_boards == boards
         assert V1_LEVELS[n].fl_boards == 0

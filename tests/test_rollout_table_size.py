@@ -79,11 +79,11 @@ def test_foul_aversion_per_opponent_is_the_aversion_times_the_opponents() -> Non
 
 
 def test_mc_counts_fantasyland_per_opponent_where_measured_and_heads_up_plays_as_before() -> None:
-    """``mc``'s Pineapple levels 3 to 5 count it (docs/bots-research.md, *Round five*), nothing
+    """``mc``'s Pineapple level 3 counts it (docs/bots-research.md, *Round five*), nothing
     else does; heads-up the default level's analysis is exactly the one without it."""
     from chinese_poker.ai.mc import THROWING_LEVELS
 
-    assert [THROWING_LEVELS[n].fl_per_opponent for n in range(1, 6)] == [0, 0, 1, 1, 1]
+    assert [THROWING_LEVELS[n].fl_per_opponent for n in range(1, 4)] == [0, 0, 1]
     assert all(lv.fl_per_opponent == 0 for lv in LEVELS.values())
     level = dataclasses.replace(THROWING_LEVELS[3], rollouts=64, candidates=6)
     without = dataclasses.replace(level, fl_per_opponent=0)

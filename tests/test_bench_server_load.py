@@ -27,6 +27,7 @@ def failures_of(err: str) -> list[str]:
     return [line for line in err.splitlines() if line.startswith("bench_server_load: FAILED")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "mode",
     [[], ["--think", "0.05", "--clients", "2"]],
@@ -60,6 +61,7 @@ def default_server(tmp_path: Path) -> Iterator[str]:
             proc.stdout.close()
 
 
+@pytest.mark.slow
 def test_a_run_that_falls_short_says_so_and_exits_1(default_server: str, capsys: Any) -> None:
     load = bench_module("bench_server_load")
     argv = ["--url", default_server, "--tables", str(TABLES), "--hands", "1", "--timeout", "60"]

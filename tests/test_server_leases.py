@@ -178,6 +178,7 @@ def full_table(server: Server, rng: random.Random) -> tuple[str, Players]:
     return tid, Players({**tokens, 1: r.json()["token"]}, rng)
 
 
+@pytest.mark.slow
 def test_a_table_of_one_process_is_never_loaded_by_another(
     database_url: str, tmp_path: Path
 ) -> None:
@@ -226,6 +227,7 @@ def test_a_table_of_one_process_is_never_loaded_by_another(
         b.stop()
 
 
+@pytest.mark.slow
 def test_a_paused_owner_is_taken_over_and_its_late_writes_are_refused(
     database_url: str, tmp_path: Path
 ) -> None:
@@ -282,6 +284,7 @@ def test_a_paused_owner_is_taken_over_and_its_late_writes_are_refused(
         b.stop()
 
 
+@pytest.mark.slow
 def test_a_killed_owner_is_taken_over_on_the_next_request(
     database_url: str, tmp_path: Path
 ) -> None:

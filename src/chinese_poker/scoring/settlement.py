@@ -919,7 +919,8 @@ def _settle_plain(rules: Rules, hands: tuple[Hand, ...], known: _PlainRules) -> 
             next_hand = None if entry is None else (entry[top >> 16] or None)
         seats.append((top, middle, bottom, lt[top >> 16], lm[middle >> 16], lb[bottom >> 16],
                       False, deuce, next_hand))  # fmt: skip
-    if len(set(cards)) != 13 * n or min(cards) < 0:
+    distinct = set(cards)
+    if len(distinct) != 13 * n or not distinct <= _DECK:  # a negative number read a code
         return None
     if n == 2:  # heads-up, the most common table
         hand_a, hand_b = hands

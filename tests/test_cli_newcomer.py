@@ -238,6 +238,7 @@ NUMBER_CASES = [
     (["bot", "--seed"], "--seed", ["-5"]),
     (["serve", "--port"], "--port", ["-1", "65536", "nan"]),
     (["serve", "--sockets-per-address"], "--sockets-per-address", ["0", "-3", "nan", "many"]),
+    (["serve", "--lease-seconds"], "--lease-seconds", ["0", "0.4", "3601", "nan", "inf", "soon"]),
 ]
 
 

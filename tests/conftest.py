@@ -1,8 +1,18 @@
-"""Markers the suite sets by itself (pyproject.toml registers them)."""
+"""Markers the suite sets by itself (pyproject.toml registers them), and the language
+the suite runs in."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+# Every command follows LANGUAGE/LC_ALL/LC_MESSAGES/LANG (issue 39), and the tests read
+# English words: a developer's Russian or Latvian terminal must not fail them. A test of
+# the language choice passes its own environment.
+for _name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+    os.environ.pop(_name, None)
+os.environ["LANG"] = "C.UTF-8"
 
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects by marker

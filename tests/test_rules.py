@@ -795,3 +795,24 @@ def test_doctests() -> None:
     result = doctest.testmod(rules_module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 20
     assert result.failed == 0
+
+
+def test_criss_cross_is_said_in_one_place() -> None:
+    """``VariantSpec.criss_cross`` is the one reading of "two hands a seat": no module
+    compares ``hands_per_seat`` with 2 itself (it was written in seven places)."""
+    import pathlib
+
+    import chinese_poker
+    from chinese_poker.rules import preset_names, rules_for
+
+    assert [p for p in preset_names() if rules_for(p).spec.variant.criss_cross] == ["criss-cross"]
+    src = pathlib.Path(chinese_poker.__file__).parent
+    spec = src / "rules" / "spec.py"
+    found = [
+        f"{path.relative_to(src)}:{n}"
+        for path in sorted(src.rglob("*.py"))
+        if path != spec
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if "hands_per_seat ==" in line or "hands_per_seat !=" in line
+    ]
+    assert not found, found

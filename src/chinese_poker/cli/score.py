@@ -255,7 +255,7 @@ def _read_players(players: object, rules: Rules) -> tuple[Hand, ...]:
         raise TableError('the table has no "players": give a list of {"name": ..., "board": ...}')
     if not isinstance(players, list) or not players:
         raise TableError('"players" must be a non-empty list of players')
-    criss_cross = rules.spec.variant.hands_per_seat == 2
+    criss_cross = rules.spec.variant.criss_cross
     hands: list[Hand] = []
     names: set[str] = set()
     for number, entry in enumerate(players, 1):

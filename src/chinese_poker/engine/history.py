@@ -113,7 +113,7 @@ def hand_record(table: Table, *, session: Mapping[str, Any] | None = None) -> di
 
 
 def _hands(table: Table) -> int:
-    return 2 if table.rules.spec.variant.hands_per_seat == 2 else 1
+    return 2 if table.rules.spec.variant.criss_cross else 1
 
 
 def write_history(

@@ -354,7 +354,7 @@ class Table:
         self._variant = rules.spec.variant
         self._naturals = rules.spec.scoring.naturals  # None: no naturals in this game
         self._open_face = self._variant.open_face
-        self._criss_cross = self._variant.hands_per_seat == 2
+        self._criss_cross = self._variant.criss_cross
         self._streets = self._variant.streets
         self._timed_out: set[int] = set(_check_auto_play(auto_play, n))
         self.auto_play: frozenset[int] = frozenset(self._timed_out)

@@ -513,7 +513,7 @@ class raw_env(AECEnv):  # type: ignore[misc]
         ]
         for b in view.boards:
             name = f"player_{b.seat}" + (
-                f"/{b.hand + 1}" if self.rules.spec.variant.hands_per_seat == 2 else ""
+                f"/{b.hand + 1}" if self.rules.spec.variant.criss_cross else ""
             )
             tag = " (Fantasyland)" if b.in_fantasyland else ""
             board = "(face down)" if b.hidden else str(b.board)

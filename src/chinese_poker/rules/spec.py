@@ -242,6 +242,17 @@ class VariantSpec:
         """
         return any(dealt > placed for dealt, placed in self.streets)
 
+    @property
+    def criss_cross(self) -> bool:
+        """Whether each seat plays two separate 13-card hands (§5, Criss Cross): the one
+        place that says what two hands a seat mean.
+
+        >>> from chinese_poker.rules import rules_for
+        >>> [rules_for(p).spec.variant.criss_cross for p in ("criss-cross", "classic", "ofc")]
+        [True, False, False]
+        """
+        return self.hands_per_seat == 2
+
 
 @dataclass(frozen=True, slots=True)
 class RulesSpec:
@@ -258,7 +269,7 @@ class RulesSpec:
         >>> rules_for("ofc").spec.opponent_hands(3), rules_for("criss-cross").spec.opponent_hands(2)
         (2, 2)
         """
-        if self.variant.hands_per_seat == 2:
+        if self.variant.criss_cross:
             return 1 if self.scoring.parallel_pairing else 2
         return max(1, min(3, players - 1))
 

@@ -579,7 +579,7 @@ def _check_table(spec: RulesSpec, hands: Sequence[Hand]) -> list[str]:
     variant = spec.variant
     low, high = variant.player_counts
     # The usual table (one hand a player, a count the variant allows) needs no more checks.
-    if not (variant.hands_per_seat == 1 and len(players) == len(owners)
+    if not (not variant.criss_cross and len(players) == len(owners)
             and low <= len(players) <= high):  # fmt: skip
         _check_seats(spec, hands, players, owners)
     return players
@@ -599,7 +599,7 @@ def _check_seats(
     count = len(players)
     variant = spec.variant
     low, high = variant.player_counts
-    if variant.hands_per_seat == 2:
+    if variant.criss_cross:
         if count != 2:
             raise ScoringError(f"Criss Cross is for exactly 2 players, got {count}")
         for player in players:
@@ -863,7 +863,7 @@ def _plain_rules(spec: RulesSpec) -> _PlainRules:
     fl = sc.fantasyland
     variant = spec.variant
     known = _PLAIN[id(spec)] = _PlainRules(
-        spec, modelled and variant.hands_per_seat == 1, sc, t5, *sc.royalties.lookup,
+        spec, modelled and not variant.criss_cross, sc, t5, *sc.royalties.lookup,
         sc.misset_penalised, sc.finnish_deuce, fl, fl.entry_by_top if fl.enabled else None,
         sc.unit_value, *variant.player_counts, variant.open_face, sc.showdown_points,
     )  # fmt: skip
@@ -1114,7 +1114,7 @@ def _usual_table(
         or len(cards) != 13 * n
         or len(set(cards)) != 13 * n
         or min(cards) < 0
-        or spec.variant.hands_per_seat != 1
+        or spec.variant.criss_cross
         or len(set(owners)) != n
         or len({hand.name for hand in hands}) != n
     )

@@ -435,7 +435,7 @@ class Game:
     ) -> str:
         """What everyone may know about an action (the person also sees his discards)."""
         name = table.players[action.seat]
-        cc = table.rules.spec.variant.hands_per_seat == 2
+        cc = table.rules.spec.variant.criss_cross
         hand = _(" (hand {n})").format(n=getattr(action, "hand", 0) + 1) if cc else ""
         if isinstance(action, Place):
             dec = next((d for d in decisions if d.hand == action.hand), None)
@@ -691,7 +691,7 @@ class Game:
         )
 
     def _declaration(self, table: Table, view: View, dec: Decision) -> None:
-        cc = view.rules.spec.variant.hands_per_seat == 2
+        cc = view.rules.spec.variant.criss_cross
         which = _(" (hand {n})").format(n=dec.hand + 1) if cc else ""
         if dec.kind == "surrender":
             question = _(
@@ -739,7 +739,7 @@ class Game:
 
     def _prompt(self, view: View, dec: Decision) -> str:
         arrow = "›" if self.theme.unicode else ">"
-        cc = view.rules.spec.variant.hands_per_seat == 2
+        cc = view.rules.spec.variant.criss_cross
         which = _("hand {n} ").format(n=dec.hand + 1) if cc else ""
         if dec.kind == "street":
             return _("street {n}").format(n=dec.street) + f" {arrow} "
@@ -783,7 +783,7 @@ class Game:
                 render.hand_panel(
                     staging,
                     self.theme,
-                    criss_cross=view.rules.spec.variant.hands_per_seat == 2,
+                    criss_cross=view.rules.spec.variant.criss_cross,
                     discards=mine.discards,
                 )
             )

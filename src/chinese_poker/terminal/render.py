@@ -239,7 +239,7 @@ def board_table(
     for label, size in zip(_LINE_LABELS, _LINE_SIZES, strict=True):
         table.add_column(_(label), no_wrap=True, min_width=3 * size - 1)
     table.add_column("", overflow="fold")
-    criss_cross = view.rules.spec.variant.hands_per_seat == 2
+    criss_cross = view.rules.spec.variant.criss_cross
     for b in view.boards:
         acting = b.seat in view.to_act and not view.over
         marker = Text(theme.turn, style="bold yellow") if acting else Text("")

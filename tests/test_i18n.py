@@ -354,3 +354,18 @@ def _cards(text: str) -> list[int]:
     from chinese_poker.cards import parse_cards
 
     return list(parse_cards(text))
+
+
+def test_every_server_error_code_has_words_in_every_language() -> None:
+    """Each ``ErrorCode`` the server can send has its sentence in every catalogue and in
+    the page's ``ERROR_WORDS`` (four of the sixteen read "The server refused that.")."""
+    from chinese_poker.server.messages import ErrorCode
+
+    words_js = (STATIC / "js" / "words.js").read_text()
+    block = words_js[words_js.index("export const ERROR_WORDS") :]
+    block = block[: block.index("};")]
+    for code in ErrorCode:
+        assert f'get {code.value}() {{ return t("error.{code.value}"); }}' in block, code
+        for lang in LANGS:
+            text = _catalogue(lang).get(f"error.{code.value}")
+            assert isinstance(text, str) and text.strip(), (lang, code)

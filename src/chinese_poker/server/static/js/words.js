@@ -78,6 +78,10 @@ export const ERROR_WORDS = {
   get hints_disabled() { return t("error.hints_disabled"); },
   get hints_unavailable() { return t("error.hints_unavailable"); },
   get server_error() { return t("error.server_error"); },
+  get not_playing() { return t("error.not_playing"); },
+  get busy() { return t("error.busy"); },
+  get duplicate() { return t("error.duplicate"); },
+  get too_late() { return t("error.too_late"); },
 };
 
 /** Socket close codes: the message and the ways on offered with it. */

@@ -369,3 +369,19 @@ def test_every_server_error_code_has_words_in_every_language() -> None:
         for lang in LANGS:
             text = _catalogue(lang).get(f"error.{code.value}")
             assert isinstance(text, str) and text.strip(), (lang, code)
+
+
+def test_the_lobby_names_options_and_rules_in_players_words() -> None:
+    """No option key in brackets and no RULES section number on a page (issue 40): the
+    lobby lists an option by its name alone, so every name is distinct in every language."""
+    from chinese_poker.rules.words import option_catalogue
+
+    english = {o["key"]: o["label"] for o in option_catalogue()}
+    for lang in LANGS:
+        cat = _catalogue(lang)
+        assert not [k for k, v in cat.items() if "RULES §" in str(v)], lang
+        names = [cat.get(f"option.{key}", label) for key, label in english.items()]
+        assert len(set(names)) == len(names), (lang, sorted(n for n in names if names.count(n) > 1))
+    assert "RULES §" not in json.dumps(option_catalogue(), ensure_ascii=False)
+    words_js = (STATIC / "js" / "words.js").read_text()
+    assert "(${key})" not in words_js

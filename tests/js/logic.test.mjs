@@ -173,7 +173,7 @@ test("rule words are the server's catalogue, with the rule keys as the fallback"
   assert.equal(gameName("pineapple"), "Pineapple");
   assert.equal(gameHelp("pineapple"), "Keep 2, throw 1.");
   assert.equal(gameName("turbo"), "turbo");
-  assert.equal(optionLabel("royalty_award"), "Royalties paid (royalty_award)");
+  assert.equal(optionLabel("royalty_award"), "Royalties paid"); // no option key in the lobby
   assert.equal(choiceWords("royalty_award", "winner_only"), "Only the winner of the line");
   assert.equal(choiceWords("royalty_award", "net"), "net");
   assert.equal(rulePresets().length, 1);

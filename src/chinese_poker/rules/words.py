@@ -292,7 +292,7 @@ OPTION_WORDS: Final[Mapping[str, OptionWords]] = types.MappingProxyType(
         "time_limit": _W("Seconds a move", "How long a player has for each decision."),
         "timeout_ends_session": _W(
             "Timeout ends the session",
-            "Tournament rule (RULES §10): after a timeout the session ends.",
+            "Tournament rule: after a timeout the session ends.",
         ),
         "timed_out_player_in_remaining_hands": _W(
             "A timed-out player",

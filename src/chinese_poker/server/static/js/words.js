@@ -27,7 +27,8 @@ export const gameHelp = (preset) => ruleText(`game.${preset}.help`, (RULE_WORDS.
 /** An option's words {key, label, help, kind, choices: [{value, label}]}, or null. */
 export const optionWords = (key) => RULE_WORDS.byOption.get(key) || null;
 export const optionName = (key) => ruleText(`option.${key}`, (optionWords(key) || {}).label || key);
-export const optionLabel = (key) => (optionWords(key) || has(`option.${key}`) ? `${optionName(key)} (${key})` : key);
+/** An option's name as the lobby lists it: players' words, never the option's key. */
+export const optionLabel = (key) => optionName(key);
 export const optionHelp = (key) => ruleText(`option.${key}.help`, (optionWords(key) || {}).help || "");
 /** A value of an option in words ("Only the winner of the line"), or the value itself. */
 export function choiceWords(key, value) {

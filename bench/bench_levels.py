@@ -28,6 +28,7 @@ from typing import Any
 from bench_mc_bots import BotSpec, measure
 from chinese_poker.ai import make_bot
 from chinese_poker.rules import PRESETS
+from shortfall import short, verdict
 
 
 def ladder(bot: str) -> list[int]:
@@ -78,27 +79,21 @@ def main(argv: list[str] | None = None) -> int:
     jobs = [(pr, a, b, args.hands, args.seed + 100 * i) for i, (pr, a, b) in enumerate(plan)]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         results = list(pool.map(run_step, jobs))
-    failed = []
+    failed: list[str | None] = []
     print("| preset | step | hands | points a hand (95%) | fouls A (B) | median ms A (B) |")
     print("|---|---|---:|---|---:|---:|")
     for res in results:
         print(json.dumps(res), file=sys.stderr)
-        low = res["mean"] - res["ci95"]
+        step = f"{res['a']} over {res['b']} in {res['preset']}"
         a_side, b_side = res["a_side"], res["b_side"]
-        print(f"| {res['preset']} | {res['a']} over {res['b']} | {res['hands']:,} | "
-              f"{res['mean']:+.2f} ± {res['ci95']:.2f} | {a_side['foul_rate']:.1%} "
-              f"({b_side['foul_rate']:.1%}) | {a_side['median_ms']:.1f} "
-              f"({b_side['median_ms']:.1f}) |")  # fmt: skip
-        if res["hands"] < args.hands:
-            failed.append(f"{res['a']} over {res['b']} in {res['preset']}: only "
-                          f"{res['hands']} of {args.hands} hands")  # fmt: skip
-        elif not low > 0:
-            shown = f"{res['mean']:+.2f} ± {res['ci95']:.2f}"
-            failed.append(f"{res['a']} over {res['b']} in {res['preset']}: {shown} "
-                          "does not lie above 0")  # fmt: skip
-    for line in failed:
-        print(f"bench_levels: FAILED {line}", file=sys.stderr)
-    return 1 if failed else 0
+        shown = f"{res['mean']:+.2f} ± {res['ci95']:.2f}"
+        print(f"| {res['preset']} | {res['a']} over {res['b']} | {res['hands']:,} | {shown} | "
+              f"{a_side['foul_rate']:.1%} ({b_side['foul_rate']:.1%}) | "
+              f"{a_side['median_ms']:.1f} ({b_side['median_ms']:.1f}) |")  # fmt: skip
+        failed.append(short(f"{step}, hands", res["hands"], args.hands))
+        if not res["mean"] - res["ci95"] > 0:
+            failed.append(f"{step}: {shown} does not lie above 0")
+    return verdict("bench_levels", failed)
 
 
 if __name__ == "__main__":

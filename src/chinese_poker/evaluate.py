@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import IntEnum
 from typing import Literal
 
@@ -38,12 +39,14 @@ __all__ = [
     "FOUR_OF_A_KIND",
     "FULL_HOUSE",
     "HIGH_CARD",
+    "KEY_SPAN",
     "ONE_PAIR",
     "STRAIGHT",
     "STRAIGHT_FLUSH",
     "THREE_OF_A_KIND",
     "TWO_PAIR",
     "Category",
+    "LineTables",
     "WheelRank",
     "category",
     "describe",
@@ -55,6 +58,7 @@ __all__ = [
     "evaluate_low27_batch",
     "is_royal_flush",
     "key_ranks",
+    "line_tables",
     "low27_high_card",
 ]
 
@@ -366,6 +370,8 @@ _CODES_NP = np.asarray(CARD_CODES, dtype=np.int32)
 _FO_NP = np.asarray(_FLUSH_OFFSET, dtype=np.int32)
 _T3_NP = np.asarray(_TABLE3, dtype=np.int32)
 _T5_NP: dict[str, npt.NDArray[np.int32]] = {}
+for _shared in (_CODES_NP, _FO_NP, _T3_NP):
+    _shared.setflags(write=False)  # handed out by line_tables()
 _CHUNK = 1 << 15  # rows per step: keeps the temporaries in cache
 
 
@@ -373,7 +379,52 @@ def _t5_np(wheel: str) -> npt.NDArray[np.int32]:
     arr = _T5_NP.get(wheel)
     if arr is None:
         arr = _T5_NP[wheel] = np.asarray(_table5(wheel), dtype=np.int32)
+        arr.setflags(write=False)
     return arr
+
+
+@dataclass(frozen=True)
+class LineTables:
+    """The evaluator's look-ups, for code that values lines itself (the numba kernels,
+    the settlement's fast path). A line's value is one index: for three cards
+    ``line3[(c1 + c2 + c3) >> 12]``, for five ``line5[(k >> 12) + flush_offset[k & 4095]]``
+    where ``c`` are ``card_codes`` and ``k`` their sum. Lists for plain Python, arrays
+    (int32, read-only) for numpy and numba.
+    """
+
+    card_codes: tuple[int, ...]
+    line3: list[int]
+    line5: list[int]
+    flush_offset: list[int]
+    card_codes_array: npt.NDArray[np.int32]
+    line3_array: npt.NDArray[np.int32]
+    line5_array: npt.NDArray[np.int32]
+    flush_offset_array: npt.NDArray[np.int32]
+
+
+#: Rank sums of up to five cards are below this; ``line5`` holds the suited lines from it on.
+KEY_SPAN = _KEY_SPAN
+
+
+def line_tables(wheel: WheelRank = "lowest") -> LineTables:
+    """The look-up tables behind :func:`evaluate` for a wheel rule (built once each).
+
+    >>> from chinese_poker.cards import parse_cards
+    >>> t = line_tables()
+    >>> k = sum(t.card_codes[c] for c in parse_cards("Ah Kh Qh Jh Th"))
+    >>> t.line5[(k >> 12) + t.flush_offset[k & 4095]] == evaluate(parse_cards("Ah Kh Qh Jh Th"))
+    True
+    """
+    return LineTables(
+        card_codes=CARD_CODES,
+        line3=_TABLE3,
+        line5=_table5(wheel),
+        flush_offset=_FO,
+        card_codes_array=_CODES_NP,
+        line3_array=_T3_NP,
+        line5_array=_t5_np(wheel),
+        flush_offset_array=_FO_NP,
+    )
 
 
 def evaluate_batch(

@@ -57,6 +57,7 @@ __all__ = [
     "HintEntry",
     "hint",
     "hint_from_dict",
+    "nearby_boards",
     "quick_hint",
 ]
 
@@ -348,7 +349,7 @@ def _fantasyland_hints(
     add(plain.top, plain.middle, plain.bottom, "the most royalties, ignoring the stay")
     for sol in lined:
         add(sol.board.top, sol.board.middle, sol.board.bottom, "strong lines for the royalties")
-    for alt in _neighbours(rules, dec.cards, (b.top, b.middle, b.bottom), stay, 3):
+    for alt in nearby_boards(rules, dec.cards, (b.top, b.middle, b.bottom), stay, 3):
         add(*alt, note="one swap from the best")
     cands = [rollout.Candidate(*bd) for bd in boards]
     rollouts = params.rollouts if (len(sit.events_who) or sit.fl_seats) else 1
@@ -384,7 +385,7 @@ def _board(top: Sequence[Card], middle: Sequence[Card], bottom: Sequence[Card]) 
     return Board(tuple(top), tuple(middle), tuple(bottom))
 
 
-def _neighbours(
+def nearby_boards(
     rules: Rules,
     cards: Sequence[Card],
     board: tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]],

@@ -429,12 +429,13 @@ def tables_for(rules: Rules) -> Tables:
     policy[POL_FL_ENABLED] = float(fl.enabled)
     policy[POL_THROWN] = thrown
     policy[POL_STAY_BOTTOM_MIN] = fl.stay_bottom_min
+    lines = _ev.line_tables(spec.scoring.wheel)
     return Tables(
         rules=rules,
-        codes=_ev._CODES_NP.astype(np.int64),
-        t3=_ev._T3_NP.astype(np.int64),
-        t5=_ev._t5_np(spec.scoring.wheel).astype(np.int64),
-        fo=_ev._FO_NP.astype(np.int64),
+        codes=lines.card_codes_array.astype(np.int64),
+        t3=lines.line3_array.astype(np.int64),
+        t5=lines.line5_array.astype(np.int64),
+        fo=lines.flush_offset_array.astype(np.int64),
         roy=roy,
         flv=flv,
         strength=strength_table(),
@@ -641,7 +642,7 @@ LIVE_FEATURES = LIVE_TOP + LIVE_TOP_PAIR + LIVE_FLUSH + LIVE_PAIR + LIVE_STRAIGH
 VALUE_FEATURES = RES_FEATURES + LIVE_FEATURES
 #: The live counts of :func:`_live_counts`: the cards of each suit, then of each rank.
 LIVE_COUNTS = 4 + 13
-KEY_SPAN = _ev._KEY_SPAN  # rank sums of up to five cards are below
+KEY_SPAN = _ev.KEY_SPAN  # rank sums of up to five cards are below
 _NO_RESIDUAL.setflags(write=False)
 
 
@@ -656,13 +657,13 @@ def partial_line_table() -> I16:
     plays low under a five: a wheel is still open).
 
     >>> from chinese_poker.cards import parse_cards
-    >>> codes = _ev._CODES_NP
+    >>> codes = _ev.CARD_CODES
     >>> t = partial_line_table()
     >>> x = int(t[2 * KEY_SPAN + (sum(int(codes[c]) for c in parse_cards("Qh Qd 7c")) >> 12)])
     >>> x & 15, x >> 4 & 15  # a pair of queens
     (1, 10)
     """
-    span = _ev._KEY_SPAN
+    span = _ev.KEY_SPAN
     table = np.zeros(4 * span, dtype=np.int16)
     for n in range(1, 5):
         for m in itertools.combinations_with_replacement(range(13), n):

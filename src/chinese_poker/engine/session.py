@@ -46,7 +46,7 @@ from typing import Any, ClassVar, Protocol
 from chinese_poker.cards import Card
 from chinese_poker.engine.actions import Action
 from chinese_poker.engine.history import hand_record
-from chinese_poker.engine.table import Table, TableError, _seat_names, new_seed
+from chinese_poker.engine.table import Table, TableError, new_seed, seat_names
 from chinese_poker.engine.views import View
 from chinese_poker.rules import InsufficientChipsRule, Rules, TimedOutPlayer
 from chinese_poker.scoring import Settlement
@@ -753,7 +753,7 @@ def _check_setup(
     if not isinstance(rules, Rules):
         raise SessionError(f"rules must be a Rules, not {type(rules).__name__}")
     try:
-        names = _seat_names(players)
+        names = seat_names(players)
     except TableError as exc:
         raise SessionError(str(exc)) from None
     counts = rules.player_counts

@@ -91,6 +91,7 @@ __all__ = [
     "check_player_names",
     "fantasyland_stays_left",
     "hand_name",
+    "seat_names",
     "shuffled_deck",
     "validate_player_name",
 ]
@@ -326,7 +327,7 @@ class Table:
     ) -> None:
         if not isinstance(rules, Rules):
             raise TableError(f"rules must be a Rules, not {type(rules).__name__}")
-        names = _seat_names(players)
+        names = seat_names(players)
         n = len(names)
         if n not in rules.player_counts:
             counts = rules.player_counts
@@ -977,7 +978,9 @@ def _seats(seats: Sequence[int]) -> str:
     return ", ".join(str(s) for s in seats) or "nobody"
 
 
-def _seat_names(players: int | Sequence[str]) -> tuple[str, ...]:
+def seat_names(players: int | Sequence[str]) -> tuple[str, ...]:
+    """A table's seat names from a count (``P1``, ``P2``, ...) or a list of names,
+    checked by the engine's rules for names; TableError naming what is wrong."""
     if isinstance(players, bool):
         raise TableError("players must be a count or a list of names")
     if isinstance(players, int):
@@ -1017,7 +1020,7 @@ def check_player_names(names: Sequence[str]) -> tuple[str, ...]:
     they store it: the names as a tuple, or TableError naming what is wrong."""
     if isinstance(names, str):
         raise TableError("players must be a list of names, not one string")
-    return _seat_names(list(names))
+    return seat_names(list(names))
 
 
 def _check_seed(seed: object) -> int:

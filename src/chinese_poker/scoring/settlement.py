@@ -92,12 +92,12 @@ _NO_HANDS = ("", "", "")
 # The evaluator's look-ups, read directly: a line's value is one index of the sum of its
 # cards' codes (chinese_poker.evaluate), and settling calls it six times a pair.
 _CC = CARD_CODES
-_T3 = _ev._TABLE3
-_FO = _ev._FO
+_T3 = _ev.line_tables().line3
+_FO = _ev.line_tables().flush_offset
 
 
 def _five_table(sc: ScoringSpec) -> list[int]:
-    return _ev._table5(sc.wheel)
+    return _ev.line_tables(sc.wheel).line5
 
 
 def _deuce_line(hand: Hand) -> int:

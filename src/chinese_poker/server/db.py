@@ -70,6 +70,7 @@ from sqlalchemy.pool import ConnectionPoolEntry
 __all__ = [
     "ActionRow",
     "Base",
+    "BigId",
     "HandEnd",
     "HandRow",
     "Lease",
@@ -104,7 +105,7 @@ class Base(DeclarativeBase):
 
 
 # An auto-increment id: BIGINT on PostgreSQL, INTEGER (the rowid) on SQLite.
-_BigId = BigInteger().with_variant(Integer(), "sqlite")
+BigId = BigInteger().with_variant(Integer(), "sqlite")
 
 
 class TableRow(Base):
@@ -170,7 +171,7 @@ class ActionRow(Base):
     __tablename__ = "actions"
     __table_args__ = (Index("ix_actions_table_hand_seq", "table_id", "hand", "seq", unique=True),)
 
-    id: Mapped[int] = mapped_column(_BigId, primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
     table_id: Mapped[str] = mapped_column(String(32), ForeignKey("tables.id", ondelete="CASCADE"))
     hand: Mapped[int] = mapped_column(Integer)
     seq: Mapped[int] = mapped_column(Integer)

@@ -403,7 +403,7 @@ def _fantasyland_value(rules: Rules, board: Board, stay: float) -> dict[str, Any
 def solve_fantasyland_deal(req: FantasylandRequest) -> dict[str, Any]:
     """The best board, its royalties and stay, and the runner-up boards with values."""
     from chinese_poker.ai.fantasyland import DEFAULT_STAY_VALUE
-    from chinese_poker.ai.hints import _neighbours
+    from chinese_poker.ai.hints import nearby_boards
     from chinese_poker.cli.solve import solver
 
     rules = rules_from_document(req.rules, req.options)
@@ -426,7 +426,7 @@ def solve_fantasyland_deal(req: FantasylandRequest) -> dict[str, Any]:
     # pay, not only in which kicker is thrown away.
     seen = {_worth(rules, b)}
     runners = []
-    swaps = _neighbours(rules, cards, b.lines, stay, 40)
+    swaps = nearby_boards(rules, cards, b.lines, stay, 40)
     candidates = [plain] + [Board(*(_strongest_first(line) for line in x)) for x in swaps]
     for board in candidates:
         if _worth(rules, board) in seen:

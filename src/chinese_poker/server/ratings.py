@@ -49,7 +49,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.orm import Mapped, mapped_column
 
 from chinese_poker.rules import Rules
-from chinese_poker.server.db import Base, HandRow, SeatRow, Store, _BigId
+from chinese_poker.server.db import Base, BigId, HandRow, SeatRow, Store
 
 __all__ = [
     "BOT_ANCHORS",
@@ -169,7 +169,7 @@ class RatingEventRow(Base):
     __tablename__ = "rating_events"
     __table_args__ = (Index("ix_rating_events_player", "player_id", "family", "id"),)
 
-    id: Mapped[int] = mapped_column(_BigId, primary_key=True, autoincrement=True)
+    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
     player_id: Mapped[str] = mapped_column(String(40))
     family: Mapped[str] = mapped_column(String(16))
     table_id: Mapped[str] = mapped_column(String(32))

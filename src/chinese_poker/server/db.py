@@ -23,33 +23,25 @@ an operating-system crash may lose the last transactions) and the WAL checkpoint
 run every second in a background thread instead of inside commits. The schema is
 created by the Alembic migrations shipped in ``chinese_poker/server/migrations``
 (:meth:`Store.migrate`, run at startup).
+
+The models and the loaded data are in :mod:`.schema`, the lease records in
+:mod:`.leases`; this module is the store's operations and re-exports both.
 """
 
 from __future__ import annotations
 
 import importlib
 import json
-import os
-import secrets
-import socket
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from sqlalchemy import (
-    BigInteger,
     Connection,
-    Double,
     Engine,
-    ForeignKey,
-    Index,
-    Integer,
-    String,
-    Text,
     bindparam,
     case,
     create_engine,
@@ -60,14 +52,33 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy import (
-    Table as SATable,
-)
 from sqlalchemy import text as sql_text
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.pool import ConnectionPoolEntry
 
+from chinese_poker.server.leases import LEASE_SECONDS, Lease, LeaseLost, Owner
+from chinese_poker.server.schema import (
+    ACTIONS,
+    HANDS,
+    LEASES,
+    SEATS,
+    TABLES,
+    ActionRow,
+    Base,
+    BigId,
+    HandEnd,
+    HandRow,
+    LeaseRow,
+    NewHand,
+    SeatRow,
+    StoredHand,
+    StoredSeat,
+    StoredTable,
+    TableRow,
+    TableSummary,
+)
+
 __all__ = [
+    "LEASE_SECONDS",
     "ActionRow",
     "Base",
     "BigId",
@@ -76,6 +87,7 @@ __all__ = [
     "Lease",
     "LeaseLost",
     "LeaseRow",
+    "NewHand",
     "Owner",
     "SeatRow",
     "Store",
@@ -98,274 +110,6 @@ def default_database_url() -> str:
     folder = Path(platformdirs.user_data_dir("chinese-poker"))
     folder.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{folder / 'chinese-poker.db'}"
-
-
-class Base(DeclarativeBase):
-    """The declarative base of the server's models."""
-
-
-# An auto-increment id: BIGINT on PostgreSQL, INTEGER (the rowid) on SQLite.
-BigId = BigInteger().with_variant(Integer(), "sqlite")
-
-
-class TableRow(Base):
-    """One table: its setup and status."""
-
-    __tablename__ = "tables"
-
-    id: Mapped[str] = mapped_column(String(32), primary_key=True)
-    name: Mapped[str] = mapped_column(String(200))
-    created_at: Mapped[float] = mapped_column(Double)
-    config: Mapped[str] = mapped_column(Text)
-    join_code_hash: Mapped[str] = mapped_column(String(64))
-    status: Mapped[str] = mapped_column(String(16), index=True)
-    session_seed: Mapped[str] = mapped_column(String(64))
-    start_button: Mapped[int] = mapped_column(Integer)
-    started_at: Mapped[float | None] = mapped_column(Double, nullable=True)
-    # What a table keeps between actions that no action row says (JSON): time banks per
-    # chair, the chairs a stand-in bot plays, a leave that ends the session, a rematch.
-    live: Mapped[str | None] = mapped_column(Text, nullable=True)
-
-
-class SeatRow(Base):
-    """One seat of a table."""
-
-    __tablename__ = "seats"
-
-    table_id: Mapped[str] = mapped_column(
-        String(32), ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
-    )
-    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
-    kind: Mapped[str] = mapped_column(String(8))
-    name: Mapped[str | None] = mapped_column(String(100), nullable=True)
-    bot: Mapped[str | None] = mapped_column(String(50), nullable=True)
-    level: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, index=True)
-    joined_at: Mapped[float | None] = mapped_column(Double, nullable=True)
-
-
-class HandRow(Base):
-    """One hand: the committed seed and, once finished, its history line."""
-
-    __tablename__ = "hands"
-
-    table_id: Mapped[str] = mapped_column(
-        String(32), ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
-    )
-    number: Mapped[int] = mapped_column(Integer, primary_key=True)
-    seed: Mapped[str] = mapped_column(String(32))
-    salt: Mapped[str] = mapped_column(String(32))
-    commitment: Mapped[str] = mapped_column(String(64))
-    committed_at: Mapped[float] = mapped_column(Double)
-    started_at: Mapped[float | None] = mapped_column(Double, nullable=True)
-    finished_at: Mapped[float | None] = mapped_column(Double, nullable=True)
-    record: Mapped[str | None] = mapped_column(Text, nullable=True)
-    # The players' fair-shuffle values the deal used (JSON: player -> hex), set with
-    # started_at; null for a hand not dealt yet or dealt before players contributed.
-    contributions: Mapped[str | None] = mapped_column(Text, nullable=True)
-
-
-class ActionRow(Base):
-    """One accepted action of a hand."""
-
-    __tablename__ = "actions"
-    __table_args__ = (Index("ix_actions_table_hand_seq", "table_id", "hand", "seq", unique=True),)
-
-    id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
-    table_id: Mapped[str] = mapped_column(String(32), ForeignKey("tables.id", ondelete="CASCADE"))
-    hand: Mapped[int] = mapped_column(Integer)
-    seq: Mapped[int] = mapped_column(Integer)
-    data: Mapped[str] = mapped_column(Text)
-    created_at: Mapped[float] = mapped_column(Double)
-
-
-class LeaseRow(Base):
-    """Which process plays a table: the lease, and the fencing number of its writes."""
-
-    __tablename__ = "table_leases"
-
-    table_id: Mapped[str] = mapped_column(
-        String(32), ForeignKey("tables.id", ondelete="CASCADE"), primary_key=True
-    )
-    owner: Mapped[str | None] = mapped_column(String(40), nullable=True, index=True)
-    node: Mapped[str | None] = mapped_column(String(200), nullable=True)
-    pid: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    address: Mapped[str | None] = mapped_column(String(300), nullable=True)
-    # Raised by one on every acquisition, never lowered (a release keeps it): a write
-    # carrying an older number comes from a process that lost the table.
-    fence: Mapped[int] = mapped_column(BigInteger)
-    expires_at: Mapped[float] = mapped_column(Double)
-
-
-_TABLES = cast(SATable, TableRow.__table__)
-_SEATS = cast(SATable, SeatRow.__table__)
-_HANDS = cast(SATable, HandRow.__table__)
-_ACTIONS = cast(SATable, ActionRow.__table__)
-_LEASES = cast(SATable, LeaseRow.__table__)
-
-
-# --------------------------------------------------------------------------- loaded data
-
-
-@dataclass
-class StoredSeat:
-    """A seat as stored."""
-
-    seat: int
-    kind: str
-    name: str | None
-    bot: str | None
-    level: int | None
-    token_hash: str | None
-    joined_at: float | None
-
-
-@dataclass
-class StoredHand:
-    """A hand as stored, with its actions (``to_dict()`` forms) in order."""
-
-    number: int
-    seed: str
-    salt: str
-    commitment: str
-    committed_at: float
-    started_at: float | None
-    finished_at: float | None
-    record: dict[str, Any] | None
-    actions: list[dict[str, Any]] = field(default_factory=list)
-    contributions: dict[str, str] | None = None
-
-
-@dataclass
-class StoredTable:
-    """Everything stored about one table."""
-
-    id: str
-    name: str
-    created_at: float
-    config: dict[str, Any]
-    join_code_hash: str
-    status: str
-    session_seed: str
-    start_button: int
-    started_at: float | None
-    seats: list[StoredSeat]
-    hands: list[StoredHand]
-    live: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class TableSummary:
-    """A table as the lobby lists it (read without rebuilding the table)."""
-
-    id: str
-    name: str
-    created_at: float
-    config: dict[str, Any]
-    status: str
-    seats: list[StoredSeat]
-    hands_played: int
-    hand: int
-
-
-@dataclass(frozen=True, slots=True)
-class HandEnd:
-    """The end of a hand to store: (finish time, history line), the next hand's
-    commitment, the table's new status (each may be None)."""
-
-    table_id: str
-    hand: int
-    finished: tuple[float, dict[str, Any]] | None
-    next_hand: NewHand | None
-    status: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class NewHand:
-    """A hand row to insert: the commitment to its seed."""
-
-    number: int
-    seed: str
-    salt: str
-    commitment: str
-
-
-# --------------------------------------------------------------------------- leases
-
-
-def _node() -> str:
-    """This machine and pid namespace: two processes with the same node see each other's
-    pids (a boot id and a namespace inode where Linux gives them, else the host name)."""
-    parts = [socket.gethostname()]
-    try:
-        parts.append(Path("/proc/sys/kernel/random/boot_id").read_text().strip())
-        parts.append(str(os.stat("/proc/self/ns/pid").st_ino))
-    except OSError:
-        pass
-    return ":".join(parts)[:200]
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # somebody else's process (EPERM): alive
-        return True
-    return True
-
-
-@dataclass(frozen=True, slots=True)
-class Owner:
-    """A server process as its leases name it: a random id (new at every start), its
-    machine, its pid and the address its clients reach it at ("" if not known)."""
-
-    id: str
-    node: str
-    pid: int
-    address: str
-
-    @classmethod
-    def here(cls, address: str = "") -> Owner:
-        return cls(secrets.token_hex(8), _node(), os.getpid(), address)
-
-
-@dataclass(frozen=True, slots=True)
-class Lease:
-    """A table's lease as stored (``owner`` None: free), read at the database's ``now``."""
-
-    table_id: str
-    owner: str | None
-    node: str | None
-    pid: int | None
-    address: str | None
-    fence: int
-    expires_at: float
-    now: float
-
-    def takeable(self, me: Owner) -> bool:
-        """Free, run out, mine, or held by a process of this machine that is gone (a
-        server restarted after a crash need not wait for its own old leases)."""
-        return (
-            self.owner is None
-            or self.expires_at <= self.now
-            or self.owner == me.id
-            or (
-                self.node == me.node
-                and self.pid is not None
-                and self.pid != me.pid
-                and not _pid_alive(self.pid)
-            )
-        )
-
-
-class LeaseLost(RuntimeError):
-    """The database refused a write: this process no longer holds these tables' leases
-    (another process took them over). Nothing of the transaction was stored."""
-
-    def __init__(self, table_ids: Sequence[str]) -> None:
-        self.table_ids = tuple(table_ids)
-        super().__init__(f"this process no longer holds table(s) {', '.join(self.table_ids)}")
 
 
 # --------------------------------------------------------------------------- the store
@@ -413,10 +157,6 @@ class _Checkpointer(threading.Thread):
         self.checkpoint("TRUNCATE")
 
 
-LEASE_SECONDS = 5.0
-"""How long a table's lease lasts unless renewed (the server renews it well before)."""
-
-
 class Store:
     """The server's database access. All methods are synchronous and short.
 
@@ -449,19 +189,19 @@ class Store:
         # Statements of the play path, built once (SQLAlchemy then reuses their compiled
         # form; building a statement costs more than running it).
         self._finish_hand = (
-            update(_HANDS)
-            .where(_HANDS.c.table_id == bindparam("t"), _HANDS.c.number == bindparam("n"))
+            update(HANDS)
+            .where(HANDS.c.table_id == bindparam("t"), HANDS.c.number == bindparam("n"))
             .values(finished_at=bindparam("f"), record=bindparam("r"))
         )
         self._start_hand = (
-            update(_HANDS)
-            .where(_HANDS.c.table_id == bindparam("t"), _HANDS.c.number == bindparam("n"))
+            update(HANDS)
+            .where(HANDS.c.table_id == bindparam("t"), HANDS.c.number == bindparam("n"))
             .values(started_at=bindparam("s"), contributions=bindparam("c"))
         )
         self._set_status = (
-            update(_TABLES).where(_TABLES.c.id == bindparam("t")).values(status=bindparam("st"))
+            update(TABLES).where(TABLES.c.id == bindparam("t")).values(status=bindparam("st"))
         )
-        self._new_hand = insert(_HANDS)
+        self._new_hand = insert(HANDS)
         self._insert_sql: str | None = (
             None
             if mark is None  # a named/numeric driver: SQLAlchemy's insert is used
@@ -555,7 +295,7 @@ class Store:
         """The table's lease as stored now (None: no lease row, or no such table)."""
         with self.engine.connect() as conn:
             now = float(conn.execute(sql_text(f"SELECT {self._now}")).scalar_one())
-            row = conn.execute(select(_LEASES).where(_LEASES.c.table_id == table_id)).first()
+            row = conn.execute(select(LEASES).where(LEASES.c.table_id == table_id)).first()
         if row is None:
             return None
         return Lease(
@@ -573,7 +313,7 @@ class Store:
             if lease is None:
                 with self._tx() as conn:
                     exists = conn.execute(
-                        select(_TABLES.c.id).where(_TABLES.c.id == table_id)
+                        select(TABLES.c.id).where(TABLES.c.id == table_id)
                     ).first()
                     if exists is None:
                         return None
@@ -632,9 +372,7 @@ class Store:
             held = {
                 r[0]: r[1]
                 for r in conn.execute(
-                    select(_LEASES.c.table_id, _LEASES.c.fence).where(
-                        _LEASES.c.owner == self.owner.id
-                    )
+                    select(LEASES.c.table_id, LEASES.c.fence).where(LEASES.c.owner == self.owner.id)
                 )
             }
         lost = [t for t, fence in self.fences.items() if held.get(t) != fence]
@@ -650,8 +388,8 @@ class Store:
             return
         with self._tx() as conn:
             conn.execute(
-                update(_LEASES)
-                .where(_LEASES.c.table_id == bindparam("t"), _LEASES.c.fence == bindparam("f"))
+                update(LEASES)
+                .where(LEASES.c.table_id == bindparam("t"), LEASES.c.fence == bindparam("f"))
                 .values(owner=None, node=None, pid=None, address=None),
                 [{"t": t, "f": f} for t, f in mine],
             )
@@ -663,12 +401,12 @@ class Store:
             return [
                 r[0]
                 for r in conn.execute(
-                    select(_LEASES.c.table_id)
-                    .join(_TABLES, _TABLES.c.id == _LEASES.c.table_id)
+                    select(LEASES.c.table_id)
+                    .join(TABLES, TABLES.c.id == LEASES.c.table_id)
                     .where(
-                        _LEASES.c.owner.is_not(None),
-                        _LEASES.c.expires_at < sql_text(self._now),
-                        _TABLES.c.status != "finished",
+                        LEASES.c.owner.is_not(None),
+                        LEASES.c.expires_at < sql_text(self._now),
+                        TABLES.c.status != "finished",
                     )
                 )
             ]
@@ -707,7 +445,7 @@ class Store:
         stored = {
             r[0]: r[1]
             for r in conn.execute(
-                select(_LEASES.c.table_id, _LEASES.c.fence).where(_LEASES.c.table_id.in_(ids))
+                select(LEASES.c.table_id, LEASES.c.fence).where(LEASES.c.table_id.in_(ids))
             )
         }
         lost = [t for t, f in params if stored.get(t) != f]
@@ -735,7 +473,7 @@ class Store:
         now = time.time()
         with self._tx() as conn:
             conn.execute(
-                insert(_TABLES).values(
+                insert(TABLES).values(
                     id=table_id,
                     name=name,
                     created_at=now,
@@ -748,7 +486,7 @@ class Store:
                 )
             )
             conn.execute(
-                insert(_SEATS),
+                insert(SEATS),
                 [
                     {
                         "table_id": table_id,
@@ -783,11 +521,11 @@ class Store:
         with self._tx() as conn:
             self.fenced(conn, [table_id])
             result = conn.execute(
-                update(_SEATS)
+                update(SEATS)
                 .where(
-                    _SEATS.c.table_id == table_id,
-                    _SEATS.c.seat == seat,
-                    _SEATS.c.token_hash.is_(None),
+                    SEATS.c.table_id == table_id,
+                    SEATS.c.seat == seat,
+                    SEATS.c.token_hash.is_(None),
                 )
                 .values(name=name, token_hash=token_hash, joined_at=time.time())
             )
@@ -806,8 +544,8 @@ class Store:
         with self._tx() as conn:
             self.fenced(conn, [table_id])
             conn.execute(
-                update(_TABLES)
-                .where(_TABLES.c.id == table_id)
+                update(TABLES)
+                .where(TABLES.c.id == table_id)
                 .values(started_at=started_at, status="playing")
             )
             if first is not None:
@@ -883,7 +621,7 @@ class Store:
                 cursor.close()
         elif rows:
             keys = ("table_id", "hand", "seq", "data", "created_at")
-            conn.execute(insert(_ACTIONS), [dict(zip(keys, r, strict=True)) for r in rows])
+            conn.execute(insert(ACTIONS), [dict(zip(keys, r, strict=True)) for r in rows])
 
     def end_hand(
         self,
@@ -962,11 +700,11 @@ class Store:
         """Store the fair-shuffle values received so far for hand ``number``, not yet
         dealt (in the transaction of ``conn``): a restart deals with them too."""
         conn.execute(
-            update(_HANDS)
+            update(HANDS)
             .where(
-                _HANDS.c.table_id == table_id,
-                _HANDS.c.number == number,
-                _HANDS.c.started_at.is_(None),
+                HANDS.c.table_id == table_id,
+                HANDS.c.number == number,
+                HANDS.c.started_at.is_(None),
             )
             .values(contributions=_contributions_json(received))
         )
@@ -992,7 +730,7 @@ class Store:
             values["status"] = status
         with self._tx() as conn:
             self.fenced(conn, [table_id])
-            conn.execute(update(_TABLES).where(_TABLES.c.id == table_id).values(**values))
+            conn.execute(update(TABLES).where(TABLES.c.id == table_id).values(**values))
 
     def set_status(self, table_id: str, status: str) -> None:
         with self._tx() as conn:
@@ -1002,9 +740,9 @@ class Store:
     def delete_table(self, table_id: str) -> None:
         """Remove a table and everything about it (used by tests and cleanup)."""
         with self._tx() as conn:
-            for tbl in (_ACTIONS, _HANDS, _SEATS, _LEASES):
+            for tbl in (ACTIONS, HANDS, SEATS, LEASES):
                 conn.execute(delete(tbl).where(tbl.c.table_id == table_id))
-            conn.execute(delete(_TABLES).where(_TABLES.c.id == table_id))
+            conn.execute(delete(TABLES).where(TABLES.c.id == table_id))
 
     def _insert_hand(
         self, conn: Connection, table_id: str, h: NewHand, started: float | None
@@ -1028,9 +766,9 @@ class Store:
 
     def table_ids(self, *, exclude_status: str | None = None) -> list[str]:
         """Ids of the stored tables, oldest first (optionally without one status)."""
-        stmt = select(_TABLES.c.id).order_by(_TABLES.c.created_at, _TABLES.c.id)
+        stmt = select(TABLES.c.id).order_by(TABLES.c.created_at, TABLES.c.id)
         if exclude_status is not None:
-            stmt = stmt.where(_TABLES.c.status != exclude_status)
+            stmt = stmt.where(TABLES.c.status != exclude_status)
         with self.engine.connect() as conn:
             return [row[0] for row in conn.execute(stmt)]
 
@@ -1039,14 +777,14 @@ class Store:
     ) -> list[TableSummary]:
         """One page of the lobby, newest first, straight from the tables (no replay)."""
         stmt = select(
-            _TABLES.c.id,
-            _TABLES.c.name,
-            _TABLES.c.created_at,
-            _TABLES.c.config,
-            _TABLES.c.status,
-        ).order_by(_TABLES.c.created_at.desc(), _TABLES.c.id.desc())
+            TABLES.c.id,
+            TABLES.c.name,
+            TABLES.c.created_at,
+            TABLES.c.config,
+            TABLES.c.status,
+        ).order_by(TABLES.c.created_at.desc(), TABLES.c.id.desc())
         if status is not None:
-            stmt = stmt.where(_TABLES.c.status == status)
+            stmt = stmt.where(TABLES.c.status == status)
         stmt = stmt.limit(limit).offset(offset)
         with self.engine.connect() as conn:
             rows = list(conn.execute(stmt))
@@ -1055,7 +793,7 @@ class Store:
                 return []
             seats: dict[str, list[StoredSeat]] = {i: [] for i in ids}
             for r in conn.execute(
-                select(_SEATS).where(_SEATS.c.table_id.in_(ids)).order_by(_SEATS.c.seat)
+                select(SEATS).where(SEATS.c.table_id.in_(ids)).order_by(SEATS.c.seat)
             ).mappings():
                 seats[r["table_id"]].append(
                     StoredSeat(
@@ -1071,12 +809,12 @@ class Store:
             played: dict[str, tuple[int, int]] = {}
             for h in conn.execute(
                 select(
-                    _HANDS.c.table_id,
-                    func.count(_HANDS.c.record),
-                    func.max(case((_HANDS.c.started_at.is_not(None), _HANDS.c.number), else_=0)),
+                    HANDS.c.table_id,
+                    func.count(HANDS.c.record),
+                    func.max(case((HANDS.c.started_at.is_not(None), HANDS.c.number), else_=0)),
                 )
-                .where(_HANDS.c.table_id.in_(ids))
-                .group_by(_HANDS.c.table_id)
+                .where(HANDS.c.table_id.in_(ids))
+                .group_by(HANDS.c.table_id)
             ):
                 played[h[0]] = (int(h[1] or 0), int(h[2] or 0))
         return [
@@ -1096,7 +834,7 @@ class Store:
     def load_table(self, table_id: str) -> StoredTable | None:
         """Everything stored about one table, or None."""
         with self.engine.connect() as conn:
-            row = conn.execute(select(_TABLES).where(_TABLES.c.id == table_id)).mappings().first()
+            row = conn.execute(select(TABLES).where(TABLES.c.id == table_id)).mappings().first()
             if row is None:
                 return None
             seats = [
@@ -1110,7 +848,7 @@ class Store:
                     joined_at=r["joined_at"],
                 )
                 for r in conn.execute(
-                    select(_SEATS).where(_SEATS.c.table_id == table_id).order_by(_SEATS.c.seat)
+                    select(SEATS).where(SEATS.c.table_id == table_id).order_by(SEATS.c.seat)
                 ).mappings()
             ]
             hands = {
@@ -1126,13 +864,13 @@ class Store:
                     contributions=(json.loads(r["contributions"]) if r["contributions"] else None),
                 )
                 for r in conn.execute(
-                    select(_HANDS).where(_HANDS.c.table_id == table_id).order_by(_HANDS.c.number)
+                    select(HANDS).where(HANDS.c.table_id == table_id).order_by(HANDS.c.number)
                 ).mappings()
             }
             for r in conn.execute(
-                select(_ACTIONS.c.hand, _ACTIONS.c.seq, _ACTIONS.c.data)
-                .where(_ACTIONS.c.table_id == table_id)
-                .order_by(_ACTIONS.c.hand, _ACTIONS.c.seq)
+                select(ACTIONS.c.hand, ACTIONS.c.seq, ACTIONS.c.data)
+                .where(ACTIONS.c.table_id == table_id)
+                .order_by(ACTIONS.c.hand, ACTIONS.c.seq)
             ):
                 hand = hands.get(r[0])
                 if hand is not None:
@@ -1155,12 +893,12 @@ class Store:
     def records(self, table_id: str, hand: int | None = None) -> list[dict[str, Any]]:
         """The history lines of the finished hands of a table, in order."""
         stmt = (
-            select(_HANDS.c.record)
-            .where(_HANDS.c.table_id == table_id, _HANDS.c.record.is_not(None))
-            .order_by(_HANDS.c.number)
+            select(HANDS.c.record)
+            .where(HANDS.c.table_id == table_id, HANDS.c.record.is_not(None))
+            .order_by(HANDS.c.number)
         )
         if hand is not None:
-            stmt = stmt.where(_HANDS.c.number == hand)
+            stmt = stmt.where(HANDS.c.number == hand)
         with self.engine.connect() as conn:
             return [json.loads(r[0]) for r in conn.execute(stmt)]
 

@@ -7,7 +7,7 @@ export default [
   // Only the client and its tests: the venv, the built site and the desk pages are not ours to lint here.
   { ignores: [".venv/**", "site/**", "build/**", "dist/**"] },
   {
-    files: ["src/chinese_poker/server/static/js/**/*.js"],
+    files: ["src/chinese_poker/server/static/js/**/*.js", "src/chinese_poker/server/static/{app,chart,fairness}.js"],
     languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: { ...globals.browser } },
     rules: {
       ...js.configs.recommended.rules,

@@ -1,3 +1,4 @@
+// @ts-check
 // Chinese poker browser table: the router and the page's start. Plain ES modules, no
 // build step; each screen and concern lives in js/ (docs/browser.md has the map).
 // Speaks the protocol of docs/server-protocol.md.
@@ -5,7 +6,7 @@
 import { $, banner, connBadge, toast } from "./js/ui.js";
 import { api, parseRoute } from "./js/net.js";
 import { setRuleWords } from "./js/words.js";
-import { store } from "./js/util.js";
+import { html, setHTML, store } from "./js/util.js";
 import { lobbyScreen } from "./js/lobby.js";
 import { joinScreen } from "./js/join.js";
 import { tableScreen } from "./js/table.js";
@@ -31,7 +32,7 @@ function route() {
   connBadge(null);
   const r = parseRoute(location.pathname, location.search);
   const app = $("#app");
-  app.innerHTML = "";
+  app.replaceChildren();
   document.title = t("common.title");
   const q = new URLSearchParams(location.search);
   if (r.name === "join") current = joinScreen(app, r.id, q.get("code") || "", navigate);
@@ -46,7 +47,7 @@ function route() {
 }
 
 document.addEventListener("click", (ev) => {
-  const a = ev.target.closest("a[data-link]");
+  const a = /** @type {HTMLAnchorElement | null} */ (ev.target instanceof Element ? ev.target.closest("a[data-link]") : null);
   if (!a || ev.ctrlKey || ev.metaKey || ev.shiftKey || a.target) return;
   const url = new URL(a.href, location.href);
   if (url.origin !== location.origin) return;
@@ -72,7 +73,7 @@ window.addEventListener("unhandledrejection", (ev) => {
 // reloads; a switch re-renders the current screen (a table reconnects and keeps its staging).
 const langSel = $("#lang");
 function fillLanguages() {
-  langSel.innerHTML = Object.entries(LANGUAGES).map(([code, name]) => `<option value="${code}" ${code === language() ? "selected" : ""} lang="${code}">${name}</option>`).join("");
+  setHTML(langSel, html`${Object.entries(LANGUAGES).map(([code, name]) => html`<option value="${code}" ${code === language() ? "selected" : ""} lang="${code}">${name}</option>`)}`);
 }
 langSel.addEventListener("change", async () => {
   try { await setLanguage(langSel.value); }

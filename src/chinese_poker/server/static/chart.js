@@ -1,3 +1,4 @@
+// @ts-check
 // A small inline SVG line chart: each player's running total after every hand.
 
 export const PALETTE = ["#facc15", "#60a5fa", "#f472b6", "#4ade80", "#fb923c", "#c084fc"];

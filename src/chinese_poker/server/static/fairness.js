@@ -1,3 +1,4 @@
+// @ts-check
 // Fair shuffles checked in the page (docs/fairness.md, scheme chinese-poker/v2).
 // The page keeps every commitment it saw before a deal, sends its own random value
 // for each hand, and after the showdown recomputes the commitment, the deal seed, the
@@ -120,7 +121,7 @@ export class FairDeals {
   constructor(tableId, storage = globalThis.localStorage) {
     this.key = `cp.fair.${tableId}`;
     this.storage = storage;
-    let saved = null;
+    let saved;
     try { saved = JSON.parse(storage.getItem(this.key) || "null"); } catch { saved = null; }
     this.s = saved || { commitments: {}, sent: {}, seen: {}, verdicts: {} };
   }

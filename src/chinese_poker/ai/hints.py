@@ -252,16 +252,29 @@ def _line_phrase(
     """What a line is after the placement, for players: a made hand, a draw with outs."""
     name = _LINES[line]
     where = "on top" if line == 0 else f"in the {name}"
-    size = _SIZES[line]
     fantasyland = rules.spec.scoring.fantasyland
     fl_pair = fantasyland.entry_min_pair if fantasyland.enabled else None
-    new_text = cards_str(new)
-    if len(cards) == size:
-        value = evaluate3(*cards) if size == 3 else evaluate(
-            cards, wheel=_wheel(rules))  # fmt: skip
+    if len(cards) == _SIZES[line]:
+        value = evaluate3(*cards) if line == 0 else evaluate(cards, wheel=_wheel(rules))
         made = describe(value)
-        return f"{new_text} completes the {name}: {made[0].lower()}{made[1:]}"
+        return f"{cards_str(new)} completes the {name}: {made[0].lower()}{made[1:]}"
     ranks = [c >> 2 for c in cards]
+    phrase = _sets_phrase(line, ranks, where, fl_pair, unseen)
+    if phrase is None and line > 0:
+        phrase = _draw_phrase(cards, ranks, where, unseen)
+    if phrase is not None:
+        return phrase
+    high = max(ranks)
+    if line == 0 and fl_pair is not None and high >= fl_pair:
+        outs = sum(1 for c in unseen if c >> 2 == high)
+        return f"{RANKS[high]} {where} ({outs} outs to {RANKS[high]}{RANKS[high]})"
+    return f"{cards_str(new)} {'on top' if line == 0 else f'to the {name}'}"
+
+
+def _sets_phrase(
+    line: int, ranks: list[int], where: str, fl_pair: int | None, unseen: Sequence[Card]
+) -> str | None:
+    """Quads, trips, two pair or a pair in an unfinished line (None for none of them)."""
     counts = {r: ranks.count(r) for r in set(ranks)}
     best = max(counts.values())
     pairs = sorted((r for r, n in counts.items() if n == 2), reverse=True)
@@ -269,38 +282,35 @@ def _line_phrase(
         return f"four {_PLURAL[ranks[0]]} {where}"
     if best == 3:
         trips = max(r for r, n in counts.items() if n == 3)
-        text = f"three {_PLURAL[trips]} {where}"
-        if line == 0:
-            text += " (Fantasyland)"
-        return text
+        return f"three {_PLURAL[trips]} {where}" + (" (Fantasyland)" if line == 0 else "")
     if len(pairs) >= 2:
         return f"two pair {where}"
-    if pairs:
-        pair = pairs[0]
-        outs = sum(1 for c in unseen if c >> 2 == pair)
-        text = f"pair of {_PLURAL[pair]} {where}"
-        if line == 0 and fl_pair is not None and pair >= fl_pair:
-            text += " (Fantasyland if it holds)"
-        elif outs:
-            text += f" ({outs} out{'s' if outs != 1 else ''} to trips)"
-        return text
-    if line > 0:
-        suits = {c & 3 for c in cards}
-        if len(suits) == 1 and len(cards) >= 3:
-            suit = next(iter(suits))
-            outs = sum(1 for c in unseen if c & 3 == suit)
-            return f"{_SUIT_WORDS[SUITS[suit]]} flush draw {where} ({outs} outs)"
-        if len(cards) == 4:
-            outs_ranks = _straight_outs(set(ranks))
-            if outs_ranks:
-                outs = sum(1 for c in unseen if c >> 2 in outs_ranks)
-                kind = "open-ended straight draw" if len(outs_ranks) == 2 else "gutshot"
-                return f"{kind} {where} ({outs} outs)"
-    high = max(ranks)
-    if line == 0 and fl_pair is not None and high >= fl_pair:
-        outs = sum(1 for c in unseen if c >> 2 == high)
-        return f"{RANKS[high]} {where} ({outs} outs to {RANKS[high]}{RANKS[high]})"
-    return f"{new_text} {'on top' if line == 0 else f'to the {name}'}"
+    if not pairs:
+        return None
+    pair = pairs[0]
+    outs = sum(1 for c in unseen if c >> 2 == pair)
+    text = f"pair of {_PLURAL[pair]} {where}"
+    if line == 0 and fl_pair is not None and pair >= fl_pair:
+        return text + " (Fantasyland if it holds)"
+    return text + (f" ({outs} out{'s' if outs != 1 else ''} to trips)" if outs else "")
+
+
+def _draw_phrase(
+    cards: tuple[Card, ...], ranks: list[int], where: str, unseen: Sequence[Card]
+) -> str | None:
+    """A flush or straight draw in an unfinished middle or bottom (None for neither)."""
+    suits = {c & 3 for c in cards}
+    if len(suits) == 1 and len(cards) >= 3:
+        suit = next(iter(suits))
+        outs = sum(1 for c in unseen if c & 3 == suit)
+        return f"{_SUIT_WORDS[SUITS[suit]]} flush draw {where} ({outs} outs)"
+    if len(cards) == 4:
+        outs_ranks = _straight_outs(set(ranks))
+        if outs_ranks:
+            outs = sum(1 for c in unseen if c >> 2 in outs_ranks)
+            kind = "open-ended straight draw" if len(outs_ranks) == 2 else "gutshot"
+            return f"{kind} {where} ({outs} outs)"
+    return None
 
 
 def _straight_outs(ranks: set[int]) -> set[int]:

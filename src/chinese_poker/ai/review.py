@@ -45,7 +45,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from chinese_poker.ai.hints import describe_action, hint
+from chinese_poker.ai.hints import HintEntry, describe_action, hint
 from chinese_poker.cards import Board
 from chinese_poker.engine.actions import Action, ClaimNatural, Place, Surrender, action_from_dict
 from chinese_poker.engine.history import HistoryError, apply_actions, table_from_record
@@ -322,32 +322,12 @@ def _review_decision(
         gap_err = math.hypot(best.stderr, played.stderr) if rank > 1 else 0.0
         explanation = played.explanation
     else:
-        weakest = min(entries, key=lambda e: e.value)
-        played_value, exact = weakest.value, False
-        gap_err = math.hypot(best.stderr, weakest.stderr)
-        explanation = (
-            f"not among the {len(entries)} options the hint engine lists: it loses at"
-            " least the gap to the weakest of them"
-        )
-        foul = _classic_foul(view, action)
-        if foul is not None:
-            explanation = f"the board fouls ({foul}); a valid setting was there"
-        elif isinstance(action, Place) and dec.kind == "set" and not view.rules.is_open_face:
-            value = _classic_value(view, action)
-            if value is not None:
-                played_value, exact, explanation = value, True, "a valid setting, not the best"
+        played_value, exact, gap_err, explanation = _off_the_list(view, dec, action, entries)
     if rank != 1 and _same_natural(view, best.action, action):
         # The natural is claimed whatever the setting (automatic claim): nothing lost.
         played_value, exact, explanation = best.value, True, best.explanation
     loss = max(0.0, best.value - played_value) if rank != 1 else 0.0
-    mark = mark_for(loss, gap_err)
-    if rank is None and view.rules.is_open_face and dec.kind == "set":
-        # A Fantasyland arrangement off the hint's list (not the top ones by value): the
-        # gap to the weakest listed is no bound, so it is shown but not marked.
-        mark = ""
-    valid_best = _classic_foul(view, best.action) is None
-    if rank is None and _classic_foul(view, action) is not None and valid_best:
-        mark = "blunder"  # fouling a set that could be valid: always the worst mark
+    mark = _mark(view, dec, action, best.action, listed=rank is not None, loss=loss, err=gap_err)
     return DecisionReview(
         hand=index,
         player=table.players[action.seat],
@@ -366,6 +346,42 @@ def _review_decision(
         options=len(entries),
         explanation=explanation if rank != 1 else best.explanation,
     )
+
+
+def _mark(
+    view: Any, dec: Any, action: Action, best: Action, *, listed: bool, loss: float, err: float
+) -> str:
+    """The decision's mark: by its loss, but never for a Fantasyland arrangement off the
+    hint's list, and always "blunder" for a classic foul where a valid set was there."""
+    if listed:
+        return mark_for(loss, err)
+    if _classic_foul(view, action) is not None and _classic_foul(view, best) is None:
+        return "blunder"  # fouling a set that could be valid: always the worst mark
+    if view.rules.is_open_face and dec.kind == "set":
+        # A Fantasyland arrangement off the hint's list (not the top ones by value): the
+        # gap to the weakest listed is no bound, so it is shown but not marked.
+        return ""
+    return mark_for(loss, err)
+
+
+def _off_the_list(
+    view: Any, dec: Any, action: Action, entries: Sequence[HintEntry]
+) -> tuple[float, bool, float, str]:
+    """(value, exact, its error, why) of a decision the hint engine does not list."""
+    weakest = min(entries, key=lambda e: e.value)
+    gap_err = math.hypot(entries[0].stderr, weakest.stderr)
+    foul = _classic_foul(view, action)
+    if foul is not None:
+        return weakest.value, False, gap_err, f"the board fouls ({foul}); a valid setting was there"
+    if isinstance(action, Place) and dec.kind == "set" and not view.rules.is_open_face:
+        value = _classic_value(view, action)
+        if value is not None:
+            return value, True, gap_err, "a valid setting, not the best"
+    explanation = (
+        f"not among the {len(entries)} options the hint engine lists: it loses at"
+        " least the gap to the weakest of them"
+    )
+    return weakest.value, False, gap_err, explanation
 
 
 def _classic_foul(view: Any, action: Action) -> str | None:

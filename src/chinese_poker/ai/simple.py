@@ -161,21 +161,7 @@ def _first_street_ok(cards: Sequence[Card], cand: Place, *, pineapple: bool = Tr
         return False  # "do not put a pair in the first box at once" (rule 1)
     pairs = sorted((r for r, n in count.items() if n >= 2), reverse=True)
     if pairs:
-        # "pairs are best placed in the bottom: they grow into trips and full houses;
-        # leave one high pair in the middle box" (first bullet)
-        for i, rank in enumerate(pairs):
-            where = {
-                line
-                for line, lc in (("t", cand.top), ("m", cand.middle), ("b", cand.bottom))
-                for c in lc
-                if c >> 2 == rank
-            }
-            if len(where) != 1:
-                return False  # a pair is never split
-            if where == {"b"} or (where == {"m"} and i == 0 and len(pairs) > 1):
-                continue
-            return False
-        return True
+        return _pairs_placed_well(pairs, cand)
     # Nothing: "cards above ten in the bottom box, the middle card in the middle box and
     # the small ones in the box of three cards" (rule 3); "an ace on the first street can
     # go in the first box" (rule 1).
@@ -186,6 +172,24 @@ def _first_street_ok(cards: Sequence[Card], cand: Place, *, pineapple: bool = Tr
         if rank >= JACK and not (rank == ACE and c in cand.top):
             return False
     return all(c >> 2 <= SMALL or c >> 2 == ACE for c in cand.top)
+
+
+def _pairs_placed_well(pairs: Sequence[int], cand: Place) -> bool:
+    """Whether "pairs are best placed in the bottom: they grow into trips and full houses; leave
+    one high pair in the middle box" (the first bullet); ``pairs`` highest first."""
+    for i, rank in enumerate(pairs):
+        where = {
+            line
+            for line, lc in (("t", cand.top), ("m", cand.middle), ("b", cand.bottom))
+            for c in lc
+            if c >> 2 == rank
+        }
+        if len(where) != 1:
+            return False  # a pair is never split
+        if where == {"b"} or (where == {"m"} and i == 0 and len(pairs) > 1):
+            continue
+        return False
+    return True
 
 
 def _fantasyland_outs(rules: Rules, top: Sequence[Card], unseen: Sequence[Card]) -> list[Card]:

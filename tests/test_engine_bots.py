@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import doctest
+from collections.abc import Callable
 
 import pytest
 
 import chinese_poker.ai as ai_pkg
 from chinese_poker.ai import BOTS, RandomBot, RuleBot, make_bot, simple
-from chinese_poker.engine import Session, Table, play_hand, play_session
+from chinese_poker.engine import Action, Session, Table, View, play_hand, play_session
 from chinese_poker.rules import preset_names, rules_for
 
 
@@ -135,25 +136,43 @@ def test_rule_bot_chases_fantasyland_from_the_rules_entry() -> None:
     assert simple._fl_bonus(kk, queens) == 0 and simple._fl_bonus(kk, kings) > 0
 
 
+def rule_bot_moves(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every decision any rules bot makes from now on, one entry each (the rules bot is
+    mc's fallback: with only mc at the table, each one is a fallback that really ran)."""
+    moves: list[int] = []
+    act = RuleBot.act
+
+    def counted(self: RuleBot, view: View) -> Action:
+        moves.append(view.version)
+        return act(self, view)
+
+    monkeypatch.setattr(RuleBot, "act", counted)
+    return moves
+
+
 @pytest.mark.parametrize(
-    "options",
-    [{"royalty_for_dealt_combination": True}, {"misset_rule": "ignore"},
-     {"middle_mode": "lowball_2_7"}],
+    ("options", "falls_back"),
+    [({"royalty_for_dealt_combination": True}, True), ({"misset_rule": "ignore"}, False),
+     ({"middle_mode": "lowball_2_7"}, True)],
 )  # fmt: skip
-def test_mc_plays_rules_its_kernels_do_not_all_model(options: dict[str, object]) -> None:
+def test_mc_plays_rules_its_kernels_do_not_all_model(
+    options: dict[str, object], falls_back: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Options the playout kernels refuse send mc to the rule bot instead of raising in
     the middle of a hand; options they model (misset_rule=ignore) it plays itself, the
     Fantasyland solver included."""
     from chinese_poker.ai.mc import MonteCarloBot
 
+    moves = rule_bot_moves(monkeypatch)
     rules = rules_for("pineapple", **options)
     session = Session(rules, ["A", "B"], seed=3)
     bots = {"A": MonteCarloBot(seed=1, level=1), "B": MonteCarloBot(seed=2, level=1)}
     results = play_session(session, bots, max_hands=2)
     assert len(results) == 2
+    assert bool(moves) is falls_back
 
 
-def test_mc_plays_classic_rules_the_setting_solver_refuses() -> None:
+def test_mc_plays_classic_rules_the_setting_solver_refuses(monkeypatch: pytest.MonkeyPatch) -> None:
     """royalty_award=cancel with one royalty a hand: the solver refuses it (a RulesError),
     so mc sets with the rule bot instead of raising in the middle of a hand (the server
     would then play random moves for it)."""
@@ -164,6 +183,44 @@ def test_mc_plays_classic_rules_the_setting_solver_refuses() -> None:
     rules = rules_for("classic", royalty_award="cancel", max_royalties_per_hand=1)
     with pytest.raises(RulesError):
         solve_setting(tuple(range(13)), rules)
+    moves = rule_bot_moves(monkeypatch)
     session = Session(rules, ["A", "B"], seed=3)
     bots = {"A": MonteCarloBot(seed=1), "B": MonteCarloBot(seed=2)}
+    decided = 0
+    for bot in bots.values():
+        act = bot.act
+
+        def counted(view: View, act: Callable[[View], Action] = act) -> Action:
+            nonlocal decided
+            decided += 1
+            return act(view)
+
+        bot.act = counted  # type: ignore[method-assign]
     assert len(play_session(session, bots, max_hands=2)) == 2
+    assert len(moves) == decided > 0  # every decision of mc's was the rules bot's
+
+
+def test_the_registry_declares_each_bot_and_loads_none() -> None:
+    """Every consumer reads the registry: its levels are mc's offered ones, and reading it
+    imports no bot (mc's kernels load only when one is built)."""
+    import subprocess
+    import sys
+
+    from chinese_poker.ai import REGISTRY, mc
+
+    assert list(REGISTRY) == ["random", "rules", "mc", "mc-v1"]
+    for name in ("mc", "mc-v1"):
+        assert REGISTRY[name].levels == mc.OFFERED_LEVELS and REGISTRY[name].takes_level
+    for name in ("random", "rules"):
+        assert REGISTRY[name].levels == () and not REGISTRY[name].takes_level
+    assert len({kind.display_name for kind in REGISTRY.values()}) == len(REGISTRY)
+    assert dict(BOTS) == {name: kind.build for name, kind in REGISTRY.items()}
+    with pytest.raises(ValueError, match="bot 'random' takes no option 'level'"):
+        make_bot("random", level=1)
+    assert make_bot("rules", samples=3).samples == 3  # type: ignore[attr-defined]
+    code = (
+        "import sys, chinese_poker.ai as a; a.REGISTRY['mc']; "
+        "print(sorted(m for m in sys.modules if m.startswith('chinese_poker.ai.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -281,7 +281,7 @@ def test_bots_are_looked_up_when_the_job_is_made(
 ) -> None:
     with pytest.raises(ValueError, match="unknown bot 'cheater'"):
         make_job("pineapple", "cheater,rules")
-    monkeypatch.setitem(ai.BOTS, "cheater", _Cheater)
+    monkeypatch.setitem(ai.REGISTRY, "cheater", ai.BotKind("cheater", "Cheater", _Cheater))
     result = simulate(make_job("pineapple", "cheater,rules", hands=3, seed=1))
     cheater = result.bots[0]
     assert cheater.errors == 3 and cheater.timeouts == 3

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import inspect
 import json
 import os
 import queue
@@ -49,6 +48,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import IO, Any
 
 from chinese_poker import __version__
+from chinese_poker.ai import REGISTRY
 from chinese_poker.engine.actions import (
     Action,
     ClaimNatural,
@@ -702,30 +702,23 @@ def view_from_dict(data: object) -> View:
 
 
 def build_bot(name: str, seed: int | None = None, level: int | None = None) -> Agent:
-    """A registered bot of :data:`chinese_poker.ai.BOTS` by name (looked up now).
+    """A bot of :data:`chinese_poker.ai.REGISTRY` by name (looked up now).
 
-    ``level`` is passed to bots whose constructor takes a ``level``; for others it is an
-    error.
+    ``level`` is passed to bots that take a level; for others it is an error.
 
     >>> build_bot("random", seed=1).name
     'random'
     """
-    from chinese_poker import ai
-
     key = name.strip().lower()
-    cls: Any = ai.BOTS.get(key)
-    if cls is None:
-        raise ValueError(f"unknown bot {name!r}; bots: {', '.join(sorted(ai.BOTS))}")
+    kind = REGISTRY.get(key)
+    if kind is None:
+        raise ValueError(f"unknown bot {name!r}; bots: {', '.join(sorted(REGISTRY))}")
     if level is None:
-        agent: Agent = cls(seed=seed)
+        agent: Agent = kind.build(seed=seed)
         return agent
-    try:
-        takes_level = "level" in inspect.signature(cls).parameters
-    except (TypeError, ValueError):
-        takes_level = False
-    if not takes_level:
+    if not kind.takes_level:
         raise ValueError(f"bot {key!r} has no levels")
-    leveled: Agent = cls(seed=seed, level=level)
+    leveled: Agent = kind.build(seed=seed, level=level)
     return leveled
 
 

@@ -7,6 +7,9 @@ import os
 
 import pytest
 
+# Fixtures kept in modules of their own, for every test file.
+pytest_plugins = ["_redis"]
+
 # Every command follows LANGUAGE/LC_ALL/LC_MESSAGES/LANG (issue 39), and the tests read
 # English words: a developer's Russian or Latvian terminal must not fail them. A test of
 # the language choice passes its own environment.

@@ -2,6 +2,9 @@
 
 * :class:`Limits` -- per client address, moving-window rate limits (the ``limits``
   library) for opening tables, joining, wrong join codes and the study desk;
+* :class:`SharedCounts` -- where those counts live: this process's memory, or one Redis
+  that every server process shares (``serve --redis``), so a flood spread over the
+  processes meets one limit;
 * :class:`BodyLimit` -- an ASGI middleware that refuses a request body larger than the
   limit before reading it whole (``413``, from ``Content-Length`` or while streaming);
 * :class:`UnicodeText` -- an ASGI middleware that refuses JSON text with a lone
@@ -14,14 +17,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
+import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, fields
 from typing import Any
 from urllib.parse import urlsplit
 
 from limits import RateLimitItem, parse
-from limits.storage import MemoryStorage
+from limits.errors import StorageError
+from limits.storage import MemoryStorage, RedisStorage
 from limits.strategies import MovingWindowRateLimiter
 from starlette.requests import HTTPConnection
 
@@ -32,6 +38,7 @@ __all__ = [
     "BodyLimit",
     "Limits",
     "RateSpec",
+    "SharedCounts",
     "UnicodeText",
     "client_address",
     "lone_surrogate",
@@ -95,12 +102,90 @@ class RateSpec:
         return cls(**given)
 
 
-class Limits:
-    """Moving-window limits per client address (in memory: one server process)."""
+LOG = logging.getLogger("chinese_poker.server")
 
-    def __init__(self, spec: RateSpec | None = None) -> None:
+#: After Redis fails, counts stay in memory this long before Redis is tried again, so an
+#: outage costs one failed attempt per interval, not one per request.
+REDIS_RETRY_SECONDS = 2.0
+
+
+class SharedCounts:
+    """Moving-window counters, shared by every server process through Redis when a URL
+    is given, else kept in this process's memory.
+
+    While Redis cannot be reached the counts are kept in this process's memory (logged
+    once per outage), so the limits still hold, per process, and no request fails for
+    it; when Redis answers again the shared counts are used again.
+    """
+
+    def __init__(self, redis_url: str | None = None, *, prefix: str = "chinese-poker") -> None:
+        self._local = MovingWindowRateLimiter(MemoryStorage())
+        self._shared: MovingWindowRateLimiter | None = None
+        if redis_url is not None:
+            storage = RedisStorage(
+                redis_url,
+                key_prefix=f"{prefix}:limits",
+                wrap_exceptions=True,
+                socket_timeout=0.5,
+                socket_connect_timeout=0.5,
+            )
+            self._shared = MovingWindowRateLimiter(storage)
+        self._down_until = 0.0
+
+    @property
+    def shared(self) -> bool:
+        """Whether the counts are meant to be shared (a Redis URL was given)."""
+        return self._shared is not None
+
+    def _limiter(self) -> MovingWindowRateLimiter:
+        if self._shared is None or time.monotonic() < self._down_until:
+            return self._local
+        return self._shared
+
+    def _failed(self, exc: Exception) -> None:
+        if self._down_until == 0.0:
+            LOG.warning("rate limits: Redis cannot be reached (%s); counting in this process", exc)
+        self._down_until = time.monotonic() + REDIS_RETRY_SECONDS
+
+    def _recovered(self) -> None:
+        if self._down_until != 0.0:
+            LOG.warning("rate limits: Redis answers again; the counts are shared again")
+            self._down_until = 0.0
+
+    def hit(self, item: RateLimitItem, *identifiers: str) -> bool:
+        """Count one hit; False: over the limit."""
+        limiter = self._limiter()
+        if limiter is self._local:
+            return self._local.hit(item, *identifiers)
+        try:
+            allowed = limiter.hit(item, *identifiers)
+        except StorageError as exc:
+            self._failed(exc)
+            return self._local.hit(item, *identifiers)
+        self._recovered()
+        return allowed
+
+    def test(self, item: RateLimitItem, *identifiers: str) -> bool:
+        """Whether one more hit would be allowed (counts nothing)."""
+        limiter = self._limiter()
+        if limiter is self._local:
+            return self._local.test(item, *identifiers)
+        try:
+            allowed = limiter.test(item, *identifiers)
+        except StorageError as exc:
+            self._failed(exc)
+            return self._local.test(item, *identifiers)
+        self._recovered()
+        return allowed
+
+
+class Limits:
+    """Moving-window limits per client address, counted in ``counts`` (this process's
+    memory unless told otherwise)."""
+
+    def __init__(self, spec: RateSpec | None = None, counts: SharedCounts | None = None) -> None:
         spec = spec or RateSpec()
-        self._limiter = MovingWindowRateLimiter(MemoryStorage())
+        self._limiter = counts if counts is not None else SharedCounts()
         self._items: dict[str, RateLimitItem] = {
             f.name: parse(getattr(spec, f.name)) for f in fields(spec)
         }

@@ -1,0 +1,360 @@
+"""The totals-only arithmetic of a settlement: each seat read as a tuple of numbers, each
+pair as a sum, for the rules it models (no naturals, a high middle, royalties by the
+per-line look-ups, no best at the table).
+
+:func:`settle_plain` settles a whole table this way and leaves the itemised breakdown to
+be built when read; :func:`read_totals_seats` and :func:`pair_total` are what
+:func:`chinese_poker.scoring.settle_totals` adds up. Both read a ruleset through
+:class:`SettlingRules`, built once per ruleset. Anything they do not model returns None,
+and :mod:`.settlement` settles the table in full.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from chinese_poker import evaluate as _ev
+from chinese_poker.cards import Card
+from chinese_poker.evaluate import CARD_CODES
+from chinese_poker.rules import RoyaltyAward, Rules
+from chinese_poker.rules.spec import FantasylandSpec, RulesSpec, ScoringSpec
+from chinese_poker.scoring.fantasyland import next_deal
+from chinese_poker.scoring.pairs import settle_pair
+from chinese_poker.scoring.results import Hand, PairResult, SeatResult, Settlement
+from chinese_poker.scoring.seats import deuce_line, five_table, read_seat
+from chinese_poker.scoring.table_checks import CARD_NUMBERS
+
+__all__ = [
+    "SettlingRules",
+    "pair_total",
+    "read_totals_seats",
+    "settle_plain",
+    "settling_rules",
+    "usual_table",
+]
+
+# The evaluator's look-ups, read directly (see chinese_poker.scoring.seats).
+_CC = CARD_CODES
+_T3 = _ev.line_tables().line3
+_FO = _ev.line_tables().flush_offset
+
+
+class SettlingRules(NamedTuple):
+    """What settling reads of a ruleset, looked up once (:func:`settling_rules`)."""
+
+    totals_modelled: bool  # the totals-only arithmetic models these scoring rules
+    plain_modelled: bool  # ... and settle_plain this variant (not Criss Cross)
+    plain_royalties: bool  # royalties are the per-line look-ups alone
+    scoring: ScoringSpec
+    five_table: list[int]
+    top_royalty: Sequence[int]
+    middle_royalty: Sequence[int]
+    bottom_royalty: Sequence[int]
+    penalised: bool
+    finnish: bool
+    fantasyland: FantasylandSpec
+    entry: Sequence[int] | None  # Fantasyland entry by top value, None if disabled
+    unit: float
+    fewest: int
+    most: int
+    open_face: bool
+    showdown: tuple[int, ...]  # ScoringSpec.showdown_points
+
+
+def _totals_modelled(sc: ScoringSpec) -> bool:
+    """True if the totals-only arithmetic models these rules (otherwise settle in full)."""
+    ro = sc.royalties
+    return (
+        sc.naturals is None
+        and not sc.lowball_middle
+        and not ro.dealt_combination
+        and ro.max_per_hand is None
+        and ro.award != RoyaltyAward.BEST_AT_TABLE
+    )
+
+
+def settling_rules(rules: Rules) -> SettlingRules:
+    """What settling reads of ``rules`` (the caller keeps it per ruleset)."""
+    spec = rules.spec
+    sc = spec.scoring
+    ro = sc.royalties
+    fl = sc.fantasyland
+    variant = spec.variant
+    modelled = _totals_modelled(sc)
+    return SettlingRules(
+        modelled, modelled and not variant.criss_cross,
+        not (ro.dealt_combination or ro.max_per_hand == 1 or sc.lowball_middle),
+        sc, five_table(sc), *ro.lookup, sc.misset_penalised, sc.finnish_deuce, fl,
+        fl.entry_by_top if fl.enabled else None, sc.unit_value, *variant.player_counts,
+        variant.open_face, sc.showdown_points,
+    )  # fmt: skip
+
+
+# ============================================================================ a whole table
+
+
+def settle_plain(rules: Rules, hands: tuple[Hand, ...], known: SettlingRules) -> Settlement | None:
+    """:func:`~chinese_poker.scoring.settle` by the totals-only arithmetic for a table it
+    models (no surrender, no dealt cards, one seat a player, every card once), else None
+    (the full path checks and names the fault)."""
+    (_, _, _, _, t5, lt, lm, lb, penalised, finnish, fl, entry, _, fewest, most, open_face,
+     _) = known  # fmt: skip
+    n = len(hands)
+    if not fewest <= n <= most:
+        return None
+    cc, fo, t3 = _CC, _FO, _T3
+    # Per seat: line values, royalties, fouled, deuce line, next Fantasyland deal.
+    seats: list[tuple[Any, ...]] = []
+    cards: list[Card] = []
+    for hand in hands:
+        # No Fantasyland outside open face, in line order or not.
+        if hand.surrender or hand.dealt is not None or (hand.in_fantasyland and not open_face):
+            return None
+        board = hand.board
+        t, m, b = board.top, board.middle, board.bottom
+        cards += t
+        cards += m
+        cards += b
+        # A line of the wrong size or a card past 51 fails here (a negative one below).
+        try:
+            t0, t1, t2 = t
+            m0, m1, m2, m3, m4 = m
+            b0, b1, b2, b3, b4 = b
+            k = cc[m0] + cc[m1] + cc[m2] + cc[m3] + cc[m4]
+            j = cc[b0] + cc[b1] + cc[b2] + cc[b3] + cc[b4]
+            top = t3[(cc[t0] + cc[t1] + cc[t2]) >> 12]
+            middle = t5[(k >> 12) + fo[k & 4095]]
+            bottom = t5[(j >> 12) + fo[j & 4095]]
+        except (ValueError, IndexError, TypeError):
+            return None
+        deuce = deuce_line(hand) if finnish else -1
+        if top > middle or middle > bottom:  # no Fantasyland out of line order
+            if penalised:
+                seats.append((top, middle, bottom, 0, 0, 0, True, deuce, None))
+                continue
+            next_hand = None
+        elif entry is None:
+            next_hand = None
+        elif hand.in_fantasyland:
+            next_hand = next_deal(fl, top, middle, bottom, True)
+        else:
+            next_hand = entry[top >> 16] or None
+        seats.append((top, middle, bottom, lt[top >> 16], lm[middle >> 16], lb[bottom >> 16],
+                      False, deuce, next_hand))  # fmt: skip
+    distinct = set(cards)
+    if len(distinct) != 13 * n or not distinct <= CARD_NUMBERS:  # a negative number read a code
+        return None
+    if n == 2:  # heads-up, the most common table
+        return _heads_up(rules, known, hands, seats)
+    return _whole_table(rules, known, hands, seats)
+
+
+def _heads_up(
+    rules: Rules, known: SettlingRules, hands: tuple[Hand, ...], seats: list[tuple[Any, ...]]
+) -> Settlement | None:
+    """:func:`settle_plain`'s result for two seats (None if they share a name or a player)."""
+    hand_a, hand_b = hands
+    a, b = seats
+    name_a, name_b = hand_a.name, hand_b.name
+    player_a = name_a if hand_a.player is None else hand_a.player
+    player_b = name_b if hand_b.player is None else hand_b.player
+    if name_a == name_b or player_a == player_b:
+        return None
+    if a[6] or b[6] or a[3] or a[4] or a[5] or b[3] or b[4] or b[5]:
+        points = pair_total(known.scoring, a, b)
+    else:  # a showdown without royalties, inlined: the most common pair
+        x, y = a[0], b[0]
+        index = 13 + 9 * ((x > y) - (x < y))
+        x, y = a[1], b[1]
+        index += 3 * ((x > y) - (x < y))
+        x, y = a[2], b[2]
+        points = known.showdown[index + (x > y) - (x < y)]
+    unit = known.unit
+    fouled: tuple[str, ...] = (name_a, name_b) if a[6] and b[6] else (
+        (name_a,) if a[6] else (name_b,) if b[6] else ())  # fmt: skip
+    return Settlement.deferred(
+        rules, {player_a: points, player_b: -points}, {name_a: points, name_b: -points},
+        {player_a: points * unit + 0.0, player_b: -points * unit + 0.0}, fouled,
+        {name_a: a[8], name_b: b[8]}, (_plain_breakdown, known.scoring, hands, seats),
+    )  # fmt: skip
+
+
+def _whole_table(
+    rules: Rules, known: SettlingRules, hands: tuple[Hand, ...], seats: list[tuple[Any, ...]]
+) -> Settlement | None:
+    """:func:`settle_plain`'s result for three seats or more (None if two share a name or
+    a player)."""
+    sc = known.scoring
+    n = len(hands)
+    names = []
+    owners = []
+    fouled = []
+    fantasyland = {}
+    for hand, seat in zip(hands, seats, strict=True):
+        name = hand.name
+        player = hand.player
+        names.append(name)
+        owners.append(name if player is None else player)
+        fantasyland[name] = seat[8]
+        if seat[6]:
+            fouled.append(name)
+    if len(set(names)) != n or len(set(owners)) != n:
+        return None
+    seat_points = [0] * n
+    for i in range(n):
+        seat = seats[i]
+        for j in range(i + 1, n):
+            points = pair_total(sc, seat, seats[j])
+            seat_points[i] += points
+            seat_points[j] -= points
+    unit = known.unit
+    totals = dict(zip(owners, seat_points, strict=True))
+    return Settlement.deferred(
+        rules, totals, dict(zip(names, seat_points, strict=True)),
+        {p: t * unit + 0.0 for p, t in totals.items()}, tuple(fouled), fantasyland,
+        (_plain_breakdown, sc, hands, seats),
+    )  # fmt: skip
+
+
+def _plain_breakdown(
+    sc: ScoringSpec, hands: tuple[Hand, ...], seats: list[tuple[Any, ...]]
+) -> tuple[tuple[SeatResult, ...], tuple[PairResult, ...]]:
+    """The breakdown of a table :func:`settle_plain` settled."""
+    unit = sc.unit_value
+    if len(hands) == 2:
+        a, b = read_seat(sc, hands[0], seats[0]), read_seat(sc, hands[1], seats[1])
+        return (a, b), (settle_pair(sc, a, b, unit, None),)
+    shown = [read_seat(sc, hand, seat) for hand, seat in zip(hands, seats, strict=True)]
+    n = len(shown)
+    pairs = [
+        settle_pair(sc, shown[i], shown[j], unit, None) for i in range(n) for j in range(i + 1, n)
+    ]
+    return tuple(shown), tuple(pairs)
+
+
+# ============================================================================ a pair
+
+
+def _foul_total(sc: ScoringSpec, winner: tuple[int, ...], loser: tuple[int, ...]) -> int:
+    """What a fouled ``loser`` pays a valid ``winner`` (seat tuples of :func:`pair_total`)."""
+    total = sc.foul_value
+    if sc.foul_pays_royalties:
+        doubled = -1
+        if sc.finnish_deuce and winner[7] >= 0:
+            doubled = winner[7]
+        elif sc.finnish_deuce and sc.deuce_doubles_when_holder_fouled:
+            doubled = loser[7]
+        total += winner[3] + winner[4] + winner[5] + (winner[3 + doubled] if doubled >= 0 else 0)
+    return total
+
+
+def _royalty_total(
+    sc: ScoringSpec, a: tuple[int, ...], b: tuple[int, ...], outcome: tuple[int, int, int]
+) -> int:
+    """What B pays A for the royalties of a showdown (all but ``best_at_table``)."""
+    award = sc.royalties.award
+    doubled = -1
+    if sc.finnish_deuce:
+        doubled = a[7] if a[7] >= 0 else b[7]
+    if award == RoyaltyAward.NET and doubled < 0:
+        return a[3] + a[4] + a[5] - b[3] - b[4] - b[5]
+    total = 0
+    for line in range(3):
+        ra, rb = a[3 + line], b[3 + line]
+        if award == RoyaltyAward.NET:
+            points = ra - rb
+        elif award == RoyaltyAward.CANCEL and ra and rb:
+            continue
+        else:
+            won = outcome[line]
+            points = ra if won > 0 else -rb if won < 0 else 0
+        total += 2 * points if line == doubled else points
+    return total
+
+
+def pair_total(sc: ScoringSpec, a: tuple[Any, ...], b: tuple[Any, ...]) -> int:
+    """What B pays A: seats as (top, middle, bottom, r_top, r_middle, r_bottom, fouled,
+    deuce line), the same arithmetic as :func:`~chinese_poker.scoring.pairs.settle_pair`
+    without the items."""
+    if a[6] or b[6]:
+        if a[6] and b[6]:
+            return 0
+        return -_foul_total(sc, b, a) if a[6] else _foul_total(sc, a, b)
+    a0, a1, a2 = a[0], a[1], a[2]
+    b0, b1, b2 = b[0], b[1], b[2]
+    w0, w1, w2 = (a0 > b0) - (a0 < b0), (a1 > b1) - (a1 < b1), (a2 > b2) - (a2 < b2)
+    total: int = sc.showdown_points[13 + 9 * w0 + 3 * w1 + w2]
+    if a[3] or a[4] or a[5] or b[3] or b[4] or b[5]:
+        total += _royalty_total(sc, a, b, (w0, w1, w2))
+    return total
+
+
+# ============================================================================ totals only
+
+
+def usual_table(
+    spec: RulesSpec, hands: Sequence[Hand], cards: list[Card], owners: list[str]
+) -> bool:
+    """Whether the table :func:`read_totals_seats` read passes
+    :func:`~chinese_poker.scoring.table_checks.check_table` as it stands: one seat a
+    player, a count the variant allows, every card once."""
+    n = len(owners)
+    low, high = spec.variant.player_counts
+    # The look-ups raised for numbers past 51 and for non-numbers; the rest is checked here,
+    # and the full path names the fault.
+    return not (
+        not low <= n <= high
+        or len(cards) != 13 * n
+        or len(set(cards)) != 13 * n
+        or min(cards) < 0
+        or spec.variant.criss_cross
+        or len(set(owners)) != n
+        or len({hand.name for hand in hands}) != n
+    )
+
+
+def read_totals_seats(
+    sc: ScoringSpec, hands: Sequence[Hand], t5: list[int], open_face: bool
+) -> tuple[list[tuple[int, ...]], list[Card], list[str]] | None:
+    """(seat tuples of :func:`pair_total` plus whether the board breaks the line order,
+    every card, the owners), or None for a table the totals-only path leaves to the full
+    path (surrender, dealt cards, Fantasyland outside open face, a line too short or not
+    made of card numbers)."""
+    lt, lm, lb = sc.royalties.lookup
+    penalised = sc.misset_penalised
+    finnish = sc.finnish_deuce
+    seats: list[tuple[int, ...]] = []
+    cards: list[Card] = []
+    owners = []
+    cc, fo, t3 = _CC, _FO, _T3
+    for hand in hands:
+        board = hand.board
+        t, m, b = board.top, board.middle, board.bottom
+        if hand.surrender or hand.dealt is not None or (hand.in_fantasyland and not open_face):
+            return None
+        cards += t
+        cards += m
+        cards += b
+        owners.append(hand.name if hand.player is None else hand.player)
+        # The line values, inlined: this loop is the whole cost of a totals-only settle. A
+        # short line raises IndexError here, a long one shows in the card count.
+        try:
+            k = cc[m[0]] + cc[m[1]] + cc[m[2]] + cc[m[3]] + cc[m[4]]
+            j = cc[b[0]] + cc[b[1]] + cc[b[2]] + cc[b[3]] + cc[b[4]]
+            top = t3[(cc[t[0]] + cc[t[1]] + cc[t[2]]) >> 12]
+        except (IndexError, TypeError):
+            return None
+        middle = t5[(k >> 12) + fo[k & 4095]]
+        bottom = t5[(j >> 12) + fo[j & 4095]]
+        deuce = deuce_line(hand) if finnish else -1
+        if top > middle or middle > bottom:
+            if penalised:
+                seats.append((top, middle, bottom, 0, 0, 0, True, deuce, True))
+            else:
+                seats.append((top, middle, bottom, lt[top >> 16], lm[middle >> 16],
+                              lb[bottom >> 16], False, deuce, True))  # fmt: skip
+        else:
+            seats.append((top, middle, bottom, lt[top >> 16], lm[middle >> 16],
+                          lb[bottom >> 16], False, deuce, False))  # fmt: skip
+    return seats, cards, owners

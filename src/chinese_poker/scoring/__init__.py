@@ -47,6 +47,7 @@ from chinese_poker.scoring.results import (
 )
 from chinese_poker.scoring.royalties import line_royalty, royalties, royalty_lookup
 from chinese_poker.scoring.settlement import line_name, settle, settle_totals
+from chinese_poker.scoring.validity import certain_foul
 
 __all__ = [
     "DEUCE_OF_SPADES",
@@ -60,6 +61,7 @@ __all__ = [
     "ScoringError",
     "SeatResult",
     "Settlement",
+    "certain_foul",
     "fantasyland_next",
     "foul_reason",
     "is_fouled",

@@ -1,0 +1,401 @@
+"""Can a board still be valid, whatever comes? (RULES.md §4, §8.1)
+
+:func:`certain_foul` answers exactly for an open-face board that is not complete yet:
+given the cards that may still reach it, is there any way to finish it that keeps the
+line order? It returns None when there is, else the reason (which lines must cross),
+the same :class:`~chinese_poker.scoring.FoulReason` the scorer gives a complete board.
+
+The search is exact and kept small by two facts. Only ranks decide a line's value,
+except through flushes: two cards of one rank whose suits can make no flush on the
+middle or bottom are interchangeable, so only one of them is ever tried (a line takes
+such cards in a fixed order). And the line with the most cards missing is never
+enumerated card by card against the others: it is asked last whether any of its
+completions falls in the range the finished lines leave it, and the asking stops at
+the first that does.
+
+>>> from chinese_poker.cards import parse_cards
+>>> from chinese_poker.rules import rules_for
+>>> board = Board(*(tuple(parse_cards(line)) for line in ("Qh Qd", "9s 9h 7c 4d", "Ah Kh")))
+>>> str(certain_foul(rules_for("ofc"), board, parse_cards("3c 3d Jh 5s 2d")))
+'top Q Q beats anything the middle 9 9 7 4 can still become'
+>>> certain_foul(rules_for("ofc"), board, parse_cards("3c 9d 2h 5h 8h")) is None
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator, Sequence
+from itertools import combinations
+
+from chinese_poker.cards import RANKS, Board, Card
+from chinese_poker.evaluate import evaluate3, evaluate_low27, low27_high_card
+from chinese_poker.rules import Rules
+from chinese_poker.rules.spec import ScoringSpec
+from chinese_poker.scoring.lines import FoulReason, check_cards, foul_reason, high5, rank_text
+
+__all__ = ["certain_foul"]
+
+_NAMES = ("top", "middle", "bottom")
+_SIZES = (3, 5, 5)
+_LOWEST = -1
+_HIGHEST = 1 << 62
+
+
+def certain_foul(rules: Rules, board: Board, coming: Collection[Card]) -> FoulReason | None:
+    """None if ``board`` can still be finished without a foul, else why it cannot.
+
+    ``coming`` holds the cards that may still reach the board (for a seat: every card
+    it has not seen; a seat that holds all its cards, in Fantasyland or a classic set,
+    passes the ones it has not placed). Any of them may come, in any number up to what
+    the board lacks; cards on the board are ignored. A complete board is judged by the
+    scorer (:func:`~chinese_poker.scoring.foul_reason`). The reason of a board that is
+    not complete names the two lines that cross whatever comes (``kind`` ``"beats"``),
+    a low middle that can no longer qualify (``"low_middle"``), or, when each pair of
+    lines alone could still be kept in order but not all three together (they would
+    need the same cards), ``"squeezed"`` with ``line`` the middle.
+
+    Raises ValueError if fewer cards may come than the board lacks.
+    """
+    if board.complete:
+        return foul_reason(rules, board)
+    check_cards(board.cards)
+    sc = rules.spec.scoring
+    lines = (tuple(board.top), tuple(board.middle), tuple(board.bottom))
+    on_board = set(board.cards)
+    pool = tuple(sorted(c for c in set(coming) if c not in on_board))
+    missing = sum(size - len(cards) for cards, size in zip(lines, _SIZES, strict=True))
+    if missing > len(pool):
+        raise ValueError(f"the board lacks {missing} cards but only {len(pool)} may come")
+    search = _Search(sc, lines, pool)
+    if search.plain_finish():
+        return None
+    # Two lines that cannot be kept in order even alone are the reason; checking them
+    # first also settles most fouls without the three-line search.
+    reason = search.crossing_pair()
+    if reason is not None or search.fits((0, 1, 2)):
+        return reason
+    return FoulReason(
+        "the middle cannot fit between the top and the bottom: they would need the same cards",
+        "squeezed",
+        line="middle",
+    )
+
+
+class _Search:
+    """The exact search over the ways to finish one board."""
+
+    def __init__(
+        self, sc: ScoringSpec, lines: tuple[tuple[Card, ...], ...], pool: tuple[Card, ...]
+    ):
+        self.sc = sc
+        self.lines = lines
+        self.pool = pool
+        # The middle is ordered against the others unless it is a low middle (§8.1).
+        self.chain = (0, 2) if sc.lowball_middle else (0, 1, 2)
+        self.flush_suits = _flush_suits(sc, lines, pool)
+        # The ranks each line tries first: the top its weakest (ranks it does not hold,
+        # low first), the bottom its strongest (pairing what it holds, high first); the
+        # first tries then usually succeed.
+        held = [{c >> 2 for c in cards} for cards in lines]
+        self.rank_order = (
+            sorted(range(13), key=lambda r: (r in held[0], r)),
+            list(range(13)),
+            sorted(range(13), key=lambda r: (r not in held[2], -r)),
+        )
+
+    def plain_finish(self) -> bool:
+        """True if the usual way to finish keeps the order: the top with its lowest
+        unpaired cards, the bottom paired up, the middle either. Most boards pass at a
+        handful of evaluations; the rest go to the full search."""
+        top = _weakest(self.lines[0], 3, self.pool)
+        if top is None:
+            return False
+        pool = tuple(c for c in self.pool if c not in top)
+        v_top = self.value(0, top)
+        for first in (2, 1):
+            lead = _strongest(self.lines[first], 5, pool)
+            left = tuple(c for c in pool if c not in lead)
+            other = 3 - first
+            for finish in (_weakest, _strongest):
+                full = finish(self.lines[other], 5, left)
+                if full is None:
+                    continue
+                middle, bottom = (full, lead) if first == 2 else (lead, full)
+                if self.keeps_order(top, v_top, middle, bottom):
+                    return True
+        return False
+
+    def keeps_order(
+        self, top: Sequence[Card], v_top: int, middle: Sequence[Card], bottom: Sequence[Card]
+    ) -> bool:
+        v_bottom = self.value(2, bottom)
+        if self.sc.lowball_middle:
+            return v_top <= v_bottom and self.qualifies(middle)
+        return v_top <= self.value(1, middle) <= v_bottom
+
+    def value(self, line: int, cards: Sequence[Card]) -> int:
+        if line == 0:
+            return evaluate3(cards[0], cards[1], cards[2])
+        if line == 1 and self.sc.lowball_middle:
+            return evaluate_low27(cards)
+        return high5(self.sc, cards)
+
+    def qualifies(self, middle: Sequence[Card]) -> bool:
+        """A low middle's own condition (always true for a high middle)."""
+        ceiling = self.sc.low_qualifier_high
+        if not self.sc.lowball_middle or ceiling is None:
+            return True
+        high = low27_high_card(evaluate_low27(middle))
+        return high is not None and high <= ceiling
+
+    def fits(self, involved: tuple[int, ...]) -> bool:
+        """True if the ``involved`` lines can be finished together, in order."""
+        # The line with the most cards missing goes last (it is only asked, not listed),
+        # and a low middle, bound by no other line, after the lines it shares cards with.
+        order = sorted(
+            involved,
+            key=lambda i: (i not in self.chain, _SIZES[i] - len(self.lines[i])),
+        )
+        return self._fits(order, {}, self.pool)
+
+    def _fits(self, order: list[int], done: dict[int, int], pool: tuple[Card, ...]) -> bool:
+        line, rest = order[0], order[1:]
+        low, high = self._range(line, done)
+        cards = self.lines[line]
+        if low > high or (line in self.chain and _floor(cards) > high):
+            return False
+        if not rest:
+            return self._reaches(line, pool, low, high)
+        for extra in _picks(
+            pool, _SIZES[line] - len(cards), self.flush_suits, self.rank_order[line]
+        ):
+            full = cards + extra
+            if line == 1 and not self.qualifies(full):
+                continue
+            value = self.value(line, full) if line in self.chain else 0
+            if not low <= value <= high:
+                continue
+            left = tuple(c for c in pool if c not in extra)
+            if self._fits(rest, {**done, line: value}, left):
+                return True
+        return False
+
+    def _reaches(self, line: int, pool: tuple[Card, ...], low: int, high: int) -> bool:
+        """True if ``line`` can be finished from ``pool`` to a value in ``low..high``.
+
+        Tried by the ranks the line may take (a few thousand at most), each as a flush
+        and as no flush where the pool's suits allow it.
+        """
+        cards = self.lines[line]
+        size = _SIZES[line]
+        held = {c & 3 for c in cards}
+        by_suit: list[set[int]] = [set(), set(), set(), set()]
+        count = [0] * 13
+        for c in pool:
+            by_suit[c & 3].add(c >> 2)
+            count[c >> 2] += 1
+        # A flush in s needs the line's own cards in s; no flush is impossible only
+        # when every way to take the ranks gives cards of that one suit.
+        flush_suits = [] if size == 3 or len(held) > 1 else list(held or range(4))
+        ranked = [c >> 2 for c in cards]
+        in_chain = line in self.chain
+        for extra in _rank_choices(count, size - len(cards)):
+            ranks = ranked + extra
+            distinct = len(set(ranks)) == size
+            plain = (
+                not distinct
+                or size == 3
+                or not any(
+                    all(count[r] == 1 and r in by_suit[s] for r in extra) for s in flush_suits
+                )
+            )
+            if plain and self._in_range(line, _unsuited(ranks), low, high, in_chain):
+                return True
+            if distinct and size == 5:
+                for s in flush_suits:
+                    if all(r in by_suit[s] for r in extra) and self._in_range(
+                        line, [r * 4 for r in ranks], low, high, in_chain
+                    ):
+                        return True
+        return False
+
+    def _in_range(self, line: int, cards: list[Card], low: int, high: int, in_chain: bool) -> bool:
+        if line == 1 and not self.qualifies(cards):
+            return False
+        return not in_chain or low <= self.value(line, cards) <= high
+
+    def _range(self, line: int, done: dict[int, int]) -> tuple[int, int]:
+        """The values ``line`` may take beside the lines already finished."""
+        low, high = _LOWEST, _HIGHEST
+        if line in self.chain:
+            at = self.chain.index(line)
+            for other, value in done.items():
+                if other not in self.chain:
+                    continue
+                if self.chain.index(other) < at:
+                    low = max(low, value)
+                else:
+                    high = min(high, value)
+        return low, high
+
+    def crossing_pair(self) -> FoulReason | None:
+        """The two lines that cross whatever comes, or a low middle that can no longer
+        qualify, or None if each can still be kept right on its own."""
+        names = [_line_words(_NAMES[i], self.lines[i]) for i in range(3)]
+        chain = self.chain
+        pairs = [(chain[i], chain[j]) for i in range(len(chain)) for j in range(i + 1, len(chain))]
+        for upper, lower in pairs:
+            if not self.fits((upper, lower)):
+                return FoulReason(
+                    f"{names[upper]} beats anything the {names[lower]} can still become",
+                    "beats",
+                    line=_NAMES[upper],
+                    below=_NAMES[lower],
+                )
+        ceiling = self.sc.low_qualifier_high
+        if self.sc.lowball_middle and ceiling is not None and not self.fits((1,)):
+            return FoulReason(
+                f"{names[1]} can no longer be {RANKS[ceiling]}-high or better with no pair,"
+                " straight or flush",
+                "low_middle",
+                line="middle",
+                ceiling=RANKS[ceiling],
+            )
+        return None
+
+
+def _line_words(name: str, cards: Sequence[Card]) -> str:
+    return f"{name} {rank_text(cards)}" if cards else f"empty {name}"
+
+
+_SHAPES = {(4,): 7, (3, 2): 6, (3,): 3, (2, 2): 2, (2,): 1}
+
+
+def _floor(cards: Sequence[Card]) -> int:
+    """A value no way of finishing the line falls below: its groups so far, padded with
+    nothing (finished, every key rank can only rise)."""
+    if not cards:
+        return _LOWEST
+    counts: dict[int, int] = {}
+    for c in cards:
+        counts[c >> 2] = counts.get(c >> 2, 0) + 1
+    groups = sorted(counts.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)
+    shape = tuple(n for _, n in groups if n > 1)
+    value = _SHAPES.get(shape, 0)
+    for i in range(5):
+        value = (value << 4) | (groups[i][0] + 2 if i < len(groups) else 0)
+    return value
+
+
+def _flush_suits(
+    sc: ScoringSpec, lines: tuple[tuple[Card, ...], ...], pool: tuple[Card, ...]
+) -> frozenset[int]:
+    """The suits in which the middle or bottom could still end as a flush."""
+    per_suit = [0, 0, 0, 0]
+    for c in pool:
+        per_suit[c & 3] += 1
+    suits: set[int] = set()
+    for line in (1, 2):
+        if line == 1 and sc.lowball_middle and sc.low_qualifier_high is None:
+            continue  # an unqualified low middle never fouls: its flushes do not matter
+        cards = lines[line]
+        lacking = 5 - len(cards)
+        held = {c & 3 for c in cards}
+        for s in range(4) if not held else held if len(held) == 1 else ():
+            if per_suit[s] >= lacking:
+                suits.add(s)
+    return frozenset(suits)
+
+
+def _weakest(cards: tuple[Card, ...], size: int, pool: tuple[Card, ...]) -> tuple[Card, ...] | None:
+    """The line finished with the lowest cards of ranks it does not hold yet (None if
+    the pool has too few)."""
+    held = {c >> 2 for c in cards}
+    out = list(cards)
+    for c in pool:
+        if len(out) == size:
+            break
+        if c >> 2 not in held:
+            held.add(c >> 2)
+            out.append(c)
+    return tuple(out) if len(out) == size else None
+
+
+def _strongest(cards: tuple[Card, ...], size: int, pool: tuple[Card, ...]) -> tuple[Card, ...]:
+    """The line finished by pairing up: cards of the ranks it holds most first, then of
+    the ranks the pool holds most, high first (the pool has enough cards)."""
+    held = [0] * 13
+    for c in cards:
+        held[c >> 2] += 1
+    count = [0] * 13
+    for c in pool:
+        count[c >> 2] += 1
+    ranked = sorted(pool, key=lambda c: (-held[c >> 2], -count[c >> 2], -c))
+    return cards + tuple(ranked[: size - len(cards)])
+
+
+def _rank_choices(count: list[int], k: int, start: int = 0) -> Iterator[list[int]]:
+    """Every multiset of ``k`` ranks from ``start`` up that ``count`` (cards per rank) allows."""
+    if k == 0:
+        yield []
+        return
+    for r in range(start, 13):
+        for n in range(1, min(count[r], k) + 1):
+            for rest in _rank_choices(count, k - n, r + 1):
+                yield [r] * n + rest
+
+
+def _unsuited(ranks: list[int]) -> list[Card]:
+    """Cards of these ranks that make no flush (each repeat of a rank in another suit)."""
+    seen: dict[int, int] = {}
+    cards = []
+    for r in ranks:
+        n = seen.get(r, 0)
+        seen[r] = n + 1
+        cards.append(r * 4 + n)
+    if len(cards) == 5 and len(seen) == 5:
+        cards[-1] += 1
+    return cards
+
+
+def _picks(
+    pool: tuple[Card, ...], k: int, flush_suits: frozenset[int], rank_order: Sequence[int]
+) -> Iterator[tuple[Card, ...]]:
+    """Every way to take ``k`` cards from ``pool``, up to interchangeable cards.
+
+    Cards of one rank whose suits cannot make a flush give every line the same value
+    whichever of them it holds, so they are taken in a fixed order (a prefix).
+    """
+    if k == 0:
+        yield ()
+        return
+    options: list[list[tuple[Card, ...]]] = []
+    by_rank: dict[int, list[Card]] = {r: [] for r in rank_order}
+    for c in pool:
+        by_rank[c >> 2].append(c)
+    for cards in by_rank.values():
+        if not cards:
+            continue
+        special = [c for c in cards if c & 3 in flush_suits]
+        plain = [c for c in cards if c & 3 not in flush_suits]
+        choices = []
+        for n in range(len(special) + 1):
+            for some in combinations(special, n):
+                for m in range(len(plain) + 1):
+                    if n + m:
+                        choices.append(some + tuple(plain[:m]))
+        options.append(choices)
+    yield from _combine(options, 0, k)
+
+
+def _combine(
+    options: list[list[tuple[Card, ...]]], start: int, k: int
+) -> Iterator[tuple[Card, ...]]:
+    for i in range(start, len(options)):
+        for choice in options[i]:
+            n = len(choice)
+            if n == k:
+                yield choice
+            elif n < k:
+                for rest in _combine(options, i + 1, k - n):
+                    yield choice + rest

@@ -5,7 +5,7 @@ else English. Where a command has no translations of its own, the words it share
 with the terminal game (line and hand names, settlement notes) come out in the language;
 JSON stays as it is (data for programs).
 
-The expected words are read from the catalogues (gettext), not written here.
+The expected words are read from the catalogues (static/i18n/*.json), not written here.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from chinese_poker.cli import SPEAKING, build_parser, main
+from chinese_poker.language import evaluate_text, text_in
 from chinese_poker.terminal import i18n
 from chinese_poker.terminal.i18n import hand_name, use_language
 
@@ -34,12 +35,8 @@ def english_environment(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     use_language("en")
 
 
-def _in(lang: str, message: str) -> str:
-    use_language(lang)
-    try:
-        return i18n._(message)
-    finally:
-        use_language("en")
+def _in(lang: str, key: str) -> str:
+    return text_in(lang, key)
 
 
 def _leaves(
@@ -68,7 +65,7 @@ def test_every_speaking_command_takes_lang() -> None:
 def test_eval_names_the_hand_in_the_language(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["eval", "--lang", "ru", "Kh", "Kd", "Ks", "Kc", "2h"]) == 0
     use_language("ru")
-    four_kings = hand_name(i18n.evaluate_text("Kh Kd Ks Kc 2h"))
+    four_kings = hand_name(evaluate_text("Kh Kd Ks Kc 2h"))
     use_language("en")
     assert four_kings in capsys.readouterr().out
     assert main(["eval", "--json", "--lang", "ru", "Kh", "Kd", "Ks", "Kc", "2h"]) == 0
@@ -81,12 +78,12 @@ def test_the_environment_chooses_when_lang_is_not_given(
     monkeypatch.setenv("LANG", "ru_RU.UTF-8")
     assert main(["score", TABLE]) == 0
     out = capsys.readouterr().out
-    assert _in("ru", "Hand totals:") in out and "Totals" not in out
+    assert _in("ru", "term.hand_totals_label") in out and "Totals" not in out
     monkeypatch.setenv("LC_ALL", "C.UTF-8")  # the first locale variable set decides
     assert main(["score", TABLE]) == 0
     assert "Totals" in capsys.readouterr().out
     assert main(["score", "--lang", "lv", TABLE]) == 0  # --lang over the environment
-    assert _in("lv", "Hand totals:") in capsys.readouterr().out
+    assert _in("lv", "term.hand_totals_label") in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("lang", ["bg", "hr", "ru", "lv"])
@@ -94,7 +91,7 @@ def test_score_speaks_the_settlement_notes(lang: str, capsys: pytest.CaptureFixt
     assert main(["score", "--lang", lang, TABLE]) == 0
     out = capsys.readouterr().out
     use_language(lang)
-    expected = [hand_name(i18n.evaluate_text("As Ah Ad")), i18n._("Hand totals:")]
+    expected = [hand_name(evaluate_text("As Ah Ad")), _in(lang, "term.hand_totals_label")]
     use_language("en")
     for words in expected:
         assert words in out
@@ -105,7 +102,7 @@ def test_solve_speaks_the_line_names(capsys: pytest.CaptureFixture[str]) -> None
     assert main(["solve", "setting", "--lang", "bg", *DEAL]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines[:3]] == [
-        _in("bg", w) for w in ("Top", "Middle", "Bottom")
+        _in("bg", key) for key in ("term.top", "term.middle", "term.bottom")
     ]
 
 

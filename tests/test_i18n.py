@@ -1,11 +1,9 @@
-"""The articles' five languages: the browser's JSON catalogues and the terminal game's
-gettext catalogues are complete and consistent, the compiled ``.mo`` files are fresh, the
-words built from codes say exactly what the scorer says (in English), and a person gets
-the terminal game in Russian from ``--lang`` or from the environment.
-
-The Babel side: ``scripts/i18n --check`` extracts the messages from the sources again and
-compiles every ``.po``; the committed ``.pot``, ``.po`` and ``.mo`` files must be what it
-writes, so no message is missing, unused or stale, and a fresh clone runs as tested.
+"""The articles' five languages: one set of JSON catalogues, read by the terminal, the
+browser and the study desk, complete and consistent (``scripts/i18n --check``); every key
+the code asks for is in it; Python picks the same plural forms as the browser; nothing
+reads gettext catalogues any more; the words built from codes say exactly what the scorer
+says (in English); and a person gets the terminal game in Russian, grammatical, from
+``--lang`` or from the environment.
 """
 
 from __future__ import annotations
@@ -21,20 +19,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from babel.messages.catalog import Catalog
-from babel.messages.pofile import read_po
 from rich.console import Console
 
 from chinese_poker.cards import Board, parse_board
 from chinese_poker.evaluate import describe, evaluate, evaluate3
+from chinese_poker.language import LANGUAGES, plural_category, text_in
 from chinese_poker.rules import rules_for
 from chinese_poker.scoring import Hand, settle
+from chinese_poker.scoring.notes import item_sentence
 from chinese_poker.terminal import i18n, render
 from chinese_poker.terminal.game import Game, GameConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "src/chinese_poker/server/static"
-LOCALE = ROOT / "src/chinese_poker/locale"
 LANGS = ("en", "bg", "hr", "ru", "lv")
 NODE = shutil.which("node")
 HOLE = re.compile(r"\{(\w+)\}")
@@ -82,14 +79,7 @@ def test_every_browser_catalogue_has_every_key_with_the_same_placeholders() -> N
 # --------------------------------------------------------------------------- terminal
 
 
-def _po(lang: str) -> Catalog:
-    with open(LOCALE / lang / "LC_MESSAGES" / "chinese_poker.po", "rb") as f:
-        return read_po(f, locale=lang)
-
-
-def test_the_babel_catalogues_are_fresh_and_compiled() -> None:
-    # The template is what the sources mark now, every .po holds exactly its messages,
-    # and every .mo is that .po compiled.
+def test_every_catalogue_is_complete_with_its_placeholders_and_plural_forms() -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "scripts/i18n"), "--check"],
         capture_output=True,
@@ -99,32 +89,59 @@ def test_the_babel_catalogues_are_fresh_and_compiled() -> None:
     assert done.returncode == 0, done.stderr
 
 
-def test_every_terminal_message_is_translated_with_its_placeholders() -> None:
-    with open(LOCALE / "chinese_poker.pot", "rb") as f:
-        template = read_po(f)
-    ids = {m.id for m in template if m.id}
-    assert len(ids) > 200
-    for lang in LANGS[1:]:
-        cat = _po(lang)
-        assert {m.id for m in cat if m.id} == ids, lang
-        for m in cat:
-            if not m.id:
-                continue
-            assert not m.fuzzy, (lang, m.id)
-            if isinstance(m.id, tuple):
-                forms = m.string
-                assert isinstance(forms, tuple) and len(forms) == cat.num_plurals, (lang, m.id)
-                want = _holes(m.id[1])
-                for form in forms:
-                    assert form and _holes(form) <= want, (lang, m.id, form)
-                # Every form but a language's lone "exactly one" carries the number: in
-                # Russian, Croatian and Latvian the "one" form is also used for 21, 31, ...
-                assert all(_holes(f) == want for f in forms[1:] if lang != "bg"), (lang, m.id)
-                if lang in ("hr", "ru", "lv"):
-                    assert _holes(forms[0]) == want, (lang, m.id)
-            else:
-                assert m.string, (lang, m.id)
-                assert _holes(m.string) == _holes(m.id), (lang, m.id, m.string)
+# A key written out in the Python sources: t("key"), text_in(lang, "key"), or a constant
+# of one of the catalogue's families (a table of keys the code translates later).
+_PY_KEY = re.compile(
+    r"""(?:\bt\(\s*|text_in\([^,()]+,\s*|words\(\s*)"([\w.]+)"|"((?:term|line|note|item|natural|hand|rank|ranks|review)\.[\w.]+)"[,)\]}:]"""
+)
+
+
+def test_every_key_the_python_code_asks_for_is_in_the_catalogue() -> None:
+    en = _catalogue("en")
+    sources = sorted((ROOT / "src/chinese_poker").rglob("*.py"))
+    asked = {
+        key
+        for path in sources
+        for match in _PY_KEY.finditer(path.read_text(encoding="utf-8"))
+        for key in match.groups()
+        if key
+    }
+    assert len(asked) > 180
+    assert not sorted(asked - set(en))
+
+
+def test_nothing_reads_gettext_catalogues_any_more() -> None:
+    assert not (ROOT / "src/chinese_poker/locale").exists()
+    assert not list((ROOT / "src").rglob("*.po")) and not list((ROOT / "src").rglob("*.mo"))
+    for path in (ROOT / "src/chinese_poker").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert "import gettext" not in text and "babel" not in text, path
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert "babel" not in pyproject and "locale/" not in pyproject
+
+
+@pytest.mark.skipif(NODE is None, reason="node is not installed")
+def test_python_picks_the_browsers_plural_forms() -> None:
+    counts = [*range(0, 232), 1001, 1011, 1021, 1111]
+    script = (
+        f"const counts = {json.dumps(counts)};"
+        f"const out = {{}}; for (const l of {json.dumps(list(LANGUAGES))}) "
+        "out[l] = counts.map((n) => new Intl.PluralRules(l).select(n));"
+        "console.log(JSON.stringify(out));"
+    )
+    done = subprocess.run([NODE, "-e", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    browser = json.loads(done.stdout)
+    for lang in LANGUAGES:
+        assert [plural_category(lang, n) for n in counts] == browser[lang], lang
+
+
+def test_a_count_picks_its_plural_form_and_fills_its_placeholders() -> None:
+    key = "term.you_quit_after_n_finished_hands"
+    assert text_in("ru", key, n=1) == "Вы вышли после 1 законченной руки"
+    assert text_in("ru", key, n=3) != text_in("ru", key, n=5)
+    assert text_in("en", key, n=1) == "You quit after 1 finished hand"
+    assert text_in("lv", "no.such.key") == "no.such.key"
 
 
 HANDS = [
@@ -190,6 +207,9 @@ def _play(lang: str, lines: list[str]) -> str:
 def test_the_terminal_game_in_russian_and_a_bad_line_in_the_players_words() -> None:
     out = _play("ru", ["tmbbb", "", "zz", "q"])
     assert "Ваши карты, улица 1: выложите 5" in out
+    # The verbs agree with «Вы» (no "Вы выложил"), the lines are in the accusative.
+    assert "You: выложено 9s наверх, 7h в середину, 8s 2s Qs вниз" in out
+    assert "выложил" not in out
     assert "неизвестная команда 'zz'" in out
     assert "Вы вышли после 0 законченных рук" in out
     assert "Итоговый счёт" in out
@@ -252,24 +272,28 @@ def _random_settlements(count: int) -> list[dict[str, Any]]:
     return out
 
 
-def test_the_terminal_builds_the_scorers_words_from_the_codes(monkeypatch: Any) -> None:
-    # A language whose words are the English msgids: the code path must then say
-    # exactly what the scorer wrote.
+def test_the_terminal_builds_the_scorers_words_from_the_codes() -> None:
+    # The English sentence built from the item's data, with the terminal's hand names,
+    # is what the scorer wrote; in Russian it is whole (no placeholder, no English).
     data = _random_settlements(160)
     kinds = {(it["kind"], it.get("note")) for s in data for p in s["pairs"] for it in p["items"]}
     assert {"line", "scoop", "foul", "royalty", "overall"} <= {k for k, _ in kinds}
-    monkeypatch.setitem(i18n._state, "lang", "xx")
     for s in data:
         hand = render._hand_of(s)
         for pair in s["pairs"]:
             for item in pair["items"]:
-                # Without hand names of its own it falls back on the scorer's.
-                got = render.item_text(pair, item, lambda seat, line: "")
+                got = item_sentence(pair["a"], pair["b"], item, hand=hand)
                 assert got == item["text"], (item, got)
-                assert render.item_text(pair, item, hand)
+    i18n.use_language("ru")
+    for s in data:
+        hand = render._hand_of(s)
+        for pair in s["pairs"]:
+            for item in pair["items"]:
+                said = render.item_text(pair, item, hand)
+                assert said and "{" not in said and " won " not in said, (item, said)
         for seat in s["players"]:
             if seat.get("foul_reason") and " beats " in seat["foul_reason"]:
-                assert " beats " in render._foul_reason(seat)
+                assert text_in("ru", "foul.beats").split()[2] in render._foul_reason(seat)
 
 
 def test_a_settlement_carries_its_foul_reason_as_data() -> None:

@@ -23,6 +23,7 @@ ROOT = "chinese_poker"
 LAYERS = {
     "cards": 1,
     "evaluate": 1,
+    "language": 1,
     "rules": 2,
     "scoring": 2,
     "engine": 3,

@@ -366,7 +366,7 @@ def _speaking(lang: str | None) -> Iterator[None]:
     """Speak ``--lang``, else the environment's language, while the command runs (a
     command without the option follows the environment); then the language the process
     had, for a program that called :func:`main`."""
-    from chinese_poker.terminal.i18n import current_language, pick_language, use_language
+    from chinese_poker.language import current_language, pick_language, use_language
 
     before = current_language()
     use_language(pick_language(lang))

@@ -16,7 +16,7 @@ from chinese_poker.evaluate import (
     evaluate,
     evaluate_low27,
 )
-from chinese_poker.terminal.i18n import hand_name
+from chinese_poker.language import hand_name
 
 
 def register(sub: Any) -> None:

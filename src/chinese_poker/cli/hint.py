@@ -191,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
 def _render(view: View, entries: list[Any], shown: list[Any], level: int) -> str:
     from chinese_poker.ai.hints import describe_action
     from chinese_poker.cards import cards_str
-    from chinese_poker.terminal.i18n import _
+    from chinese_poker.language import t
 
     dec = view.decisions[0]
     what = f"street {dec.street}" if dec.kind == "street" else dec.kind
@@ -203,7 +203,7 @@ def _render(view: View, entries: list[Any], shown: list[Any], level: int) -> str
              "-" if e.quick else f"{e.foul_probability:.0%}", e.explanation)
             for i, e in enumerate(shown)]  # fmt: skip
     # The words the terminal game's catalogues hold, in the language of the run.
-    header = ("#", "action", _("Points").lower(), _("foul"), "why")
+    header = ("#", "action", t("ledger.points").lower(), t("mark.foul"), "why")
     widths = [max(len(r[k]) for r in [header, *rows]) for k in range(4)]
     lines = [head, ""]
     for r in [header, *rows]:

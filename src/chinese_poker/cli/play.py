@@ -75,8 +75,8 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from chinese_poker.ai import BOTS
+    from chinese_poker.language import current_language, default_name
     from chinese_poker.terminal.game import Game, GameConfig, parse_deck
-    from chinese_poker.terminal.i18n import current_language, default_name
 
     preset = resolve_preset(args.rules)
     rules = rules_from_args(args)

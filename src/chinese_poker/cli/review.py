@@ -17,7 +17,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from chinese_poker.cli import UsageError, plural, read_history_input
-from chinese_poker.terminal.i18n import _ as translated  # labels the catalogues hold
+from chinese_poker.language import t
 
 BAR_WIDTH = 40
 """Characters of the longest bar of the terminal plot."""
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         for d in shown:
             mark = d.mark or ("best" if d.rank == 1 else "ok")
             lost = f"{d.loss:.2f}" if d.exact else f"at least {d.loss:.2f}"
-            print(f"  {d.box:>10} {translated(d.label):<9} {mark:<10} played {d.played}")
+            print(f"  {d.box:>10} {decision_label(d.label):<9} {mark:<10} played {d.played}")
             print(f"  {'':>10} {'':<9} {'':<10} best   {d.best}  ({lost} expected points lost)")
     print()
     for s in summaries:
@@ -117,6 +117,18 @@ def _players(records: Sequence[dict[str, Any]]) -> list[str]:
     return names
 
 
+_KINDS = ("set", "surrender", "natural")
+
+
+def decision_label(label: str) -> str:
+    """A decision's label (``street 2``, ``set``, ``surrender``, ``natural``) in the
+    language of the run, in the words the desk's review uses."""
+    kind, _, street = label.partition(" ")
+    if kind == "street" and street.isdigit():
+        return t("review.street", n=int(street))
+    return t(f"review.kind.{label}") if label in _KINDS else label
+
+
 def text_plot(summaries: Sequence[Any]) -> str:
     """Expected points lost per hand, by street, as bars of block characters."""
     rows = [(s.player, label, loss) for s in summaries for label, loss, _ in s.per_street]
@@ -128,7 +140,7 @@ def text_plot(summaries: Sequence[Any]) -> str:
         lines.append(f"{s.player}")
         for label, loss, _ in s.per_street:
             bar = _bar(loss / top * BAR_WIDTH)
-            lines.append(f"  {translated(label):<10} {bar:<{BAR_WIDTH}} {loss:5.2f}")
+            lines.append(f"  {decision_label(label):<10} {bar:<{BAR_WIDTH}} {loss:5.2f}")
     return "\n".join(lines)
 
 

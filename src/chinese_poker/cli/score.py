@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
 def _breakdown(result: Settlement) -> str:
     """The itemised breakdown in the language of the run: the scorer's own text in
     English, the terminal game's (translated words, the same facts) otherwise."""
-    from chinese_poker.terminal.i18n import current_language
+    from chinese_poker.language import current_language
 
     if current_language() == "en":
         return result.render()

@@ -134,18 +134,18 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _render(d: dict[str, Any]) -> str:
-    from chinese_poker.terminal.i18n import _
+    from chinese_poker.language import t, words_for
 
     # Words the terminal game's catalogues hold (line names, surrender, ...) come out in
     # the language of the run; the others stay English.
     lines = []
     board = d["board"].split(" | ")
-    names = [_(name) for name in ("Top", "Middle", "Bottom")]
+    names = [t(key) for key in ("term.top", "term.middle", "term.bottom")]
     width = max(7, *(len(name) for name in names))
     for name, cards in zip(names, board, strict=True):
         lines.append(f"{name:<{width}} {cards}")
     for key, value in d.items():
-        label = _(key.replace("_", " ")).capitalize()
+        label = words_for(key.replace("_", " ")).capitalize()
         if key == "board" or value is None:
             continue
         if isinstance(value, list):
@@ -157,7 +157,7 @@ def _render(d: dict[str, Any]) -> str:
 
 
 def _text(value: Any) -> str:
-    from chinese_poker.terminal.i18n import _
+    from chinese_poker.language import words_for
 
     if isinstance(value, bool):  # before int: people read yes/no, not True/False
         return "yes" if value else "no"
@@ -165,7 +165,7 @@ def _text(value: Any) -> str:
         return f"{value:+.2f}"
     if isinstance(value, dict):
         if "board" in value:  # an alternative setting
-            rest = ", ".join(f"{_(k)} {_text(v)}" for k, v in value.items() if k != "board")
+            rest = ", ".join(f"{words_for(k)} {_text(v)}" for k, v in value.items() if k != "board")
             return f"{value['board']}  ({rest})"
-        return ", ".join(f"{_(k)} {_text(v)}" for k, v in value.items())
+        return ", ".join(f"{words_for(k)} {_text(v)}" for k, v in value.items())
     return str(value)

@@ -8,7 +8,7 @@ from typing import Any
 from chinese_poker.cards import LINE_NAMES
 from chinese_poker.rules import Rules, ScoringMethod, describe_differences
 from chinese_poker.scoring.lines import FoulReason, cards_text
-from chinese_poker.scoring.notes import ItemKind, item_text
+from chinese_poker.scoring.notes import item_fields, item_text
 from chinese_poker.scoring.results import Item, Natural, PairResult, SeatResult, Settlement
 
 __all__ = ["render", "settlement_dict"]
@@ -67,22 +67,7 @@ def _seat_dict(settlement: Settlement, seat: SeatResult) -> dict[str, Any]:
 
 
 def _item_dict(pair: PairResult, item: Item) -> dict[str, Any]:
-    out: dict[str, Any] = {"kind": str(item.kind), "points": item.points}
-    if item.line:
-        out["line"] = item.line
-    if item.kind in (ItemKind.LINE, ItemKind.ROYALTY):
-        out["a_hand"] = item.a or None
-        out["b_hand"] = item.b or None
-    if item.kind in (ItemKind.ROYALTY, ItemKind.NATURAL):
-        out["a_amount"] = item.a_amount
-        out["b_amount"] = item.b_amount
-    if item.kind == ItemKind.NATURAL:
-        out["a_natural"] = item.a or None
-        out["b_natural"] = item.b or None
-    if item.factor != 1:
-        out["factor"] = item.factor
-    if item.note:
-        out["note"] = str(item.note)
+    out = item_fields(item)
     out["text"] = item_text(pair, item)
     return out
 

@@ -46,7 +46,7 @@ from typing import Literal
 
 from chinese_poker.cards import RANKS, Board, Card, CardError, card_name, cards_str, parse_card
 from chinese_poker.engine import Decision, Place
-from chinese_poker.terminal.i18n import N_, _, ngettext
+from chinese_poker.language import t
 
 __all__ = [
     "DEST_LETTERS",
@@ -71,12 +71,12 @@ DEST_LETTERS = "tmbx"
 DEST_NAMES = ("top", "middle", "bottom", "discard")
 LINE_ROOM = (3, 5, 5)
 # The lines and the discard pile as words in a sentence ("the top line is full").
-_DEST_WORDS_SHOWN = (N_("top"), N_("middle"), N_("bottom"), N_("discard"))
+_DEST_WORDS_SHOWN = ("line.top", "line.middle", "line.bottom", "term.discard")
 
 
 def dest_word(dest: int) -> str:
     """A line (0..2) or the discard pile (3) as a word in the current language."""
-    return _(_DEST_WORDS_SHOWN[dest])
+    return t(_DEST_WORDS_SHOWN[dest])
 
 
 # Words that name a destination when they head a group of cards.
@@ -108,27 +108,9 @@ _RANK_ONLY = re.compile(r"10|[2-9jqka]", re.IGNORECASE)
 _GLUED = re.compile(r"(?:(?:10|[2-9tjqka])[shdc])+", re.IGNORECASE)
 _ONE = re.compile(r"(?:10|[2-9tjqka])[shdc]", re.IGNORECASE)
 
-HELP_PLACE = N_("""\
-Placing cards (staged first; nothing is final until you confirm):
-  t Ah, m Kd Kc, b 5s   line letter, then its cards (commas optional)
-  x 2c                  discard (Pineapple, Fantasyland)
-  tmbbx                 one letter per card in the order shown (t top, m middle,
-                        b bottom, x discard); a shorter word places the first cards
-  t A, m K K            rank alone when it is clear which card (a ten: 10, or T
-                        after another card of the group: m 3 T T; t is the top)
-  Ah | Kd Kc | 5s       top | middle | bottom [| discards]
-  Cards left that can go to one place only are staged there for you.
-Commands:
-  Enter or c    confirm the staged cards     u / u 2 / u all   undo last / 2 / all
-  s             suggest a placement          auto              stage the suggestion
-  r             redraw the table             l                 session ledger
-  ?             this help                    q                 quit""")
+HELP_PLACE = "term.placing_cards_staged_first_nothing_is"
 
-HELP_DECLARE = N_("""\
-Declarations:
-  y   yes: surrender / declare the natural
-  n   no: play the board
-  r   redraw   l   ledger   ?   help   q   quit""")
+HELP_DECLARE = "term.declarations_y_yes_surrender_declare_the"
 
 
 class CommandError(ValueError):
@@ -185,10 +167,8 @@ def _bad_token(token: str) -> CommandError:
         try:
             parse_card(token)
         except CardError as exc:
-            return CommandError(_("{error} -- type ? for help").format(error=exc))
-    return CommandError(
-        _("'{token}' is not a card, a line or a command -- type ? for help").format(token=token)
-    )
+            return CommandError(t("term.error_type_for_help", error=exc))
+    return CommandError(t("term.token_is_not_a_card_a", token=token))
 
 
 def parse_command(text: str) -> Command:
@@ -211,7 +191,7 @@ def parse_command(text: str) -> Command:
             return Simple("undo", 0)
         if words[1].isdigit() and int(words[1]) > 0:
             return Simple("undo", int(words[1]))
-        raise CommandError(_("undo takes a number or 'all': u, u 2, u all"))
+        raise CommandError(t("term.undo_takes_a_number_or_all"))
     if low in ("uu", "clear", "reset"):
         return Simple("undo", 0)
     if "|" in line:
@@ -222,7 +202,7 @@ def parse_command(text: str) -> Command:
 def _parse_bars(line: str) -> StageCommand:
     parts = line.split("|")
     if len(parts) > 4:
-        raise CommandError(_("use at most four parts: top | middle | bottom | discards"))
+        raise CommandError(t("term.use_at_most_four_parts_top"))
     groups: list[tuple[int, CardRef]] = []
     for dest, part in enumerate(parts):
         for raw in _SPLIT.split(part.strip()):
@@ -234,7 +214,7 @@ def _parse_bars(line: str) -> StageCommand:
                     raise _bad_token(token)
                 groups.append((dest, ref))
     if not groups:
-        raise CommandError(_("no cards given between the bars"))
+        raise CommandError(t("term.no_cards_given_between_the_bars"))
     return StageCommand(tuple(groups))
 
 
@@ -251,9 +231,7 @@ def _parse_groups(line: str) -> StageCommand:
             if header in DEST_LETTERS:
                 positional.append(header)
             else:
-                raise CommandError(
-                    _("'{header}' needs cards after it, e.g. '{header} Ah'").format(header=header)
-                )
+                raise CommandError(t("term.header_needs_cards_after_it_e", header=header))
 
     fresh = True  # at the start of the line or after a comma or semicolon
     for raw in _SPLIT_KEEP.split(line):
@@ -282,16 +260,10 @@ def _parse_groups(line: str) -> StageCommand:
             ref = _card_ref(token)
             if ref is None:
                 if not groups and not positional and dest is None:
-                    raise CommandError(
-                        _("unknown command '{command}' -- type ? for help").format(command=raw)
-                    )
+                    raise CommandError(t("term.unknown_command_command_type_for_help", command=raw))
                 raise _bad_token(token)
             if dest is None:
-                raise CommandError(
-                    _(
-                        "say where '{token}' goes: put t, m, b or x before it (e.g. 't {token}')"
-                    ).format(token=token)
-                )
+                raise CommandError(t("term.say_where_token_goes_put_t", token=token))
             groups.append((dest, ref))
             header_used = True
     close_header()
@@ -312,10 +284,8 @@ def parse_declaration(text: str) -> bool | Simple:
     if low in ("?", "h", "help", "q", "quit", "exit", "r", "redraw", "l", "ledger"):
         return Simple(_SIMPLE[low])
     if not low:
-        raise CommandError(_("answer y or n (? for help)"))
-    raise CommandError(
-        _("'{text}': answer y (yes) or n (no) -- type ? for help").format(text=text.strip())
-    )
+        raise CommandError(t("term.answer_y_or_n_for_help"))
+    raise CommandError(t("term.text_answer_y_yes_or_n", text=text.strip()))
 
 
 # --------------------------------------------------------------------------- staging
@@ -388,25 +358,21 @@ class Staging:
         parts = [
             f"{dest_word(d)} {cards_str(self.staged_in(d))}" for d in range(4) if self.count(d)
         ]
-        return " · ".join(parts) or _("nothing staged")
+        return " · ".join(parts) or t("term.nothing_staged")
 
     def todo(self) -> str:
         """What is still to do, in words: ``'place 2 more cards and discard 1 more'``."""
         places, discards = self.placed_left, self.room(DISCARD)
         bits = []
         if places:
-            bits.append(
-                ngettext("place {n} more card", "place {n} more cards", places).format(n=places)
-            )
+            bits.append(t("term.place_n_more_cards", n=places))
         if discards:
-            bits.append(_("discard {n} more").format(n=discards))
-        return _(" and ").join(bits) or _("nothing")
+            bits.append(t("term.discard_n_more", n=discards))
+        return t("term.more_and").join(bits) or t("term.nothing")
 
     def missing(self) -> str:
         """What is still to do and the cards not staged yet (for the confirm message)."""
-        return _("{todo} -- unstaged: {cards}").format(
-            todo=self.todo(), cards=cards_str(self.unstaged())
-        )
+        return t("term.todo_unstaged_cards", todo=self.todo(), cards=cards_str(self.unstaged()))
 
     # ------------------------------------------------------------------ changing
 
@@ -428,19 +394,15 @@ class Staging:
             name = card_name(card)
             if card not in held:
                 raise CommandError(
-                    _("{card} is not in your hand (you hold {cards})").format(
-                        card=name, cards=cards_str(self.cards)
-                    )
+                    t("term.card_is_not_in_your_hand", card=name, cards=cards_str(self.cards))
                 )
             staged_to = self.dest_of(card)
             if staged_to is not None:
                 raise CommandError(
-                    _("{card} is already staged to the {line} (u to undo)").format(
-                        card=name, line=dest_word(staged_to)
-                    )
+                    t("term.card_is_already_staged_to_the", card=name, line=dest_word(staged_to))
                 )
             if card in named:
-                raise CommandError(_("{card} is given twice").format(card=name))
+                raise CommandError(t("term.card_is_given_twice", card=name))
             named.add(card)
         # Rank-only references: fine only when the rank says which card(s) are meant.
         resolved: dict[int, list[Card]] = {}
@@ -449,20 +411,24 @@ class Staging:
             label = "10" if rank == 8 else RANKS[rank]
             if not cands:
                 raise CommandError(
-                    _("you have no unplaced {rank} (cards: {cards})").format(
-                        rank=label, cards=cards_str(free)
-                    )
+                    t("term.you_have_no_unplaced_rank_cards", rank=label, cards=cards_str(free))
                 )
             if len(refs) > len(cands):
                 raise CommandError(
-                    _("you have only {n} unplaced {rank}: {cards}").format(
-                        n=len(cands), rank=label, cards=cards_str(cands)
+                    t(
+                        "term.you_have_only_n_unplaced_rank",
+                        n=len(cands),
+                        rank=label,
+                        cards=cards_str(cands),
                     )
                 )
             if len(refs) < len(cands) or len({d for d, _r in refs}) > 1:
                 raise CommandError(
-                    _("which {rank}? you have {cards} -- type the suit, e.g. '{example}'").format(
-                        rank=label, cards=cards_str(cands), example=card_name(cands[0])
+                    t(
+                        "term.which_rank_you_have_cards_type",
+                        rank=label,
+                        cards=cards_str(cands),
+                        example=card_name(cands[0]),
                     )
                 )
             resolved[rank] = list(cands)
@@ -477,7 +443,8 @@ class Staging:
             rest = [c for c in free if c not in named]
             if len(cmd.positional) > len(rest):
                 raise CommandError(
-                    _("'{word}' has {n} letters but only {left} left to place ({cards})").format(
+                    t(
+                        "term.word_has_n_letters_but_only",
                         word=cmd.positional,
                         n=len(cmd.positional),
                         left=len(rest),
@@ -497,43 +464,31 @@ class Staging:
                 continue
             if dest == DISCARD:
                 if self.decision.discard == 0:
-                    raise CommandError(_("nothing is discarded here: every card goes on the board"))
+                    raise CommandError(t("term.nothing_is_discarded_here_every_card"))
                 n = self.decision.discard
                 raise CommandError(
-                    ngettext("you discard {n} card here", "you discard {n} cards here", n).format(
-                        n=n
-                    )
-                    + ngettext(
-                        "; {left} discard left, not {want}",
-                        "; {left} discards left, not {want}",
-                        room,
-                    ).format(left=room, want=want)
+                    t("term.you_discard_n_cards_here", n=n)
+                    + t("term.more_left_discards_left_not_want", n=room, left=room, want=want)
                 )
             full = self.board.lines[dest] + self.staged_in(dest)
-            have = _(" (it holds {cards})").format(cards=cards_str(full)) if full else ""
+            have = t("term.more_it_holds_cards", cards=cards_str(full)) if full else ""
             if room == 0:
-                raise CommandError(_("the {line} line is full").format(line=dest_word(dest)) + have)
+                raise CommandError(t("term.the_line_line_is_full", line=dest_word(dest)) + have)
             raise CommandError(
-                ngettext(
-                    "the {line} line has room for {n} more card, not {want}",
-                    "the {line} line has room for {n} more cards, not {want}",
-                    room,
-                ).format(line=dest_word(dest), n=room, want=want)
-                + have
+                t("term.the_line_line_has_room_for", line=dest_word(dest), n=room, want=want) + have
             )
         placing = sum(1 for _c, d in chosen if d != DISCARD)
         if placing > self.placed_left:
             n = self.decision.place
-            text = ngettext(
-                "only {n} card goes on the board here", "only {n} cards go on the board here", n
-            ).format(n=n)
+            text = t("term.only_n_cards_go_on_the", n=n)
             if self.decision.discard:
-                text += _(", {n} discarded").format(n=self.decision.discard)
-            text += ngettext(
-                "; {left} placement left, not {placing}",
-                "; {left} placements left, not {placing}",
-                self.placed_left,
-            ).format(left=self.placed_left, placing=placing)
+                text += t("term.more_n_discarded", n=self.decision.discard)
+            text += t(
+                "term.more_left_placements_left_not_placing",
+                n=self.placed_left,
+                left=self.placed_left,
+                placing=placing,
+            )
             raise CommandError(text)
 
     def stage(self, assignments: Sequence[tuple[Card, int]]) -> None:
@@ -589,9 +544,9 @@ def describe_assignments(assignments: Sequence[tuple[Card, int]]) -> str:
         cards = [c for c, d in assignments if d == dest]
         if cards:
             if dest == DISCARD:
-                parts.append(_("{cards} discarded").format(cards=cards_str(cards)))
+                parts.append(t("term.cards_discarded", cards=cards_str(cards)))
             else:
                 parts.append(
-                    _("{cards} to the {line}").format(cards=cards_str(cards), line=dest_word(dest))
+                    t("term.cards_to_the_line", cards=cards_str(cards), line=dest_word(dest))
                 )
     return ", ".join(parts)

@@ -40,7 +40,7 @@ from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from chinese_poker.ai import Bot, make_bot
-from chinese_poker.cards import Board, Card, cards_str, parse_cards
+from chinese_poker.cards import LINE_NAMES, Board, Card, cards_str, parse_cards
 from chinese_poker.cli import plural
 from chinese_poker.engine import (
     Action,
@@ -56,6 +56,7 @@ from chinese_poker.engine import (
     shuffled_deck,
 )
 from chinese_poker.evaluate import evaluate, evaluate3
+from chinese_poker.language import hand_name, t, use_language
 from chinese_poker.rules import Rules
 from chinese_poker.scoring import ScoringError, fantasyland_next, foul_reason, royalties
 from chinese_poker.terminal import render
@@ -66,11 +67,9 @@ from chinese_poker.terminal.commands import (
     Simple,
     Staging,
     describe_assignments,
-    dest_word,
     parse_command,
     parse_declaration,
 )
-from chinese_poker.terminal.i18n import _, hand_name, ngettext, use_language
 
 __all__ = ["Game", "GameConfig", "QuitGame", "foul_warning", "line_infos"]
 
@@ -171,7 +170,7 @@ def _extreme(
 def _line_desc(rules: Rules, cards: Sequence[Card], size: int) -> str:
     if len(cards) == size:
         return hand_name(_value(rules, cards)).lower()
-    return _("{cards} so far").format(cards=cards_str(cards))
+    return t("term.cards_so_far", cards=cards_str(cards))
 
 
 def foul_warning(rules: Rules, board: Board, available: Collection[Card]) -> str | None:
@@ -185,7 +184,7 @@ def foul_warning(rules: Rules, board: Board, available: Collection[Card]) -> str
     """
     if board.complete:
         reason = foul_reason(rules, board)
-        return _("this would foul: {reason}").format(reason=reason) if reason else None
+        return t("term.this_would_foul_reason", reason=reason) if reason else None
     pool = sorted(set(available) - set(board.cards))
     top, middle, bottom = board.lines
     t_min = _extreme(rules, top, 3, pool, best=False)
@@ -209,13 +208,8 @@ def foul_warning(rules: Rules, board: Board, available: Collection[Card]) -> str
             "hand2": _line_desc(rules, lcards, lsize),
         }
         if len(ucards) == usize and len(lcards) == lsize:
-            return _("this would foul: the {upper} ({hand}) beats the {lower} ({hand2})").format(
-                **words
-            )
-        return _(
-            "this will foul whatever comes: the {upper} ({hand}) already beats anything"
-            " the {lower} ({hand2}) can still become"
-        ).format(**words)
+            return t("term.this_would_foul_the_upper_hand", **words)
+        return t("term.this_will_foul_whatever_comes_the", **words)
     return None
 
 
@@ -231,7 +225,7 @@ def line_infos(rules: Rules, board: Board) -> list[tuple[int, str, int]]:
             continue
         name = hand_name(_value(rules, cards))
         if i == 1 and rules.spec.scoring.lowball_middle:
-            name += _(" (ranked low)")
+            name += t("term.more_ranked_low")
         out.append((i, name, roys[i]))
     return out
 
@@ -323,11 +317,7 @@ class Game:
         try:
             while not self.session.over:
                 if self.config.hands is not None and played >= self.config.hands:
-                    stopped = ngettext(
-                        "Stopped after {n} hand as asked (--hands).",
-                        "Stopped after {n} hands as asked (--hands).",
-                        played,
-                    ).format(n=played)
+                    stopped = t("term.stopped_after_n_hands_as_asked", n=played)
                     self.console.print(stopped)
                     break
                 table = self._start_hand()
@@ -341,7 +331,7 @@ class Game:
                 if more:
                     self._between_hands()
             if self.session.over:
-                self.console.print(Text(_("The session is over."), style="bold"))
+                self.console.print(Text(t("zone.session_over"), style="bold"))
             self.console.print(self._ledger_renderable(final=True))
         except QuitGame:
             self._quit_screen()
@@ -364,11 +354,13 @@ class Game:
             render.player_cards(table.players[s], n) for s, n in sorted(table.fantasyland.items())
         )
         self.events.append(
-            _("Hand {number} dealt; button {button}").format(
-                number=number, button=table.players[table.button]
+            t(
+                "term.hand_number_dealt_button_button",
+                number=number,
+                button=table.players[table.button],
             )
-            + (_("; Fantasyland: {players}").format(players=fl) if fl else "")
-            + (_(" (session seed {seed})").format(seed=self.session.seed) if number == 1 else "")
+            + (t("term.more_fantasyland_players", players=fl) if fl else "")
+            + (t("term.more_session_seed_seed", seed=self.session.seed) if number == 1 else "")
         )
         return table
 
@@ -418,11 +410,7 @@ class Game:
         except Exception as exc:  # a broken bot must not end the person's game
             reason = f"{type(exc).__name__}: {exc}"
         if reason is not None:
-            self.events.append(
-                _("{name}'s bot failed ({reason}); it plays a random legal move").format(
-                    name=name, reason=reason
-                )
-            )
+            self.events.append(t("term.name_s_bot_failed_reason_it", name=name, reason=reason))
             action = table.random_action(seat, self.fallback)
         table.apply(action)
         self.events.append(self._describe(action, decisions, table, mine=False))
@@ -436,7 +424,7 @@ class Game:
         """What everyone may know about an action (the person also sees his discards)."""
         name = table.players[action.seat]
         cc = table.rules.spec.variant.criss_cross
-        hand = _(" (hand {n})").format(n=getattr(action, "hand", 0) + 1) if cc else ""
+        hand = t("term.more_hand_n", n=getattr(action, "hand", 0) + 1) if cc else ""
         if isinstance(action, Place):
             dec = next((d for d in decisions if d.hand == action.hand), None)
             if dec is not None and dec.kind == "set":
@@ -445,42 +433,42 @@ class Game:
                         f"{cards_str(action.top)} | {cards_str(action.middle)} | "
                         f"{cards_str(action.bottom)}"
                     )
-                    text = _("{name} set{hand}: {board}").format(name=name, hand=hand, board=board)
+                    text = t("term.name_set_hand_board", name=name, hand=hand, board=board)
                     if action.discard:
-                        text += _(", discarding {cards}").format(cards=cards_str(action.discard))
+                        text += t("term.more_discarding_cards", cards=cards_str(action.discard))
                     return text
                 if table.rules.is_open_face:
-                    return _("{name} set its Fantasyland hand{hand} face down").format(
-                        name=name, hand=hand
-                    )
-                return _("{name} set its hand{hand} face down").format(name=name, hand=hand)
+                    return t("term.name_set_its_fantasyland_hand_hand", name=name, hand=hand)
+                return t("term.name_set_its_hand_hand_face", name=name, hand=hand)
             parts = [
-                f"{dest_word(d)} {cards_str(cards)}"
-                for d, cards in enumerate((action.top, action.middle, action.bottom))
+                t(f"term.placed.{line}", cards=cards_str(cards))
+                for line, cards in zip(
+                    LINE_NAMES, (action.top, action.middle, action.bottom), strict=True
+                )
                 if cards
             ]
-            text = _("{name} placed {parts}").format(name=name, parts=", ".join(parts))
+            text = t("term.name_placed_parts", name=name, parts=", ".join(parts))
             if action.discard:
                 n = len(action.discard)
                 text += (
-                    _(", discarded {cards}").format(cards=cards_str(action.discard))
+                    t("term.more_discarded_cards", cards=cards_str(action.discard))
                     if mine
-                    else ngettext(", {n} card face down", ", {n} cards face down", n).format(n=n)
+                    else t("term.more_n_cards_face_down", n=n)
                 )
             return text
         if isinstance(action, Surrender):
             if mine:
                 if action.surrender:
-                    return _("{name}{hand} chose to surrender").format(name=name, hand=hand)
-                return _("{name}{hand} chose to play").format(name=name, hand=hand)
+                    return t("term.name_hand_chose_to_surrender", name=name, hand=hand)
+                return t("term.name_hand_chose_to_play", name=name, hand=hand)
             if action.surrender:
-                return _("{name}{hand} surrenders").format(name=name, hand=hand)
-            return _("{name}{hand} plays").format(name=name, hand=hand)
+                return t("term.name_hand_surrenders", name=name, hand=hand)
+            return t("term.name_hand_plays", name=name, hand=hand)
         if isinstance(action, ClaimNatural):
             if action.claim:
-                return _("{name}{hand} chose to declare the natural").format(name=name, hand=hand)
-            return _("{name}{hand} chose to play the board").format(name=name, hand=hand)
-        return _("{name} times out").format(name=name)
+                return t("term.name_hand_chose_to_declare_the", name=name, hand=hand)
+            return t("term.name_hand_chose_to_play_the", name=name, hand=hand)
+        return t("term.name_times_out", name=name)
 
     # ------------------------------------------------------------------ the person
 
@@ -505,9 +493,7 @@ class Game:
             messages.append(
                 (
                     "info",
-                    _("Only one way to play: {what}. Enter confirms.").format(
-                        what=describe_assignments(filled)
-                    ),
+                    t("term.only_one_way_to_play_what", what=describe_assignments(filled)),
                 )
             )
         prompt = self._prompt(view, dec)
@@ -524,14 +510,14 @@ class Game:
                 if cmd.name == "confirm":
                     if not staging.complete:
                         messages.append(
-                            ("error", _("Not finished: {what}").format(what=staging.missing()))
+                            ("error", t("term.not_finished_what", what=staging.missing()))
                         )
                         continue
                     action = staging.to_place(view.version)
                     reason = table.check(action)
                     if reason is not None:  # the engine has the last word
                         messages.append(
-                            ("error", _("The table refuses this: {reason}").format(reason=reason))
+                            ("error", t("term.the_table_refuses_this_reason", reason=reason))
                         )
                         continue
                     table.apply(action)
@@ -545,14 +531,12 @@ class Game:
                 messages.append(("error", str(exc)))
                 continue
             staging.stage(chosen)
-            text = _("Staged {what}.").format(what=describe_assignments(chosen))
+            text = t("term.staged_what", what=describe_assignments(chosen))
             filled = staging.auto_fill()
             if filled:
-                text += _(" The rest can only go one way: {what}.").format(
-                    what=describe_assignments(filled)
-                )
+                text += t("term.more_the_rest_can_only_go_one", what=describe_assignments(filled))
             if staging.complete:
-                text += _(" Enter confirms, u undoes.")
+                text += t("term.more_enter_confirms_u_undoes")
             messages.append(("good", text))
 
     def _simple(
@@ -562,7 +546,7 @@ class Game:
         if cmd.name == "quit":
             raise QuitGame
         if cmd.name == "help":
-            self.extras.append(render.help_panel(_(HELP_PLACE)))
+            self.extras.append(render.help_panel(t(HELP_PLACE)))
             return []
         if cmd.name == "redraw":
             return []
@@ -572,9 +556,9 @@ class Game:
         if cmd.name == "undo":
             removed = staging.undo(cmd.count)
             if not removed:
-                return [("error", _("Nothing is staged, so there is nothing to undo."))]
+                return [("error", t("term.nothing_is_staged_so_there_is"))]
             undone = cards_str(c for c, _dest in reversed(removed))
-            return [("info", _("Undone: {cards}.").format(cards=undone))]
+            return [("info", t("term.undone_cards", cards=undone))]
         # solve / auto
         suggestion, note = self._suggest(table, view, dec)
         if suggestion is None:
@@ -585,7 +569,7 @@ class Game:
                 f"{cards_str(suggestion.bottom)}"
             )
             if suggestion.discard:
-                text += _(", discard {cards}").format(cards=cards_str(suggestion.discard))
+                text += t("term.more_discard_cards", cards=cards_str(suggestion.discard))
         else:
             text = describe_assignments(
                 [
@@ -600,18 +584,14 @@ class Game:
             return [
                 (
                     "info",
-                    _("Suggestion ({note}): {text}. Type auto to stage it.").format(
-                        note=note, text=text
-                    ),
+                    t("term.suggestion_note_text_type_auto_to", note=note, text=text),
                 )
             ]
         staging.stage_place(suggestion)
         return [
             (
                 "good",
-                _("Staged the suggestion ({note}): {text}. Enter confirms, u undoes.").format(
-                    note=note, text=text
-                ),
+                t("term.staged_the_suggestion_note_text_enter", note=note, text=text),
             )
         ]
 
@@ -640,19 +620,19 @@ class Game:
                         version=view.version,
                     )
                     if table.check(place) is None:
-                        stays = _(", stays in Fantasyland") if sol.stays else ""
+                        stays = t("term.more_stays_in_fantasyland") if sol.stays else ""
                         royalties_ = sum(sol.royalties)
-                        note = _("exact solver, royalties {n}").format(n=royalties_)
+                        note = t("term.exact_solver_royalties_n", n=royalties_)
                         return place, note + stays
                 except Exception:  # the solver is optional: use the bot below
                     pass
         try:
             action = self.advisor.act(dataclasses.replace(view, decisions=(dec,)))
         except Exception as exc:
-            return None, _("no suggestion available ({reason})").format(reason=exc)
+            return None, t("term.no_suggestion_available_reason", reason=exc)
         if not isinstance(action, Place) or table.check(action) is not None:
-            return None, _("no suggestion available")
-        return action, _("the {bot} bot's choice").format(bot=self.advisor.name)
+            return None, t("term.no_suggestion_available")
+        return action, t("term.the_bot_bot_s_choice", bot=self.advisor.name)
 
     def _hint(self, table: Table, view: View, dec: Decision) -> tuple[Place | None, str] | None:
         """The hint engine's best; None while its kernels are being compiled (a fresh
@@ -671,7 +651,7 @@ class Game:
         try:
             kernels = _kernels(self.rules)
             if not is_warm(kernels):
-                say(_("The hint engine is still getting ready (a moment, once)..."))
+                say(t("term.the_hint_engine_is_still_getting"))
             if not warm_unless_compiling(kernels):
                 return None
             # Wait for the background warm-up first: the time budget is for thinking, and
@@ -681,29 +661,27 @@ class Game:
                 entries = hint(dataclasses.replace(view, decisions=(dec,)),
                                time_budget=SUGGEST_SECONDS)  # fmt: skip
         except Exception as exc:
-            return None, _("no suggestion available ({reason})").format(reason=exc)
+            return None, t("term.no_suggestion_available_reason", reason=exc)
         best = next((e for e in entries if isinstance(e.action, Place)), None)
         if best is None or table.check(best.action) is not None:
-            return None, _("no suggestion available")
+            return None, t("term.no_suggestion_available")
         assert isinstance(best.action, Place)
-        return best.action, _("the hint engine's best, {value} expected").format(
-            value=f"{best.value:+.2f}"
-        )
+        return best.action, t("term.the_hint_engine_s_best_value", value=f"{best.value:+.2f}")
 
     def _declaration(self, table: Table, view: View, dec: Decision) -> None:
         cc = view.rules.spec.variant.criss_cross
-        which = _(" (hand {n})").format(n=dec.hand + 1) if cc else ""
+        which = t("term.more_hand_n", n=dec.hand + 1) if cc else ""
         if dec.kind == "surrender":
-            question = _(
-                "Surrender{which}? It costs {cost} to each opponent who plays."
-                "  y = surrender, n = play"
-            ).format(which=which, cost=view.rules.surrender_cost)
+            question = t(
+                "term.surrender_which_it_costs_cost_to", which=which, cost=view.rules.surrender_cost
+            )
         else:
             natural = view.board_of(self.human, dec.hand).natural
-            question = _(
-                "You hold a natural{which}: {natural}. Declare it?"
-                "  y = declare and collect, n = play the board"
-            ).format(which=which, natural=render.natural_word(natural))
+            question = t(
+                "term.you_hold_a_natural_which_natural",
+                which=which,
+                natural=render.natural_word(natural),
+            )
         messages: list[tuple[str, str]] = []
         while True:
             self._draw(view, messages=messages, question=question)
@@ -718,7 +696,7 @@ class Game:
                 if answer.name == "quit":
                     raise QuitGame
                 if answer.name == "help":
-                    self.extras.append(render.help_panel(_(HELP_DECLARE)))
+                    self.extras.append(render.help_panel(t(HELP_DECLARE)))
                 elif answer.name == "ledger":
                     self.extras.append(self._ledger_renderable())
                 continue
@@ -729,9 +707,7 @@ class Game:
                 action = ClaimNatural(dec.seat, answer, dec.hand, view.version)
             reason = table.check(action)
             if reason is not None:
-                messages.append(
-                    ("error", _("The table refuses this: {reason}").format(reason=reason))
-                )
+                messages.append(("error", t("term.the_table_refuses_this_reason", reason=reason)))
                 continue
             table.apply(action)
             self.events.append(self._describe(action, view.decisions, table, mine=True))
@@ -740,12 +716,12 @@ class Game:
     def _prompt(self, view: View, dec: Decision) -> str:
         arrow = "›" if self.theme.unicode else ">"
         cc = view.rules.spec.variant.criss_cross
-        which = _("hand {n} ").format(n=dec.hand + 1) if cc else ""
+        which = t("term.hand_n", n=dec.hand + 1) if cc else ""
         if dec.kind == "street":
-            return _("street {n}").format(n=dec.street) + f" {arrow} "
+            return t("review.street", n=dec.street) + f" {arrow} "
         if view.rules.is_open_face:
-            return _("Fantasyland") + f" {arrow} "
-        return which + _("set") + f" {arrow} "
+            return t("option.fantasyland_enabled") + f" {arrow} "
+        return which + t("term.set") + f" {arrow} "
 
     # ------------------------------------------------------------------ drawing
 
@@ -798,9 +774,9 @@ class Game:
                 fl = fantasyland_next(view.rules, board, in_fantasyland=mine.in_fantasyland)
                 if fl:
                     text = (
-                        _("This board stays in Fantasyland ({n} cards).")
+                        t("term.this_board_stays_in_fantasyland_n")
                         if mine.in_fantasyland
-                        else _("This board earns Fantasyland ({n} cards).")
+                        else t("term.this_board_earns_fantasyland_n_cards")
                     )
                     c.print(Text(text.format(n=fl), style="magenta"))
         if question:
@@ -810,11 +786,7 @@ class Game:
         self.extras = []
         if messages:
             c.print(render.messages_text(messages))
-        hint = (
-            _("? help · Enter confirm · u undo · s suggest · q quit")
-            if staging
-            else _("? help · q quit")
-        )
+        hint = t("term.help_enter_confirm_u_undo_s") if staging else t("term.help_q_quit")
         c.print(Text(hint if self.theme.unicode else hint.replace("·", "-"), style="dim"))
 
     def _show_showdown(self, table: Table, result: HandResult, more: bool) -> None:
@@ -833,7 +805,7 @@ class Game:
         if result.fantasyland_next:
             deals = ", ".join(render.player_cards(p, n) for p, n in result.fantasyland_next.items())
             fantasyland.append(
-                Text(_("Next hand in Fantasyland: {deals}").format(deals=deals), style="magenta")
+                Text(t("term.next_hand_in_fantasyland_deals", deals=deals), style="magenta")
             )
         header = render.header_text(view, self.title, result.number, self.theme)
         events = [render.events_text(self.events, limit=4)] if self.events else []
@@ -866,9 +838,9 @@ class Game:
     def _between_hands(self) -> None:
         while True:
             line = self._ask(
-                _("Enter: next hand · d: details · q: quit › ")
+                t("term.enter_next_hand_d_details_q")
                 if self.theme.unicode
-                else _("Enter: next hand, d: details, q: quit > ")
+                else t("term.enter_next_hand_d_details_q_2")
             )
             word = line.strip().lower()
             if word in ("", "c", "n", "next", "ok"):
@@ -886,9 +858,7 @@ class Game:
                     [
                         (
                             "error",
-                            _("'{line}': press Enter for the next hand or q to quit").format(
-                                line=line.strip()
-                            ),
+                            t("term.line_press_enter_for_the_next", line=line.strip()),
                         )
                     ]
                 )
@@ -900,15 +870,15 @@ class Game:
             ledger.points,
             ledger.money if self.money else None,
             hands=self.session.hands_played,
-            title=_("Final ledger") if final else _("Session ledger"),
+            title=t("term.final_ledger") if final else t("term.session_ledger"),
         )
 
     def _quit_screen(self) -> None:
         unfinished = self.table is not None and not self.table.over
         n = self.session.hands_played
-        text = ngettext("You quit after {n} finished hand", "You quit after {n} finished hands", n)
+        text = t("term.you_quit_after_n_finished_hands", n=n)
         text = text.format(n=n) + (
-            _("; the unfinished hand does not count.") if unfinished else "."
+            t("term.more_the_unfinished_hand_does_not_count") if unfinished else "."
         )
         self.console.print(Text(text, style="bold"))
         self.console.print(self._ledger_renderable(final=True))

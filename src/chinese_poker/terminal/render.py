@@ -25,8 +25,9 @@ from rich.text import Text
 
 from chinese_poker.cards import RANKS, Card, card_name
 from chinese_poker.engine import BoardView, Decision, View
+from chinese_poker.language import current_language, hand_name, rank_word, t
+from chinese_poker.scoring.notes import item_sentence, natural_name
 from chinese_poker.terminal.commands import DEST_NAMES, DISCARD, Staging, dest_word
-from chinese_poker.terminal.i18n import N_, _, current_language, hand_name, ngettext, rank_word
 
 __all__ = [
     "Theme",
@@ -45,13 +46,7 @@ __all__ = [
 ]
 
 _LINE_SIZES = (3, 5, 5)
-_LINE_LABELS = (N_("Top"), N_("Middle"), N_("Bottom"))
-_NATURALS = {
-    "dragon": N_("dragon"),
-    "six_pairs": N_("six pairs"),
-    "three_flushes": N_("three flushes"),
-    "three_straights": N_("three straights"),
-}
+_LINE_LABELS = ("term.top", "term.middle", "term.bottom")
 
 
 def line_word(name: str) -> str:
@@ -62,13 +57,13 @@ def line_word(name: str) -> str:
 def natural_word(kind: str | None) -> str:
     """A natural's name ("six pairs"), or "a natural" when it is not known."""
     if not kind:
-        return _("a natural")
-    return _(_NATURALS[kind]) if kind in _NATURALS else kind.replace("_", " ")
+        return t("term.a_natural")
+    return natural_name(kind, current_language())
 
 
 def player_cards(player: str, n: int) -> str:
     """``Ann (14 cards)``: a player and the size of a Fantasyland deal."""
-    return ngettext("{player} ({n} card)", "{player} ({n} cards)", n).format(player=player, n=n)
+    return t("term.player_n_cards", player=player, n=n)
 
 
 def _line_hand(line: Mapping[str, Any]) -> str:
@@ -168,22 +163,22 @@ def header_text(view: View, title: str, hand_number: int, theme: Theme) -> Text:
     sep = f"  {theme.dot}  "
     out = Text()
     out.append(title, style="bold cyan")
-    out.append(sep + _("hand {n}").format(n=hand_number))
+    out.append(sep + t("board.hand_n", n=hand_number))
     if rules.is_open_face:
         if view.street:
-            out.append(sep + _("street {n}/{of}").format(n=view.street, of=len(rules.streets)))
+            out.append(sep + t("term.street_n_of", n=view.street, of=len(rules.streets)))
         elif not view.over:
-            out.append(sep + _("Fantasyland sets"))
+            out.append(sep + t("term.fantasyland_sets"))
     elif view.phase == "play":
-        out.append(sep + _("setting hands"))
+        out.append(sep + t("term.setting_hands"))
     elif view.phase in ("naturals", "surrender"):
-        out.append(sep + _("declarations"))
+        out.append(sep + t("term.declarations"))
     if view.over:
-        out.append(sep + _("showdown"), style="bold")
-    out.append(sep + _("button {player}").format(player=view.players[view.button]))
+        out.append(sep + t("phase.showdown"), style="bold")
+    out.append(sep + t("term.button_player", player=view.players[view.button]))
     if view.fantasyland:
         names = ", ".join(f"{view.players[s]} ({_fl_cards(view, s)})" for s in view.fantasyland)
-        out.append(sep + _("Fantasyland: {players}").format(players=names), style="magenta")
+        out.append(sep + t("term.fantasyland_players", players=names), style="magenta")
     return out
 
 
@@ -203,21 +198,21 @@ def _notes(view: View, b: BoardView, human: int | None) -> Text:
         notes.append(text, style=style)
 
     if b.in_fantasyland:
-        add(_("Fantasyland {n}").format(n=b.fantasyland_cards), "magenta")
+        add(t("term.fantasyland_n", n=b.fantasyland_cards), "magenta")
     if b.hidden:
-        add(_("set, face down") if b.is_set else _("face down"), "dim")
+        add(t("term.set_face_down") if b.is_set else t("term.face_down"), "dim")
     elif not view.over and view.rules.is_open_face and b.seat != human:
         add(f"{b.placed}/13")
     if b.discarded and b.seat != human:
-        add(_("{n} discarded").format(n=b.discarded), "dim")
+        add(t("board.discarded", n=b.discarded), "dim")
     if b.natural:
-        add(_("natural: {natural}").format(natural=natural_word(b.natural)), "bold yellow")
+        add(t("breakdown.natural", natural=natural_word(b.natural)), "bold yellow")
     if b.natural_claim is False:
-        add(_("plays the board"))
+        add(t("log.plays_board"))
     if b.surrendered is True:
-        add(_("surrendered"), "yellow")
+        add(t("breakdown.surrendered"), "yellow")
     elif b.surrendered is False:
-        add(_("plays"))
+        add(t("log.plays"))
     return notes
 
 
@@ -235,9 +230,9 @@ def board_table(
     """
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1), show_edge=False)
     table.add_column("", width=1, no_wrap=True)
-    table.add_column(_("Player"), no_wrap=True, max_width=18)
+    table.add_column(t("ledger.player"), no_wrap=True, max_width=18)
     for label, size in zip(_LINE_LABELS, _LINE_SIZES, strict=True):
-        table.add_column(_(label), no_wrap=True, min_width=3 * size - 1)
+        table.add_column(t(label), no_wrap=True, min_width=3 * size - 1)
     table.add_column("", overflow="fold")
     criss_cross = view.rules.spec.variant.criss_cross
     for b in view.boards:
@@ -266,20 +261,27 @@ def board_table(
 
 
 def _decision_title(dec: Decision, criss_cross: bool) -> str:
-    which = _(" (hand {n})").format(n=dec.hand + 1) if criss_cross else ""
+    which = t("term.more_hand_n", n=dec.hand + 1) if criss_cross else ""
     if dec.kind == "street":
         if dec.discard:
-            return _("Your cards{which}, street {street}: place {place}, discard {n}").format(
-                which=which, street=dec.street, place=dec.place, n=dec.discard
+            return t(
+                "term.your_cards_which_street_street_place_2",
+                which=which,
+                street=dec.street,
+                place=dec.place,
+                n=dec.discard,
             )
-        return _("Your cards{which}, street {street}: place {place}").format(
-            which=which, street=dec.street, place=dec.place
+        return t(
+            "term.your_cards_which_street_street_place",
+            which=which,
+            street=dec.street,
+            place=dec.place,
         )
     if dec.discard:
-        return _("Your {count} cards{which}: set 13, discard {n}").format(
-            count=len(dec.cards), which=which, n=dec.discard
+        return t(
+            "term.your_count_cards_which_set_13", count=len(dec.cards), which=which, n=dec.discard
         )
-    return _("Your 13 cards{which}: set top 3, middle 5, bottom 5").format(which=which)
+    return t("term.your_13_cards_which_set_top", which=which)
 
 
 def hand_panel(
@@ -300,14 +302,14 @@ def hand_panel(
     left = staging.unstaged()
     out.append("\n")
     if left:
-        out.append(_("To do: {what}").format(what=staging.todo()), style="dim")
+        out.append(t("term.to_do_what", what=staging.todo()), style="dim")
     else:
-        out.append(_("All cards staged: Enter confirms, u undoes"), style="green")
+        out.append(t("term.all_cards_staged_enter_confirms_u"), style="green")
     if staging.count(DISCARD):
-        out.append("   " + _("discard:") + " ")
+        out.append("   " + t("term.discard_label") + " ")
         out.append_text(cards_text(staging.staged_in(DISCARD), theme))
     if discards:
-        out.append("   " + _("your earlier discards:") + " ")
+        out.append("   " + t("term.your_earlier_discards_label") + " ")
         out.append_text(cards_text(discards, theme))
     return out
 
@@ -350,36 +352,6 @@ def events_text(events: Sequence[str], limit: int = 6) -> Text:
 # --------------------------------------------------------------------------- showdown
 
 
-# The breakdown's notes by code (chinese_poker.scoring.notes): the scorer's English words
-# are the msgids, so English shows the scorer's own text and another language its own.
-_ROYALTY_NOTES = {
-    "net": N_("net"),
-    "winner": N_("paid to the line's winner only"),
-    "winner_none": N_("the line's winner has none"),
-    "tie": N_("line tied, nothing paid"),
-    "cancel": N_("both have one, cancelled"),
-    "best": N_("only the best at the table collects"),
-    "best_tie": N_("both best at the table, nothing exchanged"),
-    "not_best": N_("neither is best at the table"),
-    "foul": N_("paid by the fouled board"),
-}
-_NATURAL_NOTES = {
-    "a": N_("{a}'s natural is paid"),
-    "b": N_("{b}'s natural is paid"),
-    "higher": N_("the natural worth more is paid"),
-    "same_kind": N_("same kind, the higher one is paid"),
-    "tie": N_("same kind and equal, nothing paid"),
-    "cross_tie": N_("different kinds of equal value tie"),
-    "order": N_("the natural ranked higher is paid"),
-}
-_SURRENDER_NOTES = {
-    "both": N_("both surrendered: nothing to pay"),
-    "fouled": N_("a surrendered hand and a fouled board exchange nothing"),
-    "a": N_("{a} surrendered: pays the surrender cost"),
-    "b": N_("{b} surrendered: pays the surrender cost"),
-}
-_FOUL_NOTES = {"scoop_value": N_("the scoop value"), "fixed": N_("the fixed foul penalty")}
-
 HandOf = Callable[[str, str], str]
 
 
@@ -393,85 +365,13 @@ def _hand_of(data: Mapping[str, Any]) -> HandOf:
     return lambda seat, line: _line_hand(lines[seat, line]) if (seat, line) in lines else ""
 
 
-def _note(table: Mapping[str, str], note: str, a: str, b: str) -> str:
-    return _(table[note]).format(a=a, b=b) if note in table else note
-
-
 def item_text(pair: Mapping[str, Any], item: Mapping[str, Any], hand: HandOf) -> str:
     """One item of a pair's breakdown in words: the scorer's own text in English, the
-    same sentence built from the item's kind and note in another language."""
+    same sentence (:func:`chinese_poker.scoring.notes.item_sentence`) in another language,
+    with the hands named by ``hand``."""
     if current_language() == "en" or "kind" not in item:
         return str(item.get("text", item.get("kind", "")))
-    a, b, points, kind = pair["a"], pair["b"], item["points"], item["kind"]
-    note = str(item.get("note", ""))
-    line = line_word(item["line"]) if item.get("line") else ""
-    ha = (hand(a, item["line"]) if item.get("line") else "") or item.get("a_hand") or ""
-    hb = (hand(b, item["line"]) if item.get("line") else "") or item.get("b_hand") or ""
-    if kind == "line":
-        if points > 0:
-            return _("{line}: {who} won ({hand} vs {hand2})").format(
-                line=line, who=a, hand=ha, hand2=hb
-            )
-        if points < 0:
-            return _("{line}: {who} won ({hand} vs {hand2})").format(
-                line=line, who=b, hand=hb, hand2=ha
-            )
-        return _("{line}: tied ({hand} vs {hand2})").format(line=line, hand=ha, hand2=hb)
-    if kind == "overall":
-        wins, _sep, losses = note.partition("-")
-        score = f"{wins}-{losses}" if points > 0 else f"{losses}-{wins}"
-        return _("overall unit: {who} won the lines {score}").format(
-            who=a if points > 0 else b, score=score
-        )
-    if kind == "scoop":
-        return _("scoop bonus: {who} won all three lines").format(who=a if points > 0 else b)
-    if kind == "foul":
-        if note == "both":
-            return _("both {a} and {b} fouled: nothing to pay").format(a=a, b=b)
-        return _("{who} fouled: pays {what}").format(
-            who=b if points > 0 else a, what=_note(_FOUL_NOTES, note, a, b)
-        )
-    if kind == "royalty":
-        doubled = _(", doubled by the Finnish deuce (2s)") if item.get("factor") == 2 else ""
-        why = _note(_ROYALTY_NOTES, note, a, b)
-        if note == "foul":
-            who, amount, h = (
-                (a, item.get("a_amount"), ha) if points > 0 else (b, item.get("b_amount"), hb)
-            )
-            return (
-                _("{line} royalty: {who} {amount} ({hand}), {why}").format(
-                    line=line, who=who, amount=amount, hand=h, why=why
-                )
-                + doubled
-            )
-
-        def side(who: str, amount: Any, h: str) -> str:
-            return f"{who} {amount} ({h})" if amount else f"{who} {amount or 0}"
-
-        return (
-            _("{line} royalties: {a} against {b}, {why}").format(
-                line=line,
-                a=side(a, item.get("a_amount"), ha),
-                b=side(b, item.get("b_amount"), hb),
-                why=why,
-            )
-            + doubled
-        )
-    if kind == "natural":
-
-        def nat(k: Any) -> str:
-            return natural_word(str(k)) if k else _("no natural")
-
-        return _("naturals: {a} {a_natural} against {b} {b_natural}, {why}").format(
-            a=a,
-            b=b,
-            a_natural=nat(item.get("a_natural")),
-            b_natural=nat(item.get("b_natural")),
-            why=_note(_NATURAL_NOTES, note, a, b),
-        )
-    if kind == "surrender":
-        return _note(_SURRENDER_NOTES, note, a, b)
-    return str(item.get("text", kind))
+    return item_sentence(pair["a"], pair["b"], item, lang=current_language(), hand=hand)
 
 
 def _foul_reason(seat: Mapping[str, Any]) -> str:
@@ -483,16 +383,15 @@ def _foul_reason(seat: Mapping[str, Any]) -> str:
         return reason
     lines = {line["line"]: line for line in seat.get("lines") or []}
     if foul["kind"] == "beats" and foul["line"] in lines and foul["below"] in lines:
-        return _("{line} ({hand}) beats {below} ({hand2})").format(
+        return t(
+            "foul.beats",
             line=line_word(foul["line"]),
             hand=_line_hand(lines[foul["line"]]),
             below=line_word(foul["below"]),
             hand2=_line_hand(lines[foul["below"]]),
         )
     if foul["kind"] == "low_middle" and foul.get("ceiling") in tuple(RANKS):
-        return _(
-            "the low middle must be {rank}-high or better with no pair, straight or flush"
-        ).format(rank=rank_word(RANKS.index(foul["ceiling"])))
+        return t("foul.low_middle", rank=rank_word(RANKS.index(foul["ceiling"])))
     return reason
 
 
@@ -518,39 +417,41 @@ def settlement_view(
     face down.
     """
     boards = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
-    boards.add_column(_("Player"), no_wrap=True)
-    boards.add_column(_("Line"), no_wrap=True)
-    boards.add_column(_("Cards"), no_wrap=True)
-    boards.add_column(_("Hand"), overflow="fold")
-    boards.add_column(_("Roy."), justify="right", no_wrap=True)
+    boards.add_column(t("ledger.player"), no_wrap=True)
+    boards.add_column(t("term.line"), no_wrap=True)
+    boards.add_column(t("term.cards"), no_wrap=True)
+    boards.add_column(t("term.hand"), overflow="fold")
+    boards.add_column(t("term.roy"), justify="right", no_wrap=True)
     for seat in data["players"]:
         notes: list[tuple[str, str]] = []
         if seat.get("natural"):
             nat = seat["natural"]
             notes.append(
                 (
-                    _("natural: {natural} (worth {value})").format(
-                        natural=natural_word(nat["kind"]), value=nat["value"]
+                    t(
+                        "term.natural_natural_worth_value",
+                        natural=natural_word(nat["kind"]),
+                        value=nat["value"],
                     ),
                     "bold yellow",
                 )
             )
         if seat.get("surrendered"):
-            notes.append((_("surrendered"), "yellow"))
+            notes.append((t("breakdown.surrendered"), "yellow"))
         if seat.get("foul_reason"):
-            label = _("FOULED") if seat.get("fouled") else _("mis-set, not penalised")
+            label = t("term.fouled") if seat.get("fouled") else t("term.mis_set_not_penalised")
             notes.append((f"{label}: {_foul_reason(seat)}", "bold red"))
         if seat.get("fantasyland"):
             fl = (
-                _("stays in Fantasyland ({n} cards)")
+                t("term.stays_in_fantasyland_n_cards")
                 if seat.get("in_fantasyland")
-                else _("earns Fantasyland ({n} cards)")
+                else t("term.earns_fantasyland_n_cards")
             )
             notes.append((fl.format(n=seat["fantasyland"]), "magenta"))
         pts = seat.get("points", 0)
         names = [
             Text(seat["name"], style="bold"),
-            Text(_("{points} pts").format(points=_signed(pts)), style=_points_style(pts)),
+            Text(t("term.points_pts", points=_signed(pts)), style=_points_style(pts)),
         ]
         lines = seat.get("lines") or []
         if seat.get("surrendered") and focus is not None and seat.get("player") != focus:
@@ -558,7 +459,7 @@ def settlement_view(
             lines = []
         rows: list[list[RenderableType]] = []
         if not lines:
-            rows.append(["", Text(_("(not shown)"), style="dim"), "", ""])
+            rows.append(["", Text(t("term.not_shown"), style="dim"), "", ""])
         for line in lines:
             roy = line.get("royalty", 0)
             rows.append(
@@ -577,13 +478,13 @@ def settlement_view(
             boards.add_row(name, *row, end_section=i == len(rows) - 1)
 
     pairs = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
-    pairs.add_column(_("Pts"), justify="right", no_wrap=True)
-    pairs.add_column(_("Pair by pair (each item: what the second pays the first)"), overflow="fold")
+    pairs.add_column(t("term.pts"), justify="right", no_wrap=True)
+    pairs.add_column(t("term.pair_by_pair_each_item_what"), overflow="fold")
     for pair in data["pairs"]:
         pts = pair["points"]
         who = pair["a"] if pts > 0 else pair["b"]
-        head = _("{a} vs {b}: ").format(a=pair["a"], b=pair["b"]) + (
-            f"{who} +{abs(pts)}" if pts else _("even")
+        head = t("term.a_vs_b_label", a=pair["a"], b=pair["b"]) + (
+            f"{who} +{abs(pts)}" if pts else t("term.even")
         )
         items = pair["items"]
         if focus is not None and focus not in (pair["a_player"], pair["b_player"]):
@@ -596,26 +497,26 @@ def settlement_view(
     return Group(boards, pairs, _totals_text(data, money))
 
 
-_SHORT_LINES = {"top": N_("top"), "middle": N_("mid"), "bottom": N_("bot")}
+_SHORT_LINES = {"top": "line.top", "middle": "term.mid", "bottom": "term.bot"}
 _KIND_WORDS = {
-    "overall": N_("overall"),
-    "scoop": N_("scoop"),
-    "foul": N_("foul"),
-    "natural": N_("natural"),
-    "surrender": N_("surrender"),
+    "overall": "term.overall",
+    "scoop": "term.scoop",
+    "foul": "mark.foul",
+    "natural": "term.natural",
+    "surrender": "phase.surrender",
 }
 
 
 def _item_label(item: Mapping[str, Any]) -> str:
     """A pair's item in a word or two, for the one-line pairs of the summary."""
     raw = str(item.get("line"))
-    line = _(_SHORT_LINES[raw]) if raw in _SHORT_LINES else raw
+    line = t(_SHORT_LINES[raw]) if raw in _SHORT_LINES else raw
     if item["kind"] == "line":
         return line
     if item["kind"] == "royalty":
-        return _("roy. {line}").format(line=line)
+        return t("term.roy_line", line=line)
     kind = str(item["kind"])
-    return _(_KIND_WORDS[kind]) if kind in _KIND_WORDS else kind
+    return t(_KIND_WORDS[kind]) if kind in _KIND_WORDS else kind
 
 
 def showdown_summary(
@@ -635,30 +536,32 @@ def showdown_summary(
     ``hands=False`` leaves out the names of ``focus``'s hands to save two more lines.
     """
     boards = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
-    boards.add_column(_("Player"), no_wrap=True)
-    boards.add_column(_("Pts"), justify="right", no_wrap=True)
+    boards.add_column(t("ledger.player"), no_wrap=True)
+    boards.add_column(t("term.pts"), justify="right", no_wrap=True)
     for name in _LINE_LABELS:
-        boards.add_column(_(name), no_wrap=True)
-    boards.add_column(_("Roy."), justify="right", no_wrap=True)
+        boards.add_column(t(name), no_wrap=True)
+    boards.add_column(t("term.roy"), justify="right", no_wrap=True)
     boards.add_column("", overflow="fold")
     details: list[Text] = []
     for seat in data["players"]:
         lines = seat.get("lines") or []
         hidden = seat.get("surrendered") and focus is not None and seat.get("player") != focus
-        cells: list[RenderableType] = [Text(_("(not shown)"), style="dim"), "", ""]
+        cells: list[RenderableType] = [Text(t("term.not_shown"), style="dim"), "", ""]
         if lines and not hidden:
             cells = [cards_text(_card_list(line["cards"]), theme) for line in lines]
         roy = sum(line.get("royalty", 0) for line in lines) if not hidden else 0
         notes: list[tuple[str, str]] = []
         if seat.get("natural"):
             natural = natural_word(seat["natural"]["kind"])
-            notes.append((_("natural: {natural}").format(natural=natural), "bold yellow"))
+            notes.append((t("breakdown.natural", natural=natural), "bold yellow"))
         if seat.get("surrendered"):
-            notes.append((_("surrendered"), "yellow"))
+            notes.append((t("breakdown.surrendered"), "yellow"))
         if seat.get("foul_reason"):
-            notes.append((_("FOULED") if seat.get("fouled") else _("mis-set"), "bold red"))
+            notes.append(
+                (t("term.fouled") if seat.get("fouled") else t("term.mis_set"), "bold red")
+            )
         if seat.get("fantasyland"):
-            fl = _("stays in FL ({n})") if seat.get("in_fantasyland") else _("earns FL ({n})")
+            fl = t("term.stays_in_fl_n") if seat.get("in_fantasyland") else t("term.earns_fl_n")
             notes.append((fl.format(n=seat["fantasyland"]), "magenta"))
         note = Text()
         for i, (words, style) in enumerate(notes):
@@ -682,7 +585,7 @@ def showdown_summary(
                     )
                 )
             if seat.get("foul_reason"):
-                label = _("fouled") if seat.get("fouled") else _("mis-set, not penalised")
+                label = t("mark.fouled") if seat.get("fouled") else t("term.mis_set_not_penalised")
                 details.append(Text(f"{seat['name']} {label}: {_foul_reason(seat)}", "red"))
     pairs = Text()
     for pair in data["pairs"]:
@@ -694,13 +597,14 @@ def showdown_summary(
         mine = focus is None or focus in (pair["a_player"], pair["b_player"])
         if pairs:
             pairs.append("\n")
-        pairs.append(_("{a} vs {b}: ").format(a=first, b=second), style="bold")
+        pairs.append(t("term.a_vs_b_label", a=first, b=second), style="bold")
         if not mine:  # as in the full breakdown: who gets how much
             who = pair["a"] if pts > 0 else pair["b"]
-            pairs.append(f"{who} +{abs(pts)}" if pts else _("even"), style="bold")
+            pairs.append(f"{who} +{abs(pts)}" if pts else t("term.even"), style="bold")
             continue
         pairs.append(
-            _signed(sign * pts) if pts else _("even"), style="bold " + _points_style(sign * pts)
+            _signed(sign * pts) if pts else t("term.even"),
+            style="bold " + _points_style(sign * pts),
         )
         if items:
             words = ", ".join(f"{_item_label(i)} {_signed(sign * i['points'])}" for i in items)
@@ -709,7 +613,7 @@ def showdown_summary(
 
 
 def _totals_text(data: Mapping[str, Any], money: bool) -> Text:
-    totals = Text(_("Hand totals:") + " ", style="bold")
+    totals = Text(t("term.hand_totals_label") + " ", style="bold")
     for i, (player, pts) in enumerate(data["totals"].items()):
         if i:
             totals.append("   ")
@@ -733,11 +637,11 @@ def ledger_table(
 ) -> Table:
     """Points (and money, when points are worth something else than 1) per player."""
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
-    count = ngettext("{n} hand", "{n} hands", hands).format(n=hands)
-    table.add_column(f"{title or _('Session ledger')} ({count})", no_wrap=True)
-    table.add_column(_("Points"), justify="right", no_wrap=True)
+    count = t("term.n_hands", n=hands)
+    table.add_column(f"{title or t('term.session_ledger')} ({count})", no_wrap=True)
+    table.add_column(t("ledger.points"), justify="right", no_wrap=True)
     if money is not None:
-        table.add_column(_("Money"), justify="right", no_wrap=True)
+        table.add_column(t("ledger.money"), justify="right", no_wrap=True)
     for player, pts in points.items():
         style = "green" if pts > 0 else "red" if pts < 0 else ""
         row: list[RenderableType] = [player, Text(_signed(pts), style=style)]
@@ -749,7 +653,7 @@ def ledger_table(
 
 def ledger_line(points: Mapping[str, int]) -> Text:
     """The running points on one line for the header."""
-    out = Text(_("session:") + " ", style="dim")
+    out = Text(t("term.session_label") + " ", style="dim")
     for i, (player, pts) in enumerate(points.items()):
         if i:
             out.append("  ")
@@ -759,4 +663,6 @@ def ledger_line(points: Mapping[str, int]) -> Text:
 
 
 def help_panel(text: str) -> Panel:
-    return Panel(Text(text), title=_("help"), title_align="left", border_style="cyan", expand=False)
+    return Panel(
+        Text(text), title=t("term.help"), title_align="left", border_style="cyan", expand=False
+    )

@@ -792,9 +792,17 @@ def test_derived_values_are_consistent(rules: Rules) -> None:
 
 
 def test_doctests() -> None:
-    result = doctest.testmod(rules_module, optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 20
-    assert result.failed == 0
+    """Every module of the package, the ruleset's own and its options' checkers."""
+    import importlib
+    import pkgutil
+
+    attempted = 0
+    for name in ["", *(f".{info.name}" for info in pkgutil.iter_modules(rules_module.__path__))]:
+        module = importlib.import_module(f"chinese_poker.rules{name}")
+        result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0, module.__name__
+        attempted += result.attempted
+    assert attempted > 20
 
 
 def test_criss_cross_is_said_in_one_place() -> None:

@@ -1,7 +1,7 @@
 """The closed options of RULES.md §13, one StrEnum each.
 
 A member equals its text (``RoyaltyAward.NET == "net"``), prints and reprs as that text,
-and is what the coercers of :mod:`chinese_poker.rules` store, so a misspelt value fails
+and is what the checkers of :mod:`chinese_poker.rules.values` store, so a misspelt value fails
 when a ruleset is built instead of comparing unequal forever after.
 """
 

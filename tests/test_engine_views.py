@@ -17,6 +17,7 @@ import pytest
 
 from chinese_poker.cards import Card, card_name, parse_card
 from chinese_poker.engine import Table, Timeout, View
+from chinese_poker.engine.views import public_log_entry
 from chinese_poker.rules import preset_names, rules_for
 
 CARD_TEXT = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][shdc])(?![A-Za-z0-9])")
@@ -125,3 +126,39 @@ def test_view_fields_and_json() -> None:
         t.view(2)
     with pytest.raises(KeyError):
         v.board_of(5)
+
+
+def _log_cards(entry: dict[str, object]) -> set[Card]:
+    cards: set[Card] = set()
+    for key in ("top", "middle", "bottom", "discard"):
+        names = entry.get(key) or []
+        assert isinstance(names, list)
+        cards.update(parse_card(str(n)) for n in names)
+    return cards
+
+
+@pytest.mark.parametrize("preset", ["pineapple", "ofc", "classic", "criss-cross"])
+def test_a_seats_log_hides_what_its_view_hides(preset: str) -> None:
+    """Every card the redacted log shows a seat (public_log_entry with the view's
+    hidden boards) is a card its view shows (a board's visible cards or its own
+    discards), and every such card of this hand's log is shown: the two hide the same
+    things, Fantasyland boards and classic sets included, at every step."""
+    rules = rules_for(preset)
+    rng = random.Random(preset)
+    players = 2 if preset == "criss-cross" else 3
+    for k in range(6):
+        fl = {k % players: 14 if preset == "pineapple" else 13} if rules.is_open_face else {}
+        t = Table(rules, players, seed=k, fantasyland=fl if k % 2 else {})
+        while True:
+            for seat in [*range(players), None]:
+                v = t.view(seat)
+                shown: set[Card] = set()
+                for b in v.boards:
+                    shown.update(b.top + b.middle + b.bottom + b.discards)
+                logged: set[Card] = set()
+                for entry in t.log:
+                    logged |= _log_cards(public_log_entry(entry, seat, v.hidden_boards))
+                assert logged == shown, (preset, seat, sorted(logged ^ shown))
+            if t.over:
+                break
+            t.apply(t.random_action(rng.choice(t.to_act), rng))

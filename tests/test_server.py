@@ -736,33 +736,6 @@ def test_downgrading_the_schema_keeps_every_table_seat_and_action(tmp_path: Path
     store.close()
 
 
-@pytest.mark.parametrize(
-    "preset", ["ofc", "pineapple-progressive", "turbo", "classic", "criss-cross"]
-)
-def test_the_fast_view_json_is_the_engines_to_dict(preset: str) -> None:
-    """The server's cached view text is exactly ``json(view.to_dict())`` at every step."""
-    rules = Rules.from_dict(
-        __import__("chinese_poker.rules", fromlist=["rules_for"]).rules_for(preset).to_dict()
-    )
-    rng = random.Random(1)
-    for hand in range(3):
-        players = 3 if preset != "criss-cross" else 2
-        fl = {0: 14 if "pineapple" in preset else 13} if rules.is_open_face and hand else {}
-        table = Table(rules, players, seed=hand, fantasyland=fl)
-        while True:
-            for seat in [*range(players), None]:
-                view = table.view(seat)
-                mark = json.dumps(connections._RULES_MARK)
-                text = json.dumps(connections._view_dict(view), separators=(",", ":")).replace(
-                    mark, json.dumps(rules.to_dict(), separators=(",", ":")), 1
-                )
-                assert json.loads(text) == json.loads(json.dumps(view.to_dict()))
-            if table.over:
-                break
-            table.apply(table.random_action(table.to_act[0], rng))
-    assert connections._FAST_VIEWS
-
-
 @pytest.mark.parametrize("preset", ["ofc", "pineapple", "classic", "criss-cross"])
 def test_one_actions_states_are_each_seats_own_state_message(preset: str) -> None:
     """``state_messages`` (an action's states, the shared parts serialised once) gives

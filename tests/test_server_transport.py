@@ -1,15 +1,24 @@
-"""The HTTP protocol the server runs under uvicorn (server/transport.py): a connection
-upgraded to a WebSocket leaves no reference cycle behind (issue 9: under the GC pacer
-each upgrade's cycle was frozen alive, most of a server's memory growth between runs)."""
+"""What the server sends and how: the HTTP protocol it runs under uvicorn
+(server/transport.py), where a connection upgraded to a WebSocket leaves no reference
+cycle behind (issue 9: under the GC pacer each upgrade's cycle was frozen alive, most of
+a server's memory growth between runs); and the state messages (server/connections.py),
+whose view is the engine's own ``View.to_dict()``."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import json
+import random
 import weakref
 from typing import Any
 
 import pytest
+
+from chinese_poker.engine import Table
+from chinese_poker.engine.views import public_log_entry
+from chinese_poker.rules import rules_for
+from chinese_poker.server.connections import ViewCache
 
 pytest.importorskip("httptools")
 
@@ -106,3 +115,31 @@ def test_uvicorns_own_protocol_keeps_the_cycle_this_module_breaks() -> None:
     """The reason for the subclass: if uvicorn ever breaks the cycle itself, this fails
     and the subclass can go."""
     assert not upgraded_protocol_is_freed(HttpToolsProtocol)
+
+
+@pytest.mark.parametrize(
+    "preset", ["ofc", "pineapple-progressive", "turbo", "classic", "criss-cross"]
+)
+def test_a_state_message_holds_the_engines_view_and_log(preset: str) -> None:
+    """At every step of hands with Fantasyland, for every seat and a spectator: the
+    message's view is exactly ``view.to_dict()`` and its log the engine's redaction."""
+    rules = rules_for(preset)
+    rng = random.Random(1)
+    players = 3 if preset != "criss-cross" else 2
+    for hand in range(3):
+        fl = {0: 14 if "pineapple" in preset else 13} if rules.is_open_face and hand else {}
+        table = Table(rules, players, seed=hand, fantasyland=fl)
+        cache = ViewCache(rules)
+        while True:
+            for seat in [*range(players), None]:
+                view = table.view(seat)
+                last = table.log[-1] if table.log else None
+                text = cache.state_message(table, table_id="t", hand=hand, seat=seat,
+                    last=last, ack=None, clocks=[], commitment=None, with_log=True)  # fmt: skip
+                message = json.loads(text)
+                assert message["view"] == json.loads(json.dumps(view.to_dict()))
+                hidden = view.hidden_boards
+                assert message["log"] == [public_log_entry(e, seat, hidden) for e in table.log]
+            if table.over:
+                break
+            table.apply(table.random_action(table.to_act[0], rng))

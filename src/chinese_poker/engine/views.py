@@ -27,9 +27,9 @@ from chinese_poker.engine.actions import Decision
 from chinese_poker.rules import Rules
 
 if TYPE_CHECKING:
-    from chinese_poker.engine.table import HandState, Table
+    from chinese_poker.engine.table import HandState, LogEntry, Table
 
-__all__ = ["BoardView", "View", "build_view"]
+__all__ = ["BoardView", "View", "build_view", "public_log_entry"]
 
 
 _CARD_NAMES = tuple(card_name(c) for c in range(52))
@@ -178,13 +178,23 @@ class View:
                 return b
         raise KeyError(f"no board for seat {seat} hand {hand}")
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON data (cards by name)."""
+    @property
+    def hidden_boards(self) -> tuple[tuple[int, int], ...]:
+        """The (seat, hand) of every board the viewer may not see (usually none): what
+        :func:`public_log_entry` hides from the log as well."""
+        return tuple((b.seat, b.hand) for b in self.boards if b.hidden)
+
+    def to_dict(self, rules: object = None) -> dict[str, Any]:
+        """Plain JSON data (cards by name).
+
+        ``rules``: what to put as the rules (default ``self.rules.to_dict()``); a server
+        sending many views of one table passes the table's, built once.
+        """
         return {
             "seat": self.seat,
             "player": self.player,
             "players": list(self.players),
-            "rules": self.rules.to_dict(),
+            "rules": self.rules.to_dict() if rules is None else rules,
             "variant": self.rules.variant,
             "version": self.version,
             "phase": self.phase,
@@ -313,6 +323,42 @@ def build_view(table: Table, seat: int | None) -> View:
         settlement=settlement,
         totals=dict(table.totals) if over else None,
     )
+
+
+def public_log_entry(
+    entry: LogEntry,
+    viewer: int | None,
+    hidden: tuple[tuple[int, int], ...],
+    full: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """An applied action as seat ``viewer`` (None: a spectator) may see it in the log.
+
+    It hides what the viewer's :class:`View` hides: another seat's discards, and the
+    cards placed on a board in ``hidden`` (the view's :attr:`View.hidden_boards`: a
+    Fantasyland board or a classic set before the showdown). ``full`` is
+    ``entry.action.to_dict()`` if the caller has it (it is not changed).
+
+    >>> import random
+    >>> from chinese_poker.engine.table import Table
+    >>> from chinese_poker.rules import rules_for
+    >>> table, rng = Table(rules_for("pineapple"), 2, seed=3), random.Random(0)
+    >>> for _ in range(3):  # the first street of both seats, then a discard
+    ...     table.apply(table.random_action(table.to_act[0], rng))
+    >>> last = table.log[-1]
+    >>> me, other = last.action.seat, 1 - last.action.seat
+    >>> "discard" in public_log_entry(last, me, ()), "discard" in public_log_entry(last, other, ())
+    (True, False)
+    """
+    data = entry.action.to_dict() if full is None else dict(full)
+    data["auto"] = entry.auto
+    data.setdefault("hand", 0)
+    if data["seat"] == viewer or data["type"] != "place":
+        return data
+    data.pop("discard", None)
+    if (data["seat"], data["hand"]) in hidden:
+        for line in ("top", "middle", "bottom"):
+            data.pop(line, None)
+    return data
 
 
 def _board_view(table: Table, state: HandState, seat: int | None) -> BoardView:

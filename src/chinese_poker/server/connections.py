@@ -3,21 +3,21 @@
 A :class:`Conn` is one WebSocket of a chair (``chair`` set) or of a spectator. What it
 is sent is built by :class:`ViewCache`: the ``state`` message of the engine seat the
 chair holds in the current hand (``view(seat)``; a chair not dealt in sees
-``view(None)``, like a spectator), serialised once per seat and version.
+``view(None)``, like a spectator), its view serialised once per seat and version and
+each message once, with orjson (a dependency: there is no slower second path).
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import secrets
 from collections.abc import Callable, Coroutine, Generator
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
-from chinese_poker.cards import card_name
+import orjson
+
 from chinese_poker.engine import LogEntry, Table, View
-from chinese_poker.rules import Rules, rules_for
-from chinese_poker.server.db import compact_json
+from chinese_poker.engine.views import public_log_entry
+from chinese_poker.rules import Rules
 
 __all__ = ["SEND_QUEUE_LIMIT", "Conn", "ViewCache", "public_entry"]
 
@@ -118,95 +118,12 @@ class _Resumed:
                 return
 
 
-_RULES_MARK = "\x00rules:" + secrets.token_hex(16)
-_RULES_MARK_JSON = compact_json(_RULES_MARK)
-
-
-class _RulesOnce:
-    """Stands for the table's rules in a view: ``to_dict()`` gives a marker string that
-    is replaced by the rules' JSON, serialised once per table."""
-
-    __slots__ = ("variant",)
-
-    def __init__(self, variant: str) -> None:
-        self.variant = variant
-
-    def to_dict(self) -> str:
-        return _RULES_MARK
-
-
-_CARD_NAMES = [card_name(c) for c in range(52)]
-
-
-def _view_dict(v: View) -> dict[str, Any]:
-    """``View.to_dict()`` with the rules replaced by the marker (see :class:`_RulesOnce`).
-
-    The same keys and values as the engine's ``to_dict`` (a test compares them on random
-    states of every variant; at import, a sample view's keys are compared and any
-    difference switches back to the engine's own ``to_dict``).
-    """
-    return {
-        "seat": v.seat,
-        "player": v.player,
-        "players": list(v.players),
-        "rules": _RULES_MARK,
-        "variant": v.rules.variant,
-        "version": v.version,
-        "phase": v.phase,
-        "street": v.street,
-        "button": v.button,
-        "play_order": list(v.play_order),
-        "to_act": list(v.to_act),
-        "fantasyland": list(v.fantasyland),
-        "timed_out": list(v.timed_out),
-        "boards": [b.to_dict() for b in v.boards],
-        "hand": [_CARD_NAMES[c] for c in v.hand],
-        "decisions": [d.to_dict() for d in v.decisions],
-        "settlement": v.settlement,
-        "totals": v.totals,
-    }
-
-
-def _fast_views_match() -> bool:
-    table = Table(rules_for("pineapple"), 2, seed=0)
-    view = table.view(1)
-    return list(_view_dict(view)) == list(view.to_dict()) and (
-        _view_dict(view) | {"rules": view.rules.to_dict()} == view.to_dict()
-    )
-
-
-_FAST_VIEWS = _fast_views_match()
-
-
 def public_entry(
     entry: LogEntry, viewer: int | None, view: View, full: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    """An applied action as engine seat ``viewer`` may see it (docs/server-protocol.md).
-    ``full``: ``entry.action.to_dict()``, if the caller has it (it is not changed)."""
-    return _public_entry(entry, viewer, _hidden_boards(view), full)
-
-
-def _hidden_boards(view: View) -> tuple[tuple[int, int], ...]:
-    """The (seat, hand) of every board the viewer may not see (usually none)."""
-    return tuple((b.seat, b.hand) for b in view.boards if b.hidden)
-
-
-def _public_entry(
-    entry: LogEntry,
-    viewer: int | None,
-    hidden: tuple[tuple[int, int], ...],
-    full: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    data = entry.action.to_dict() if full is None else dict(full)
-    data["auto"] = entry.auto
-    data.setdefault("hand", 0)
-    if data["seat"] == viewer or data["type"] != "place":
-        return data
-    data.pop("discard", None)
-    if (data["seat"], data["hand"]) in hidden:
-        for line in ("top", "middle", "bottom"):
-            data.pop(line, None)
-    return data
+    """An applied action as engine seat ``viewer`` may see it (docs/server-protocol.md):
+    :func:`chinese_poker.engine.views.public_log_entry` with what ``view`` hides."""
+    return public_log_entry(entry, viewer, view.hidden_boards, full)
 
 
 class _Cached(NamedTuple):
@@ -216,19 +133,18 @@ class _Cached(NamedTuple):
 
     key: tuple[int, int]
     hidden: tuple[tuple[int, int], ...]
-    text: str
+    json: orjson.Fragment
 
 
 class ViewCache:
-    """Each engine seat's view of one table and its JSON, cached per hand and version.
+    """Each engine seat's view of one table as JSON, built once per hand and version.
 
-    The rules part is the same in every view of the table: it is serialised once
-    (``_RulesOnce``) and spliced in, so the text equals ``dumps(view.to_dict())``.
+    The rules, the same in every view of the table, are serialised once per table and
+    put in each view as they are (``orjson.Fragment``).
     """
 
     def __init__(self, rules: Rules) -> None:
-        self._rules_once = _RulesOnce(rules.variant)
-        self._rules_json = compact_json(rules.to_dict())
+        self._rules = orjson.Fragment(orjson.dumps(rules.to_dict()))
         self._cache: dict[int | None, _Cached] = {}
 
     def clear(self) -> None:
@@ -239,12 +155,8 @@ class ViewCache:
         cached = self._cache.get(seat)
         if cached is None or cached.key != key:
             view = table.view(seat)
-            if _FAST_VIEWS:
-                data = _view_dict(view)
-            else:  # the engine's View grew fields this module does not know: its to_dict()
-                data = dataclasses.replace(view, rules=cast(Rules, self._rules_once)).to_dict()
-            text = compact_json(data).replace(_RULES_MARK_JSON, self._rules_json, 1)
-            cached = _Cached(key, _hidden_boards(view), text)
+            text = orjson.Fragment(orjson.dumps(view.to_dict(rules=self._rules)))
+            cached = _Cached(key, view.hidden_boards, text)
             self._cache[seat] = cached
         return cached
 
@@ -260,27 +172,30 @@ class ViewCache:
         commitment: str | None,
     ) -> list[str]:
         """The ``state`` messages of one applied action, one per (engine seat, ack) of
-        ``seats``: each equals :meth:`state_message` for it (what every socket shares is
-        serialised once)."""
-        head = (
-            compact_json(
-                {"type": "state", "table_id": table_id, "hand": hand, "version": table.version}
-            )[:-1]
-            + ',"view":'
-        )
-        tail = (
-            "," + compact_json({"clocks": clocks, "commitment": commitment})[1:-1] + ',"log":null}'
-        )
+        ``seats``: each equals :meth:`state_message` for it (what sockets share is
+        serialised once: each seat's view and its line of the log)."""
         full = last.action.to_dict()
-        lasts: dict[int | None, str] = {}
+        clocks_json = orjson.Fragment(orjson.dumps(clocks))
+        lasts: dict[int | None, orjson.Fragment] = {}
         out = []
         for seat, ack in seats:
             cached = self.get(table, hand, seat)
             shown = lasts.get(seat)
             if shown is None:
-                shown = lasts[seat] = compact_json(_public_entry(last, seat, cached.hidden, full))
+                entry = public_log_entry(last, seat, cached.hidden, full)
+                shown = lasts[seat] = orjson.Fragment(orjson.dumps(entry))
             out.append(
-                head + cached.text + ',"last":' + shown + ',"ack":' + compact_json(ack) + tail
+                _state(
+                    table_id,
+                    hand,
+                    table.version,
+                    cached.json,
+                    shown,
+                    ack,
+                    clocks_json,
+                    commitment,
+                    None,
+                )
             )
         return out
 
@@ -299,23 +214,37 @@ class ViewCache:
     ) -> str:
         """The ``state`` message for engine seat ``seat`` (None: a spectator)."""
         cached = self.get(table, hand, seat)
-        entries: str = "null"
-        if with_log:
-            entries = compact_json([_public_entry(e, seat, cached.hidden) for e in table.log])
-        head = {"type": "state", "table_id": table_id, "hand": hand, "version": table.version}
-        tail = {
-            "last": _public_entry(last, seat, cached.hidden) if last is not None else None,
+        hidden = cached.hidden
+        log = [public_log_entry(e, seat, hidden) for e in table.log] if with_log else None
+        shown = public_log_entry(last, seat, hidden) if last is not None else None
+        return _state(
+            table_id, hand, table.version, cached.json, shown, ack, clocks, commitment, log
+        )
+
+
+def _state(
+    table_id: str,
+    hand: int,
+    version: int,
+    view: orjson.Fragment,
+    last: object,
+    ack: object,
+    clocks: object,
+    commitment: str | None,
+    log: list[dict[str, Any]] | None,
+) -> str:
+    """One ``state`` message, serialised once (docs/server-protocol.md)."""
+    return orjson.dumps(
+        {
+            "type": "state",
+            "table_id": table_id,
+            "hand": hand,
+            "version": version,
+            "view": view,
+            "last": last,
             "ack": ack,
             "clocks": clocks,
             "commitment": commitment,
+            "log": log,
         }
-        return (
-            compact_json(head)[:-1]
-            + ',"view":'
-            + cached.text
-            + ","
-            + compact_json(tail)[1:-1]
-            + ',"log":'
-            + entries
-            + "}"
-        )
+    ).decode()

@@ -1,7 +1,7 @@
 // @ts-check
 // The table screen's markup, pure (the table state T in, html`` out, no DOM): the head,
-// the waiting room, the felt with the boards, the side panel. table.js (the socket, the
-// input and the state) writes it into the page.
+// the waiting room, the felt with the boards, the side panel. tablepage.js writes it into
+// the page (tablestate.js holds T, table.js joins the parts).
 
 import { deadEndHTML } from "./ui.js";
 import { html } from "./util.js";

@@ -1,0 +1,196 @@
+// @ts-check
+// The table screen's input: clicks, keys, drags and touch drags on the page, each turned
+// into an intent (plain data, below) that table.js carries out on the state. Only the
+// gesture in progress (the card dragged, the touch ghost) is kept here.
+
+import { LINES } from "./eval.js";
+import { $, $$ } from "./ui.js";
+import { keyIndex } from "./util.js";
+
+/**
+ * What the player asked for. `type` says what; the other fields are its details:
+ * show-pair {id} (a mark's row of the breakdown), pick {card}, pick-nth {index},
+ * pick-next {forward}, unpick, stage {line} (the selected card, else the first),
+ * drop {to, card}, unstage {card}, undo, reset, confirm, declare {kind, yes},
+ * hint {auto, key} (`key`: only where the hint keys apply), use-hint {index}, sort,
+ * decision {index}, replay {hand}, copy-invite, rematch, follow, leave, stay, next,
+ * kick {chair}.
+ * @typedef {{ type: string, [detail: string]: any }} Intent
+ */
+
+/** The intent of a data-act button, from its name and its data-* attributes (null: none). */
+export function actIntent(act, data) {
+  if (LINES.includes(act) || act === "discard") return { type: "stage", line: act };
+  switch (act) {
+    case "play": return { type: "declare", kind: "surrender", yes: false };
+    case "surrender": return { type: "declare", kind: "surrender", yes: true };
+    case "claim": return { type: "declare", kind: "natural", yes: true };
+    case "noclaim": return { type: "declare", kind: "natural", yes: false };
+    case "hint": return { type: "hint", auto: false, key: false };
+    case "auto": return { type: "hint", auto: true, key: false };
+    case "use-hint": return { type: "use-hint", index: Number(data.index) };
+    case "decision": return { type: "decision", index: Number(data.index) };
+    case "replay": return { type: "replay", hand: Number(data.hand) };
+    case "kick": return { type: "kick", chair: Number(data.chair) };
+    case "undo": case "reset": case "confirm": case "sort": case "copy-invite":
+    case "rematch": case "follow": case "leave": case "stay": case "next":
+      return { type: act };
+    default: return null;
+  }
+}
+
+const LINE_KEYS = { t: "top", m: "middle", b: "bottom", x: "discard" };
+
+/**
+ * The intent of a key (`key` and `code` as KeyboardEvent's), and when the key's default
+ * is prevented: "always", "done" (when the intent did something) or "never"; null when
+ * the table has no use for the key.
+ * @returns {{ intent: Intent, prevent: "always" | "done" | "never" } | null}
+ */
+export function keyIntent(key, code, shift) {
+  const k = key.toLowerCase();
+  const i = keyIndex(code, shift);
+  if (i >= 0 || /^[0-9]$/.test(k)) {
+    return { intent: { type: "pick-nth", index: i >= 0 ? i : (k === "0" ? 9 : Number(k) - 1) }, prevent: "done" };
+  }
+  if (k === "arrowright" || k === "arrowleft") return { intent: { type: "pick-next", forward: k === "arrowright" }, prevent: "done" };
+  if (LINE_KEYS[k]) return { intent: { type: "stage", line: LINE_KEYS[k] }, prevent: "always" };
+  if (k === "u" || k === "backspace") return { intent: { type: "undo" }, prevent: "always" };
+  if (k === "enter") return { intent: { type: "confirm" }, prevent: "always" };
+  if (k === "escape") return { intent: { type: "unpick" }, prevent: "never" };
+  if (k === "h") return { intent: { type: "hint", auto: false, key: true }, prevent: "never" };
+  if (k === "a") return { intent: { type: "hint", auto: true, key: true }, prevent: "never" };
+  return null;
+}
+
+/** The element under `target` (an event's) that matches `selector`, if any. */
+function under(target, selector) {
+  return target instanceof Element ? /** @type {HTMLElement | null} */ (target.closest(selector)) : null;
+}
+
+/**
+ * Listens to the player on `app` (and to keys on the document) and hands each intent to
+ * `carry` (true: it did something). Returns the function that stops listening.
+ * @param {HTMLElement} app @param {(intent: Intent) => boolean} carry
+ */
+export function listenToPlayer(app, carry) {
+  // Touch drag (HTML5 drag and drop does not fire for fingers): a card follows the
+  // finger once it moved 10 px, and drops on the line under it; a tap stays a tap.
+  const touchDrag = { card: null, x: 0, y: 0, source: null, ghost: null, justDropped: false };
+  let dragCard = null;
+
+  function onClick(ev) {
+    if (touchDrag.justDropped) { touchDrag.justDropped = false; return; }
+    const mark = under(ev.target, "[data-pair]");
+    if (mark) {
+      ev.preventDefault();
+      carry({ type: "show-pair", id: mark.dataset.pair });
+      return;
+    }
+    const pick = under(ev.target, "[data-pick]");
+    if (pick) { carry({ type: "pick", card: pick.dataset.pick }); return; }
+    const un = under(ev.target, "[data-unstage]");
+    if (un) { carry({ type: "unstage", card: un.dataset.unstage }); return; }
+    const act = under(ev.target, "[data-act]");
+    if (act) {
+      const intent = actIntent(act.dataset.act, act.dataset);
+      if (intent) carry(intent);
+      return;
+    }
+    const drop = under(ev.target, "[data-drop]");
+    if (drop && drop.dataset.drop !== "hand") carry({ type: "stage", line: drop.dataset.drop });
+  }
+
+  function onKey(ev) {
+    if (under(ev.target, "input, textarea, select")) return;
+    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if ($(".overlay")) return;
+    const press = keyIntent(ev.key, ev.code, ev.shiftKey);
+    if (!press) return;
+    const done = carry(press.intent);
+    if (press.prevent === "always" || (press.prevent === "done" && done)) ev.preventDefault();
+  }
+
+  function dropOn(zone, card) {
+    if (zone && card) carry({ type: "drop", to: zone.dataset.drop, card });
+  }
+  function onDragStart(ev) {
+    const el = under(ev.target, "[data-pick], [data-unstage]");
+    if (!el) return;
+    dragCard = el.dataset.pick || el.dataset.unstage;
+    ev.dataTransfer.setData("text/plain", dragCard);
+    ev.dataTransfer.effectAllowed = "move";
+  }
+  function onDragOver(ev) {
+    const z = under(ev.target, "[data-drop]");
+    if (!z) return;
+    ev.preventDefault();
+    $$(".drop-hover", app).forEach((e) => e !== z && e.classList.remove("drop-hover"));
+    z.classList.add("drop-hover");
+  }
+  function onDragLeave(ev) {
+    const z = under(ev.target, "[data-drop]");
+    if (z && !z.contains(ev.relatedTarget)) z.classList.remove("drop-hover");
+  }
+  function onDrop(ev) {
+    const z = under(ev.target, "[data-drop]");
+    if (!z) return;
+    ev.preventDefault();
+    const card = ev.dataTransfer.getData("text/plain") || dragCard;
+    dragCard = null;
+    z.classList.remove("drop-hover");
+    dropOn(z, card);
+  }
+  function onTouchStart(ev) {
+    const el = under(ev.target, "[data-pick], [data-unstage]");
+    if (!el || ev.touches.length !== 1) return;
+    touchDrag.card = el.dataset.pick || el.dataset.unstage;
+    touchDrag.x = ev.touches[0].clientX;
+    touchDrag.y = ev.touches[0].clientY;
+    touchDrag.source = el;
+  }
+  function onTouchMove(ev) {
+    if (!touchDrag.card) return;
+    const t = ev.touches[0];
+    if (!touchDrag.ghost) {
+      if (Math.hypot(t.clientX - touchDrag.x, t.clientY - touchDrag.y) < 10) return;
+      touchDrag.ghost = touchDrag.source.cloneNode(true);
+      touchDrag.ghost.classList.add("drag-ghost");
+      document.body.appendChild(touchDrag.ghost);
+    }
+    ev.preventDefault();
+    touchDrag.ghost.style.left = `${t.clientX - 20}px`;
+    touchDrag.ghost.style.top = `${t.clientY - 30}px`;
+    const zone = under(document.elementFromPoint(t.clientX, t.clientY), "[data-drop]");
+    $$(".drop-hover", app).forEach((e) => e !== zone && e.classList.remove("drop-hover"));
+    if (zone) zone.classList.add("drop-hover");
+  }
+  function onTouchEnd(ev) {
+    if (!touchDrag.card) return;
+    const card = touchDrag.card;
+    touchDrag.card = null;
+    if (!touchDrag.ghost) return;
+    touchDrag.ghost.remove();
+    touchDrag.ghost = null;
+    const t = ev.changedTouches[0];
+    const zone = under(document.elementFromPoint(t.clientX, t.clientY), "[data-drop]");
+    $$(".drop-hover", app).forEach((e) => e.classList.remove("drop-hover"));
+    touchDrag.justDropped = true;
+    setTimeout(() => { touchDrag.justDropped = false; }, 400);
+    dropOn(zone, card);
+  }
+
+  /** @type {[string, (ev: any) => void, AddEventListenerOptions?][]} */
+  const onApp = [
+    ["click", onClick], ["dragstart", onDragStart], ["dragover", onDragOver],
+    ["dragleave", onDragLeave], ["drop", onDrop],
+    ["touchstart", onTouchStart, { passive: true }], ["touchmove", onTouchMove, { passive: false }],
+    ["touchend", onTouchEnd],
+  ];
+  for (const [type, fn, opts] of onApp) app.addEventListener(type, fn, opts);
+  document.addEventListener("keydown", onKey);
+  return () => {
+    document.removeEventListener("keydown", onKey);
+    for (const [type, fn] of onApp) app.removeEventListener(type, fn);
+  };
+}

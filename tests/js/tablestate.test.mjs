@@ -1,0 +1,155 @@
+// The table screen's state (tablestate.js) fed with the server's messages and the
+// player's intents, and the input's mapping of keys and buttons to intents (tableinput.js).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import * as state from "../../src/chinese_poker/server/static/js/tablestate.js";
+import { actIntent, keyIntent } from "../../src/chinese_poker/server/static/js/tableinput.js";
+import { handCards } from "../../src/chinese_poker/server/static/js/staging.js";
+import { useCatalogues } from "../../src/chinese_poker/server/static/js/i18n.js";
+
+useCatalogues({ en: JSON.parse(readFileSync(new URL("../../src/chinese_poker/server/static/i18n/en.json", import.meta.url), "utf8")) }, "en");
+const { specs } = JSON.parse(readFileSync(new URL("./eval-fixtures.json", import.meta.url), "utf8"));
+
+const SEATED = { token: "key", seat: 0, player: "Ann" };
+
+/** Ann seated at a Pineapple table on street 2: three cards, two to place, one to discard. */
+function street2(cards = ["Ah", "Kd", "2c"], bottom = ["5s", "5h", "6d", "7c", "8c"]) {
+  const T = state.newTableState("t-1", "seat", SEATED, "dealt");
+  state.welcomed(T, { table: { name: "Fri", seats: [], hints: true }, spec: specs.pineapple, role: "seat", seat: 0, player: "Ann" });
+  state.handStarted(T, { hand: 4 });
+  const decision = { seat: 0, hand: 0, kind: "street", street: 2, cards, place: 2, discard: 1, free: [3, 5, 0] };
+  const view = { version: 9, seat: 0, to_act: [0], decisions: [decision], phase: "play", players: ["Ann", "Bob"],
+    boards: [{ seat: 0, hand: 0, player: "Ann", top: [], middle: [], bottom }] };
+  state.viewArrived(T, { hand: 4, version: 9, view, clocks: [], log: [] }, 1000, null);
+  return T;
+}
+
+test("a seat key makes a seat, none a spectator; welcome and a hand set what the screen shows", () => {
+  assert.equal(state.newTableState("t-1", "seat", null, null).role, "spectator");
+  assert.equal(state.newTableState("t-1", "spectator", SEATED, null).role, "spectator");
+  const T = street2();
+  assert.deepEqual([T.role, T.seat, T.hand, T.info.status, T.clocksAt], ["seat", 0, 4, "playing", 1000]);
+  assert.deepEqual(handCards(T), ["Ah", "Kd", "2c"]);
+});
+
+test("selecting: a click toggles, number keys pick by place, arrows go round the hand", () => {
+  const T = street2();
+  state.pick(T, "Kd");
+  assert.equal(T.selected, "Kd");
+  state.pick(T, "Kd");
+  assert.equal(T.selected, null);
+  assert.equal(state.pickNth(T, 2), true);
+  assert.equal(T.selected, "2c");
+  assert.equal(state.pickNth(T, 5), false, "no sixth card");
+  assert.equal(T.selected, "2c");
+  state.pickNext(T, true);
+  assert.equal(T.selected, "Ah", "after the last comes the first");
+  state.pickNext(T, false);
+  assert.equal(T.selected, "2c");
+});
+
+test("staging by dragging: a card in hand is staged, a staged card moves or goes back, a full line keeps it where it was", () => {
+  const T = street2();
+  assert.equal(state.dropCard(T, "top", "Ah"), null);
+  assert.equal(state.dropCard(T, "middle", "Ah"), null);
+  assert.deepEqual(T.moves, [{ card: "Ah", to: "middle" }]);
+  assert.equal(state.dropCard(T, "bottom", "Ah"), "", "no room on the bottom: nothing happens");
+  assert.deepEqual(T.moves, [{ card: "Ah", to: "middle" }], "still where it was");
+  assert.match(state.dropCard(T, "bottom", "Kd"), /bottom line is full/, "a card from the hand is told why");
+  assert.equal(state.dropCard(T, "hand", "Ah"), null);
+  assert.deepEqual(T.moves, []);
+  assert.equal(state.dropCard(T, "hand", "Kd"), "", "a card in hand dropped on the hand: nothing");
+});
+
+test("taking back: the last card, then everything; a new decision starts empty", () => {
+  const T = street2();
+  state.dropCard(T, "top", "Ah");
+  state.dropCard(T, "middle", "Kd");
+  T.foulAsked = true;
+  assert.equal(state.takeBack(T), true);
+  assert.deepEqual(T.moves, [{ card: "Ah", to: "top" }]);
+  assert.equal(T.foulAsked, false);
+  state.clearStaging(T);
+  assert.equal(state.takeBack(T), false, "nothing left to take back");
+  state.dropCard(T, "top", "Ah");
+  state.handStarted(T, { hand: 5 });
+  assert.deepEqual(T.moves, []);
+});
+
+test("what a confirm sends: nothing before the cards are placed, then the Place action with the rest discarded", () => {
+  const T = street2();
+  assert.deepEqual(state.confirmStep(T), { kind: "place_first", n: 2, placed: 0 });
+  state.dropCard(T, "top", "Ah");
+  state.dropCard(T, "middle", "Kd");
+  const step = state.confirmStep(T);
+  assert.equal(step.kind, "send");
+  assert.deepEqual(step.action, { type: "place", seat: 0, hand: 0, version: 9, top: ["Ah"], middle: ["Kd"], bottom: [], discard: ["2c"] });
+  T.sending = 3;
+  assert.deepEqual(state.confirmStep(T), { kind: "none" }, "one action on its way at a time");
+  state.viewArrived(T, { hand: 4, version: 10, ack: 3, view: { ...T.view, version: 10, to_act: [1] } }, 2000, null);
+  assert.equal(T.sending, null, "the state that answers it ends the wait");
+  assert.deepEqual(state.confirmStep(T), { kind: "none" }, "not this player's turn");
+});
+
+test("a certain foul is asked about once, then the next confirm sends it", () => {
+  const T = street2(["Ah", "Ad", "Kc"], ["2s", "3h", "5d", "7c", "9c"]);
+  state.dropCard(T, "middle", "Ah");
+  state.dropCard(T, "middle", "Ad");
+  const ask = state.confirmStep(T);
+  assert.equal(ask.kind, "foul");
+  assert.match(ask.reason, /middle .*beats bottom/);
+  assert.equal(state.confirmStep(T).kind, "send");
+});
+
+test("a hint: staged as the staging, or played at once when asked for with auto", () => {
+  const T = street2();
+  assert.equal(state.stageAction(T, { type: "place", top: ["Kd"], middle: [], bottom: [], discard: ["2c", "Zz"] }), true);
+  assert.deepEqual(T.moves, [{ card: "Kd", to: "top" }, { card: "2c", to: "discard" }]);
+  T.hintPending = true;
+  assert.equal(state.hintArrived(T, { version: 9, actions: [{ action: { type: "place" } }] }), undefined);
+  assert.equal(T.hintPending, false);
+  T.autoPending = true;
+  assert.deepEqual(state.hintArrived(T, { version: 9, actions: [{ action: { type: "place", top: ["Ah"] } }] }), { type: "place", top: ["Ah"] });
+  T.autoPending = true;
+  assert.equal(state.hintArrived(T, { version: 9, actions: [] }), null, "auto with nothing to play");
+  assert.equal(state.hintRefusal(T), null);
+  T.hintPending = true;
+  assert.equal(state.hintRefusal(T), "", "one on its way");
+  state.refused(T, { code: "hints_unavailable" });
+  assert.match(state.hintRefusal(T), /./);
+});
+
+test("declaring a surrender or a natural, leaving after asking, the card order going round", () => {
+  const T = street2();
+  assert.deepEqual(state.declaration(T, "surrender", true), { type: "surrender", seat: 0, hand: 0, version: 9, surrender: true });
+  assert.deepEqual(state.declaration(T, "natural", false), { type: "claim_natural", seat: 0, hand: 0, version: 9, claim: false });
+  assert.equal(state.leaveStep(T), false, "the first click asks");
+  assert.equal(T.leaveAsk, true);
+  assert.equal(state.leaveStep(T), true, "the second leaves");
+  assert.deepEqual([state.nextSortMode(T), state.nextSortMode(T), state.nextSortMode(T)], ["rank", "suit", "dealt"]);
+});
+
+test("a notice in words: this player's own timeout, another's", () => {
+  const T = street2();
+  assert.match(state.noticeArrived(T, { kind: "timeout", chair: 0, player: "Ann" }, 0), /your cards/i);
+  assert.equal(T.notice.mine, true);
+  assert.match(state.noticeArrived(T, { kind: "timeout", chair: 1, player: "Bob" }, 0), /Bob/);
+  assert.equal(T.notice.mine, false);
+});
+
+test("keys and buttons as intents", () => {
+  assert.deepEqual(keyIntent("3", "Digit3", false), { intent: { type: "pick-nth", index: 2 }, prevent: "done" });
+  assert.deepEqual(keyIntent("#", "Digit3", true), { intent: { type: "pick-nth", index: 12 }, prevent: "done" });
+  assert.deepEqual(keyIntent("T", "KeyT", true), { intent: { type: "stage", line: "top" }, prevent: "always" });
+  assert.deepEqual(keyIntent("Backspace", "Backspace", false).intent, { type: "undo" });
+  assert.deepEqual(keyIntent("Escape", "Escape", false), { intent: { type: "unpick" }, prevent: "never" });
+  assert.deepEqual(keyIntent("a", "KeyA", false).intent, { type: "hint", auto: true, key: true });
+  assert.equal(keyIntent("q", "KeyQ", false), null);
+  assert.deepEqual(actIntent("discard", {}), { type: "stage", line: "discard" });
+  assert.deepEqual(actIntent("noclaim", {}), { type: "declare", kind: "natural", yes: false });
+  assert.deepEqual(actIntent("use-hint", { index: "1" }), { type: "use-hint", index: 1 });
+  assert.deepEqual(actIntent("kick", { chair: "2" }), { type: "kick", chair: 2 });
+  assert.deepEqual(actIntent("confirm", {}), { type: "confirm" });
+  assert.equal(actIntent("nonsense", {}), null);
+});

@@ -21,8 +21,8 @@ from chinese_poker.ai.simulate import (
     Job,
     SeatHand,
     SessionRun,
+    Tally,
     UnitRun,
-    _Tally,
     derive_seed,
     interval,
     make_job,
@@ -30,6 +30,7 @@ from chinese_poker.ai.simulate import (
     simulate,
     split_bots,
 )
+from chinese_poker.ai.simulate.play import MAX_WARNINGS
 from chinese_poker.cli import main
 from chinese_poker.engine import Place, read_history, replay_history
 from chinese_poker.engine.views import View
@@ -179,7 +180,7 @@ def test_summary_of_a_controlled_case() -> None:
         hands=3,
         seed=0,
     )
-    tally = _Tally(job, None, None)
+    tally = Tally(job, None, None)
     tally.feed(
         UnitRun(0, [SessionRun(0, 0, 1, [_hand(1, (0, -6), (1, 6)), _hand(2, (0, 2), (1, -2))])])
     )
@@ -210,7 +211,7 @@ def test_duplicate_summary_math_over_groups() -> None:
         seed=0,
         duplicate=True,
     )
-    tally = _Tally(job, None, None)
+    tally = Tally(job, None, None)
     # Group 0: rotation 0 has two hands, rotation 1 one hand (bots swap seats).
     tally.feed(
         UnitRun(
@@ -244,7 +245,7 @@ def test_same_bot_in_several_seats_is_averaged_per_hand() -> None:
         hands=1,
         seed=0,
     )
-    tally = _Tally(job, None, None)
+    tally = Tally(job, None, None)
     tally.feed(UnitRun(0, [SessionRun(0, 0, 1, [_hand(1, (0, 3), (1, -1), (2, -2))])]))
     result = tally.result(1.0, 1, "local")
     assert result.bots[0].points.mean == 1.0 and result.bots[0].seats == 2
@@ -286,6 +287,18 @@ def test_bots_are_looked_up_when_the_job_is_made(
     cheater = result.bots[0]
     assert cheater.errors == 3 and cheater.timeouts == 3
     assert "illegal action" in capsys.readouterr().err
+
+
+def test_illegal_action_warnings_are_counted_per_run(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """At most MAX_WARNINGS lines a run, and the next run warns again (the count was
+    once global to the process, so one bad bot silenced every later run)."""
+    monkeypatch.setitem(ai.REGISTRY, "cheater", ai.BotKind("cheater", "Cheater", _Cheater))
+    job = make_job("pineapple", "cheater,rules", hands=MAX_WARNINGS + 2, seed=1)
+    for _ in range(2):
+        assert simulate(job).bots[0].errors == MAX_WARNINGS + 2
+        assert capsys.readouterr().err.count("illegal action") == MAX_WARNINGS
 
 
 @pytest.mark.parametrize(

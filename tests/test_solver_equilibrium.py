@@ -14,10 +14,10 @@ import pytest
 from chinese_poker.ai import equilibrium, setting_tables
 from chinese_poker.ai.equilibrium import fictitious_play, require_modelled
 from chinese_poker.ai.setting import (
-    _evaluate,
-    _expected,
-    _terms,
+    evaluate_hand,
+    expected_points,
     random_setting,
+    score_terms,
     solve_setting,
     solve_with_table,
 )
@@ -229,16 +229,18 @@ def test_the_gain_values_each_decision_as_the_solver_does() -> None:
     surrender or a natural) is what the solver expects it to collect."""
     rules = rules_for("classic")
     table = load_table("high")
-    terms = _terms(rules, 1, table)
+    terms = score_terms(rules, 1, table)
     rng = np.random.default_rng(2)
     hands = [parse_cards("2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac")]
     hands += [[int(c) for c in rng.permutation(52)[:13]] for _ in range(400)]
     seen = set()
     for cards in hands:
-        hand = _evaluate(tuple(cards), rules)
+        hand = evaluate_hand(tuple(cards), rules)
         decision, natural = equilibrium._decide(hand, rules, table)
         sol = solve_with_table(cards, rules, table, opponents=1, top_n=0)
-        value = equilibrium._value(decision, natural, _expected(hand, rules, terms, table), terms)
+        value = equilibrium._value(
+            decision, natural, expected_points(hand, rules, terms, table), terms
+        )
         want = sol.surrender_expected if sol.surrender else sol.expected
         assert value == pytest.approx(want, abs=1e-9)
         seen.add("natural" if sol.natural else "surrender" if sol.surrender else "play")
@@ -254,10 +256,10 @@ def test_fictitious_play_pools_the_best_responses_and_measures_their_gain() -> N
     assert all(g >= 0 for g in report.gains)  # nothing beats the best response
     # The gain is the best setting's EV minus the pool's own choices, under the model:
     # a setter that always plays the best response to this model gains nothing.
-    terms = _terms(FAMILY, 1, table)
+    terms = score_terms(FAMILY, 1, table)
     rng = np.random.default_rng(5)
-    hand = _evaluate(tuple(int(c) for c in rng.permutation(52)[:13]), FAMILY)
-    ev = _expected(hand, FAMILY, terms, table)
+    hand = evaluate_hand(tuple(int(c) for c in rng.permutation(52)[:13]), FAMILY)
+    ev = expected_points(hand, FAMILY, terms, table)
     sol = solve_with_table([int(c) for c in hand.cards], FAMILY, table, opponents=1, top_n=0)
     assert sol.expected == pytest.approx(float(ev.max()) + terms.const, abs=1e-9)
 

@@ -50,12 +50,12 @@ import numpy as np
 
 from chinese_poker.ai.setting import (
     SUPPORTED,
-    _best_index,
-    _evaluate,
-    _expected,
-    _Hand,
-    _Terms,
-    _terms,
+    EvaluatedHand,
+    ScoreTerms,
+    best_setting_index,
+    evaluate_hand,
+    expected_points,
+    score_terms,
     solve_with_table,
 )
 from chinese_poker.ai.setting_tables import (
@@ -147,7 +147,7 @@ def _setter(rules: Rules, table: OpponentTable) -> Setter:
     return setter
 
 
-def _decide(hand: _Hand, rules: Rules, table: OpponentTable) -> tuple[int, float]:
+def _decide(hand: EvaluatedHand, rules: Rules, table: OpponentTable) -> tuple[int, float]:
     """The solver's decision on ``hand`` against ``table`` (a setting index,
     :data:`SURRENDER` or :data:`NATURAL`), and the natural's value (0 without one)."""
     sol = solve_with_table([int(c) for c in hand.cards], rules, table, opponents=1, top_n=0)
@@ -156,11 +156,11 @@ def _decide(hand: _Hand, rules: Rules, table: OpponentTable) -> tuple[int, float
         return NATURAL, float(ns.values[sol.natural])
     if sol.surrender:
         return SURRENDER, 0.0
-    terms = _terms(rules, 1, table)
-    return _best_index(hand, _expected(hand, rules, terms, table)), 0.0
+    terms = score_terms(rules, 1, table)
+    return best_setting_index(hand, expected_points(hand, rules, terms, table)), 0.0
 
 
-def _value(decision: int, natural: float, ev: np.ndarray, terms: _Terms) -> float:
+def _value(decision: int, natural: float, ev: np.ndarray, terms: ScoreTerms) -> float:
     """What ``decision`` is expected to collect heads-up under the model of ``terms``."""
     if decision == NATURAL:
         return (1.0 - terms.p_natural) * natural
@@ -198,7 +198,7 @@ def fictitious_play(
     evals = []
     for _ in range(eval_hands):
         deck = rng.permutation(52)
-        evals.append(_evaluate(tuple(int(c) for c in deck[:13]), rules))
+        evals.append(evaluate_hand(tuple(int(c) for c in deck[:13]), rules))
     # Each stage's setter's decision on each evaluation hand, and the hands' naturals.
     choices: list[list[int]] = []
     naturals = np.zeros(eval_hands)
@@ -220,11 +220,11 @@ def fictitious_play(
                                   log=log))  # fmt: skip
         model = table_from(mode, parts, strata=strata, seed=seed, setter=f"fp-{stage + 1}",
                            meta={"family": name, "stages": stage + 1})  # fmt: skip
-        terms = _terms(rules, 1, model)
+        terms = score_terms(rules, 1, model)
         gain = mix = 0.0
         best = decisions(model)
         for i, h in enumerate(evals):
-            ev = _expected(h, rules, terms, model)
+            ev = expected_points(h, rules, terms, model)
             own = float(np.mean([_value(c[i], naturals[i], ev, terms) for c in choices]))
             gain += _value(best[i], naturals[i], ev, terms) - own
             mix += own

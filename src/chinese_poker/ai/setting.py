@@ -53,10 +53,16 @@ from chinese_poker.rules import NATURALS, RoyaltyAward, Rules, RulesError, requi
 from chinese_poker.scoring import DEUCE_OF_SPADES, Natural, line_royalty, natural_of, royalties
 
 __all__ = [
+    "EvaluatedHand",
+    "ScoreTerms",
     "SettingSolution",
+    "best_setting_index",
     "describe_solution",
+    "evaluate_hand",
+    "expected_points",
     "heuristic_setting",
     "random_setting",
+    "score_terms",
     "solve_setting",
     "solve_with_table",
 ]
@@ -168,7 +174,7 @@ def _settings() -> _Settings:
     return _Settings(rows5, rows3, out[:, 0].copy(), out[:, 1].copy(), out[:, 2].copy())
 
 
-class _Hand(NamedTuple):
+class EvaluatedHand(NamedTuple):
     """One hand's subsets, evaluated."""
 
     cards: tuple[Card, ...]
@@ -225,7 +231,8 @@ def _check(cards: Sequence[Card], rules: Rules) -> tuple[Card, ...]:
     return hand
 
 
-def _evaluate(cards: tuple[Card, ...], rules: Rules) -> _Hand:
+def evaluate_hand(cards: tuple[Card, ...], rules: Rules) -> EvaluatedHand:
+    """Every line of every setting of 13 checked cards, valued under ``rules``."""
     st = _settings()
     deck = np.asarray(cards, dtype=np.int64)
     lines5 = deck[st.rows5]
@@ -243,10 +250,10 @@ def _evaluate(cards: tuple[Card, ...], rules: Rules) -> _Hand:
     else:
         mid = high5
         mid_ok = np.ones(len(mid), dtype=np.bool_)
-    return _Hand(cards, deck, high5, mid, mid_ok, top3, lowball)
+    return EvaluatedHand(cards, deck, high5, mid, mid_ok, top3, lowball)
 
 
-def _valid(hand: _Hand) -> B8:
+def _valid(hand: EvaluatedHand) -> B8:
     st = _settings()
     if hand.lowball:
         return (hand.top3[st.top] <= hand.high5[st.bottom]) & hand.mid_ok[st.middle]
@@ -258,7 +265,7 @@ def _sorted_line(cards: Sequence[Card]) -> tuple[Card, ...]:
     return tuple(sorted(cards, key=lambda c: (-(c >> 2), c & 3)))
 
 
-def _board(hand: _Hand, i: int) -> Board:
+def _board(hand: EvaluatedHand, i: int) -> Board:
     st = _settings()
     c = hand.cards
     return Board(
@@ -285,7 +292,7 @@ def heuristic_setting(cards: Sequence[Card], rules: Rules) -> Board:
     ...                       rules_for("classic")))
     '9h 8d 7c | As 5s 4h 3d 2c | Ac Kh Qd Jc Ts'
     """
-    hand = _evaluate(_check(cards, rules), rules)
+    hand = evaluate_hand(_check(cards, rules), rules)
     st = _settings()
     valid = _valid(hand)
     pool = np.flatnonzero(valid) if valid.any() else np.arange(SETTINGS)
@@ -306,7 +313,7 @@ def random_setting(cards: Sequence[Card], rules: Rules, rng: np.random.Generator
     >>> is_fouled(rules_for("classic"), board)
     False
     """
-    hand = _evaluate(_check(cards, rules), rules)
+    hand = evaluate_hand(_check(cards, rules), rules)
     valid = np.flatnonzero(_valid(hand))
     pool = valid if len(valid) else np.arange(SETTINGS)
     return _board(hand, int(pool[rng.integers(len(pool))]))
@@ -330,7 +337,7 @@ def _royalty_amounts(rules: Rules, mode: Mode) -> tuple[F64, F64, F64]:
 
 
 @dataclass(frozen=True, eq=False)
-class _Terms:
+class ScoreTerms:
     """Everything the kernel needs from the rules and the table, per line and value index.
 
     Per opponent: ``base`` line points (v x (P win - P lose)) and ``roy`` the royalty
@@ -358,7 +365,8 @@ class _Terms:
 
 
 @lru_cache(maxsize=64)
-def _terms(rules: Rules, opponents: int, table: OpponentTable) -> _Terms:
+def score_terms(rules: Rules, opponents: int, table: OpponentTable) -> ScoreTerms:
+    """The :class:`ScoreTerms` of ``rules`` against ``opponents`` who set as ``table``."""
     mode = table.mode
     sc = rules.spec.scoring
     v, o, s = sc.line_values
@@ -438,7 +446,7 @@ def _terms(rules: Rules, opponents: int, table: OpponentTable) -> _Terms:
     cost = float(sc.surrender_cost or rules.surrender_cost)
     if surrender_on:
         const += p_surr * cost
-    return _Terms(
+    return ScoreTerms(
         base=(base[0], base[1], base[2]),
         roy=(roy[0], roy[1], roy[2]),
         coll=(coll[0], coll[1], coll[2]),
@@ -558,7 +566,7 @@ def _more_wins(
     return three + two + one
 
 
-def _expected(hand: _Hand, rules: Rules, terms: _Terms, table: OpponentTable, *,
+def expected_points(hand: EvaluatedHand, rules: Rules, terms: ScoreTerms, table: OpponentTable, *,
               use_numba: bool = True) -> F64:  # fmt: skip
     """Expected points per opponent of every setting (``-inf`` for fouled ones)."""
     st = _settings()
@@ -591,7 +599,7 @@ def _expected(hand: _Hand, rules: Rules, terms: _Terms, table: OpponentTable, *,
 # =========================================================================== naturals
 
 
-def _best_natural(hand: _Hand, rules: Rules, board: Board) -> tuple[Natural | None, Board]:
+def _best_natural(hand: EvaluatedHand, rules: Rules, board: Board) -> tuple[Natural | None, Board]:
     """The most valuable natural the hand can claim over *every* setting, and a board
     that shows it (``board``, the best-EV setting, when that shows it or for no natural).
 
@@ -622,7 +630,7 @@ def _best_natural(hand: _Hand, rules: Rules, board: Board) -> tuple[Natural | No
     return best, shown
 
 
-def _natural_board(hand: _Hand, kind: str) -> int | None:
+def _natural_board(hand: EvaluatedHand, kind: str) -> int | None:
     """The best setting that shows a three-flushes or three-straights natural."""
     st = _settings()
     deck = hand.deck
@@ -684,21 +692,21 @@ def solve_with_table(
     use_numba: bool = True,
 ) -> SettingSolution:
     """:func:`solve_setting` against a given opponent table (for building tables, tests)."""
-    hand = _evaluate(_check(cards, rules), rules)
+    hand = evaluate_hand(_check(cards, rules), rules)
     if not 1 <= opponents <= 3:
         raise ValueError(f"opponents must be 1 to 3, got {opponents}")
     if top_n < 0:
         raise ValueError(f"top_n must be >= 0, got {top_n}")
-    terms = _terms(rules, opponents, table)
-    ev = _expected(hand, rules, terms, table, use_numba=use_numba and HAVE_NUMBA)
+    terms = score_terms(rules, opponents, table)
+    ev = expected_points(hand, rules, terms, table, use_numba=use_numba and HAVE_NUMBA)
     best_per = float(ev.max())
     n = float(opponents)
     if best_per == -np.inf:  # every setting fouls (a low middle with a qualifier)
-        best = _best_index(hand, np.zeros(SETTINGS, dtype=np.float64))
+        best = best_setting_index(hand, np.zeros(SETTINGS, dtype=np.float64))
         play_total = n * terms.fouled_ev
         alternatives: tuple[tuple[Board, float], ...] = ()
     else:
-        best = _best_index(hand, ev)
+        best = best_setting_index(hand, ev)
         play_total = n * (best_per + terms.const)
         alternatives = _alternatives(hand, ev, best, top_n, terms.const, n)
     board = _board(hand, best)
@@ -737,7 +745,7 @@ def solve_with_table(
     )
 
 
-def _best_index(hand: _Hand, ev: F64) -> int:
+def best_setting_index(hand: EvaluatedHand, ev: F64) -> int:
     """The best setting; ties go to the stronger bottom, then middle, then top."""
     st = _settings()
     top = ev.max()
@@ -749,7 +757,7 @@ def _best_index(hand: _Hand, ev: F64) -> int:
 
 
 def _alternatives(
-    hand: _Hand, ev: F64, best: int, top_n: int, const: float, n: float
+    hand: EvaluatedHand, ev: F64, best: int, top_n: int, const: float, n: float
 ) -> tuple[tuple[Board, float], ...]:
     if top_n == 0:
         return ()
@@ -778,7 +786,7 @@ def _alternatives(
         k = min(valid, 4 * k)
 
 
-def _triple(hand: _Hand, i: int) -> tuple[int, int, int]:
+def _triple(hand: EvaluatedHand, i: int) -> tuple[int, int, int]:
     st = _settings()
     return (
         int(hand.top3[st.top[i]]),

@@ -25,7 +25,7 @@ from _helpers import random_action
 from chinese_poker.cards import Card, card_name, parse_card
 from chinese_poker.engine import Table, action_from_dict, read_history, replay_history
 from chinese_poker.rules import Rules
-from chinese_poker.server import connections, scheduling, tables
+from chinese_poker.server import connections, scheduling, table_bots
 from chinese_poker.server.app import create_app
 from chinese_poker.server.fairness import verify_record
 
@@ -151,12 +151,12 @@ def held_bots(monkeypatch: pytest.MonkeyPatch) -> Hold:
     bot's move then starts when the test says, not after a ``bot_delay`` that a busy
     machine may outlast before the person has even connected."""
     hold = Hold(threading.Event(), threading.Event())
-    build = tables.make_server_bot
+    build = table_bots.make_server_bot
 
     def held(name: str, level: int | None, seed: int) -> Any:
         return HeldBot(build(name, level, seed), hold.go, hold.moved)
 
-    monkeypatch.setattr(tables, "make_server_bot", held)
+    monkeypatch.setattr(table_bots, "make_server_bot", held)
     return hold
 
 

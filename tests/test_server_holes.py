@@ -81,8 +81,8 @@ def test_a_refused_timeout_move_leaves_the_time_bank(client: TestClient) -> None
     chair = live.game.in_hand[seat]
     refused = Result(False, "illegal", "refused for the test")
     live.submit = lambda *args, **kwargs: refused  # type: ignore[method-assign]
-    live._timeout_decision(table, seat, chair)
-    assert live._bank_left(chair) == 5.0
+    live.timekeeper.timeout_decision(table, seat, chair)
+    assert live.timekeeper.bank_left(chair) == 5.0
 
 
 # --------------------------------------------------------------------------- contributions
@@ -276,10 +276,10 @@ def test_the_seat_token_may_come_in_a_strict_http_only_cookie(client: TestClient
 def test_a_socket_sending_too_fast_is_read_more_slowly(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from chinese_poker.server import app as app_mod
+    from chinese_poker.server import play_socket
 
-    monkeypatch.setattr(app_mod, "MESSAGES_PER_SECOND", 5.0)
-    monkeypatch.setattr(app_mod, "MESSAGE_BURST", 3)
+    monkeypatch.setattr(play_socket, "MESSAGES_PER_SECOND", 5.0)
+    monkeypatch.setattr(play_socket, "MESSAGE_BURST", 3)
     made = create(client, seats=[{"kind": "human"}, {"kind": "human"}])
     with seat_socket(client, made["table"]["id"], made["token"]) as ws:
         assert recv(ws)["type"] == "welcome"

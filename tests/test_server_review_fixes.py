@@ -15,11 +15,12 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import event, insert, select
 
-from chinese_poker.server.accounts import HISTORY_PER_FAMILY, PlayerKeyRow, PlayerRow
+from chinese_poker.server.accounts import PlayerKeyRow, PlayerRow
 from chinese_poker.server.app import create_app
 from chinese_poker.server.commit import GroupCommit, Step
 from chinese_poker.server.guard import RateSpec
 from chinese_poker.server.messages import LeaveMsg
+from chinese_poker.server.profile_routes import HISTORY_PER_FAMILY
 from chinese_poker.server.ratings import EVENTS, RATINGS, _rate_one
 from chinese_poker.server.reviews import SESSION_REVIEW_NEW
 from chinese_poker.server.tables import CreateTable
@@ -82,8 +83,8 @@ def test_a_leave_in_the_tick_of_the_next_deal_waits_for_it(client: TestClient) -
         drive({0: ann}, random.Random(2), lambda m: m["type"] == "hand_end")
 
         def same_tick() -> None:
-            live._start_next_hand()
-            live._leave(live.conns[0], 0, LeaveMsg(type="leave", id="bye"))
+            live.flow.start_next_hand()
+            live.flow.leave(live.conns[0], 0, LeaveMsg(type="leave", id="bye"))
 
         ann.portal.call(same_tick)
         seen: list[Msg] = []

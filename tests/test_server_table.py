@@ -113,7 +113,7 @@ def test_a_stand_in_that_is_still_waiting_does_not_move_once_its_person_is_back(
             hold.go.set()
             live = client.app.state.manager.tables[tid]  # type: ignore[attr-defined]
             wait_until(  # it did think, and the server is done with its move
-                lambda: hold.moved.is_set() and 1 not in live._bot_tasks,
+                lambda: hold.moved.is_set() and 1 not in live.bots.tasks,
                 "the end of the stand-in's turn",
             )
             view = client.get(f"/api/tables/{tid}").json()

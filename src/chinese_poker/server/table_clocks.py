@@ -1,0 +1,151 @@
+"""A live table's clocks: each person's decision timer, the time bank per chair, and
+what happens when time runs out (docs/server.md "Leavers and clocks").
+
+The timers themselves are :class:`.scheduling.Timers`; this part gives each human engine
+seat its limit (the move's plus its chair's bank), charges an overrun to the bank, and
+on expiry either times the seat out (the engine's ``Timeout``) or, on a casual table,
+makes only the decision due (RULES §10's placement) and tells the player.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from chinese_poker.engine import Table, Timeout, timeout_action
+from chinese_poker.server.scheduling import Timers
+
+if TYPE_CHECKING:
+    from chinese_poker.server.tables import LiveTable
+
+__all__ = ["TableClocks"]
+
+log = logging.getLogger("chinese_poker.server")
+
+
+class TableClocks:
+    """The decision timers and time banks of one table."""
+
+    def __init__(self, live: LiveTable) -> None:
+        self.live = live
+        self.timers = Timers()
+        # Time banks per chair (the game stores them in tables.live: a restart keeps
+        # them), and when each engine seat's decision started (for them).
+        self._bank: dict[int, float] = live.game.banks
+        self._started: dict[int, tuple[tuple[Any, ...], float, int]] = {}
+
+    def humans(self) -> list[int]:
+        """The engine seats of this hand held by people (not by a stand-in bot)."""
+        game = self.live.game
+        chairs = game.chairs
+        return [
+            s
+            for s, chair in enumerate(game.in_hand)
+            if chairs[chair].kind == "human" and chair not in game.stand_ins
+        ]
+
+    def clocks(self) -> list[dict[str, Any]]:
+        live = self.live
+        table = live.table
+        if table is None or not live.game.playing:
+            return []
+        clocks = self.timers.clocks(table, live.hand_no, self.humans(), self._limits())
+        return [self._split_bank(c) for c in clocks]
+
+    def restart(self, table: Table) -> None:
+        """The table changed: charge finished decisions, time the ones now due."""
+        self._note_starts(table)
+        live = self.live
+        self.timers.sync(table, live.hand_no, self.humans(), self._limits(), self._expire)
+
+    def stop(self) -> None:
+        self.timers.cancel_all()
+
+    def bank_left(self, chair: int) -> float:
+        return self._bank.setdefault(chair, float(self.live.spec.time_bank))
+
+    def _expire(self, seat: int, key: tuple[Any, ...]) -> None:
+        live = self.live
+        table = live.table
+        if not self.timers.due(seat, key) or table is None:
+            return
+        if table.over or seat not in table.to_act:
+            return
+        chair = live.game.in_hand[seat]
+        if live.spec.timeouts == "decision":
+            self.timeout_decision(table, seat, chair)
+            return
+        result = live.submit(chair, Timeout(seat, version=table.version))
+        if not result.ok:
+            log.warning("table %s: timeout of seat %d refused: %s", live.id, seat, result.message)
+
+    def timeout_decision(self, table: Table, seat: int, chair: int) -> None:
+        """Casual tables: time ran out, so only this decision is made (RULES §10's
+        placement), as an ordinary action; the player is told which cards went where."""
+        live = self.live
+        decisions = table.decisions(seat)
+        if not decisions:
+            return
+        action = timeout_action(decisions[0], table.version)
+        result = live.submit(chair, action)
+        if not result.ok:
+            log.warning(
+                "table %s: auto-placement of seat %d refused: %s", live.id, seat, result.message
+            )
+            return
+        self._bank[chair] = 0.0
+        self._started.pop(seat, None)
+        live.ownership.save_live()
+        name = live.game.chairs[chair].name
+        live.presence.notice(
+            "timeout", chair, f"{name}'s time ran out; the move was made for them.", action
+        )
+
+    def _limits(self) -> dict[int, float] | None:
+        """Each human engine seat's clock: the move's limit plus its chair's time bank."""
+        game = self.live.game
+        limit = game.rules.time_limit
+        if limit is None:
+            return None
+        in_hand = game.in_hand
+        return {seat: limit + self.bank_left(in_hand[seat]) for seat in self.humans()}
+
+    def _split_bank(self, clock: dict[str, Any]) -> dict[str, Any]:
+        """A clock as the page shows it: the move's seconds left, then the bank's."""
+        game = self.live.game
+        limit = game.rules.time_limit
+        assert limit is not None
+        bank = self.bank_left(game.in_hand[clock["seat"]])
+        left = clock["remaining"]
+        return {
+            **clock,
+            "remaining": round(max(0.0, left - bank), 3),
+            "limit": limit,
+            "bank": round(min(left, bank), 3),
+        }
+
+    def _note_starts(self, table: Table) -> None:
+        """Remember when each human seat's decision began, and charge a finished one's
+        overrun to its chair's bank."""
+        live = self.live
+        limit = live.game.rules.time_limit
+        if limit is None or not live.spec.time_bank:
+            return
+        now = live.loop.time()
+        to_act = table.to_act
+        hand = live.hand_no
+        spent = False
+        for seat in list(self._started):
+            key, began, chair = self._started[seat]
+            if seat not in to_act or key != (hand, table.decisions(seat)):
+                del self._started[seat]
+                over = max(0.0, now - began - limit)
+                if over > 0:
+                    self._bank[chair] = max(0.0, self.bank_left(chair) - over)
+                    spent = True
+        if spent:
+            live.ownership.save_live()
+        in_hand = live.game.in_hand
+        for seat in self.humans():
+            if seat in to_act and seat not in self._started:
+                self._started[seat] = ((hand, table.decisions(seat)), now, in_hand[seat])

@@ -221,6 +221,17 @@ def test_rules_digest_is_the_canonical_json() -> None:
     assert rules_digest(rules) != rules_digest(rules_for("ofc"))
 
 
+def test_rules_digests_are_kept_by_the_ruleset_itself() -> None:
+    """The cache is keyed by the ruleset's value, not its id(): rulesets made and dropped
+    one after another (their ids recycled) each get their own digest, and an equal
+    ruleset built apart gets the same one."""
+    for value in (1.0, 2.0, 1.0, 3.0):
+        rules = rules_for("pineapple", unit_value=value)
+        assert rules_digest(rules) == rules_digest(rules.to_dict())
+        del rules
+    assert rules_digest(rules_for("ofc")) == rules_digest(rules_for("ofc"))
+
+
 def test_commitments_are_fresh_and_bind_table_hand_and_rules() -> None:
     rules = rules_for("pineapple")
     a, b = new_commitment("t-1", 1, rules), new_commitment("t-1", 1, rules)

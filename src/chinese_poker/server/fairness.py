@@ -84,7 +84,9 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-_DIGESTS: dict[int, tuple[Rules, str]] = {}
+# Rules are immutable, hashed once, and shared between tables: each is digested once
+# (every hand end commits the next hand to it, in the event loop's hot path).
+_DIGESTS: dict[Rules, str] = {}
 
 
 def rules_digest(rules: Rules | Mapping[str, Any]) -> str:
@@ -92,15 +94,12 @@ def rules_digest(rules: Rules | Mapping[str, Any]) -> str:
     spaces, non-ASCII escaped (Python's ``json.dumps(..., sort_keys=True,
     separators=(",", ":"))``)."""
     if isinstance(rules, Rules):
-        # Rules are immutable and shared between tables: digest each object once (every
-        # hand end commits the next hand to it, in the event loop's hot path).
-        known = _DIGESTS.get(id(rules))
-        if known is not None and known[0] is rules:
-            return known[1]
-        digest = _digest(rules.to_dict())
-        if len(_DIGESTS) >= 1024:
-            _DIGESTS.clear()
-        _DIGESTS[id(rules)] = (rules, digest)
+        digest = _DIGESTS.get(rules)
+        if digest is None:
+            digest = _digest(rules.to_dict())
+            if len(_DIGESTS) >= 1024:
+                _DIGESTS.clear()
+            _DIGESTS[rules] = digest
         return digest
     return _digest(rules)
 
@@ -426,13 +425,35 @@ def _check_line(record: Mapping[str, Any], index: int) -> HandCheck:
 
 
 def _verify(record: Mapping[str, Any], block: object) -> tuple[str, ...]:
+    """The players who contributed to the deal, once every check passed (else _Bad)."""
     if not isinstance(block, Mapping):
         raise _Bad("no fairness block (not a hand dealt by a chinese-poker server)")
     scheme = block.get("scheme")
     if scheme not in (SCHEME, LEGACY_SCHEME):
         raise _Bad(f"unknown fairness scheme {scheme!r} (expected {SCHEME!r})")
+    table, hand, seed, salt = _revealed(block)
+    players = _players(record, hand)
+    recorded = block.get("commitment")
+    contributed: tuple[str, ...] = ()
+    if scheme == LEGACY_SCHEME:
+        commit = Commitment(table, hand, "", seed, salt, str(recorded))
+        if commit.scheme != LEGACY_SCHEME:
+            expected = _sha256(f"{LEGACY_SCHEME}|{table}|{hand}|{seed}|{salt}")
+            raise _Bad(
+                f"commitment mismatch: the revealed seed and salt hash to {expected},"
+                f" but {recorded!r} was committed"
+            )
+        deal = commit.deal(())
+    else:
+        deal, contributed = _committed_deal(record, block, players, (table, hand, seed, salt))
+    _check_deck(record, deal)
+    return contributed
+
+
+def _revealed(block: Mapping[str, Any]) -> tuple[str, int, str, str]:
+    """(table id, hand number, seed, salt) of a fairness block, each checked."""
     table, hand = block.get("table"), block.get("hand")
-    seed, salt, recorded = block.get("seed"), block.get("salt"), block.get("commitment")
+    seed, salt = block.get("seed"), block.get("salt")
     if not isinstance(table, str) or "|" in table:
         raise _Bad("the fairness block has no valid table id")
     if isinstance(hand, bool) or not isinstance(hand, int) or hand < 1:
@@ -441,6 +462,11 @@ def _verify(record: Mapping[str, Any], block: object) -> tuple[str, ...]:
         if not isinstance(value, str) or not _HEX32.match(value):
             raise _Bad(f"the revealed {name} is not 32 lowercase hex digits: {value!r}")
     assert isinstance(seed, str) and isinstance(salt, str)
+    return table, hand, seed, salt
+
+
+def _players(record: Mapping[str, Any], hand: int) -> list[str]:
+    """The hand's players, once the record's session block is the fairness block's hand."""
     session = record.get("session")
     if not isinstance(session, Mapping):
         # a server deals every hand in a session: without its block, the ledger of this
@@ -454,38 +480,45 @@ def _verify(record: Mapping[str, Any], block: object) -> tuple[str, ...]:
     players = record.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         raise _Bad("the record has no list of players")
-    contributed: tuple[str, ...] = ()
-    if scheme == LEGACY_SCHEME:
-        commit = Commitment(table, hand, "", seed, salt, str(recorded))
-        if commit.scheme != LEGACY_SCHEME:
-            expected = _sha256(f"{LEGACY_SCHEME}|{table}|{hand}|{seed}|{salt}")
-            raise _Bad(
-                f"commitment mismatch: the revealed seed and salt hash to {expected},"
-                f" but {recorded!r} was committed"
-            )
-        deal = commit.deal(())
-    else:
-        digest = block.get("rules_digest")
-        actual = rules_digest(record.get("rules") or {})
-        if digest != actual:
-            raise _Bad(
-                f"the rules differ from the committed ones: the recorded rules digest to"
-                f" {actual}, the commitment covers {digest!r}"
-            )
-        commit = Commitment.make(table, hand, actual, seed, salt)
-        if recorded != commit.commitment:
-            raise _Bad(
-                f"commitment mismatch: the revealed seed and salt hash to"
-                f" {commit.commitment}, but {recorded!r} was committed"
-            )
-        contributions = _contributions(block, players, commit)
-        contributed = tuple(c.player for c in contributions if c.source == "player")
-        deal = commit.deal(contributions)
-        if block.get("deal_seed") != deal.seed:
-            raise _Bad(
-                f"the deal seed of the revealed contributions is {deal.seed}, the record"
-                f" says {block.get('deal_seed')!r}"
-            )
+    return players
+
+
+def _committed_deal(
+    record: Mapping[str, Any],
+    block: Mapping[str, Any],
+    players: list[str],
+    revealed: tuple[str, int, str, str],
+) -> tuple[Deal, tuple[str, ...]]:
+    """(the deal, the players who contributed) of a hand of the current scheme: the rules
+    and the revealed seed and salt are the committed ones, the contributions complete."""
+    table, hand, seed, salt = revealed
+    digest = block.get("rules_digest")
+    actual = rules_digest(record.get("rules") or {})
+    if digest != actual:
+        raise _Bad(
+            f"the rules differ from the committed ones: the recorded rules digest to"
+            f" {actual}, the commitment covers {digest!r}"
+        )
+    commit = Commitment.make(table, hand, actual, seed, salt)
+    recorded = block.get("commitment")
+    if recorded != commit.commitment:
+        raise _Bad(
+            f"commitment mismatch: the revealed seed and salt hash to"
+            f" {commit.commitment}, but {recorded!r} was committed"
+        )
+    contributions = _contributions(block, players, commit)
+    contributed = tuple(c.player for c in contributions if c.source == "player")
+    deal = commit.deal(contributions)
+    if block.get("deal_seed") != deal.seed:
+        raise _Bad(
+            f"the deal seed of the revealed contributions is {deal.seed}, the record"
+            f" says {block.get('deal_seed')!r}"
+        )
+    return deal, contributed
+
+
+def _check_deck(record: Mapping[str, Any], deal: Deal) -> None:
+    """The recorded deck is the start of the deal's shuffle."""
     recorded_deck = record.get("deck")
     if not isinstance(recorded_deck, list) or not recorded_deck:
         raise _Bad("the record has no deck")
@@ -500,7 +533,6 @@ def _verify(record: Mapping[str, Any], block: object) -> tuple[str, ...]:
             f" seed: card {at + 1} is {card_name(cards[at])}, the shuffle gives"
             f" {card_name(deal.deck[at])}"
         )
-    return contributed
 
 
 def _contributions(

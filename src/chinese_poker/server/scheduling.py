@@ -24,7 +24,6 @@ import asyncio
 import contextlib
 import functools
 import gc
-import importlib
 import logging
 import multiprocessing
 import os
@@ -38,6 +37,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from chinese_poker.ai import warm
 from chinese_poker.engine import Table
 
 __all__ = ["HINT_QUEUE", "HINT_SECONDS", "Deferred", "Timers", "Workers", "stop_pool"]
@@ -263,7 +263,7 @@ def _background(server: int) -> None:
     with contextlib.suppress(OSError, AttributeError):
         os.nice(10)
     with contextlib.suppress(ImportError):
-        importlib.import_module("chinese_poker.ai.hints")
+        from chinese_poker.ai import hints  # noqa: F401  (loaded before the first hint)
     warm_worker()
 
 
@@ -273,7 +273,6 @@ def warm_worker() -> None:
     solvers, a minute or more for the open-face kernels) is compiled in a background
     thread, the solvers' first; meanwhile an open-face hint is answered quickly
     (``when_cold="quick"``), and a solve waits at most for the solvers' (seconds)."""
-    warm = importlib.import_module("chinese_poker.ai.warm")
     try:
         warm.warm_unless_compiling(warm.PARTS)
     except Exception as exc:
@@ -304,7 +303,7 @@ def _warm_kernels() -> None:
     """Compile or load every kernel family now (chinese_poker.ai.warm); a failure only
     means that the first use compiles instead."""
     try:
-        importlib.import_module("chinese_poker.ai.warm").warm_kernels()
+        warm.warm_kernels()
     except Exception as exc:
         logging.getLogger("chinese_poker.server").warning("warming the kernels failed: %s", exc)
 

@@ -86,3 +86,54 @@ def test_the_desk_worker_caches_every_file_its_pages_load() -> None:
     needed = _loaded_by("/score") | _loaded_by("/study")
     assert "/static/js/i18n.js" in needed  # eval.js and util.js import it
     assert needed - files == set(), f"add to FILES in desk/sw.js: {sorted(needed - files)}"
+
+
+def _glob(pattern: str) -> re.Pattern[str]:
+    """A path glob as tsc, ESLint and bash read the ones here: ``**/`` any folders, ``*``
+    within one name, ``{a,b}`` either."""
+    out, i = "", 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out, i = out + "(?:.*/)?", i + 3
+        elif pattern[i] == "*":
+            out, i = out + "[^/]*", i + 1
+        elif pattern[i] == "{":
+            end = pattern.index("}", i)
+            out += "(?:" + "|".join(map(re.escape, pattern[i + 1 : end].split(","))) + ")"
+            i = end + 1
+        else:
+            out, i = out + re.escape(pattern[i]), i + 1
+    return re.compile(out)
+
+
+def test_every_module_of_the_browser_table_is_linted_and_type_checked() -> None:
+    """Each script the table's page loads (app.js and all it imports) is in tsc's include
+    (jsconfig.json), under ESLint's rules for the client (eslint.config.js), on the ESLint
+    command of scripts/lint-js, and says ``// @ts-check``."""
+    loaded = _loaded_by("/static/index.html")
+    modules = sorted(
+        "src/chinese_poker/server/static/" + path.removeprefix("/static/")
+        for path in loaded
+        if path.endswith(".js")
+    )
+    assert "src/chinese_poker/server/static/js/tablestate.js" in modules
+    included = json.loads((ROOT / "jsconfig.json").read_text())["include"]
+    config = (ROOT / "eslint.config.js").read_text()
+    client_rules = next(
+        re.findall(r'"([^"]+)"', files)
+        for files in re.findall(r"files: \[([^\]]*)\]", config)
+        if "src/chinese_poker/server/static/js/**/*.js" in files
+    )
+    command = next(
+        line.split()[1:]
+        for line in (ROOT / "scripts/lint-js").read_text().splitlines()
+        if line.startswith("node_modules/.bin/eslint ")
+    )
+    for module in modules:
+        assert any(_glob(g).fullmatch(module) for g in included), f"{module}: add to jsconfig.json"
+        assert any(_glob(g).fullmatch(module) for g in client_rules), f"{module}: eslint.config.js"
+        # A folder on the command line stands for everything under it.
+        assert any(_glob(p).fullmatch(module) or module.startswith(p + "/") for p in command), (
+            f"{module}: add to scripts/lint-js"
+        )
+        assert (ROOT / module).read_text().startswith("// @ts-check"), module

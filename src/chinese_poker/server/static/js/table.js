@@ -1,18 +1,18 @@
 // @ts-check
-// The table screen: the socket and the server's messages, and the player's intents
-// carried out. Its three parts are apart: the state (tablestate.js, with staging.js's
-// rules), the input (tableinput.js: clicks, keys, drags as intents) and the screen
-// (tablepage.js, with tableview.js's markup); this module joins them.
+// The table screen: the server's messages given to the state, the player's intents
+// carried out. Its parts are apart: the state (tablestate.js, with staging.js's rules),
+// the input (tableinput.js: clicks, keys, drags as intents), the screen (tablepage.js,
+// with tableview.js's markup) and the socket (tablesocket.js); this module joins them.
 
 import { watchTable } from "../fairness.js";
 import { banner, connBadge, copyText, isTouch, toast } from "./ui.js";
 import { api, followTable, getSeat, keepCarriedSeat, loadStaging, saveSeat, saveStaging } from "./net.js";
 import { store } from "./util.js";
-import { CLOSE_WORDS } from "./words.js";
 import * as S from "./staging.js";
 import * as state from "./tablestate.js";
 import { listenToPlayer } from "./tableinput.js";
 import { tablePage } from "./tablepage.js";
+import { tableSocket } from "./tablesocket.js";
 import { openReplay } from "./replay.js";
 import { t } from "./i18n.js";
 
@@ -28,75 +28,8 @@ export function tableScreen(app, tableId, wanted, navigate) {
   const { render, renderSide } = page;
   if (wanted === "seat" && !T.token) toast(t("table.no_seat_watching"), "info");
 
-  // ------------------------------------------------------------------ socket
-  function wsURL() {
-    const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    // The seat token goes in the first message, never in the URL (access logs).
-    const q = T.role === "seat" ? "?role=seat" : "";
-    return `${proto}//${location.host}/ws/tables/${encodeURIComponent(tableId)}${q}`;
-  }
-
-  function connect() {
-    if (!T.alive) return;
-    connBadge(t("conn.connecting"), false);
-    const ws = new WebSocket(wsURL());
-    T.ws = ws;
-    ws.onopen = () => {
-      T.retry = 0;
-      if (T.role === "seat") ws.send(JSON.stringify({ type: "auth", token: T.token }));
-    };
-    ws.onmessage = (ev) => {
-      let msg;
-      try { msg = JSON.parse(ev.data); } catch { return; }
-      onMessage(msg);
-    };
-    ws.onclose = (ev) => {
-      if (T.ws !== ws) return;
-      T.ws = null;
-      T.sending = null;
-      if (!T.alive) return;
-      const words = CLOSE_WORDS[ev.code];
-      if (words) {
-        connBadge(t("conn.disconnected"), false);
-        banner(null);
-        if (ev.code === 4401 && T.role === "seat") {
-          // A stale seat key: watch instead, if the table lets us; one message either way.
-          T.role = "spectator";
-          T.closed = { ...words, code: 4401 };
-          setTimeout(connect, 300);
-        } else if (ev.code === 4403 && T.closed && T.closed.code === 4401) {
-          T.closed = { text: t("close.4401_no_spectators"), ways: ["lobby"], code: 4403, final: true };
-        } else {
-          T.closed = { ...words, code: ev.code, final: true };
-        }
-        render();
-        return;
-      }
-      connBadge(t("conn.reconnecting"), false);
-      // 4409: another server plays the table and this browser could not go there; keep
-      // asking here (this server takes the table over if that one stops).
-      if (ev.code === 4409 && T.moved) {
-        banner(T.moved, "info");
-        setTimeout(connect, 8000);
-        return;
-      }
-      // 4429: this address holds as many sockets as the server allows; say why, and
-      // keep trying (a tab closed elsewhere frees one).
-      banner(t(ev.code === 4429 ? "close.4429" : "conn.lost"), "info");
-      const delay = Math.min(8000, 400 * 2 ** T.retry++);
-      setTimeout(connect, delay);
-    };
-  }
-
-  function send(msg) {
-    if (!T.ws || T.ws.readyState !== WebSocket.OPEN) {
-      toast(t("conn.not_connected"));
-      return null;
-    }
-    const id = ++T.msgId;
-    T.ws.send(JSON.stringify({ ...msg, id }));
-    return id;
-  }
+  const socket = tableSocket(T, tableId, { onMessage: (msg) => onMessage(msg), render: () => render() });
+  const send = socket.send;
 
   function onMessage(msg) {
     fairWatch.onMessage(msg);
@@ -306,14 +239,14 @@ export function tableScreen(app, tableId, wanted, navigate) {
   const ticking = setInterval(() => page.tick(performance.now()), 250);
 
   render();
-  connect();
+  socket.connect();
   T.send = send; T.render = render;
   return {
     stop() {
       T.alive = false;
       clearInterval(ticking);
       stopListening();
-      if (T.ws) { const ws = T.ws; T.ws = null; ws.close(); }
+      socket.close();
     },
   };
 }

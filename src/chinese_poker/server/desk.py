@@ -16,10 +16,12 @@ sample until it, the exact solvers are answered ``503`` if they have not finishe
 the worker is stopped), and each client address is rate limited (``study`` in
 :class:`~chinese_poker.server.guard.RateSpec`).
 
+The routes are module-level functions of :data:`router`; the rate limits and the
+study pool are the application's (:mod:`.holdings`).
+
 >>> from fastapi import FastAPI
->>> from chinese_poker.server.guard import Limits, client_address
 >>> app = FastAPI()
->>> app.router.routes.extend(desk_router(Limits()).routes)
+>>> app.router.routes.extend(router.routes)
 >>> sorted(r.path for r in app.routes if r.path.startswith("/api/"))[:3]
 ['/api/board', '/api/hint', '/api/score']
 """
@@ -58,14 +60,14 @@ from chinese_poker.engine.position import (
     position_from_dict,
 )
 from chinese_poker.rules import Rules, RulesError, rules_for, rules_from_document
-from chinese_poker.server.guard import Limits, client_address
+from chinese_poker.server.holdings import holdings_of, throttle
 
 __all__ = [
     "STUDY_QUEUE",
     "STUDY_SECONDS",
     "TRAINER_THRESHOLD",
     "StudyPool",
-    "desk_router",
+    "router",
 ]
 
 T = TypeVar("T")
@@ -680,125 +682,125 @@ def _trainer_next(kind: str, name: str, draw_seed: int) -> dict[str, Any]:
     return trainer_position(kind, name, draw_seed, TRAINER_SECONDS)
 
 
-def desk_router(limits: Limits, pool: StudyPool | None = None) -> APIRouter:
-    """The study desk's endpoints, rate limited by ``limits`` (kind ``study``), their
-    work in ``pool`` (default: a :class:`StudyPool` of one worker process; its owner
-    closes it)."""
-    router = APIRouter(tags=["study desk"])
-    study = pool or StudyPool()
+router = APIRouter(tags=["study desk"])
 
-    def throttle(request: Request) -> None:
-        host = client_address(request)
-        if not limits.hit("study", host):
-            raise HTTPException(
-                429, f"too many requests from your address (limit {limits.describe('study')})"
-            )
 
-    async def run(fn: Callable[..., T], *args: Any, budget: float = STUDY_SECONDS) -> T:
-        try:
-            return await study.run(_guarded, fn, *args, budget=budget)
-        except _UserError as exc:
-            raise HTTPException(400, str(exc)) from None
+async def _run(
+    request: Request, fn: Callable[..., T], *args: Any, budget: float | None = None
+) -> T:
+    # STUDY_SECONDS is read at each call: a test may lengthen it.
+    study = holdings_of(request).study
+    try:
+        return await study.run(
+            _guarded, fn, *args, budget=STUDY_SECONDS if budget is None else budget
+        )
+    except _UserError as exc:
+        raise HTTPException(400, str(exc)) from None
 
-    @router.post("/api/score", openapi_extra=_doc(None, {"Finnish deuce": _EXAMPLE_TABLE}))
-    async def score(request: Request) -> dict[str, Any]:
-        """Settle a table of finished boards: the table JSON that ``chinese-poker score``
-        reads (docs/formats.md), answered with what ``score --json`` prints (totals, money,
-        every pair's itemised breakdown, Fantasyland next)."""
-        throttle(request)
-        text = (await request.body()).decode("utf-8", errors="replace")
-        return await run(score_table, text)
 
-    @router.post("/api/board", openapi_extra=_doc(BoardRequest, {
-        "a fouled OFC board": {"rules": "ofc", "board": "Ah Ad 2c | Kh Kd 3s 4s 5d | 6c 7c"},
-        "complete": {"rules": "ofc", "board": "Qh Qd 2c | 9h 9d 3s 4s 5d | 6c 7c 8c Tc Jc"},
-    }))  # fmt: skip
-    async def board(request: Request) -> dict[str, Any]:
-        """Check one board as it is entered: each full line described, a foul and why, a
-        natural, royalties, and the Fantasyland cards it earns; ``rules`` tells card
-        entry the player counts, the streets and the Fantasyland deal sizes."""
-        throttle(request)
-        req = await _read(request, BoardRequest)
-        return await run(check_board, req)
+@router.post("/api/score", openapi_extra=_doc(None, {"Finnish deuce": _EXAMPLE_TABLE}))
+async def score(request: Request) -> dict[str, Any]:
+    """Settle a table of finished boards: the table JSON that ``chinese-poker score``
+    reads (docs/formats.md), answered with what ``score --json`` prints (totals, money,
+    every pair's itemised breakdown, Fantasyland next)."""
+    throttle(request, "study")
+    text = (await request.body()).decode("utf-8", errors="replace")
+    return await _run(request, score_table, text)
 
-    @router.post("/api/solve/fantasyland", openapi_extra=_doc(FantasylandRequest, {
-        "16 cards, progressive": {"rules": "pineapple-progressive",
-                                  "cards": "As Ah Ad Kc Kd Qh Qs Js Ts 9s 8s 7s 2d 3c 4h 5h"},
-        "14 cards": {"cards": "As Ah Ad Kc Kd Qh Qs Js Ts 9s 8s 7s 2d 3c"},
-    }))  # fmt: skip
-    async def solve_fantasyland(request: Request) -> dict[str, Any]:
-        """The exact best Fantasyland board (as ``solve fantasyland --json``: board,
-        discards, royalties, stays, score) plus ``value`` and the ``runner_up`` boards,
-        each with royalties, stay and value (royalties + the stay value)."""
-        throttle(request)
-        req = await _read(request, FantasylandRequest)
-        return await run(solve_fantasyland_deal, req)
 
-    @router.post("/api/solve/setting", openapi_extra=_doc(SettingRequest, {
-        "13 cards": {"cards": "Ah Kd Qs Jc Ts 8h 8d 7s 7h 7c 5s 5c 2d"},
-        "a dragon": {"cards": "2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac"},
-    }))  # fmt: skip
-    async def solve_setting(request: Request) -> dict[str, Any]:
-        """The classic setting solver (as ``solve setting --json``: best setting, its
-        expected points, alternatives, surrender, natural) plus one line of ``advice``."""
-        throttle(request)
-        req = await _read(request, SettingRequest)
-        return await run(solve_setting_hand, req)
+@router.post("/api/board", openapi_extra=_doc(BoardRequest, {
+    "a fouled OFC board": {"rules": "ofc", "board": "Ah Ad 2c | Kh Kd 3s 4s 5d | 6c 7c"},
+    "complete": {"rules": "ofc", "board": "Qh Qd 2c | 9h 9d 3s 4s 5d | 6c 7c 8c Tc Jc"},
+}))  # fmt: skip
+async def board(request: Request) -> dict[str, Any]:
+    """Check one board as it is entered: each full line described, a foul and why, a
+    natural, royalties, and the Fantasyland cards it earns; ``rules`` tells card
+    entry the player counts, the streets and the Fantasyland deal sizes."""
+    throttle(request, "study")
+    req = await _read(request, BoardRequest)
+    return await _run(request, check_board, req)
 
-    @router.post("/api/hint", openapi_extra=_doc(HintRequest, {
-        "Pineapple street 3 (text)": {"position": _EXAMPLE_POSITION, "level": 1},
-        "OFC street 2 (object)": {"position": {
-            "rules": "ofc", "street": 2, "me": "Ah | Kd Kc | 7s 7d",
-            "cards": "Qh", "opponents": ["2c | Jd Js | 9h 9s"]}},
-    }))  # fmt: skip
-    async def hint(request: Request) -> dict[str, Any]:
-        """Every legal action of an open-face position with its expected points, a 95%
-        interval and the foul risk, best first (the hint engine, as ``hint --json``)."""
-        throttle(request)
-        req = await _read(request, HintRequest)
-        budget = min(req.time_budget, STUDY_SECONDS)
-        return await run(_desk_hint, req, budget, budget=budget)
 
-    @router.get("/api/trainer/next")
-    async def trainer_next(
-        request: Request,
-        kind: Literal["setting", "fantasyland", "street"] = Query(
-            "setting",
-            description="set 13 cards, set a Fantasyland hand, place a street",
-            examples=["street"],
-        ),
-        preset: str = Query(
-            "",
-            description="default: classic, pineapple-progressive, pineapple",
-            examples=["pineapple"],
-        ),
-        seed: int | None = Query(
-            None, ge=0, description="the same seed, the same position", examples=[7]
-        ),
-    ) -> dict[str, Any]:
-        """A trainer position from simulated hands where the choice matters (best and
-        second-best differ by at least the kind's threshold). ``street`` positions come
-        with every option valued; grade the others with ``POST /api/trainer/grade``."""
-        throttle(request)
-        name = preset or {"setting": "classic", "fantasyland": "pineapple-progressive",
-                          "street": "pineapple"}[kind]  # fmt: skip
-        draw_seed = random.SystemRandom().getrandbits(31) if seed is None else seed
-        return await run(_trainer_next, kind, name, draw_seed)
+@router.post("/api/solve/fantasyland", openapi_extra=_doc(FantasylandRequest, {
+    "16 cards, progressive": {"rules": "pineapple-progressive",
+                              "cards": "As Ah Ad Kc Kd Qh Qs Js Ts 9s 8s 7s 2d 3c 4h 5h"},
+    "14 cards": {"cards": "As Ah Ad Kc Kd Qh Qs Js Ts 9s 8s 7s 2d 3c"},
+}))  # fmt: skip
+async def solve_fantasyland(request: Request) -> dict[str, Any]:
+    """The exact best Fantasyland board (as ``solve fantasyland --json``: board,
+    discards, royalties, stays, score) plus ``value`` and the ``runner_up`` boards,
+    each with royalties, stay and value (royalties + the stay value)."""
+    throttle(request, "study")
+    req = await _read(request, FantasylandRequest)
+    return await _run(request, solve_fantasyland_deal, req)
 
-    @router.post("/api/trainer/grade", openapi_extra=_doc(GradeRequest, {
-        "a setting": {"kind": "setting", "rules": "classic",
-                      "cards": "Ah Kd Qs Jc Ts 8h 8d 7s 7h 7c 5s 5c 2d",
-                      "answer": "Ah Kd Qs | Jc Ts 8h 8d 2d | 7s 7h 7c 5s 5c"},
-    }))  # fmt: skip
-    async def trainer_grade(request: Request) -> dict[str, Any]:
-        """The expected points the player's board loses against the solver's best
-        (``exact`` false: the board is not among the solver's listed settings, and the
-        loss is at least the one given)."""
-        throttle(request)
-        req = await _read(request, GradeRequest)
-        return await run(grade, req)
 
-    return router
+@router.post("/api/solve/setting", openapi_extra=_doc(SettingRequest, {
+    "13 cards": {"cards": "Ah Kd Qs Jc Ts 8h 8d 7s 7h 7c 5s 5c 2d"},
+    "a dragon": {"cards": "2c 3d 4h 5s 6c 7d 8h 9s Tc Jd Qh Ks Ac"},
+}))  # fmt: skip
+async def solve_setting(request: Request) -> dict[str, Any]:
+    """The classic setting solver (as ``solve setting --json``: best setting, its
+    expected points, alternatives, surrender, natural) plus one line of ``advice``."""
+    throttle(request, "study")
+    req = await _read(request, SettingRequest)
+    return await _run(request, solve_setting_hand, req)
+
+
+@router.post("/api/hint", openapi_extra=_doc(HintRequest, {
+    "Pineapple street 3 (text)": {"position": _EXAMPLE_POSITION, "level": 1},
+    "OFC street 2 (object)": {"position": {
+        "rules": "ofc", "street": 2, "me": "Ah | Kd Kc | 7s 7d",
+        "cards": "Qh", "opponents": ["2c | Jd Js | 9h 9s"]}},
+}))  # fmt: skip
+async def hint(request: Request) -> dict[str, Any]:
+    """Every legal action of an open-face position with its expected points, a 95%
+    interval and the foul risk, best first (the hint engine, as ``hint --json``)."""
+    throttle(request, "study")
+    req = await _read(request, HintRequest)
+    budget = min(req.time_budget, STUDY_SECONDS)
+    return await _run(request, _desk_hint, req, budget, budget=budget)
+
+
+@router.get("/api/trainer/next")
+async def trainer_next(
+    request: Request,
+    kind: Literal["setting", "fantasyland", "street"] = Query(
+        "setting",
+        description="set 13 cards, set a Fantasyland hand, place a street",
+        examples=["street"],
+    ),
+    preset: str = Query(
+        "",
+        description="default: classic, pineapple-progressive, pineapple",
+        examples=["pineapple"],
+    ),
+    seed: int | None = Query(
+        None, ge=0, description="the same seed, the same position", examples=[7]
+    ),
+) -> dict[str, Any]:
+    """A trainer position from simulated hands where the choice matters (best and
+    second-best differ by at least the kind's threshold). ``street`` positions come
+    with every option valued; grade the others with ``POST /api/trainer/grade``."""
+    throttle(request, "study")
+    name = preset or {"setting": "classic", "fantasyland": "pineapple-progressive",
+                      "street": "pineapple"}[kind]  # fmt: skip
+    draw_seed = random.SystemRandom().getrandbits(31) if seed is None else seed
+    return await _run(request, _trainer_next, kind, name, draw_seed)
+
+
+@router.post("/api/trainer/grade", openapi_extra=_doc(GradeRequest, {
+    "a setting": {"kind": "setting", "rules": "classic",
+                  "cards": "Ah Kd Qs Jc Ts 8h 8d 7s 7h 7c 5s 5c 2d",
+                  "answer": "Ah Kd Qs | Jc Ts 8h 8d 2d | 7s 7h 7c 5s 5c"},
+}))  # fmt: skip
+async def trainer_grade(request: Request) -> dict[str, Any]:
+    """The expected points the player's board loses against the solver's best
+    (``exact`` false: the board is not among the solver's listed settings, and the
+    loss is at least the one given)."""
+    throttle(request, "study")
+    req = await _read(request, GradeRequest)
+    return await _run(request, grade, req)
 
 
 class _UserError(Exception):

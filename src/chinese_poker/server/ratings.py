@@ -26,6 +26,7 @@ import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, cast
 
 from openskill.models import PlackettLuce
@@ -56,7 +57,9 @@ __all__ = [
     "BOT_SIGMA",
     "EVENTS",
     "FAMILIES",
+    "FAMILY_PATTERN",
     "RATINGS",
+    "Family",
     "Participant",
     "RatingRow",
     "display",
@@ -66,16 +69,30 @@ __all__ = [
     "rate_pending",
 ]
 
-FAMILIES = ("classic", "open-face")
+
+class Family(StrEnum):
+    """A rating family: the games whose hands rate a player on one scale. The one list
+    of them: the leaderboard's ``family`` and its ``families`` (the browser's tabs, in
+    this order, the default first), the stored rows and the anchors read it."""
+
+    OPEN_FACE = "open-face"
+    CLASSIC = "classic"
+
+
+FAMILIES = tuple(f.value for f in Family)
+"""The families' names, the leaderboard's default first."""
+
+FAMILY_PATTERN = "^(" + "|".join(sorted(FAMILIES)) + ")$"
+"""A family's name, as a query parameter's pattern (the names have no special characters)."""
 
 #: A bot's fixed rating (mean) per family, bot and level (None: a bot without levels).
 #: Measured by ``bench/bench_rating_anchors.py`` (docs/browser.md, "Ratings" has the run).
-BOT_ANCHORS: dict[str, dict[tuple[str, int | None], float]] = {
+BOT_ANCHORS: dict[Family, dict[tuple[str, int | None], float]] = {
     # The mean of three runs (seeds 2, 3 and 4) of 80 deals per pairing, each played
     # twice (1,600 hands a run; sigma about 1.6 on each mc level's mean in a run, 2.0 on
     # random's), re-measured on 2026-12-03 with mc level 3 as it plays Pineapple since
     # issue 11's round seven
-    "open-face": {
+    Family.OPEN_FACE: {
         ("random", None): 11.3,
         ("rules", None): 25.0,
         ("mc", 1): 28.3,
@@ -84,7 +101,7 @@ BOT_ANCHORS: dict[str, dict[tuple[str, int | None], float]] = {
     },
     # 300 deals per pairing; the Monte Carlo bot sets classic hands with the setting
     # solver at every level: one anchor for all its levels
-    "classic": {
+    Family.CLASSIC: {
         ("random", None): 5.6,
         ("rules", None): 25.0,
         ("mc", None): 29.4,
@@ -100,9 +117,9 @@ def model() -> PlackettLuce:
     return PlackettLuce()
 
 
-def family_of(rules: Rules) -> str:
-    """``open-face`` or ``classic``."""
-    return "open-face" if rules.is_open_face else "classic"
+def family_of(rules: Rules) -> Family:
+    """:attr:`Family.OPEN_FACE` or :attr:`Family.CLASSIC`."""
+    return Family.OPEN_FACE if rules.is_open_face else Family.CLASSIC
 
 
 def display(mu: float, sigma: float) -> float:
@@ -307,35 +324,18 @@ def _rate_one(
     ids: Mapping[str, str | None],
     bots: Mapping[str, tuple[str, int | None]],
 ) -> None:
-    try:
-        family = family_of(Rules.from_dict(record["rules"]))
-    except (KeyError, TypeError, ValueError):
-        return  # not a record this version reads: nothing to rate
-    players = [p for p in record.get("players") or [] if isinstance(p, str)]
-    totals = record.get("totals") or {}
-    if len(players) < 2 or any(p not in totals for p in players):
-        return
+    family = _family_of_record(record)
+    players = _rated_players(record)
+    if family is None or players is None:
+        return  # not a record this version reads, or not a match: nothing to rate
+    totals = record["totals"]
     figures = _figures(record, players)
-    # One person in two chairs of one hand (his own invite opened in the same browser):
-    # neither chair counts for him, so he cannot rate himself against himself.
-    seen = [ids.get(name) for name in players]
-    twice = {pid for pid in seen if pid is not None and seen.count(pid) > 1}
-    ids = {name: (None if pid in twice else pid) for name, pid in ids.items()}
-    current = {}
-    participants = []
+    ids = _one_chair_each(ids, players)
     rows = _locked_ratings(conn, [p for p in (ids.get(name) for name in players) if p], family)
-    for name in players:
-        pid = ids.get(name)
-        anchor = _anchor(family, bots.get(name))
-        row = rows.get(pid) if pid is not None else None
-        if anchor is not None:
-            participants.append(Participant(anchor, BOT_SIGMA, anchor=True))
-        elif row is not None:
-            participants.append(Participant(row["mu"], row["sigma"]))
-        else:
-            m = model()
-            participants.append(Participant(m.mu, m.sigma))
-        current[name] = row
+    current = {
+        name: rows.get(pid) if (pid := ids.get(name)) is not None else None for name in players
+    }
+    participants = [_participant(family, bots.get(name), current[name]) for name in players]
     after = rate_hand(participants, [float(totals[p]) for p in players])
     # Written in the players' order (as the rows were locked): two raters inserting the
     # same new players' rows cannot wait for each other in a circle.
@@ -344,49 +344,111 @@ def _rate_one(
         pid = ids.get(name)
         if pid is None:
             continue  # a person without an identity: rated as a newcomer, not stored
-        points, fouled, fantasyland, royalties = figures[name]
-        values = {"mu": mu, "sigma": sigma, "updated_at": at}
-        row = current[name]
-        if row is None:
-            conn.execute(
-                insert(RATINGS).values(
-                    player_id=pid,
-                    family=family,
-                    hands=1,
-                    points=points,
-                    fouls=int(fouled),
-                    fantasylands=int(fantasyland),
-                    royalties=royalties,
-                    **values,
-                )
-            )
-        else:
-            conn.execute(
-                update(RATINGS)
-                .where(RATINGS.c.player_id == pid, RATINGS.c.family == family)
-                .values(
-                    hands=row["hands"] + 1,
-                    points=row["points"] + points,
-                    fouls=row["fouls"] + int(fouled),
-                    fantasylands=row["fantasylands"] + int(fantasyland),
-                    royalties=row["royalties"] + royalties,
-                    **values,
-                )
-            )
+        where = _RatedSeat(pid, family, table_id, number, at)
+        _store_rating(conn, where, current[name], figures[name], mu, sigma)
+
+
+def _family_of_record(record: Mapping[str, Any]) -> Family | None:
+    try:
+        return family_of(Rules.from_dict(record["rules"]))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _rated_players(record: Mapping[str, Any]) -> list[str] | None:
+    """The hand's players, if two or more of them all have a total."""
+    players = [p for p in record.get("players") or [] if isinstance(p, str)]
+    totals = record.get("totals") or {}
+    if len(players) < 2 or any(p not in totals for p in players):
+        return None
+    return players
+
+
+def _one_chair_each(ids: Mapping[str, str | None], players: Sequence[str]) -> dict[str, str | None]:
+    """``ids`` without a person in two chairs of one hand (his own invite opened in the
+    same browser): neither chair counts for him, so he cannot rate himself against himself."""
+    seen = [ids.get(name) for name in players]
+    twice = {pid for pid in seen if pid is not None and seen.count(pid) > 1}
+    return {name: (None if pid in twice else pid) for name, pid in ids.items()}
+
+
+def _participant(
+    family: Family, bot: tuple[str, int | None] | None, row: Mapping[str, Any] | None
+) -> Participant:
+    """A seat going into the match: a bot's anchor, a stored rating, or a newcomer's."""
+    anchor = _anchor(family, bot)
+    if anchor is not None:
+        return Participant(anchor, BOT_SIGMA, anchor=True)
+    if row is not None:
+        return Participant(row["mu"], row["sigma"])
+    m = model()
+    return Participant(m.mu, m.sigma)
+
+
+@dataclass(frozen=True, slots=True)
+class _RatedSeat:
+    """Whose rating one hand moves: the player, the family, and the hand."""
+
+    player_id: str
+    family: Family
+    table_id: str
+    hand: int
+    at: float
+
+
+def _store_rating(
+    conn: Connection,
+    seat: _RatedSeat,
+    row: Mapping[str, Any] | None,
+    figures: tuple[int, bool, bool, int],
+    mu: float,
+    sigma: float,
+) -> None:
+    """Write a player's rating and figures after the hand (his first row, or added to
+    ``row``), and the hand's rating event for his chart."""
+    points, fouled, fantasyland, royalties = figures
+    family = seat.family.value  # the stored name, whatever the driver makes of an enum
+    values = {"mu": mu, "sigma": sigma, "updated_at": seat.at}
+    if row is None:
         conn.execute(
-            insert(EVENTS).values(
-                player_id=pid,
+            insert(RATINGS).values(
+                player_id=seat.player_id,
                 family=family,
-                table_id=table_id,
-                hand=number,
-                at=at,
-                mu=mu,
-                sigma=sigma,
+                hands=1,
+                points=points,
+                fouls=int(fouled),
+                fantasylands=int(fantasyland),
+                royalties=royalties,
+                **values,
             )
         )
+    else:
+        conn.execute(
+            update(RATINGS)
+            .where(RATINGS.c.player_id == seat.player_id, RATINGS.c.family == family)
+            .values(
+                hands=row["hands"] + 1,
+                points=row["points"] + points,
+                fouls=row["fouls"] + int(fouled),
+                fantasylands=row["fantasylands"] + int(fantasyland),
+                royalties=row["royalties"] + royalties,
+                **values,
+            )
+        )
+    conn.execute(
+        insert(EVENTS).values(
+            player_id=seat.player_id,
+            family=family,
+            table_id=seat.table_id,
+            hand=seat.hand,
+            at=seat.at,
+            mu=mu,
+            sigma=sigma,
+        )
+    )
 
 
-def _anchor(family: str, bot: tuple[str, int | None] | None) -> float | None:
+def _anchor(family: Family, bot: tuple[str, int | None] | None) -> float | None:
     if bot is None:
         return None
     from chinese_poker.ai.mc import DEFAULT_LEVEL
@@ -405,7 +467,7 @@ def _anchor(family: str, bot: tuple[str, int | None] | None) -> float | None:
     return None  # not measured (an mc level 4 or 5 stored before they were withdrawn)
 
 
-def _locked_ratings(conn: Connection, pids: Sequence[str], family: str) -> dict[str, Any]:
+def _locked_ratings(conn: Connection, pids: Sequence[str], family: Family) -> dict[str, Any]:
     """The stored ratings of ``pids`` in ``family``, by player, locked until the
     transaction ends (``SELECT ... FOR UPDATE``): a second process rating another hand of
     the same player waits here, and then reads the rating this one writes, instead of
@@ -419,7 +481,7 @@ def _locked_ratings(conn: Connection, pids: Sequence[str], family: str) -> dict[
         return {}
     query = (
         select(RATINGS)
-        .where(RATINGS.c.player_id.in_(sorted(set(pids))), RATINGS.c.family == family)
+        .where(RATINGS.c.player_id.in_(sorted(set(pids))), RATINGS.c.family == family.value)
         .order_by(RATINGS.c.player_id)
         .with_for_update()
     )

@@ -12,19 +12,23 @@ Histories are public (``/history``), and so are their reviews.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any, cast
 
 from fastapi import APIRouter, HTTPException, Request
-from fastapi.responses import Response
 from sqlalchemy import Table as SATable
 from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 
+from chinese_poker.ai.review import REVIEW_LEVEL, HandReview, review_record, summarise
+from chinese_poker.server.db import Store
+from chinese_poker.server.holdings import manager_of, throttle
 from chinese_poker.server.ratings import HandReviewRow
 from chinese_poker.server.scheduling import HINT_DEADLINE
+from chinese_poker.server.tables import TableManager
 
-__all__ = ["SESSION_REVIEW_NEW", "reviews_router"]
+__all__ = ["SESSION_REVIEW_NEW", "hand_review", "router", "stored_review"]
+
+router = APIRouter(tags=["results"])
 
 SESSION_REVIEW_NEW = 3
 """Hands not reviewed yet that one session-review request reviews (the rest: pending)."""
@@ -32,113 +36,107 @@ SESSION_REVIEW_NEW = 3
 _REVIEWS = cast(SATable, HandReviewRow.__table__)
 
 
-def reviews_router(index: Callable[[], Response]) -> APIRouter:
-    """The review route (``index``: the page for ``/review/{id}/{n}``)."""
-    from chinese_poker.ai.review import REVIEW_LEVEL, review_record
+def stored_review(store: Store, table_id: str, hand: int) -> dict[str, Any] | None:
+    with store.engine.connect() as conn:
+        cached = conn.execute(
+            select(_REVIEWS.c.data).where(
+                _REVIEWS.c.table_id == table_id,
+                _REVIEWS.c.number == hand,
+                _REVIEWS.c.level == REVIEW_LEVEL,
+            )
+        ).scalar_one_or_none()
+    if cached is None:
+        return None
+    data: dict[str, Any] = json.loads(cached)
+    return data
 
-    router = APIRouter()
 
-    @router.get("/review/{table_id}/{hand}", include_in_schema=False)
-    async def review_page(table_id: str, hand: int) -> Response:
-        return index()
-
-    def stored_review(store: Any, table_id: str, hand: int) -> dict[str, Any] | None:
-        with store.engine.connect() as conn:
-            cached = conn.execute(
-                select(_REVIEWS.c.data).where(
-                    _REVIEWS.c.table_id == table_id,
-                    _REVIEWS.c.number == hand,
-                    _REVIEWS.c.level == REVIEW_LEVEL,
+async def hand_review(manager: TableManager, table_id: str, hand: int) -> dict[str, Any]:
+    store = manager.store
+    cached = stored_review(store, table_id, hand)
+    if cached is not None:
+        return cached
+    records = store.records(table_id, hand)
+    if not records:
+        raise HTTPException(409, f"hand {hand} of this table is not finished")
+    workers = manager.workers
+    key = (f"review:{table_id}", hand)
+    if not workers.hint_slot(key):
+        raise HTTPException(503, "the server is busy with other reviews: try again soon")
+    try:
+        result: dict[str, Any] = await workers.hint(review_record, records[0], hand)
+    except TimeoutError:
+        raise HTTPException(
+            503, f"the review took longer than {HINT_DEADLINE:.0f} s: try again later"
+        ) from None
+    finally:
+        workers.hint_done(key)
+    if "error" in result:
+        raise HTTPException(422, result["error"])
+    result = {"table_id": table_id, "hand": hand, "level": REVIEW_LEVEL, **result}
+    try:
+        with store.engine.begin() as conn:
+            conn.execute(
+                insert(_REVIEWS).values(
+                    table_id=table_id, number=hand, level=REVIEW_LEVEL, data=json.dumps(result)
                 )
-            ).scalar_one_or_none()
-        if cached is None:
-            return None
-        data: dict[str, Any] = json.loads(cached)
-        return data
+            )
+    except IntegrityError:
+        pass  # stored by a request that finished first: the same review
+    return result
 
-    async def hand_review(manager: Any, table_id: str, hand: int) -> dict[str, Any]:
-        store = manager.store
-        cached = stored_review(store, table_id, hand)
-        if cached is not None:
-            return cached
-        records = store.records(table_id, hand)
-        if not records:
-            raise HTTPException(409, f"hand {hand} of this table is not finished")
-        workers = manager.workers
-        key = (f"review:{table_id}", hand)
-        if not workers.hint_slot(key):
-            raise HTTPException(503, "the server is busy with other reviews: try again soon")
-        try:
-            result: dict[str, Any] = await workers.hint(review_record, records[0], hand)
-        except TimeoutError:
-            raise HTTPException(
-                503, f"the review took longer than {HINT_DEADLINE:.0f} s: try again later"
-            ) from None
-        finally:
-            workers.hint_done(key)
-        if "error" in result:
-            raise HTTPException(422, result["error"])
-        result = {"table_id": table_id, "hand": hand, "level": REVIEW_LEVEL, **result}
-        try:
-            with store.engine.begin() as conn:
-                conn.execute(
-                    insert(_REVIEWS).values(
-                        table_id=table_id, number=hand, level=REVIEW_LEVEL, data=json.dumps(result)
-                    )
-                )
-        except IntegrityError:
-            pass  # stored by a request that finished first: the same review
-        return result
 
-    def live_manager(request: Request, table_id: str) -> Any:
-        manager = request.app.state.manager
-        if manager.get(table_id) is None:
-            raise HTTPException(404, f"no table {table_id!r}")
-        return manager
+def _live_manager(request: Request, table_id: str) -> TableManager:
+    manager = manager_of(request)
+    if manager.get(table_id) is None:
+        raise HTTPException(404, f"no table {table_id!r}")
+    return manager
 
-    @router.get("/api/tables/{table_id}/hands/{hand}/review", tags=["results"])
-    async def review(request: Request, table_id: str, hand: int) -> dict[str, Any]:
-        """Each decision of the hand next to the best one, the expected points lost and
-        the marks (docs/review.md); 409 while the hand is not finished."""
-        request.app.state.throttle(request, "read")
-        manager = live_manager(request, table_id)
-        if hand < 1:
-            raise HTTPException(400, "hands are numbered from 1")
-        return await hand_review(manager, table_id, hand)
 
-    @router.get("/api/tables/{table_id}/review", tags=["results"])
-    async def session_review(request: Request, table_id: str) -> dict[str, Any]:
-        """The session so far: each player's accuracy and expected points lost per hand
-        over the finished hands reviewed so far (each hand reviewed, or read back, as
-        above). At most :data:`SESSION_REVIEW_NEW` hands not reviewed yet are reviewed
-        per request; ``pending`` counts the others (ask again for them)."""
-        from chinese_poker.ai.review import HandReview, summarise
+@router.get("/api/tables/{table_id}/hands/{hand}/review")
+async def review(request: Request, table_id: str, hand: int) -> dict[str, Any]:
+    """Each decision of the hand next to the best one, the expected points lost and
+    the marks (docs/review.md); 409 while the hand is not finished."""
+    throttle(request, "read")
+    manager = _live_manager(request, table_id)
+    if hand < 1:
+        raise HTTPException(400, "hands are numbered from 1")
+    return await hand_review(manager, table_id, hand)
 
-        request.app.state.throttle(request, "read")
-        manager = live_manager(request, table_id)
-        numbers = [h["hand"] for h in manager.get(table_id).hands_info() if h["finished"]]
-        reviewed: list[int] = []
-        hands: list[HandReview] = []
-        pending = computed = 0
-        for n in numbers:
-            data = stored_review(manager.store, table_id, n)
-            if data is None:
-                if computed >= SESSION_REVIEW_NEW:
-                    pending += 1  # one request cannot hold the review workers for long
-                    continue
-                computed += 1
-                data = await hand_review(manager, table_id, n)
-            reviewed.append(n)
-            hands.append(HandReview.from_dict(data))
-        players: list[str] = []
-        for h in hands:
-            players += [p for p in h.players if p not in players]
-        return {
-            "table_id": table_id,
-            "level": REVIEW_LEVEL,
-            "hands": reviewed,
-            "pending": pending,
-            "players": [summarise(hands, p).to_dict() for p in players],
-        }
 
-    return router
+@router.get("/api/tables/{table_id}/review")
+async def session_review(request: Request, table_id: str) -> dict[str, Any]:
+    """The session so far: each player's accuracy and expected points lost per hand
+    over the finished hands reviewed so far (each hand reviewed, or read back, as
+    above). At most :data:`SESSION_REVIEW_NEW` hands not reviewed yet are reviewed
+    per request; ``pending`` counts the others (ask again for them)."""
+    from chinese_poker.ai.review import HandReview
+
+    throttle(request, "read")
+    manager = _live_manager(request, table_id)
+    live = manager.get(table_id)
+    assert live is not None  # _live_manager found it
+    numbers = [h["hand"] for h in live.hands_info() if h["finished"]]
+    reviewed: list[int] = []
+    hands: list[HandReview] = []
+    pending = computed = 0
+    for n in numbers:
+        data = stored_review(manager.store, table_id, n)
+        if data is None:
+            if computed >= SESSION_REVIEW_NEW:
+                pending += 1  # one request cannot hold the review workers for long
+                continue
+            computed += 1
+            data = await hand_review(manager, table_id, n)
+        reviewed.append(n)
+        hands.append(HandReview.from_dict(data))
+    players: list[str] = []
+    for h in hands:
+        players += [p for p in h.players if p not in players]
+    return {
+        "table_id": table_id,
+        "level": REVIEW_LEVEL,
+        "hands": reviewed,
+        "pending": pending,
+        "players": [summarise(hands, p).to_dict() for p in players],
+    }

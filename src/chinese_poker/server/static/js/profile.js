@@ -5,12 +5,11 @@
 
 import { lineChart } from "../chart.js";
 import { $ } from "./ui.js";
-import { api } from "./net.js";
+import { ApiError, api } from "./net.js";
 import { asMe, newKey, setPlayerKey, whoAmI } from "./identity.js";
 import { html, joinHTML, raw, replaceHTML, setHTML, signed, textWith } from "./util.js";
 import { t } from "./i18n.js";
 
-export const FAMILIES = ["open-face", "classic"];
 const familyWords = (f) => t(`profile.family.${f}`);
 
 /** A profile as HTML (pure). */
@@ -106,17 +105,36 @@ export function leaderboardHTML(board) {
     : html`<p class="muted">${t("leaderboard.none")}</p>`;
 }
 
+/** The family tabs (pure): the families and the default come from the server's answer
+ * (ratings.Family), so the page has no list of its own to drift. */
+export function familyTabsHTML(families, fam) {
+  return joinHTML((families || []).map((k) => html`<a href="/leaderboard?family=${k}" data-link role="tab" aria-selected="${k === fam}" class="chip${k === fam ? " turn" : ""}" data-family="${k}">${familyWords(k)}</a>`), " ");
+}
+
+/** The leaderboard of ``family``, or of the server's default family when it names none
+ * the server rates (the server refuses an unknown one: asked again without it). */
+async function leaderboardOf(family) {
+  if (!family) return api("GET", "/api/leaderboard");
+  try {
+    return await api("GET", `/api/leaderboard?family=${encodeURIComponent(family)}`);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 422) return api("GET", "/api/leaderboard");
+    throw err;
+  }
+}
+
 export function leaderboardPage(app, family) {
-  const fam = family === "classic" ? "classic" : "open-face";
   setHTML(app, html`<div class="panel" id="leaderboard"><h2>${t("leaderboard.title")}</h2>
-    <div class="row" role="tablist">${joinHTML(FAMILIES.map((k) => html`<a href="/leaderboard?family=${k}" data-link role="tab" aria-selected="${k === fam}" class="chip${k === fam ? " turn" : ""}" data-family="${k}">${familyWords(k)}</a>`), " ")}</div>
+    <div class="row" role="tablist" id="leaderboard-families"></div>
     <p class="muted" style="font-size:12px">${t("leaderboard.intro")}</p>
     <div id="leaderboard-body" class="muted">${t("common.loading")}</div></div>`);
   let alive = true;
   (async () => {
     try {
-      const board = await api("GET", `/api/leaderboard?family=${fam}`);
-      if (alive) replaceHTML($("#leaderboard-body", app), html`<div id="leaderboard-body">${leaderboardHTML(board)}</div>`);
+      const board = await leaderboardOf(family);
+      if (!alive) return;
+      setHTML($("#leaderboard-families", app), familyTabsHTML(board.families, board.family));
+      replaceHTML($("#leaderboard-body", app), html`<div id="leaderboard-body">${leaderboardHTML(board)}</div>`);
     } catch (err) {
       if (alive) setHTML($("#leaderboard-body", app), html`<p class="warning">${err.message}</p>`);
     }

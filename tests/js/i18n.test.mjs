@@ -28,11 +28,15 @@ function sources(dir) {
   }
   return out.join("\n");
 }
-const CODE = sources(STATIC);
-// Families of keys the code builds from a value (`game.${preset}`): their members are used
-// where the family is, and a language may hold members the English catalogue leaves to
-// the server's own English words.
-const FAMILIES = [...new Set([...CODE.matchAll(/`([\w-]+(?:\.[\w-]+)*)\.\$\{/g)].map((m) => `${m[1]}.`))];
+// The terminal reads the same catalogues (chinese_poker.language): its keys count as used.
+function pythonSources(dir) {
+  return readdirSync(dir, { recursive: true }).filter((n) => n.endsWith(".py")).map((n) => readFileSync(join(dir, n), "utf8")).join("\n");
+}
+const CODE = `${sources(STATIC)}\n${pythonSources(new URL("../../src/chinese_poker/", import.meta.url).pathname)}`;
+// Families of keys the code builds from a value (`game.${preset}`, Python's f"rank.{r}"):
+// their members are used where the family is, and a language may hold members the English
+// catalogue leaves to the server's own English words.
+const FAMILIES = [...new Set([...CODE.matchAll(/(?:`|\bf")([\w-]+(?:\.[\w-]+)*)\.(?:\$\{|\{)/g)].map((m) => `${m[1]}.`))];
 const inFamily = (k) => FAMILIES.some((f) => k.startsWith(f));
 
 test("the five languages of the articles, one catalogue each, named in their own words", () => {

@@ -1149,13 +1149,13 @@ def test_dealt_naturals_match_a_plain_search(data: st.DataObject) -> None:
     natural = natural_of(rules_for("classic", natural_values="13/3/3/3"), board)
     kinds = {"three_straights": _oracle_straights(cards) is not None,
              "three_flushes": _oracle_flushes(cards)}  # fmt: skip
-    from chinese_poker.scoring.naturals import _dealt_straights
+    from chinese_poker.scoring.naturals import dealt_straights
 
     packed = sum(1 << 3 * (c >> 2) for c in cards)
     present = 0
     for c in cards:
         present |= 1 << (c >> 2)
-    assert _dealt_straights(packed, present) == _oracle_straights(cards)
+    assert dealt_straights(packed, present) == _oracle_straights(cards)
     if natural is None:
         assert not any(kinds.values())
     elif natural.kind in kinds:

@@ -91,7 +91,7 @@ _THREE_RUNS = {packed: top for _, packed, top in _THREES}
 _RUNS_HELD: dict[int, list[tuple[int, int, int]]] = {}
 
 
-def _dealt_straights(packed: int, present: int) -> tuple[int, ...] | None:
+def dealt_straights(packed: int, present: int) -> tuple[int, ...] | None:
     """The best (back, middle, front) of three straights 13 cards' ranks can make
     (``packed``: rank counts three bits a rank; ``present``: the ranks' bit mask): each
     straight by its top rank (suits aside), the front by its top (``A 2 3`` is three-high)."""
@@ -164,7 +164,7 @@ def _dealt_naturals(
     flushes = _dealt_flushes(cards, suits)
     if flushes is not None:
         found.append(Natural("three_flushes", ns.values["three_flushes"], flushes))
-    straights = _dealt_straights(packed, present) if distinct >= 5 else None
+    straights = dealt_straights(packed, present) if distinct >= 5 else None
     if straights is not None:
         found.append(Natural("three_straights", ns.values["three_straights"], straights))
     return found

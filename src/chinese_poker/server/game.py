@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,7 +44,7 @@ from chinese_poker.server.fairness import (
     new_commitment,
     rules_digest,
 )
-from chinese_poker.server.messages import CreateTable, ErrorCode, TournamentSpec
+from chinese_poker.server.messages import CreateTable, ErrorCode, SeatSpec, TournamentSpec
 
 __all__ = [
     "Applied",
@@ -203,7 +203,11 @@ def _new_session(
     return Session(rules, names, seed=seed, button=button, clock=clock, continuous=continuous)
 
 
-def plan_table(spec: CreateTable, check_bot: Any) -> Plan:
+BotCheck = Callable[[str, int | None], None]
+"""``check_bot(name, level)``: ValueError for an unknown bot or a level it does not take."""
+
+
+def plan_table(spec: CreateTable, check_bot: BotCheck) -> Plan:
     """Validate a create request with the engine's own rules; ValueError naming the fault.
 
     The names, the seat count, the button and the tournament stacks are checked by
@@ -212,6 +216,23 @@ def plan_table(spec: CreateTable, check_bot: Any) -> Plan:
     engine would refuse on the first deal or on recovery. ``check_bot(name, level)``
     raises ValueError for an unknown bot or level.
     """
+    rules = _plan_rules(spec)
+    used: set[str] = set()
+    seats = [_plan_seat(i, s, check_bot, used) for i, s in enumerate(spec.seats)]
+    if spec.mode == "tournament" and spec.tournament and spec.tournament.stacks:
+        unknown = sorted(set(spec.tournament.stacks) - used)
+        if unknown:
+            raise ValueError(f"stacks name unknown players {unknown}; name the seats to set stacks")
+    names = [_session_name(chair, used) for chair in seats]
+    try:
+        _new_session(spec, rules, names, 0, spec.button, Clock())
+    except (SessionError, TableError) as exc:
+        raise ValueError(str(exc)) from None
+    return Plan(rules, tuple(seats))
+
+
+def _plan_rules(spec: CreateTable) -> Rules:
+    """The request's rules, checked against its seat count, button and mode."""
     options = dict(spec.options)
     if spec.time_limit is not None:
         options["time_limit"] = spec.time_limit
@@ -226,46 +247,41 @@ def plan_table(spec: CreateTable, check_bot: Any) -> Plan:
         raise ValueError(f"button must be a seat 0..{n - 1}")
     if spec.mode != "tournament" and spec.tournament is not None:
         raise ValueError("tournament settings need mode 'tournament'")
-    seats: list[StoredSeat] = []
-    used: set[str] = set()
-    for i, s in enumerate(spec.seats):
-        if s.kind == "bot":
-            if not s.bot:
-                raise ValueError(f"seat {i}: a bot seat needs a bot name")
-            check_bot(s.bot, s.level)
-            name = s.name if s.name is not None else f"{s.bot}-{i}"
-        else:
-            if s.bot is not None or s.level is not None:
-                raise ValueError(f"seat {i}: bot and level are for bot seats")
-            name = s.name or ""
-        if name:
-            try:
-                name = unique_name(check_name(name), used)
-            except ValueError as exc:
-                raise ValueError(f"seat {i}: {exc}") from None
-            used.add(name)
-        seats.append(StoredSeat(i, s.kind, name or None, s.bot, s.level, None, None))
-    if spec.mode == "tournament" and spec.tournament and spec.tournament.stacks:
-        unknown = sorted(set(spec.tournament.stacks) - used)
-        if unknown:
-            raise ValueError(f"stacks name unknown players {unknown}; name the seats to set stacks")
-    names = []
-    for chair in seats:
-        if chair.name is not None:
-            names.append(chair.name)
-            continue
-        # An unnamed human chair, under the name his join will give him.
+    return rules
+
+
+def _plan_seat(i: int, s: SeatSpec, check_bot: BotCheck, used: set[str]) -> StoredSeat:
+    """Chair ``i`` of the request, its name (if it has one) made unique and added to
+    ``used``."""
+    if s.kind == "bot":
+        if not s.bot:
+            raise ValueError(f"seat {i}: a bot seat needs a bot name")
+        check_bot(s.bot, s.level)
+        name = s.name if s.name is not None else f"{s.bot}-{i}"
+    else:
+        if s.bot is not None or s.level is not None:
+            raise ValueError(f"seat {i}: bot and level are for bot seats")
+        name = s.name or ""
+    if name:
         try:
-            name = unique_name(default_name(chair.seat), used)
+            name = unique_name(check_name(name), used)
         except ValueError as exc:
-            raise ValueError(f"seat {chair.seat}: {exc}") from None
+            raise ValueError(f"seat {i}: {exc}") from None
         used.add(name)
-        names.append(name)
+    return StoredSeat(i, s.kind, name or None, s.bot, s.level, None, None)
+
+
+def _session_name(chair: StoredSeat, used: set[str]) -> str:
+    """The chair's name in the session: an unnamed human chair's is the one his join
+    will give him (added to ``used``)."""
+    if chair.name is not None:
+        return chair.name
     try:
-        _new_session(spec, rules, names, 0, spec.button, Clock())
-    except (SessionError, TableError) as exc:
-        raise ValueError(str(exc)) from None
-    return Plan(rules, tuple(seats))
+        name = unique_name(default_name(chair.seat), used)
+    except ValueError as exc:
+        raise ValueError(f"seat {chair.seat}: {exc}") from None
+    used.add(name)
+    return name
 
 
 class TableGame:

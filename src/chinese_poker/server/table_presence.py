@@ -17,6 +17,7 @@ from chinese_poker.engine import Action
 from chinese_poker.server import PROTOCOL_VERSION
 from chinese_poker.server.connections import Conn
 from chinese_poker.server.db import LeaseLost, compact_json
+from chinese_poker.server.table_records import seats_record
 
 if TYPE_CHECKING:
     from chinese_poker.server.tables import LiveTable
@@ -92,7 +93,9 @@ class TablePresence:
 
     def seats_info(self) -> list[dict[str, Any]]:
         """The chairs, each with ``stand_in``: a bot plays it until its person is back."""
-        return [{**s, "stand_in": s["seat"] in self._stand_in} for s in self.live.game.seats_info()]
+        return [
+            {**s, "stand_in": s["seat"] in self._stand_in} for s in seats_record(self.live.game)
+        ]
 
     # ------------------------------------------------------------------ leavers
 

@@ -42,9 +42,9 @@ from pydantic import BaseModel, ValidationError
 from chinese_poker.engine import Action, LogEntry, Table
 from chinese_poker.server.commit import GroupCommit, Step
 from chinese_poker.server.connections import Conn, ViewCache
-from chinese_poker.server.db import LeaseLost, Store, StoredTable, TableSummary
+from chinese_poker.server.db import LeaseLost, Store, StoredTable
 from chinese_poker.server.fairness import new_commitment
-from chinese_poker.server.game import Chair, TableGame, iso, plan_table, shared_rules
+from chinese_poker.server.game import Chair, TableGame, plan_table
 from chinese_poker.server.messages import MAX_MESSAGE, CreateTable, SeatSpec, TournamentSpec
 from chinese_poker.server.metrics import Timings
 from chinese_poker.server.scheduling import Deferred, Workers
@@ -54,6 +54,12 @@ from chinese_poker.server.table_dispatch import TableDispatch
 from chinese_poker.server.table_flow import FIRST_DEAL_WAIT, Result, TableFlow, new_hand
 from chinese_poker.server.table_ownership import TableMoved, TableOwnership, WriteFailed
 from chinese_poker.server.table_presence import FINISHED_LINGER, TablePresence, secret_hash
+from chinese_poker.server.table_records import (
+    hands_record,
+    ledger_record,
+    summary_record,
+    table_record,
+)
 
 __all__ = [
     "FINISHED_LINGER",
@@ -169,17 +175,17 @@ class LiveTable:
 
     def info(self) -> dict[str, Any]:
         """The ``TableInfo`` of the protocol."""
-        info = self.game.info(sum(1 for c in self.conns if c.chair is None))
+        info = table_record(self.game, sum(1 for c in self.conns if c.chair is None))
         info["seats"] = self.presence.seats_info()
         spec = self.spec
         info.update(time_bank=spec.time_bank, timeouts=spec.timeouts, grace=spec.grace)
         return info
 
     def ledger_info(self) -> dict[str, Any]:
-        return self.game.ledger_info()
+        return ledger_record(self.game)
 
     def hands_info(self) -> list[dict[str, Any]]:
-        return self.game.hands_info()
+        return hands_record(self.game)
 
     def clocks(self) -> list[dict[str, Any]]:
         return self.timekeeper.clocks()
@@ -285,54 +291,6 @@ class LiveTable:
         self.flow.stop()
         self.bots.stop()
         self.presence.stop()
-
-
-def _summary_info(summary: TableSummary, unavailable: bool) -> dict[str, Any]:
-    """The ``TableInfo`` of a table that is not in memory, from its stored rows."""
-    config = summary.config
-    request = config.get("request", {})
-    rules = config.get("rules", {})
-    try:
-        parsed = shared_rules(rules)
-        variant: str = parsed.variant
-        time_limit = parsed.time_limit
-    except Exception:  # a quarantined table's rules may be what is wrong with it
-        variant, time_limit = str(rules.get("variant", "")), None
-    return {
-        "id": summary.id,
-        "name": summary.name,
-        "preset": config.get("preset", ""),
-        "variant": variant,
-        "options": dict(request.get("options", {})),
-        "rules": rules,
-        "status": "unavailable" if unavailable else summary.status,
-        "mode": request.get("mode", "session"),
-        "time_limit": time_limit,
-        "hints": request.get("hints", True),
-        "spectators": request.get("spectators", True),
-        "bot_delay": request.get("bot_delay", 0.5),
-        "next_hand_delay": request.get("next_hand_delay", 3.0),
-        "seats": [
-            {
-                "seat": s.seat,
-                "kind": s.kind,
-                "name": s.name,
-                "bot": s.bot,
-                "level": s.level,
-                "taken": s.kind == "bot" or s.token_hash is not None,
-                "connected": s.kind == "bot",
-            }
-            for s in summary.seats
-        ],
-        "hand": summary.hand,
-        "version": 0,
-        "hands_played": summary.hands_played,
-        "session_over": summary.status == "finished",
-        "commitment": None,
-        "next_commitment": None,
-        "created_at": iso(summary.created_at),
-        "spectators_connected": 0,
-    }
 
 
 # --------------------------------------------------------------------------- the manager
@@ -554,7 +512,7 @@ class TableManager:
             if live is not None:
                 out.append(live.info())
                 continue
-            out.append(_summary_info(summary, summary.id in self.quarantined))
+            out.append(summary_record(summary, summary.id in self.quarantined))
         return out
 
     def evict(self, idle_seconds: float) -> int:

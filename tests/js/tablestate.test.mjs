@@ -33,6 +33,24 @@ test("a seat key makes a seat, none a spectator; welcome and a hand set what the
   assert.deepEqual(handCards(T), ["Ah", "Kd", "2c"]);
 });
 
+test("a stale seat key: the page watches instead, and says so once; a table without spectators ends there", () => {
+  const T = state.newTableState("t-1", "seat", SEATED, null);
+  const stale = { text: "Your seat key is no longer valid.", ways: ["lobby"] };
+  assert.equal(state.closedWith(T, 4401, stale), true, "connect again");
+  assert.deepEqual([T.role, T.closed.code, T.closed.final], ["spectator", 4401, undefined]);
+  assert.equal(state.closedWith(T, 4403, { text: "No spectators.", ways: ["lobby"] }), false);
+  assert.deepEqual([T.closed.code, T.closed.final], [4403, true]);
+  assert.match(T.closed.text, /./);
+  assert.notEqual(T.closed.text, "No spectators.", "the stale key's own words");
+  const U = state.newTableState("t-1", "seat", SEATED, null);
+  state.closedWith(U, 4401, stale);
+  assert.equal(state.welcomed(U, { table: { name: "Fri" }, role: "spectator", seat: null, player: null }), stale.text, "said once more when watching");
+  assert.equal(U.closed, null);
+  const V = state.newTableState("t-1", "spectator", null, null);
+  assert.equal(state.closedWith(V, 4404, { text: "No such table.", ways: ["lobby"] }), false);
+  assert.deepEqual(V.closed, { text: "No such table.", ways: ["lobby"], code: 4404, final: true });
+});
+
 test("selecting: a click toggles, number keys pick by place, arrows go round the hand", () => {
   const T = street2();
   state.pick(T, "Kd");
@@ -94,6 +112,8 @@ test("what a confirm sends: nothing before the cards are placed, then the Place 
 
 test("a certain foul is asked about once, then the next confirm sends it", () => {
   const T = street2(["Ah", "Ad", "Kc"], ["2s", "3h", "5d", "7c", "9c"]);
+  // The server's answer sent with the view (engine.views.placement_fouls).
+  T.view.certain_fouls = { "0:mmd": { kind: "beats", line: "middle", below: "bottom", ceiling: null, text: "middle A A beats anything the bottom 9 7 5 3 2 can still become" } };
   state.dropCard(T, "middle", "Ah");
   state.dropCard(T, "middle", "Ad");
   const ask = state.confirmStep(T);

@@ -5,6 +5,7 @@
 
 import { banner, connBadge, toast } from "./ui.js";
 import { CLOSE_WORDS } from "./words.js";
+import { closedWith } from "./tablestate.js";
 import { t } from "./i18n.js";
 
 /**
@@ -46,16 +47,7 @@ export function tableSocket(T, tableId, { onMessage, render }) {
       if (words) {
         connBadge(t("conn.disconnected"), false);
         banner(null);
-        if (ev.code === 4401 && T.role === "seat") {
-          // A stale seat key: watch instead, if the table lets us; one message either way.
-          T.role = "spectator";
-          T.closed = { ...words, code: 4401 };
-          setTimeout(connect, 300);
-        } else if (ev.code === 4403 && T.closed && T.closed.code === 4401) {
-          T.closed = { text: t("close.4401_no_spectators"), ways: ["lobby"], code: 4403, final: true };
-        } else {
-          T.closed = { ...words, code: ev.code, final: true };
-        }
+        if (closedWith(T, ev.code, words)) setTimeout(connect, 300);
         render();
         return;
       }

@@ -57,6 +57,25 @@ export function welcomed(T, msg) {
   return staleSeat;
 }
 
+/**
+ * A close the server explains (`words`: CLOSE_WORDS's for its code), kept in T.closed for
+ * the screen. True when the page is to connect again, watching: a stale seat key.
+ */
+export function closedWith(T, code, words) {
+  if (code === 4401 && T.role === "seat") {
+    // Watch instead, if the table lets us; one message either way.
+    T.role = "spectator";
+    T.closed = { ...words, code: 4401 };
+    return true;
+  }
+  if (code === 4403 && T.closed && T.closed.code === 4401) {
+    T.closed = { text: t("close.4401_no_spectators"), ways: ["lobby"], code: 4403, final: true };
+  } else {
+    T.closed = { ...words, code, final: true };
+  }
+  return false;
+}
+
 /** hand_start: a new hand clears the last one's end, hints, log, notice and staging. */
 export function handStarted(T, msg) {
   T.hand = msg.hand;

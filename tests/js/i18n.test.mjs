@@ -30,7 +30,7 @@ function sources(dir) {
 }
 // The terminal reads the same catalogues (chinese_poker.language): its keys count as used.
 function pythonSources(dir) {
-  return readdirSync(dir, { recursive: true }).filter((n) => n.endsWith(".py")).map((n) => readFileSync(join(dir, n), "utf8")).join("\n");
+  return readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((n) => n.endsWith(".py")).map((n) => readFileSync(join(dir, n), "utf8")).join("\n");
 }
 const CODE = `${sources(STATIC)}\n${pythonSources(new URL("../../src/chinese_poker/", import.meta.url).pathname)}`;
 // Families of keys the code builds from a value (`game.${preset}`, Python's f"rank.{r}"):

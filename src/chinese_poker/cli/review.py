@@ -60,9 +60,7 @@ def run(args: argparse.Namespace) -> int:
             f"no player named {args.seat!r} in {args.file} (players: {', '.join(names)})"
         )
     wanted = [args.seat] if args.seat is not None else names
-    svg_path = Path(args.svg) if args.svg else None
-    if svg_path is not None and (svg_path.is_dir() or not svg_path.parent.is_dir()):
-        raise UsageError(f"cannot write {args.svg}: no such folder, or it is a folder")
+    svg_path = _svg_path(args.svg)
     progress = None if args.json or not sys.stderr.isatty() else _progress
     hands = review_history(records, players=set(wanted), progress=progress)
     summaries = [summarise(hands, name) for name in wanted]
@@ -78,16 +76,41 @@ def run(args: argparse.Namespace) -> int:
             "players": [s.to_dict() for s in summaries],
         }))  # fmt: skip
         return 0
+    _print_hands(hands, every=args.all)
+    print()
+    _print_players(summaries)
+    print()
+    print(text_plot(summaries))
+    if svg_path is not None:
+        print(f"plot written to {args.svg}")
+    return 0
+
+
+def _svg_path(given: str | None) -> Path | None:
+    """Where ``--svg`` writes, checked before the review runs."""
+    if not given:
+        return None
+    path = Path(given)
+    if path.is_dir() or not path.parent.is_dir():
+        raise UsageError(f"cannot write {given}: no such folder, or it is a folder")
+    return path
+
+
+def _print_hands(hands: Sequence[Any], *, every: bool) -> None:
+    """Each hand's marked decisions (``every``: all of them) next to the best ones."""
     for h in hands:
-        shown = [d for d in h.decisions if args.all or d.mark]
+        shown = [d for d in h.decisions if every or d.mark]
         label = f"hand {h.index}" + (f" (session hand {h.session_hand})" if h.session_hand else "")
-        print(f"{label}: {plural(len(shown), 'marked decision') if not args.all else ''}".rstrip())
+        print(f"{label}: {plural(len(shown), 'marked decision') if not every else ''}".rstrip())
         for d in shown:
             mark = d.mark or ("best" if d.rank == 1 else "ok")
             lost = f"{d.loss:.2f}" if d.exact else f"at least {d.loss:.2f}"
             print(f"  {d.box:>10} {decision_label(d.label):<9} {mark:<10} played {d.played}")
             print(f"  {'':>10} {'':<9} {'':<10} best   {d.best}  ({lost} expected points lost)")
-    print()
+
+
+def _print_players(summaries: Sequence[Any]) -> None:
+    """Each player's accuracy, expected points lost and marks, one line each."""
     for s in summaries:
         accuracy = "-" if s.accuracy is None else f"{s.accuracy:.0f}%"
         marks = ", ".join(plural(n, m, _PLURALS.get(m)) for m, n in s.marks.items())
@@ -96,11 +119,6 @@ def run(args: argparse.Namespace) -> int:
             f" {plural(s.hands, 'hand')}; {s.loss_per_hand:.2f} expected points lost per"
             f" hand; {marks}"
         )
-    print()
-    print(text_plot(summaries))
-    if svg_path is not None:
-        print(f"plot written to {args.svg}")
-    return 0
 
 
 def _progress(done: int, total: int) -> None:

@@ -378,33 +378,49 @@ class Staging:
 
     def resolve(self, cmd: StageCommand) -> list[tuple[Card, int]]:
         """The assignments ``cmd`` asks for, checked; raises :class:`CommandError`."""
-        held = set(self.cards)
-        free = self.unstaged()
-        chosen: list[tuple[Card, int]] = []
         named: set[Card] = set()
         rank_refs: dict[int, list[tuple[int, CardRef]]] = {}
-        order: list[tuple[int, CardRef]] = []  # keep the typed order for undo
         for dest, ref in cmd.groups:
-            order.append((dest, ref))
             if ref.card is None:
                 assert ref.rank is not None
                 rank_refs.setdefault(ref.rank, []).append((dest, ref))
-                continue
-            card = ref.card
-            name = card_name(card)
-            if card not in held:
-                raise CommandError(
-                    t("term.card_is_not_in_your_hand", card=name, cards=cards_str(self.cards))
-                )
-            staged_to = self.dest_of(card)
-            if staged_to is not None:
-                raise CommandError(
-                    t("term.card_is_already_staged_to_the", card=name, line=dest_word(staged_to))
-                )
-            if card in named:
-                raise CommandError(t("term.card_is_given_twice", card=name))
-            named.add(card)
-        # Rank-only references: fine only when the rank says which card(s) are meant.
+            else:
+                self._check_named(ref.card, named)
+                named.add(ref.card)
+        resolved = self._resolve_ranks(rank_refs, named)
+        chosen: list[tuple[Card, int]] = []
+        for dest, ref in cmd.groups:  # in the typed order, for undo
+            if ref.card is not None:
+                chosen.append((ref.card, dest))
+            else:
+                assert ref.rank is not None
+                chosen.append((resolved[ref.rank].pop(0), dest))
+        if cmd.positional:
+            chosen += self._by_letters(cmd.positional, named)
+        self._check_room(chosen)
+        return chosen
+
+    def _check_named(self, card: Card, named: set[Card]) -> None:
+        """A card named in full must be in the hand, not staged yet, and named once."""
+        name = card_name(card)
+        if card not in self.cards:
+            raise CommandError(
+                t("term.card_is_not_in_your_hand", card=name, cards=cards_str(self.cards))
+            )
+        staged_to = self.dest_of(card)
+        if staged_to is not None:
+            raise CommandError(
+                t("term.card_is_already_staged_to_the", card=name, line=dest_word(staged_to))
+            )
+        if card in named:
+            raise CommandError(t("term.card_is_given_twice", card=name))
+
+    def _resolve_ranks(
+        self, rank_refs: dict[int, list[tuple[int, CardRef]]], named: set[Card]
+    ) -> dict[int, list[Card]]:
+        """The cards meant by rank-only references: fine only when the rank says which
+        card(s) are meant. Adds them to ``named``."""
+        free = self.unstaged()
         resolved: dict[int, list[Card]] = {}
         for rank, refs in rank_refs.items():
             cands = [c for c in free if c >> 2 == rank and c not in named]
@@ -433,28 +449,24 @@ class Staging:
                 )
             resolved[rank] = list(cands)
             named.update(cands)
-        for dest, ref in order:
-            if ref.card is not None:
-                chosen.append((ref.card, dest))
-            else:
-                assert ref.rank is not None
-                chosen.append((resolved[ref.rank].pop(0), dest))
-        if cmd.positional:
-            rest = [c for c in free if c not in named]
-            if len(cmd.positional) > len(rest):
-                raise CommandError(
-                    t(
-                        "term.word_has_n_letters_but_only",
-                        word=cmd.positional,
-                        n=len(cmd.positional),
-                        left=len(rest),
-                        cards=cards_str(rest),
-                    )
+        return resolved
+
+    def _by_letters(self, word: str, named: set[Card]) -> list[tuple[Card, int]]:
+        """A word of destination letters for the cards not named, in the order shown."""
+        rest = [c for c in self.unstaged() if c not in named]
+        if len(word) > len(rest):
+            raise CommandError(
+                t(
+                    "term.word_has_n_letters_but_only",
+                    word=word,
+                    n=len(word),
+                    left=len(rest),
+                    cards=cards_str(rest),
                 )
-            for card, letter in zip(rest, cmd.positional, strict=False):
-                chosen.append((card, DEST_LETTERS.index(letter)))
-        self._check_room(chosen)
-        return chosen
+            )
+        return [
+            (card, DEST_LETTERS.index(letter)) for card, letter in zip(rest, word, strict=False)
+        ]
 
     def _check_room(self, chosen: Sequence[tuple[Card, int]]) -> None:
         for dest in range(4):

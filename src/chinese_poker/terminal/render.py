@@ -407,6 +407,95 @@ def _card_list(text: str) -> list[Card]:
     return list(parse_cards(text)) if text else []
 
 
+def _face_down(seat: Mapping[str, Any], focus: str | None) -> bool:
+    """Whether ``seat``'s surrendered hand stays folded for ``focus`` (no right to see it)."""
+    return bool(seat.get("surrendered")) and focus is not None and seat.get("player") != focus
+
+
+def _seat_notes(seat: Mapping[str, Any], *, short: bool) -> list[tuple[str, str]]:
+    """A board's notes with their styles: natural, surrender, foul, Fantasyland (``short``
+    for the one-row summary: no worth, no reason, FL for Fantasyland)."""
+    notes: list[tuple[str, str]] = []
+    if seat.get("natural"):
+        nat = seat["natural"]
+        natural = natural_word(nat["kind"])
+        if short:
+            notes.append((t("breakdown.natural", natural=natural), "bold yellow"))
+        else:
+            words = t("term.natural_natural_worth_value", natural=natural, value=nat["value"])
+            notes.append((words, "bold yellow"))
+    if seat.get("surrendered"):
+        notes.append((t("breakdown.surrendered"), "yellow"))
+    if seat.get("foul_reason"):
+        if short:
+            notes.append((t("term.fouled" if seat.get("fouled") else "term.mis_set"), "bold red"))
+        else:
+            label = t("term.fouled" if seat.get("fouled") else "term.mis_set_not_penalised")
+            notes.append((f"{label}: {_foul_reason(seat)}", "bold red"))
+    if seat.get("fantasyland"):
+        stays = seat.get("in_fantasyland")
+        if short:
+            key = "term.stays_in_fl_n" if stays else "term.earns_fl_n"
+        else:
+            key = "term.stays_in_fantasyland_n_cards" if stays else "term.earns_fantasyland_n_cards"
+        notes.append((t(key, n=seat["fantasyland"]), "magenta"))
+    return notes
+
+
+def _seat_rows(
+    seat: Mapping[str, Any], theme: Theme, focus: str | None
+) -> list[list[RenderableType]]:
+    """One seat's rows in the full breakdown: a line each, then its notes, next to the
+    name and the points."""
+    pts = seat.get("points", 0)
+    names = [
+        Text(seat["name"], style="bold"),
+        Text(t("term.points_pts", points=_signed(pts)), style=_points_style(pts)),
+    ]
+    lines = [] if _face_down(seat, focus) else seat.get("lines") or []
+    rows: list[list[RenderableType]] = []
+    if not lines:
+        rows.append(["", Text(t("term.not_shown"), style="dim"), "", ""])
+    for line in lines:
+        roy = line.get("royalty", 0)
+        rows.append(
+            [
+                line_word(line["line"]),
+                cards_text(_card_list(line["cards"]), theme),
+                _line_hand(line),
+                Text(f"+{roy}", style="green") if roy else Text(""),
+            ]
+        )
+    rows.extend(
+        ["", "", Text(note, style=style), ""] for note, style in _seat_notes(seat, short=False)
+    )
+    while len(rows) < len(names):
+        rows.append(["", "", "", ""])
+    return [[names[i] if i < len(names) else Text(""), *row] for i, row in enumerate(rows)]
+
+
+def _pairs_table(data: Mapping[str, Any], focus: str | None) -> Table:
+    """Each pair's result, itemised for the pairs of ``focus`` (all when it is None)."""
+    pairs = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
+    pairs.add_column(t("term.pts"), justify="right", no_wrap=True)
+    pairs.add_column(t("term.pair_by_pair_each_item_what"), overflow="fold")
+    hand = _hand_of(data)
+    for pair in data["pairs"]:
+        pts = pair["points"]
+        who = pair["a"] if pts > 0 else pair["b"]
+        head = t("term.a_vs_b_label", a=pair["a"], b=pair["b"]) + (
+            f"{who} +{abs(pts)}" if pts else t("term.even")
+        )
+        items = pair["items"]
+        if focus is not None and focus not in (pair["a_player"], pair["b_player"]):
+            items = []
+        pairs.add_row("", Text(head, style="bold"), end_section=not items)
+        for i, item in enumerate(items):
+            text = item_text(pair, item, hand)
+            pairs.add_row(_signed(item["points"]), text, end_section=i == len(items) - 1)
+    return pairs
+
+
 def settlement_view(
     data: Mapping[str, Any], theme: Theme, *, money: bool, focus: str | None = None
 ) -> RenderableType:
@@ -423,78 +512,10 @@ def settlement_view(
     boards.add_column(t("term.hand"), overflow="fold")
     boards.add_column(t("term.roy"), justify="right", no_wrap=True)
     for seat in data["players"]:
-        notes: list[tuple[str, str]] = []
-        if seat.get("natural"):
-            nat = seat["natural"]
-            notes.append(
-                (
-                    t(
-                        "term.natural_natural_worth_value",
-                        natural=natural_word(nat["kind"]),
-                        value=nat["value"],
-                    ),
-                    "bold yellow",
-                )
-            )
-        if seat.get("surrendered"):
-            notes.append((t("breakdown.surrendered"), "yellow"))
-        if seat.get("foul_reason"):
-            label = t("term.fouled") if seat.get("fouled") else t("term.mis_set_not_penalised")
-            notes.append((f"{label}: {_foul_reason(seat)}", "bold red"))
-        if seat.get("fantasyland"):
-            fl = (
-                t("term.stays_in_fantasyland_n_cards")
-                if seat.get("in_fantasyland")
-                else t("term.earns_fantasyland_n_cards")
-            )
-            notes.append((fl.format(n=seat["fantasyland"]), "magenta"))
-        pts = seat.get("points", 0)
-        names = [
-            Text(seat["name"], style="bold"),
-            Text(t("term.points_pts", points=_signed(pts)), style=_points_style(pts)),
-        ]
-        lines = seat.get("lines") or []
-        if seat.get("surrendered") and focus is not None and seat.get("player") != focus:
-            # A surrendered hand is folded face down; the person has no right to see it.
-            lines = []
-        rows: list[list[RenderableType]] = []
-        if not lines:
-            rows.append(["", Text(t("term.not_shown"), style="dim"), "", ""])
-        for line in lines:
-            roy = line.get("royalty", 0)
-            rows.append(
-                [
-                    line_word(line["line"]),
-                    cards_text(_card_list(line["cards"]), theme),
-                    _line_hand(line),
-                    Text(f"+{roy}", style="green") if roy else Text(""),
-                ]
-            )
-        rows.extend(["", "", Text(note, style=style), ""] for note, style in notes)
-        while len(rows) < len(names):
-            rows.append(["", "", "", ""])
+        rows = _seat_rows(seat, theme, focus)
         for i, row in enumerate(rows):
-            name = names[i] if i < len(names) else Text("")
-            boards.add_row(name, *row, end_section=i == len(rows) - 1)
-
-    pairs = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
-    pairs.add_column(t("term.pts"), justify="right", no_wrap=True)
-    pairs.add_column(t("term.pair_by_pair_each_item_what"), overflow="fold")
-    for pair in data["pairs"]:
-        pts = pair["points"]
-        who = pair["a"] if pts > 0 else pair["b"]
-        head = t("term.a_vs_b_label", a=pair["a"], b=pair["b"]) + (
-            f"{who} +{abs(pts)}" if pts else t("term.even")
-        )
-        items = pair["items"]
-        if focus is not None and focus not in (pair["a_player"], pair["b_player"]):
-            items = []
-        pairs.add_row("", Text(head, style="bold"), end_section=not items)
-        for i, item in enumerate(items):
-            text = item_text(pair, item, _hand_of(data))
-            pairs.add_row(_signed(item["points"]), text, end_section=i == len(items) - 1)
-
-    return Group(boards, pairs, _totals_text(data, money))
+            boards.add_row(*row, end_section=i == len(rows) - 1)
+    return Group(boards, _pairs_table(data, focus), _totals_text(data, money))
 
 
 _SHORT_LINES = {"top": "line.top", "middle": "term.mid", "bottom": "term.bot"}
@@ -517,6 +538,65 @@ def _item_label(item: Mapping[str, Any]) -> str:
         return t("term.roy_line", line=line)
     kind = str(item["kind"])
     return t(_KIND_WORDS[kind]) if kind in _KIND_WORDS else kind
+
+
+def _summary_row(seat: Mapping[str, Any], theme: Theme, focus: str | None) -> list[RenderableType]:
+    """One board on one row: name, points, the three lines' cards, royalties, notes."""
+    lines = seat.get("lines") or []
+    hidden = _face_down(seat, focus)
+    cells: list[RenderableType] = [Text(t("term.not_shown"), style="dim"), "", ""]
+    if lines and not hidden:
+        cells = [cards_text(_card_list(line["cards"]), theme) for line in lines]
+    roy = sum(line.get("royalty", 0) for line in lines) if not hidden else 0
+    note = Text()
+    for i, (words, style) in enumerate(_seat_notes(seat, short=True)):
+        note.append(", " if i else "")
+        note.append(words, style=style)
+    pts = seat.get("points", 0)
+    return [
+        Text(seat["name"], style="bold"),
+        Text(_signed(pts), style=_points_style(pts)),
+        *cells,
+        Text(f"+{roy}", style="green") if roy else "",
+        note,
+    ]
+
+
+def _focus_details(seat: Mapping[str, Any], *, hands: bool) -> list[Text]:
+    """The hands of the person's board (``hands``) and why it fouled, a line each."""
+    out: list[Text] = []
+    lines = seat.get("lines") or []
+    if lines and hands:
+        named = " · ".join(f"{line_word(line['line'])} {_line_hand(line)}" for line in lines)
+        out.append(Text(f"{seat['name']}: ", style="bold").append(named))
+    if seat.get("foul_reason"):
+        label = t("mark.fouled" if seat.get("fouled") else "term.mis_set_not_penalised")
+        out.append(Text(f"{seat['name']} {label}: {_foul_reason(seat)}", "red"))
+    return out
+
+
+def _summary_pairs(data: Mapping[str, Any], focus: str | None) -> Text:
+    """Each pair on one line; ``focus``'s pairs from its side, with their items."""
+    pairs = Text()
+    for pair in data["pairs"]:
+        pts, items = pair["points"], pair["items"]
+        first, second, sign = pair["a"], pair["b"], 1
+        if focus is not None and pair["b_player"] == focus and pair["a_player"] != focus:
+            first, second, sign = second, first, -1
+        if pairs:
+            pairs.append("\n")
+        pairs.append(t("term.a_vs_b_label", a=first, b=second), style="bold")
+        if focus is not None and focus not in (pair["a_player"], pair["b_player"]):
+            # as in the full breakdown: who gets how much
+            who = pair["a"] if pts > 0 else pair["b"]
+            pairs.append(f"{who} +{abs(pts)}" if pts else t("term.even"), style="bold")
+            continue
+        said = _signed(sign * pts) if pts else t("term.even")
+        pairs.append(said, style="bold " + _points_style(sign * pts))
+        if items:
+            words = ", ".join(f"{_item_label(i)} {_signed(sign * i['points'])}" for i in items)
+            pairs.append(f"  ({words})", style="dim")
+    return pairs
 
 
 def showdown_summary(
@@ -544,72 +624,10 @@ def showdown_summary(
     boards.add_column("", overflow="fold")
     details: list[Text] = []
     for seat in data["players"]:
-        lines = seat.get("lines") or []
-        hidden = seat.get("surrendered") and focus is not None and seat.get("player") != focus
-        cells: list[RenderableType] = [Text(t("term.not_shown"), style="dim"), "", ""]
-        if lines and not hidden:
-            cells = [cards_text(_card_list(line["cards"]), theme) for line in lines]
-        roy = sum(line.get("royalty", 0) for line in lines) if not hidden else 0
-        notes: list[tuple[str, str]] = []
-        if seat.get("natural"):
-            natural = natural_word(seat["natural"]["kind"])
-            notes.append((t("breakdown.natural", natural=natural), "bold yellow"))
-        if seat.get("surrendered"):
-            notes.append((t("breakdown.surrendered"), "yellow"))
-        if seat.get("foul_reason"):
-            notes.append(
-                (t("term.fouled") if seat.get("fouled") else t("term.mis_set"), "bold red")
-            )
-        if seat.get("fantasyland"):
-            fl = t("term.stays_in_fl_n") if seat.get("in_fantasyland") else t("term.earns_fl_n")
-            notes.append((fl.format(n=seat["fantasyland"]), "magenta"))
-        note = Text()
-        for i, (words, style) in enumerate(notes):
-            note.append(", " if i else "")
-            note.append(words, style=style)
-        pts = seat.get("points", 0)
-        boards.add_row(
-            Text(seat["name"], style="bold"),
-            Text(_signed(pts), style=_points_style(pts)),
-            *cells,
-            Text(f"+{roy}", style="green") if roy else "",
-            note,
-        )
+        boards.add_row(*_summary_row(seat, theme, focus))
         if focus is not None and seat.get("player") == focus:
-            if lines and not hidden and hands:
-                details.append(
-                    Text(f"{seat['name']}: ", style="bold").append(
-                        " · ".join(
-                            f"{line_word(line['line'])} {_line_hand(line)}" for line in lines
-                        )
-                    )
-                )
-            if seat.get("foul_reason"):
-                label = t("mark.fouled") if seat.get("fouled") else t("term.mis_set_not_penalised")
-                details.append(Text(f"{seat['name']} {label}: {_foul_reason(seat)}", "red"))
-    pairs = Text()
-    for pair in data["pairs"]:
-        pts, items = pair["points"], pair["items"]
-        first, second = pair["a"], pair["b"]
-        sign = 1
-        if focus is not None and pair["b_player"] == focus and pair["a_player"] != focus:
-            first, second, sign = second, first, -1
-        mine = focus is None or focus in (pair["a_player"], pair["b_player"])
-        if pairs:
-            pairs.append("\n")
-        pairs.append(t("term.a_vs_b_label", a=first, b=second), style="bold")
-        if not mine:  # as in the full breakdown: who gets how much
-            who = pair["a"] if pts > 0 else pair["b"]
-            pairs.append(f"{who} +{abs(pts)}" if pts else t("term.even"), style="bold")
-            continue
-        pairs.append(
-            _signed(sign * pts) if pts else t("term.even"),
-            style="bold " + _points_style(sign * pts),
-        )
-        if items:
-            words = ", ".join(f"{_item_label(i)} {_signed(sign * i['points'])}" for i in items)
-            pairs.append(f"  ({words})", style="dim")
-    return Group(boards, *details, pairs, _totals_text(data, money))
+            details += _focus_details(seat, hands=hands and not _face_down(seat, focus))
+    return Group(boards, *details, _summary_pairs(data, focus), _totals_text(data, money))
 
 
 def _totals_text(data: Mapping[str, Any], money: bool) -> Text:

@@ -112,8 +112,6 @@ test("what a confirm sends: nothing before the cards are placed, then the Place 
 
 test("a certain foul is asked about once, then the next confirm sends it", () => {
   const T = street2(["Ah", "Ad", "Kc"], ["2s", "3h", "5d", "7c", "9c"]);
-  // The server's answer sent with the view (engine.views.placement_fouls).
-  T.view.certain_fouls = { "0:mmd": { kind: "beats", line: "middle", below: "bottom", ceiling: null, text: "middle A A beats anything the bottom 9 7 5 3 2 can still become" } };
   state.dropCard(T, "middle", "Ah");
   state.dropCard(T, "middle", "Ad");
   const ask = state.confirmStep(T);

@@ -151,3 +151,30 @@ def test_only_the_creator_hands_an_absent_seat_to_a_bot(client: TestClient) -> N
         assert r.status_code == 200 and r.json()["stand_in"] is True
         assert client.get(f"/api/tables/{tid}").json()["seats"][1]["stand_in"] is True
         assert client.post(url, json={"token": made["token"]}).status_code == 409
+
+
+def test_a_table_the_server_drops_is_freed_without_the_garbage_collector(
+    client: TestClient,
+) -> None:
+    """A table's parts hold it weakly: dropped, it goes at once by reference counting
+    (the server freezes what survives its rare collections, so a cycle would stay)."""
+    import gc
+    import weakref
+
+    manager = client.app.state.manager  # type: ignore[attr-defined]
+    made = create(client, preset="pineapple", next_hand_delay=30)
+    tid = made["table"]["id"]
+    with connect(client, tid, made["token"]) as ws:
+        first_state(ws)
+        recv(ws)  # a state with the bot's move or the clocks: the table has been playing
+    live = manager.tables[tid]
+    parts = [live.flow, live.ownership, live.bots, live.timekeeper, live.presence]
+    gone = [weakref.ref(live), *(weakref.ref(p) for p in [*parts, live.dispatch])]
+    gc.disable()
+    try:
+        client.portal.call(manager.drop, live)  # type: ignore[attr-defined]
+        del live, parts
+        # A bot cancelled mid-think lets go once its task has unwound on the loop.
+        wait_until(lambda: all(ref() is None for ref in gone), "the table freed", 10)
+    finally:
+        gc.enable()

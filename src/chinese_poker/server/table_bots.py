@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from chinese_poker.ai import REGISTRY, Bot, make_bot, warm
 from chinese_poker.engine import Action, Table, View
+from chinese_poker.server.table_part import TablePart
 
 if TYPE_CHECKING:
     from chinese_poker.server.tables import LiveTable
@@ -50,12 +51,12 @@ def check_bot(name: str, level: int | None) -> None:
         raise ValueError(f"bot {name!r} does not take a level")
 
 
-class TableBots:
+class TableBots(TablePart):
     """The bots of one table: one per bot chair (a stand-in for a person's), built when
     first needed, and the task of each chair whose bot is thinking."""
 
     def __init__(self, live: LiveTable) -> None:
-        self.live = live
+        super().__init__(live)
         self.tasks: dict[int, asyncio.Task[None]] = {}
         self._bots: dict[int, Bot] = {}
         self._rng = random.Random(secrets.randbits(64))

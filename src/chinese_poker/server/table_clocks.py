@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from chinese_poker.engine import Table, Timeout, timeout_action
 from chinese_poker.server.scheduling import Timers
+from chinese_poker.server.table_part import TablePart
 
 if TYPE_CHECKING:
     from chinese_poker.server.tables import LiveTable
@@ -23,11 +24,11 @@ __all__ = ["TableClocks"]
 log = logging.getLogger("chinese_poker.server")
 
 
-class TableClocks:
+class TableClocks(TablePart):
     """The decision timers and time banks of one table."""
 
     def __init__(self, live: LiveTable) -> None:
-        self.live = live
+        super().__init__(live)
         self.timers = Timers()
         # Time banks per chair (the game stores them in tables.live: a restart keeps
         # them), and when each engine seat's decision started (for them).

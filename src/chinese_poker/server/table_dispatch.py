@@ -1,5 +1,5 @@
 """A live table's message dispatch: one client message checked, then handed to its
-handler (:data:`TableDispatch.handlers`, one small method per message type); errors go to
+handler (:data:`HANDLERS`, one small method per message type); errors go to
 the sender only, behind the table's pending writes (docs/server-protocol.md).
 """
 
@@ -10,7 +10,7 @@ import json
 import logging
 import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -35,32 +35,15 @@ from chinese_poker.server.messages import (
     parse_client_message,
     validation_message,
 )
+from chinese_poker.server.table_part import TablePart
 
-if TYPE_CHECKING:
-    from chinese_poker.server.tables import LiveTable
-
-__all__ = ["TableDispatch", "plain"]
+__all__ = ["HANDLERS", "TableDispatch", "plain"]
 
 log = logging.getLogger("chinese_poker.server")
 
-Handler = Callable[[Conn, Any, "float | None"], None]
 
-
-class TableDispatch:
+class TableDispatch(TablePart):
     """Carries out the messages of one table's sockets."""
-
-    def __init__(self, live: LiveTable) -> None:
-        self.live = live
-        self.handlers: Mapping[type[BaseModel], Handler] = {
-            PingMsg: self._ping,
-            SyncMsg: self._sync,
-            ActionMsg: self._action,
-            ContributeMsg: self._contribute,
-            NextMsg: self._next,
-            LeaveMsg: self._leave,
-            LegalMsg: self._legal,
-            HintMsg: self._start_hint,
-        }
 
     def handle(self, conn: Conn, text: str | None, read_at: float | None = None) -> None:
         """Validate and carry out one client message; errors go to ``conn`` only.
@@ -90,7 +73,7 @@ class TableDispatch:
             return
         if live.ownership.steps and not isinstance(msg, ActionMsg | PingMsg):
             live.manager.flush()  # answer from stored state only
-        self.handlers[type(msg)](conn, msg, read_at)
+        HANDLERS[type(msg)](self, conn, msg, read_at)
 
     def _decode(self, conn: Conn, text: str | None) -> dict[str, Any] | None:
         """The message's JSON object, or None once the sender was told what is wrong."""
@@ -304,6 +287,19 @@ class TableDispatch:
                 }
             )
         )
+
+
+HANDLERS: Mapping[type[BaseModel], Callable[[TableDispatch, Conn, Any, float | None], None]] = {
+    PingMsg: TableDispatch._ping,
+    SyncMsg: TableDispatch._sync,
+    ActionMsg: TableDispatch._action,
+    ContributeMsg: TableDispatch._contribute,
+    NextMsg: TableDispatch._next,
+    LeaveMsg: TableDispatch._leave,
+    LegalMsg: TableDispatch._legal,
+    HintMsg: TableDispatch._start_hint,
+}
+"""Each client message type's handler (the type was checked by ``parse_client_message``)."""
 
 
 def plain(item: object) -> Any:

@@ -23,6 +23,7 @@ from chinese_poker.server.fairness import Commitment, new_commitment
 from chinese_poker.server.game import Applied, Refusal
 from chinese_poker.server.messages import ErrorCode, LeaveMsg
 from chinese_poker.server.table_ownership import WriteFailed
+from chinese_poker.server.table_part import TablePart
 
 if TYPE_CHECKING:
     from chinese_poker.server.tables import LiveTable
@@ -50,11 +51,11 @@ def new_hand(commit: Commitment) -> NewHand:
     return NewHand(commit.hand, commit.seed, commit.salt, commit.commitment)
 
 
-class TableFlow:
+class TableFlow(TablePart):
     """The session of one table: dealing, acting, settling, leaving."""
 
     def __init__(self, live: LiveTable) -> None:
-        self.live = live
+        super().__init__(live)
         self.next_hand: asyncio.TimerHandle | None = None
         self.settle_pending = False  # the hand's settlement waits in manager.deferred
         self._done: set[int] = set()  # chairs that pressed Next after this showdown

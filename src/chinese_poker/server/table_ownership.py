@@ -18,6 +18,7 @@ from chinese_poker.server.commit import Step
 from chinese_poker.server.connections import Conn
 from chinese_poker.server.db import LeaseLost, compact_json
 from chinese_poker.server.messages import ErrorCode, moved_message
+from chinese_poker.server.table_part import TablePart
 
 if TYPE_CHECKING:
     from chinese_poker.server.tables import LiveTable
@@ -46,11 +47,11 @@ class TableMoved(Exception):
         return compact_json(self.message)
 
 
-class TableOwnership:
+class TableOwnership(TablePart):
     """One table's pending writes and whether this process still owns it."""
 
     def __init__(self, live: LiveTable) -> None:
-        self.live = live
+        super().__init__(live)
         self.steps: list[Step] = []
         self.gone: TableMoved | None = None
         """Set once this process stepped down: another process plays the table."""

@@ -17,6 +17,7 @@ from chinese_poker.engine import Action
 from chinese_poker.server import PROTOCOL_VERSION
 from chinese_poker.server.connections import Conn
 from chinese_poker.server.db import LeaseLost, compact_json
+from chinese_poker.server.table_part import TablePart
 from chinese_poker.server.table_records import seats_record
 
 if TYPE_CHECKING:
@@ -33,11 +34,11 @@ def secret_hash(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
 
 
-class TablePresence:
+class TablePresence(TablePart):
     """The seats, sockets and grace periods of one table."""
 
     def __init__(self, live: LiveTable) -> None:
-        self.live = live
+        super().__init__(live)
         # People who left: a grace timer per chair, then a stand-in bot until the person
         # is back (the game stores who, in tables.live: a restart keeps them).
         self.grace: dict[int, asyncio.TimerHandle] = {}

@@ -824,3 +824,20 @@ def test_criss_cross_is_said_in_one_place() -> None:
         if "hands_per_seat ==" in line or "hands_per_seat !=" in line
     ]
     assert not found, found
+
+
+def test_what_consumers_derive_rides_on_the_spec_but_is_not_its_value() -> None:
+    """``RulesSpec.derived`` holds a consumer's look-ups (the scorer's, once it settled):
+    per ruleset, not compared, not in the JSON the browser reads, not pickled."""
+    from chinese_poker.cards import parse_board
+    from chinese_poker.scoring import Hand, settle
+
+    rules, twin = rules_for("ofc"), rules_for("ofc")
+    a = Hand(name="A", board=parse_board("Ah Qd 4c | Jh Js 9c 9d 2h | 7c 7d 7h 7s Kc"))
+    b = Hand(name="B", board=parse_board("Kd Jc 3h | Th Ts 8c 8d 5s | Qs 9s 6s 4s 3s"))
+    assert settle(rules, [a, b]).totals == {"A": 12, "B": -12}
+    assert "settle" in rules.spec.derived and twin.spec.derived == {}
+    assert rules.spec == twin.spec
+    assert "derived" not in rules.spec.to_dict() and "settle" not in rules.spec.to_json()
+    copy = pickle.loads(pickle.dumps(rules.spec))
+    assert copy == rules.spec and copy.derived == {}

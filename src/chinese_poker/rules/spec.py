@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from chinese_poker.cards import RANKS, parse_cards
@@ -260,6 +260,20 @@ class RulesSpec:
 
     scoring: ScoringSpec
     variant: VariantSpec
+    #: What a consumer works out once from this spec, by the consumer's name (the
+    #: scorer's look-ups): held here, it lives and dies with the ruleset's one compiled
+    #: spec, so no cache keyed by id() or by comparing whole rulesets is needed. Not part
+    #: of the spec's value (equality, JSON).
+    derived: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __getstate__(self) -> tuple[ScoringSpec, VariantSpec]:
+        # What consumers derived is rebuilt on demand rather than pickled with the spec.
+        return self.scoring, self.variant
+
+    def __setstate__(self, state: tuple[ScoringSpec, VariantSpec]) -> None:
+        object.__setattr__(self, "scoring", state[0])
+        object.__setattr__(self, "variant", state[1])
+        object.__setattr__(self, "derived", {})
 
     def opponent_hands(self, players: int) -> int:
         """How many opponent hands one hand settles against at a table of ``players``
@@ -290,7 +304,7 @@ class RulesSpec:
 
 def _plain(value: Any) -> Any:
     if hasattr(value, "__dataclass_fields__"):
-        return {name: _plain(getattr(value, name)) for name in value.__dataclass_fields__}
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value) if f.compare}
     if isinstance(value, Mapping):
         return {str(key): _plain(item) for key, item in value.items()}
     if isinstance(value, tuple | list):

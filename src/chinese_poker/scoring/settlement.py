@@ -27,15 +27,11 @@ from chinese_poker.scoring.totals import (
 
 __all__ = ["line_name", "settle", "settle_totals"]
 
-# What settling reads of each ruleset, keyed by the ruleset itself (its hash is computed
-# once, and an equal ruleset reads the same); bounded, for programs that make many.
-_KNOWN: dict[Rules, SettlingRules] = {}
-
 
 def _settling_rules(rules: Rules) -> SettlingRules:
-    if len(_KNOWN) > 256:
-        _KNOWN.clear()
-    known = _KNOWN[rules] = settling_rules(rules)
+    """What settling reads of ``rules``, built once and kept on its compiled spec
+    (``RulesSpec.derived``): found again without hashing or comparing the ruleset."""
+    known = rules.spec.derived["settle"] = settling_rules(rules)
     return known
 
 
@@ -108,7 +104,7 @@ def settle(
     """
     if type(hands) is not tuple:
         hands = tuple(hands)
-    known = _KNOWN.get(rules) or _settling_rules(rules)
+    known = rules.spec.derived.get("settle") or _settling_rules(rules)
     if not units and known.plain_modelled:
         settled = settle_plain(rules, hands, known)
         if settled is not None:
@@ -174,7 +170,7 @@ def settle_totals(rules: Rules, hands: Sequence[Hand]) -> dict[str, int]:
     {'A': 12, 'B': -12}
     """
     spec = rules.spec
-    known = _KNOWN.get(rules) or _settling_rules(rules)
+    known = rules.spec.derived.get("settle") or _settling_rules(rules)
     sc = known.scoring
     read = (
         read_totals_seats(sc, hands, known.five_table, known.open_face)

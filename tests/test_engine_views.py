@@ -9,16 +9,18 @@ card on every board. A spectator knows only the public part. Every card found in
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import re
 
 import pytest
 
-from chinese_poker.cards import Card, card_name, parse_card
+from chinese_poker.cards import Board, Card, card_name, parse_card
 from chinese_poker.engine import Table, Timeout, View
-from chinese_poker.engine.views import public_log_entry
+from chinese_poker.engine.views import placement_fouls, public_log_entry
 from chinese_poker.rules import preset_names, rules_for
+from chinese_poker.scoring import certain_foul
 
 CARD_TEXT = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][shdc])(?![A-Za-z0-9])")
 
@@ -162,3 +164,49 @@ def test_a_seats_log_hides_what_its_view_hides(preset: str) -> None:
             if t.over:
                 break
             t.apply(t.random_action(rng.choice(t.to_act), rng))
+
+
+def test_the_placements_that_foul_are_the_scorers_certain_fouls() -> None:
+    """placement_fouls lists exactly the placements of the viewer's street whose board
+    scoring.certain_foul judges a foul against the cards the viewer has not seen (a
+    hidden Fantasyland board's cards count as unseen), and nothing for another seat."""
+    rules = rules_for("pineapple")
+    rng = random.Random(7)
+    listed = 0
+    for k in range(4):
+        t = Table(rules, 3, seed=k, fantasyland={2: 14} if k % 2 else {})
+        while not t.over:
+            seat = t.to_act[0]
+            v = t.view(seat)
+            fouls = placement_fouls(v)
+            listed += len(fouls)
+            for d in v.decisions:
+                if d.kind != "street":
+                    assert not any(key.startswith(f"{d.hand}:") for key in fouls)
+                    continue
+                seen = set(v.hand) | {
+                    c for b in v.boards for c in b.top + b.middle + b.bottom + b.discards
+                }
+                unseen = set(range(52)) - seen
+                board = v.board_of(seat, d.hand).board
+                expected = {}
+                for code in map("".join, itertools.product("tmbd", repeat=len(d.cards))):
+                    lines = [
+                        tuple(c for c, w in zip(d.cards, code, strict=True) if w == x)
+                        for x in "tmb"
+                    ]
+                    if code.count("d") != d.discard or any(
+                        len(cards) > room for cards, room in zip(lines, d.free, strict=True)
+                    ):
+                        continue
+                    placed = Board(board.top + lines[0], board.middle + lines[1],
+                                   board.bottom + lines[2])  # fmt: skip
+                    reason = certain_foul(rules, placed, unseen)
+                    if reason is not None:
+                        expected[f"{d.hand}:{code}"] = str(reason)
+                assert {key: r["text"] for key, r in fouls.items()} == expected
+            for other in range(3):
+                if other != seat:
+                    assert placement_fouls(t.view(other)) == {}
+            t.apply(t.random_action(seat, rng))
+    assert listed > 0  # random play puts pairs on top often enough

@@ -25,11 +25,12 @@ from typing import TYPE_CHECKING, Any
 from chinese_poker.cards import Board, Card, card_name, parse_card
 from chinese_poker.engine.actions import Decision
 from chinese_poker.rules import Rules
+from chinese_poker.scoring import placements_that_foul
 
 if TYPE_CHECKING:
     from chinese_poker.engine.table import HandState, LogEntry, Table
 
-__all__ = ["BoardView", "View", "build_view", "public_log_entry"]
+__all__ = ["BoardView", "View", "build_view", "placement_fouls", "public_log_entry"]
 
 
 _CARD_NAMES = tuple(card_name(c) for c in range(52))
@@ -359,6 +360,45 @@ def public_log_entry(
         for line in ("top", "middle", "bottom"):
             data.pop(line, None)
     return data
+
+
+def placement_fouls(view: View) -> dict[str, dict[str, str | None]]:
+    """The placements of the viewer's open-face streets that foul whatever comes.
+
+    For each ``street`` decision of the viewer, every placement of its cards is judged
+    by :func:`chinese_poker.scoring.placements_that_foul` against the cards the viewer
+    has not seen (cards on a hidden board included); the ones that cannot be finished
+    without a foul are returned, keyed ``"<hand>:<placement>"`` (one letter per dealt
+    card in the dealt order: ``t``, ``m``, ``b``, or ``d`` for a discard), each with its
+    reason (``FoulReason.as_dict()`` and its ``text``): what a client staging cards needs
+    to warn exactly. A Fantasyland or classic set is not listed: it is complete when it
+    can be confirmed, and a complete board is the line order alone. It costs one judgement
+    per placement (232 on a five-card first street), too much to add to every view the
+    server sends (docs/architecture.md): it is meant to be asked for.
+
+    >>> from chinese_poker.engine.table import Table
+    >>> from chinese_poker.rules import rules_for
+    >>> view = Table(rules_for("ofc"), 2, seed=11).view(1)
+    >>> len(view.hand), placement_fouls(view)  # five cards on an empty board
+    (5, {})
+    """
+    seat = view.seat
+    if seat is None or not view.rules.is_open_face:
+        return {}
+    decisions = [d for d in view.decisions if d.kind == "street" and d.seat == seat]
+    if not decisions:
+        return {}
+    seen: set[Card] = set(view.hand)
+    for b in view.boards:
+        seen.update(b.top, b.middle, b.bottom, b.discards)
+    unseen = frozenset(range(52)) - seen
+    out: dict[str, dict[str, str | None]] = {}
+    for d in decisions:
+        board = view.board_of(seat, d.hand).board
+        fouls = placements_that_foul(view.rules, board, d.cards, d.place, d.free, unseen)
+        for code, reason in fouls.items():
+            out[f"{d.hand}:{code}"] = {**reason.as_dict(), "text": str(reason)}
+    return out
 
 
 def _board_view(table: Table, state: HandState, seat: int | None) -> BoardView:

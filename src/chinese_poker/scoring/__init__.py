@@ -47,7 +47,7 @@ from chinese_poker.scoring.results import (
 )
 from chinese_poker.scoring.royalties import line_royalty, royalties, royalty_lookup
 from chinese_poker.scoring.settlement import line_name, settle, settle_totals
-from chinese_poker.scoring.validity import certain_foul
+from chinese_poker.scoring.validity import certain_foul, placements_that_foul
 
 __all__ = [
     "DEUCE_OF_SPADES",
@@ -70,6 +70,7 @@ __all__ = [
     "line_royalty",
     "line_values",
     "natural_of",
+    "placements_that_foul",
     "royalties",
     "royalty_lookup",
     "settle",

@@ -28,12 +28,12 @@ from collections.abc import Collection, Iterator, Sequence
 from itertools import combinations
 
 from chinese_poker.cards import RANKS, Board, Card
-from chinese_poker.evaluate import evaluate3, evaluate_low27, low27_high_card
+from chinese_poker.evaluate import KEY_SPAN, evaluate3, evaluate_low27, line_tables, low27_high_card
 from chinese_poker.rules import Rules
 from chinese_poker.rules.spec import ScoringSpec
 from chinese_poker.scoring.lines import FoulReason, check_cards, foul_reason, high5, rank_text
 
-__all__ = ["certain_foul"]
+__all__ = ["certain_foul", "placements_that_foul"]
 
 _NAMES = ("top", "middle", "bottom")
 _SIZES = (3, 5, 5)
@@ -59,16 +59,93 @@ def certain_foul(rules: Rules, board: Board, coming: Collection[Card]) -> FoulRe
     if board.complete:
         return foul_reason(rules, board)
     check_cards(board.cards)
+    on_board = set(board.cards)
+    unseen = _Unseen(tuple(sorted(c for c in set(coming) if c not in on_board)))
+    lines = (tuple(board.top), tuple(board.middle), tuple(board.bottom))
+    return _judge(rules.spec.scoring, lines, unseen)
+
+
+def placements_that_foul(
+    rules: Rules,
+    board: Board,
+    dealt: Sequence[Card],
+    place: int,
+    room: tuple[int, int, int],
+    coming: Collection[Card],
+) -> dict[str, FoulReason]:
+    """Every placement of the ``dealt`` cards on ``board`` that fouls whatever comes.
+
+    A placement puts ``place`` of the cards on the lines, at most ``room`` on each of
+    (top, middle, bottom), and discards the rest; it is written with one letter per
+    dealt card in the dealt order: ``t``, ``m``, ``b``, or ``d`` for a discard. The
+    answer holds the placements :func:`certain_foul` judges a foul, with the reason,
+    ``coming`` being the cards that may still come (the dealt cards never do).
+
+    >>> from chinese_poker.cards import parse_cards
+    >>> from chinese_poker.rules import rules_for
+    >>> board = Board(*(tuple(parse_cards(line)) for line in ("Qh Qd", "9s 9h 7c 4d", "Ah Kh 8h")))
+    >>> fouls = placements_that_foul(
+    ...     rules_for("ofc"), board, parse_cards("9c"), 1, (1, 1, 2), parse_cards("3c 3d 2h 5h 8d"))
+    >>> sorted(fouls), str(fouls["t"])
+    (['b', 't'], 'top Q Q 9 beats anything the middle 9 9 7 4 can still become')
+
+    Only the nine on the middle saves the board: trips, and a heart flush can still top
+    them.
+    """
     sc = rules.spec.scoring
     lines = (tuple(board.top), tuple(board.middle), tuple(board.bottom))
-    on_board = set(board.cards)
-    pool = tuple(sorted(c for c in set(coming) if c not in on_board))
+    taken = set(board.cards) | set(dealt)
+    unseen = _Unseen(tuple(sorted(c for c in set(coming) if c not in taken)))
+    out: dict[str, FoulReason] = {}
+    for code in _placement_codes(len(dealt), place, room):
+        placed = tuple(
+            cards + tuple(c for c, where in zip(dealt, code, strict=True) if where == line)
+            for cards, line in zip(lines, "tmb", strict=True)
+        )
+        if sum(map(len, placed)) == 13:
+            reason = foul_reason(rules, Board(*placed))
+        else:
+            reason = _judge(sc, placed, unseen)
+        if reason is not None:
+            out[code] = reason
+    return out
+
+
+def _placement_codes(n: int, place: int, room: tuple[int, int, int]) -> list[str]:
+    codes = [""]
+    for _ in range(n):
+        codes = [code + where for code in codes for where in "tmbd"]
+    return [
+        code
+        for code in codes
+        if code.count("d") == n - place
+        and all(code.count(line) <= r for line, r in zip("tmb", room, strict=True))
+    ]
+
+
+class _Unseen:
+    """The cards that may come, sorted, and by rank (shared by every board judged)."""
+
+    __slots__ = ("by_rank", "cards", "most_first")
+
+    def __init__(self, cards: tuple[Card, ...]) -> None:
+        self.cards = cards
+        self.by_rank: list[list[Card]] = [[] for _ in range(13)]
+        for c in cards:
+            self.by_rank[c >> 2].append(c)
+        # The ranks that pair up best: most cards left first, high first.
+        self.most_first = sorted(range(13), key=lambda r: (-len(self.by_rank[r]), -r))
+
+
+def _judge(
+    sc: ScoringSpec, lines: tuple[tuple[Card, ...], ...], unseen: _Unseen
+) -> FoulReason | None:
     missing = sum(size - len(cards) for cards, size in zip(lines, _SIZES, strict=True))
-    if missing > len(pool):
-        raise ValueError(f"the board lacks {missing} cards but only {len(pool)} may come")
-    search = _Search(sc, lines, pool)
-    if search.plain_finish():
+    if missing > len(unseen.cards):
+        raise ValueError(f"the board lacks {missing} cards but only {len(unseen.cards)} may come")
+    if _usual_finish_keeps_order(sc, lines, unseen):
         return None
+    search = _Search(sc, lines, unseen.cards)
     # Two lines that cannot be kept in order even alone are the reason; checking them
     # first also settles most fouls without the three-line search.
     reason = search.crossing_pair()
@@ -79,6 +156,46 @@ def certain_foul(rules: Rules, board: Board, coming: Collection[Card]) -> FoulRe
         "squeezed",
         line="middle",
     )
+
+
+def _usual_finish_keeps_order(
+    sc: ScoringSpec, lines: tuple[tuple[Card, ...], ...], unseen: _Unseen
+) -> bool:
+    """True if the usual way to finish keeps the order: the top with its lowest
+    unpaired cards, then the bottom paired up and the middle either way, or the middle
+    paired up and the bottom either way. Most boards pass here at a few evaluations;
+    the rest go to the full search."""
+    top = _weakest(lines[0], 3, unseen, set())
+    if top is None:
+        return False
+    v_top = evaluate3(top[0], top[1], top[2])
+    for first in (2, 1):
+        for lead_finish in (_strongest, _grouped):
+            lead = lead_finish(lines[first], 5, unseen, set(top))
+            if lead is None:
+                continue
+            other = 3 - first
+            for finish in (_weakest, _one_pair, _strongest):
+                full = finish(lines[other], 5, unseen, {*top, *lead})
+                if full is None:
+                    continue
+                middle, bottom = (full, lead) if first == 2 else (lead, full)
+                v_bottom = high5(sc, bottom)
+                if sc.lowball_middle:
+                    if v_top <= v_bottom and _qualifies(sc, middle):
+                        return True
+                elif v_top <= high5(sc, middle) <= v_bottom:
+                    return True
+    return False
+
+
+def _qualifies(sc: ScoringSpec, middle: Sequence[Card]) -> bool:
+    """A low middle's own condition (always true without a qualifier)."""
+    ceiling = sc.low_qualifier_high
+    if ceiling is None:
+        return True
+    high = low27_high_card(evaluate_low27(middle))
+    return high is not None and high <= ceiling
 
 
 class _Search:
@@ -93,6 +210,9 @@ class _Search:
         # The middle is ordered against the others unless it is a low middle (§8.1).
         self.chain = (0, 2) if sc.lowball_middle else (0, 1, 2)
         self.flush_suits = _flush_suits(sc, lines, pool)
+        self.tables = line_tables(sc.wheel)
+        # A rank's weight in the look-ups' index: a card's code without its suit part.
+        self.weights = [self.tables.card_codes[r * 4] >> 12 for r in range(13)]
         # The ranks each line tries first: the top its weakest (ranks it does not hold,
         # low first), the bottom its strongest (pairing what it holds, high first); the
         # first tries then usually succeed.
@@ -103,36 +223,6 @@ class _Search:
             sorted(range(13), key=lambda r: (r not in held[2], -r)),
         )
 
-    def plain_finish(self) -> bool:
-        """True if the usual way to finish keeps the order: the top with its lowest
-        unpaired cards, the bottom paired up, the middle either. Most boards pass at a
-        handful of evaluations; the rest go to the full search."""
-        top = _weakest(self.lines[0], 3, self.pool)
-        if top is None:
-            return False
-        pool = tuple(c for c in self.pool if c not in top)
-        v_top = self.value(0, top)
-        for first in (2, 1):
-            lead = _strongest(self.lines[first], 5, pool)
-            left = tuple(c for c in pool if c not in lead)
-            other = 3 - first
-            for finish in (_weakest, _strongest):
-                full = finish(self.lines[other], 5, left)
-                if full is None:
-                    continue
-                middle, bottom = (full, lead) if first == 2 else (lead, full)
-                if self.keeps_order(top, v_top, middle, bottom):
-                    return True
-        return False
-
-    def keeps_order(
-        self, top: Sequence[Card], v_top: int, middle: Sequence[Card], bottom: Sequence[Card]
-    ) -> bool:
-        v_bottom = self.value(2, bottom)
-        if self.sc.lowball_middle:
-            return v_top <= v_bottom and self.qualifies(middle)
-        return v_top <= self.value(1, middle) <= v_bottom
-
     def value(self, line: int, cards: Sequence[Card]) -> int:
         if line == 0:
             return evaluate3(cards[0], cards[1], cards[2])
@@ -141,12 +231,7 @@ class _Search:
         return high5(self.sc, cards)
 
     def qualifies(self, middle: Sequence[Card]) -> bool:
-        """A low middle's own condition (always true for a high middle)."""
-        ceiling = self.sc.low_qualifier_high
-        if not self.sc.lowball_middle or ceiling is None:
-            return True
-        high = low27_high_card(evaluate_low27(middle))
-        return high is not None and high <= ceiling
+        return not self.sc.lowball_middle or _qualifies(self.sc, middle)
 
     def fits(self, involved: tuple[int, ...]) -> bool:
         """True if the ``involved`` lines can be finished together, in order."""
@@ -166,6 +251,18 @@ class _Search:
             return False
         if not rest:
             return self._reaches(line, pool, low, high)
+        # Look ahead: the last line must reach the range the finished lines and the
+        # floors of the others leave it, or no pick of this line can help (the range
+        # only narrows and the pool only shrinks below this point).
+        last = rest[-1]
+        ahead_low, ahead_high = self._range(last, done)
+        if last in self.chain:
+            at = self.chain.index(last)
+            for other in order[:-1]:
+                if other in self.chain and self.chain.index(other) < at:
+                    ahead_low = max(ahead_low, _floor(self.lines[other]))
+        if not self._reaches(last, pool, ahead_low, ahead_high):
+            return False
         for extra in _picks(
             pool, _SIZES[line] - len(cards), self.flush_suits, self.rank_order[line]
         ):
@@ -199,6 +296,8 @@ class _Search:
         flush_suits = [] if size == 3 or len(held) > 1 else list(held or range(4))
         ranked = [c >> 2 for c in cards]
         in_chain = line in self.chain
+        if in_chain and not (line == 1 and self.sc.lowball_middle):
+            return self._reaches_by_key(line, count, by_suit, flush_suits, low, high)
         for extra in _rank_choices(count, size - len(cards)):
             ranks = ranked + extra
             distinct = len(set(ranks)) == size
@@ -217,6 +316,46 @@ class _Search:
                         line, [r * 4 for r in ranks], low, high, in_chain
                     ):
                         return True
+        return False
+
+    def _reaches_by_key(
+        self,
+        line: int,
+        count: list[int],
+        by_suit: list[set[int]],
+        flush_suits: list[int],
+        low: int,
+        high: int,
+    ) -> bool:
+        """:meth:`_reaches` for a line valued by the evaluator's look-ups alone: a rank
+        multiset's value is one index (the sum of its ranks' weights), plus the span of
+        the suited lines for a flush."""
+        cards = self.lines[line]
+        size = _SIZES[line]
+        tables = self.tables
+        table = tables.line3 if size == 3 else tables.line5
+        weights = self.weights
+        base = sum(weights[c >> 2] for c in cards)
+        ranked = {c >> 2 for c in cards}
+        distinct_held = len(ranked) == len(cards)
+        for extra, key in _rank_sums(count, size - len(cards), weights, 0):
+            distinct = (
+                size == 5
+                and distinct_held
+                and len(set(extra)) == len(extra)
+                and not (ranked & set(extra))
+            )
+            plain = not distinct or not any(
+                all(count[r] == 1 and r in by_suit[s] for r in extra) for s in flush_suits
+            )
+            if plain and low <= table[base + key] <= high:
+                return True
+            if (
+                distinct
+                and low <= table[base + key + KEY_SPAN] <= high
+                and any(all(r in by_suit[s] for r in extra) for s in flush_suits)
+            ):
+                return True
         return False
 
     def _in_range(self, line: int, cards: list[Card], low: int, high: int, in_chain: bool) -> bool:
@@ -307,31 +446,104 @@ def _flush_suits(
     return frozenset(suits)
 
 
-def _weakest(cards: tuple[Card, ...], size: int, pool: tuple[Card, ...]) -> tuple[Card, ...] | None:
-    """The line finished with the lowest cards of ranks it does not hold yet (None if
-    the pool has too few)."""
+def _weakest(
+    cards: tuple[Card, ...], size: int, unseen: _Unseen, taken: set[Card]
+) -> tuple[Card, ...] | None:
+    """The line finished with the lowest cards of ranks it does not hold yet, none of
+    ``taken``, skipping a last card that would make a straight or a flush; None if too
+    few are left."""
+    if len(cards) == size:
+        return cards
     held = {c >> 2 for c in cards}
     out = list(cards)
-    for c in pool:
+    for c in unseen.cards:
+        if c >> 2 in held or c in taken:
+            continue
+        if len(out) == size - 1 and size == 5 and _straight_or_flush([*out, c]):
+            continue
+        held.add(c >> 2)
+        out.append(c)
         if len(out) == size:
-            break
-        if c >> 2 not in held:
-            held.add(c >> 2)
-            out.append(c)
-    return tuple(out) if len(out) == size else None
+            return tuple(out)
+    return None
 
 
-def _strongest(cards: tuple[Card, ...], size: int, pool: tuple[Card, ...]) -> tuple[Card, ...]:
+def _one_pair(
+    cards: tuple[Card, ...], size: int, unseen: _Unseen, taken: set[Card]
+) -> tuple[Card, ...] | None:
+    """The line finished as its lowest pair (the weakest hand above every high card),
+    the rest its lowest cards; None if it cannot be."""
+    held = sorted({c >> 2 for c in cards})
+    if len(cards) == size or len(held) < len(cards):
+        return None  # complete, or paired already (then its weakest finish is a pair)
+    left = [[c for c in unseen.by_rank[r] if c not in taken] for r in range(13)]
+    for r in range(13):
+        need = 1 if r in held else 2
+        if len(left[r]) >= need and len(cards) + need <= size:
+            pair = tuple(left[r][:need])
+            return _weakest(cards + pair, size, unseen, taken | {c for c in unseen.by_rank[r]})
+    return None
+
+
+def _straight_or_flush(cards: list[Card]) -> bool:
+    ranks = sorted({c >> 2 for c in cards})
+    if len({c & 3 for c in cards}) == 1:
+        return True
+    return len(ranks) == 5 and (ranks[4] - ranks[0] == 4 or ranks == [0, 1, 2, 3, 12])
+
+
+def _strongest(
+    cards: tuple[Card, ...], size: int, unseen: _Unseen, taken: set[Card]
+) -> tuple[Card, ...] | None:
     """The line finished by pairing up: cards of the ranks it holds most first, then of
-    the ranks the pool holds most, high first (the pool has enough cards)."""
-    held = [0] * 13
+    the ranks most left, high first, none of ``taken``; None if too few are left."""
+    count: dict[int, int] = {}
     for c in cards:
-        held[c >> 2] += 1
-    count = [0] * 13
-    for c in pool:
-        count[c >> 2] += 1
-    ranked = sorted(pool, key=lambda c: (-held[c >> 2], -count[c >> 2], -c))
-    return cards + tuple(ranked[: size - len(cards)])
+        count[c >> 2] = count.get(c >> 2, 0) + 1
+    held = sorted(count, key=lambda r: (-count[r], -r))
+    return _fill(cards, size, (*held, *unseen.most_first), unseen, taken)
+
+
+def _grouped(
+    cards: tuple[Card, ...], size: int, unseen: _Unseen, taken: set[Card]
+) -> tuple[Card, ...] | None:
+    """The line finished from the ranks most left, high first (quads or trips of its
+    own rather than pairing what it holds)."""
+    return _fill(cards, size, unseen.most_first, unseen, taken)
+
+
+def _fill(
+    cards: tuple[Card, ...],
+    size: int,
+    ranks: Sequence[int],
+    unseen: _Unseen,
+    taken: set[Card],
+) -> tuple[Card, ...] | None:
+    if len(cards) == size:
+        return cards
+    out = list(cards)
+    for r in ranks:
+        for c in unseen.by_rank[r]:
+            if c not in taken and c not in out:
+                out.append(c)
+                if len(out) == size:
+                    return tuple(out)
+    return None
+
+
+def _rank_sums(
+    count: list[int], k: int, weights: list[int], start: int
+) -> Iterator[tuple[tuple[int, ...], int]]:
+    """Every multiset of ``k`` ranks from ``start`` up that ``count`` allows, with the
+    sum of its ranks' weights."""
+    if k == 0:
+        yield (), 0
+        return
+    for r in range(start, 13):
+        weight = weights[r]
+        for n in range(1, min(count[r], k) + 1):
+            for rest, key in _rank_sums(count, k - n, weights, r + 1):
+                yield (r,) * n + rest, key + n * weight
 
 
 def _rank_choices(count: list[int], k: int, start: int = 0) -> Iterator[list[int]]:

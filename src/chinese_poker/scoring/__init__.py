@@ -9,8 +9,10 @@ gives the totals alone, faster.
 
 Every rule is read from the ruleset's compiled spec (``rules.spec.scoring``). The package
 is split by concern: :mod:`.lines` (values, fouls), :mod:`.royalties`, :mod:`.naturals`,
-:mod:`.fantasyland`, :mod:`.settlement`, :mod:`.notes` (the breakdown's vocabulary) and
-:mod:`.render` (text and JSON); everything public is importable from here.
+:mod:`.fantasyland`, :mod:`.seats` (one seat on its own), :mod:`.pairs` (one pair item by
+item), :mod:`.table_checks`, :mod:`.totals` (the totals-only arithmetic), :mod:`.settlement`
+(the table), :mod:`.notes` (the breakdown's vocabulary) and :mod:`.render` (text and JSON);
+everything public is importable from here.
 
 >>> from chinese_poker.cards import parse_board
 >>> from chinese_poker.rules import rules_for

@@ -300,6 +300,24 @@ def test_the_per_handle_limit_is_keyed_as_handles_are_unique(client: TestClient)
     assert r.status_code == 200, r.text
 
 
+def test_guesses_from_one_address_do_not_lock_the_owner_out(client: TestClient) -> None:
+    """The per-handle limit counts per address too: a stranger's five wrong guesses
+    (from the test client's address) leave the owner, elsewhere, free to sign in; the
+    stranger's sixth guess is refused."""
+    handle = "Gus" + secrets.token_hex(3)
+    me(client, key := new_key())
+    body = {"handle": handle, "password": "a long secret"}
+    client.post("/api/me/password", json=body, headers={"X-Player-Key": key})
+    for i in range(5):
+        wrong = {"handle": handle, "password": f"guess {i}", "key": new_key()}
+        assert client.post("/api/signin", json=wrong).status_code == 401
+    wrong = {"handle": handle, "password": "guess 5", "key": new_key()}
+    assert client.post("/api/signin", json=wrong).status_code == 429
+    owner = TestClient(client.app, client=("198.51.100.9", 40000))
+    r = owner.post("/api/signin", json={**body, "key": new_key()})
+    assert r.status_code == 200, r.text
+
+
 def test_a_rematch_spec_is_one_the_lobby_would_accept(client: TestClient) -> None:
     long_name = "N" * 200  # the longest name the lobby takes
     made = _finished_after_one_hand(client, name=long_name)

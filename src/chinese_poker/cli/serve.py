@@ -75,6 +75,14 @@ def register(sub: Any) -> None:
         " runs out (default 5; docs/server.md 'Processes')",
     )
     p.add_argument(
+        "--redis",
+        default=None,
+        metavar="URL",
+        help="a Redis every process of this site shares (redis://HOST:PORT/DB), where the"
+        " rate limits and sign-in throttles are counted, so that a flood spread over the"
+        " processes meets one limit (default: counted in this process; docs/deploy.md)",
+    )
+    p.add_argument(
         "--log-level",
         default="warning",
         choices=["critical", "error", "warning", "info", "debug"],
@@ -99,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
     url = args.database_url or default_database_url()
     limits = _rate_limits(args.rate_limits)
     _check_database(url)
+    if args.redis is not None:
+        _check_redis(args.redis)
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -123,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
         # What another process sharing the database sends this table's clients to.
         owner_address=args.public_url or f"http://{shown}:{port}",
         lease_seconds=args.lease_seconds,
+        redis_url=args.redis,
     )
     config = uvicorn.Config(
         app,
@@ -205,6 +216,30 @@ def _check_database(url: str) -> None:
         raise UsageError(f"cannot open the database {shown}: {_first_line(cause)}") from None
     finally:
         store.close()
+
+
+def _check_redis(url: str) -> None:
+    """Ask the Redis once, so that a wrong URL, a missing client library or a Redis that
+    does not answer is one line at start-up, not a warning at the first request."""
+    from chinese_poker.cli import UsageError
+
+    shown = _redact(url)
+    try:
+        import redis
+    except ImportError:
+        raise UsageError(
+            'the Redis client is not installed (pip install "chinese-poker[redis]")'
+        ) from None
+    try:
+        client = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+    except ValueError as exc:
+        raise UsageError(f"bad Redis URL {shown}: {_first_line(exc)}") from None
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        raise UsageError(f"cannot reach Redis at {shown}: {_first_line(exc)}") from None
+    finally:
+        client.close()
 
 
 def _first_line(exc: BaseException) -> str:

@@ -12,7 +12,8 @@
   (``POST /api/me/password``; the password is hashed with Argon2id by argon2-cffi);
   on another device ``POST /api/signin`` with them gives that browser a key of its own
   for the same player. Sign-in attempts are rate-limited per address and per handle
-  (:data:`SIGNIN_PER_ADDRESS`, :data:`SIGNIN_PER_HANDLE`), and a wrong handle costs the
+  from that address (:data:`SIGNIN_PER_ADDRESS`, :data:`SIGNIN_PER_HANDLE`; shared by
+  every process through Redis when the server has one), and a wrong handle costs the
   same hashing time as a wrong password.
 * **Profiles and the leaderboard** (:mod:`.profile_routes`) read the ratings of
   :mod:`.ratings`, brought up to date with the stored hands first (in the server's setup
@@ -76,7 +77,8 @@ SIGNIN_PER_ADDRESS = "10/minute"
 """Sign-in attempts one address may make."""
 
 SIGNIN_PER_HANDLE = "5/minute"
-"""Sign-in attempts on one handle, from anywhere (a slow guess at one account)."""
+"""Sign-in attempts on one handle from one address (a slow guess at one account; counted
+per address too, so that nobody can lock a player out of their own account)."""
 
 IDENTITY_PER_ADDRESS = "120/minute"
 """Calls that may create a player (``/api/me``, its name, password and seats) per address:
@@ -381,11 +383,13 @@ async def set_password(
 async def sign_in(request: Request, body: SignInBody) -> dict[str, Any]:
     """Sign in with a handle and password: this browser's key joins that player."""
     if not _signin_allowed(request) or not holdings_of(request).sign_ins.hit(
-        # Keyed as handles are unique (exactly as typed): guesses at one handle
-        # cannot lock out another that differs only in case.
+        # Per handle *and* address: guesses at a handle from one address never lock its
+        # owner out elsewhere. Keyed as handles are unique (exactly as typed): guesses
+        # at one handle cannot lock out another that differs only in case.
         PER_HANDLE,
         "signin-handle",
         body.handle,
+        client_address(request),
     ):
         raise HTTPException(429, "too many sign-in attempts: wait a minute and try again")
     key = _check_key(body.key)

@@ -44,7 +44,7 @@ from chinese_poker.server import (
 from chinese_poker.server.db import LEASE_SECONDS, Owner, Store
 from chinese_poker.server.defaults import SOCKETS_PER_ADDRESS
 from chinese_poker.server.desk import StudyPool
-from chinese_poker.server.guard import BodyLimit, Limits, RateSpec, UnicodeText
+from chinese_poker.server.guard import BodyLimit, Limits, RateSpec, SharedCounts, UnicodeText
 from chinese_poker.server.holdings import IDLE_SECONDS, STATIC_DIR, ServerHoldings
 from chinese_poker.server.scheduling import GcPacer, Workers
 from chinese_poker.server.tables import TableManager, TableMoved
@@ -85,6 +85,7 @@ def create_app(
     owner_address: str | None = None,
     lease_seconds: float = LEASE_SECONDS,
     renew_seconds: float | None = None,
+    redis_url: str | None = None,
 ) -> FastAPI:
     """Build the application.
 
@@ -104,7 +105,9 @@ def create_app(
     clients reach this process (``public_url`` if not given), named in the ``moved`` message that
     another process of the same database sends them to it with. ``lease_seconds``: how
     long this process's hold on a table lasts unless renewed, every ``renew_seconds``
-    (default: 0.3 of it) (docs/server.md "Processes").
+    (default: 0.3 of it) (docs/server.md "Processes"). ``redis_url``: the Redis that
+    every process of this site shares, where the rate limits and sign-in throttles are
+    counted (None: in this process).
     """
     renew_seconds = lease_seconds * 0.3 if renew_seconds is None else renew_seconds
     if not 0 < renew_seconds < lease_seconds:
@@ -116,12 +119,13 @@ def create_app(
         sockets_per_address = SOCKETS_PER_ADDRESS
     if sockets_per_address < 1:
         raise ValueError(f"sockets_per_address must be at least 1, not {sockets_per_address}")
+    counts = SharedCounts(redis_url)
     holdings = ServerHoldings(
         database_url=database_url,
         public_url=public_url,
         static=Path(static_dir) if static_dir is not None else STATIC_DIR,
         origins=tuple(allowed_origins),
-        limits=Limits(rate_limits),
+        limits=Limits(rate_limits, counts),
         study=StudyPool(processes=hint_processes),
         hint_processes=hint_processes,
         pace_gc=pace_gc,
@@ -130,6 +134,7 @@ def create_app(
         owner_address=(owner_address or public_url or "").rstrip("/"),
         lease_seconds=lease_seconds,
         renew_seconds=renew_seconds,
+        sign_ins=counts,
     )
     app = FastAPI(
         title="chinese-poker",

@@ -16,12 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 from fastapi import Depends, HTTPException
-from limits.storage import MemoryStorage
-from limits.strategies import MovingWindowRateLimiter
 from starlette.requests import HTTPConnection
 
 from chinese_poker.server.db import Store
-from chinese_poker.server.guard import Limits, client_address
+from chinese_poker.server.guard import Limits, SharedCounts, client_address
 from chinese_poker.server.tables import LiveTable, TableManager
 
 if TYPE_CHECKING:  # the desk's routes read this module
@@ -65,10 +63,9 @@ class ServerHoldings:
     owner_address: str
     lease_seconds: float
     renew_seconds: float
-    sign_ins: MovingWindowRateLimiter = field(
-        default_factory=lambda: MovingWindowRateLimiter(MemoryStorage())
-    )
-    """Sign-in and identity attempts (:mod:`.accounts`), counted per application."""
+    sign_ins: SharedCounts = field(default_factory=SharedCounts)
+    """Sign-in and identity attempts (:mod:`.accounts`), counted where ``limits`` counts:
+    in this process, or in the Redis all processes share."""
     open_sockets: dict[str, int] = field(default_factory=dict)
     """WebSockets open per client address, in this process."""
 

@@ -694,3 +694,58 @@ def test_a_street_trainer_round(server: Server, phone: Page) -> None:
     page.locator("#tr-answer").tap()
     expect(page.locator("#tr-feedback")).to_be_visible()
     expect(page.locator("#tr-best")).not_to_be_empty()
+
+
+# --------------------------------------------------------------------------- languages
+
+
+def _catalogue(lang: str) -> dict[str, Any]:
+    path = ROOT / "src/chinese_poker/server/static/i18n" / f"{lang}.json"
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def test_the_desk_speaks_the_language_the_lobby_chose(browser: Any, server: Server) -> None:
+    # The language comes as on the other pages: the lobby's stored switch ("cp.lang").
+    ctx = browser.new_context(**PHONE)
+    ctx.add_init_script("localStorage.setItem('cp.lang', JSON.stringify('ru'))")
+    page = ctx.new_page()
+    page.set_default_timeout(20000)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    ru, en = _catalogue("ru"), _catalogue("en")
+    try:
+        open_page(page, server, "/score")
+        assert page.evaluate("document.documentElement.lang") == "ru"
+        expect(page.locator("#settle")).to_have_text(ru["desk.settle"])
+        expect(page.locator(".desknav a").first).to_have_text(ru["desk.nav.score"])
+        page.select_option("#preset", "ofc")
+        page.locator("#add-player button").tap()  # no name: refused in Russian
+        expect(page.locator("#player-reason")).to_have_text(ru["desk.needs_name"])
+        for name, board in list(BOARDS.items())[:2]:
+            type_board(page, name, board)
+        page.locator(".player-board[data-player='A'] [data-line='top'] .lname").tap()
+        page.locator("#picker [data-card='Ac']").tap()
+        reason = page.locator(".player-board[data-player='A'] .reason").inner_text()
+        assert reason.startswith("расклад заполнен"), reason
+        settle_button(page)
+        expect(page.locator("#result .pair")).to_have_count(1)
+        result = page.locator("#result").inner_text()
+        assert ru["desk.col.points"] in result and " won " not in result, result
+        expect(page.locator("#ledger-summary")).to_contain_text("1 рука рассчитана")
+        # Every word of the page is the catalogue's: no key shows, no English label is left.
+        body = page.locator("body").inner_text()
+        assert "desk." not in body and "Settle the hand" not in body
+
+        open_page(page, server, "/study")
+        expect(page.locator("[data-tab='trainer']")).to_have_text(ru["desk.tab.trainer"])
+        page.locator("[data-tab='setting']").tap()
+        tap_cards(page, "Ah Kd Qs Jc Ts 8h 8d 7s 7h 7c 5s 5c 2d")
+        page.locator("#st-solve").tap()
+        expect(page.locator("#st-best")).to_be_visible()
+        expect(page.locator("#st-out h3").first).to_have_text(ru["desk.best_setting"])
+        for key in ("desk.tab.setting", "desk.solve", "desk.tap_cards_for"):
+            assert en[key] not in page.locator("body").inner_text(), key
+    finally:
+        ctx.close()
+    assert errors == []

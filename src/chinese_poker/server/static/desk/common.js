@@ -5,6 +5,7 @@
 // The card facts and small helpers are the table's own (static/js), not copies.
 import { LINES, RANKS, SIZES, SUITS } from "../js/eval.js";
 import { SUIT_SYMBOL, esc, signed } from "../js/util.js";
+import { t } from "../js/i18n.js";
 
 export { LINES, RANKS, SIZES, SUITS, esc, signed };
 const SUIT_FROM = { "♠": "s", "♤": "s", "♥": "h", "♡": "h", "♦": "d", "♢": "d", "♣": "c", "♧": "c" };
@@ -15,11 +16,11 @@ export class EntryError extends Error {}
 export function parseCard(token) {
   let t = token.trim();
   if (t.startsWith("10")) t = "T" + t.slice(2);
-  if (t.length !== 2) throw new EntryError(`bad card '${token}': expected a rank and a suit, e.g. Ah, Td, 7c`);
+  if (t.length !== 2) throw new EntryError(t("desk.bad_card", { token }));
   const rank = t[0].toUpperCase();
   const suit = SUIT_FROM[t[1]] || t[1].toLowerCase();
   if (!RANKS.includes(rank) || !SUITS.includes(suit)) {
-    throw new EntryError(`bad card '${token}': ranks are 2-9 T J Q K A, suits s h d c`);
+    throw new EntryError(t("desk.bad_card_ranks", { token }));
   }
   return rank + suit;
 }
@@ -30,7 +31,7 @@ export function parseCards(text) {
   const out = [];
   for (const tok of tokens) {
     const card = parseCard(tok);
-    if (out.includes(card)) throw new EntryError(`duplicate card ${card}`);
+    if (out.includes(card)) throw new EntryError(t("desk.duplicate_card", { card }));
     out.push(card);
   }
   return out;
@@ -40,23 +41,33 @@ export function parseCards(text) {
 export function parseBoard(text, complete = false) {
   const parts = text.split("|");
   if (parts.length !== 3) {
-    throw new EntryError(`bad board '${text.trim()}': expected three lines 'top | middle | bottom', found ${parts.length}`);
+    throw new EntryError(t("desk.bad_board", { text: text.trim(), n: parts.length }));
   }
   const board = { top: [], middle: [], bottom: [] };
   const seen = new Set();
   LINES.forEach((line, i) => {
     const cards = parseCards(parts[i]);
     for (const c of cards) {
-      if (seen.has(c)) throw new EntryError(`duplicate card ${c} on the board`);
+      if (seen.has(c)) throw new EntryError(t("desk.duplicate_on_board", { card: c }));
       seen.add(c);
     }
     if (cards.length > SIZES[line] || (complete && cards.length !== SIZES[line])) {
-      throw new EntryError(`the ${line} line has ${cards.length} cards, it needs ${SIZES[line]}`);
+      throw new EntryError(t("desk.line_too_many", { line: lineWord(line), n: cards.length, size: SIZES[line] }));
     }
     board[line] = cards;
   });
   return board;
 }
+
+/** A message whose placeholders take markup (``parts``): its words are escaped, the parts
+ * are put in as they are (built by the caller with ``esc``). */
+export function tHTML(key, parts) {
+  const marks = Object.fromEntries(Object.keys(parts).map((k) => [k, `\uE000${k}\uE000`]));
+  return esc(t(key, marks)).replace(/\uE000(\w+)\uE000/g, (whole, k) => parts[k]);
+}
+
+/** A line's name ("top") in the page's language. */
+export const lineWord = (line) => t(`line.${line}`);
 
 export const boardText = (b) => LINES.map((l) => b[l].join(" ")).join(" | ");
 export const boardCount = (b) => b.top.length + b.middle.length + b.bottom.length;
@@ -83,13 +94,13 @@ export async function api(path, body, method) {
       body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
     });
   } catch (e) {
-    throw new Offline("offline: the server cannot be reached");
+    throw new Offline(t("desk.offline_unreachable"));
   }
   let data = null;
   try { data = await res.json(); } catch (e) { /* not JSON */ }
   if (!res.ok) {
     const detail = data && data.detail;
-    throw new Error(typeof detail === "string" ? detail : `the server answered ${res.status}`);
+    throw new Error(typeof detail === "string" ? detail : t("desk.server_answered", { status: res.status }));
   }
   return data;
 }
@@ -126,7 +137,7 @@ export function registerWorker() {
  * `allowed()` (optional) the only cards that may be tapped, `pick(card)` is called on a tap.
  */
 export class Picker {
-  constructor(root, { used, pick, allowed }) {
+  constructor(root, { used, pick, allowed = null }) {
     this.root = root;
     this.used = used;
     this.pick = pick;
@@ -161,9 +172,13 @@ export class Picker {
 
 /** What both entry boxes share: an entry refused on the spot, its reason shown under it. */
 class Entry {
+  /** @type {HTMLElement} */
+  root = null;
+  reason = "";
+
   refuse(reason) {
     this.reason = reason;
-    const el = this.root.querySelector(".reason");
+    const el = /** @type {HTMLElement} */ (this.root.querySelector(".reason"));
     if (el) { el.textContent = reason; el.hidden = false; }
     return false;
   }
@@ -176,7 +191,7 @@ class Entry {
  * Impossible entries are refused on the spot with the reason in `.reason`.
  */
 export class BoardEditor extends Entry {
-  constructor(root, { label, board, onChange, others, onFocus }) {
+  constructor(root, { label, board = null, onChange = null, others = null, onFocus = null }) {
     super();
     this.root = root;
     this.label = label;
@@ -211,13 +226,13 @@ export class BoardEditor extends Entry {
 
   /** Put a card on the selected line (or the next line with room). */
   add(card) {
-    if (boardCount(this.board) >= 13) return this.refuse(`the board is full: 13 cards (3, 5 and 5); tap a card to take it back`);
+    if (boardCount(this.board) >= 13) return this.refuse(t("desk.board_full"));
     const holder = this.others().get(card);
-    if (holder) return this.refuse(`${card} is already on ${holder}`);
-    if (boardCards(this.board).includes(card)) return this.refuse(`${card} is already on this board`);
+    if (holder) return this.refuse(t("desk.already_on", { card, where: holder }));
+    if (boardCards(this.board).includes(card)) return this.refuse(t("desk.already_on_this", { card }));
     const line = this.line;
     if (this.board[line].length >= SIZES[line]) {
-      return this.refuse(`the ${line} line holds ${SIZES[line]} cards: it is full`);
+      return this.refuse(t("desk.line_full", { line: lineWord(line), size: SIZES[line] }));
     }
     this.board[line].push(card);
     if (this.board[line].length === SIZES[line]) this.line = this.nextLine() || line;
@@ -235,7 +250,7 @@ export class BoardEditor extends Entry {
     }
     const others = this.others();
     for (const c of boardCards(board)) {
-      if (others.has(c)) return this.refuse(`${c} is already on ${others.get(c)}`);
+      if (others.has(c)) return this.refuse(t("desk.already_on", { card: c, where: others.get(c) }));
     }
     this.board = board;
     this.line = this.nextLine() || "bottom";
@@ -250,14 +265,14 @@ export class BoardEditor extends Entry {
 
   render() {
     const rows = LINES.map((line) => {
-      const cards = this.board[line].map((c) => `<button type="button" class="chip" data-remove="${line}:${c}" aria-label="remove ${c}">${cardHtml(c)}</button>`).join("");
+      const cards = this.board[line].map((c) => `<button type="button" class="chip" data-remove="${line}:${c}" aria-label="${esc(t("desk.remove", { what: c }))}">${cardHtml(c)}</button>`).join("");
       const empty = Array(SIZES[line] - this.board[line].length).fill(`<span class="slot"></span>`).join("");
-      return `<div class="bline${line === this.line ? " active" : ""}" data-line="${line}" role="button" tabindex="0"><span class="lname">${line}</span>${cards}${empty}</div>`;
+      return `<div class="bline${line === this.line ? " active" : ""}" data-line="${line}" role="button" tabindex="0"><span class="lname">${esc(lineWord(line))}</span>${cards}${empty}</div>`;
     }).join("");
     this.root.innerHTML = `
       <div class="bhead">${esc(this.label)} <span class="count">${boardCount(this.board)}/13</span></div>
       ${rows}
-      <form class="typeform"><input class="typed" placeholder="or type: Ah Kd 7c | … | …" value="${esc(boardCount(this.board) ? boardText(this.board) : "")}" autocomplete="off" autocapitalize="off" spellcheck="false"><button type="submit">Set</button></form>
+      <form class="typeform"><input class="typed" placeholder="${esc(t("desk.type_board"))}" value="${esc(boardCount(this.board) ? boardText(this.board) : "")}" autocomplete="off" autocapitalize="off" spellcheck="false"><button type="submit">${esc(t("desk.set"))}</button></form>
       <div class="reason" role="alert" ${this.reason ? "" : "hidden"}>${esc(this.reason || "")}</div>
       <div class="flags"></div>`;
   }
@@ -268,12 +283,12 @@ export class BoardEditor extends Entry {
  * `max` cards at most (a 14th card is refused with the reason).
  */
 export class CardsEditor extends Entry {
-  constructor(root, { label, max, cards, onChange, others, onFocus, maxText }) {
+  constructor(root, { label, max, cards = null, onChange = null, others = null, onFocus = null, maxText = null }) {
     super();
     this.root = root;
     this.label = label;
     this.max = max;
-    this.maxText = maxText || (() => `at most ${this.max} cards`);
+    this.maxText = maxText || (() => t("desk.at_most_cards", { n: this.max }));
     this.cards = cards || [];
     this.onChange = onChange || (() => {});
     this.others = others || (() => new Map());
@@ -292,10 +307,10 @@ export class CardsEditor extends Entry {
   }
 
   add(card) {
-    if (this.cards.length >= this.max) return this.refuse(`${this.maxText()}: no room for ${card}`);
+    if (this.cards.length >= this.max) return this.refuse(t("desk.no_room", { why: this.maxText(), card }));
     const holder = this.others().get(card);
-    if (holder) return this.refuse(`${card} is already in ${holder}`);
-    if (this.cards.includes(card)) return this.refuse(`${card} is already here`);
+    if (holder) return this.refuse(t("desk.already_in", { card, where: holder }));
+    if (this.cards.includes(card)) return this.refuse(t("desk.already_here", { card }));
     this.cards.push(card);
     this.reason = "";
     this.changed();
@@ -305,9 +320,9 @@ export class CardsEditor extends Entry {
   typed(text) {
     let cards;
     try { cards = parseCards(text); } catch (e) { return this.refuse(e.message); }
-    if (cards.length > this.max) return this.refuse(`${this.maxText()}, not ${cards.length}`);
+    if (cards.length > this.max) return this.refuse(t("desk.too_many_cards", { why: this.maxText(), n: cards.length }));
     const others = this.others();
-    for (const c of cards) if (others.has(c)) return this.refuse(`${c} is already in ${others.get(c)}`);
+    for (const c of cards) if (others.has(c)) return this.refuse(t("desk.already_in", { card: c, where: others.get(c) }));
     this.cards = cards;
     this.reason = "";
     this.changed();
@@ -319,11 +334,11 @@ export class CardsEditor extends Entry {
   changed() { this.render(); this.onChange(this.cards); }
 
   render() {
-    const chips = this.cards.map((c) => `<button type="button" class="chip" data-remove="${c}" aria-label="remove ${c}">${cardHtml(c)}</button>`).join("");
+    const chips = this.cards.map((c) => `<button type="button" class="chip" data-remove="${c}" aria-label="${esc(t("desk.remove", { what: c }))}">${cardHtml(c)}</button>`).join("");
     this.root.innerHTML = `
       <div class="bhead">${esc(this.label)} <span class="count">${this.cards.length}/${this.max}</span></div>
-      <div class="cline" role="button" tabindex="0">${chips || '<span class="muted">tap cards below</span>'}</div>
-      <form class="typeform"><input class="typed" placeholder="or type: Ah Kd 7c …" value="${esc(this.cards.join(" "))}" autocomplete="off" autocapitalize="off" spellcheck="false"><button type="submit">Set</button></form>
+      <div class="cline" role="button" tabindex="0">${chips || `<span class="muted">${esc(t("desk.tap_cards_below"))}</span>`}</div>
+      <form class="typeform"><input class="typed" placeholder="${esc(t("desk.type_cards"))}" value="${esc(this.cards.join(" "))}" autocomplete="off" autocapitalize="off" spellcheck="false"><button type="submit">${esc(t("desk.set"))}</button></form>
       <div class="reason" role="alert" ${this.reason ? "" : "hidden"}>${esc(this.reason || "")}</div>`;
   }
 }

@@ -5,9 +5,13 @@
 // (what the options offered depend on is the spec's, or the preset list's, facts).
 import {
   api, BoardEditor, boardCards, boardCount, boardText, download, emptyBoard, esc, money,
-  Offline, optionCatalogue, Picker, presets, RANKS, registerWorker, signed,
+  Offline, optionCatalogue, Picker, presets, RANKS, registerWorker, signed, lineWord,
 } from "./common.js";
+import { startLanguage, t } from "../js/i18n.js";
+import { lineHandName } from "../js/eval.js";
+import { itemText, naturalName } from "../js/words.js";
 
+/** @type {(id: string) => any} */
 const $ = (id) => document.getElementById(id);
 const STORE = "desk.score.session";
 
@@ -37,16 +41,16 @@ function save() { localStorage.setItem(STORE, JSON.stringify(S)); }
 
 function load() {
   const shared = new URLSearchParams(location.hash.slice(1)).get("session");
-  let stored = null;
+  let stored;
   try { stored = JSON.parse(localStorage.getItem(STORE)); } catch (e) { stored = null; }
   if (shared) {
     history.replaceState(null, "", "/score");
-    let linked = null;
+    let linked;
     try {
       linked = fromLink(JSON.parse(decodeURIComponent(escape(atob(shared.replace(/-/g, "+").replace(/_/g, "/"))))));
     } catch (e) { linked = null; /* a broken link: keep what is stored */ }
     const keep = stored && stored.hands && stored.hands.length
-      && !confirm("Replace the session on this device with the shared one?");
+      && !confirm(t("desk.replace_session"));
     if (linked && !keep) {
       S = linked;
       save();
@@ -137,7 +141,7 @@ function ruleFacts() {
 function optionWords(o) {
   const facts = ruleFacts();
   if (o.key !== "fantasyland_enabled" || !facts || !facts.entry) return o.label;
-  return `${o.label} (${facts.entry} or better on top)`;
+  return t("desk.fantasyland_entry", { option: o.label, entry: facts.entry });
 }
 
 function optionHTML(o) {
@@ -177,16 +181,16 @@ function usedCards(skip) {
   return used;
 }
 
-const label = (name, i) => (isCross() ? `${name}'s hand ${i + 1}` : `${name}'s board`);
+const label = (name, i) => (isCross() ? t("desk.hand_of", { name, n: i + 1 }) : t("desk.board_of", { name }));
 
 // --------------------------------------------------------------------------- setup
 
 function renderOptions() {
   const shown = offered();
   $("options").innerHTML = shown.length ? shown.map(optionHTML).join("")
-    : `<div class="muted">${OPTIONS.length ? "" : "The options' words could not be loaded (offline); type option=value below."}</div>`;
+    : `<div class="muted">${OPTIONS.length ? "" : esc(t("desk.no_option_words"))}</div>`;
   $("extras").innerHTML = Object.entries(S.options).filter(([k]) => !shown.some((o) => o.key === k))
-    .map(([k, v]) => `<span class="tag">${esc(k)}=${esc(JSON.stringify(v))} <button type="button" data-drop="${esc(k)}" aria-label="remove ${esc(k)}">×</button></span>`).join("");
+    .map(([k, v]) => `<span class="tag">${esc(k)}=${esc(JSON.stringify(v))} <button type="button" data-drop="${esc(k)}" aria-label="${esc(t("desk.remove", { what: k }))}">×</button></span>`).join("");
 }
 
 function renderSetup() {
@@ -194,8 +198,8 @@ function renderSetup() {
   renderOptions();
   $("unit").value = S.unit;
   const counts = presetOf().players;
-  $("players").innerHTML = S.players.map((p) => `<span class="tag player">${esc(p)} <button type="button" data-remove-player="${esc(p)}" aria-label="remove ${esc(p)}">×</button></span>`).join("")
-    + `<div class="muted">${counts[0]} to ${counts[counts.length - 1]} players${isCross() ? ", two hands each (Criss Cross)" : ""}</div>`;
+  $("players").innerHTML = S.players.map((p) => `<span class="tag player">${esc(p)} <button type="button" data-remove-player="${esc(p)}" aria-label="${esc(t("desk.remove", { what: p }))}">×</button></span>`).join("")
+    + `<div class="muted">${esc(t("desk.player_count", { min: counts[0], max: counts[counts.length - 1] }))}${isCross() ? esc(t("desk.two_hands_each")) : ""}</div>`;
 }
 
 function refuse(id, reason) {
@@ -208,11 +212,11 @@ function refuse(id, reason) {
 function addPlayer(name) {
   name = name.trim();
   const counts = presetOf().players;
-  if (!name) return refuse("player-reason", "a player needs a name");
-  if (name.includes("/")) return refuse("player-reason", "a player name may not contain '/'");
-  if (S.players.includes(name)) return refuse("player-reason", `two players are called ${name}`);
-  if (S.players.length >= counts[counts.length - 1]) return refuse("player-reason", `${S.preset} is played by at most ${counts[counts.length - 1]} players`);
-  if (S.hands.length) return refuse("player-reason", "the session has hands: start a new session to change the players");
+  if (!name) return refuse("player-reason", t("desk.needs_name"));
+  if (name.includes("/")) return refuse("player-reason", t("desk.no_slash"));
+  if (S.players.includes(name)) return refuse("player-reason", t("desk.same_name", { name }));
+  if (S.players.length >= counts[counts.length - 1]) return refuse("player-reason", t("desk.at_most_players", { game: S.preset, max: counts[counts.length - 1] }));
+  if (S.hands.length) return refuse("player-reason", t("desk.has_hands_players"));
   S.players.push(name);
   refuse("player-reason", "");
   save();
@@ -223,9 +227,9 @@ function addPlayer(name) {
 async function addExtra(text) {
   const [name, ...rest] = text.split("=");
   const key = name.trim();
-  if (!rest.length || !key) return refuse("extra-reason", `expected option=value, got '${text}'`);
+  if (!rest.length || !key) return refuse("extra-reason", t("desk.expected_option", { text }));
   if (!(key in presetOf().rules)) {
-    return refuse("extra-reason", `unknown option '${key}'; the options are those of RULES §13 (e.g. surrender_cost, unit_value)`);
+    return refuse("extra-reason", t("desk.unknown_option", { key }));
   }
   let value = rest.join("=").trim();
   try { value = JSON.parse(value); } catch (e) { /* a word such as "yes" */ }
@@ -257,13 +261,13 @@ function renderBoards() {
       const box = document.createElement("div");
       box.className = "player-board";
       box.dataset.player = name;
-      box.dataset.hand = i;
+      box.dataset.hand = String(i);
       const flags = document.createElement("div");
       flags.className = "pflags";
       if (!isOpen()) {
-        if (rulesValue("surrender_allowed")) flags.innerHTML += `<label><input type="checkbox" data-flag="surrender"${d.surrender[i] ? " checked" : ""}> surrendered</label>`;
+        if (rulesValue("surrender_allowed")) flags.innerHTML += `<label><input type="checkbox" data-flag="surrender"${d.surrender[i] ? " checked" : ""}> ${esc(t("desk.surrendered_flag"))}</label>`;
       } else if (rulesValue("fantasyland_enabled")) {
-        flags.innerHTML += `<label><input type="checkbox" data-flag="fantasyland"${d.fantasyland[i] ? " checked" : ""}> played in Fantasyland</label>`;
+        flags.innerHTML += `<label><input type="checkbox" data-flag="fantasyland"${d.fantasyland[i] ? " checked" : ""}> ${esc(t("desk.in_fantasyland_flag"))}</label>`;
       }
       const ed = document.createElement("div");
       box.append(ed, flags);
@@ -277,8 +281,9 @@ function renderBoards() {
       });
       const entry = { name, index: i, editor, box };
       flags.addEventListener("change", (e) => {
-        const flag = e.target.dataset.flag;
-        d[flag][i] = e.target.checked;
+        const box = /** @type {HTMLInputElement} */ (e.target);
+        const flag = box.dataset.flag;
+        d[flag][i] = box.checked;
         save();
         check(entry);
       });
@@ -292,7 +297,7 @@ function renderBoards() {
 
 function target() {
   if (!focused) return;
-  $("target").textContent = `${label(focused.name, focused.index)}, ${focused.editor.line}`;
+  $("target").textContent = t("desk.target", { board: label(focused.name, focused.index), line: lineWord(focused.editor.line) });
   for (const e of editors) e.box.classList.toggle("focused", e === focused);
 }
 
@@ -307,14 +312,14 @@ async function check(entry) {
   try {
     const r = await api("/api/board", { rules: S.preset, options: S.options, board: boardText(board), fantasyland: d.fantasyland[entry.index] });
     const parts = [];
-    if (r.foul) parts.push(`<span class="flag foul">FOUL: ${esc(r.foul)}</span>`);
-    if (r.natural) parts.push(`<span class="flag natural">natural: ${esc(r.natural.replace("_", " "))}</span>`);
-    if (!r.foul && r.royalties.total) parts.push(`<span class="flag">royalties ${r.royalties.total}</span>`);
-    if (r.fantasyland_next) parts.push(`<span class="flag natural">Fantasyland next (${r.fantasyland_next} cards)</span>`);
-    if (!parts.length) parts.push(`<span class="flag ok">valid</span>`);
+    if (r.foul) parts.push(`<span class="flag foul">${esc(t("desk.foul_flag", { reason: r.foul }))}</span>`);
+    if (r.natural) parts.push(`<span class="flag natural">${esc(t("breakdown.natural", { natural: naturalName(r.natural) }))}</span>`);
+    if (!r.foul && r.royalties.total) parts.push(`<span class="flag">${esc(t("breakdown.royalties", { n: r.royalties.total }))}</span>`);
+    if (r.fantasyland_next) parts.push(`<span class="flag natural">${esc(t("desk.fantasyland_next", { n: r.fantasyland_next }))}</span>`);
+    if (!parts.length) parts.push(`<span class="flag ok">${esc(t("desk.valid"))}</span>`);
     el.innerHTML = parts.join(" ");
   } catch (e) {
-    el.innerHTML = e instanceof Offline ? `<span class="flag">offline: checked when settled</span>` : `<span class="flag foul">${esc(e.message)}</span>`;
+    el.innerHTML = e instanceof Offline ? `<span class="flag">${esc(t("desk.offline_checked_later"))}</span>` : `<span class="flag foul">${esc(e.message)}</span>`;
   }
 }
 
@@ -346,7 +351,7 @@ function unfinished() {
     const d = draftOf(name);
     for (let i = 0; i < handsPer(); i++) {
       const n = boardCount(d.boards[i]);
-      if (n !== 13 && !(d.surrender[i] && n === 0)) return `${label(name, i)} has ${n} of 13 cards`;
+      if (n !== 13 && !(d.surrender[i] && n === 0)) return t("desk.has_n_of_13", { board: label(name, i), n });
     }
   }
   return null;
@@ -356,7 +361,7 @@ async function settle() {
   const missing = unfinished();
   if (missing) return refuse("settle-reason", missing);
   const counts = presetOf().players;
-  if (!counts.includes(S.players.length)) return refuse("settle-reason", `${S.preset} is played by ${counts[0]} to ${counts[counts.length - 1]} players, not ${S.players.length}`);
+  if (!counts.includes(S.players.length)) return refuse("settle-reason", t("desk.played_by", { game: S.preset, min: counts[0], max: counts[counts.length - 1], n: S.players.length }));
   const table = tableOf();
   const hand = { table, settlement: null, at: new Date().toISOString() };
   $("settle").disabled = true; // one settlement at a time: the boards stay until it is done
@@ -396,18 +401,24 @@ async function settlePending() {
 function showResult(hand, number) {
   const s = hand.settlement;
   if (!s) {
-    $("result").innerHTML = `<div class="pending">Hand ${number} is saved. You are offline: it will be settled as soon as the server can be reached.</div>`;
+    $("result").innerHTML = `<div class="pending">${esc(t("desk.saved_offline", { n: number }))}</div>`;
     return;
   }
+  // Each seat's hand on a line, named in the page's language (the server's are English).
+  const handName = (seat, line) => {
+    const p = (s.players || []).find((x) => x.name === seat);
+    const l = p && (p.lines || []).find((x) => x.line === line);
+    return l ? lineHandName(l) : "";
+  };
   const totals = Object.entries(s.totals).map(([p, v]) => `<tr><td>${esc(p)}</td><td class="num">${signed(v)}</td><td class="num">${money(s.money[p])}</td></tr>`).join("");
   const pairs = s.pairs.map((pr) => {
     const who = pr.points >= 0 ? pr.a : pr.b;
-    const items = pr.items.map((it) => `<li><span class="num">${signed(it.points)}</span> ${esc(it.text)}</li>`).join("");
-    return `<div class="pair"><div class="pairhead">${esc(pr.a)} vs ${esc(pr.b)}: ${esc(who)} ${signed(Math.abs(pr.points))}${pr.unit !== 1 ? ` (${money(Math.abs(pr.money))})` : ""}</div><ul>${items}</ul></div>`;
+    const items = pr.items.map((it) => `<li><span class="num">${signed(it.points)}</span> ${esc(itemText(pr, it, handName))}</li>`).join("");
+    return `<div class="pair"><div class="pairhead">${esc(t("desk.vs", { a: pr.a, b: pr.b }))}: ${esc(who)} ${signed(Math.abs(pr.points))}${pr.unit !== 1 ? ` (${money(Math.abs(pr.money))})` : ""}</div><ul>${items}</ul></div>`;
   }).join("");
-  const fl = Object.entries(s.fantasyland || {}).filter(([, v]) => v).map(([p, v]) => `${esc(p)} plays Fantasyland next with ${v} cards`).join("; ");
-  const fouled = (s.fouled || []).length ? `<div class="flag foul">fouled: ${s.fouled.map(esc).join(", ")}</div>` : "";
-  $("result").innerHTML = `<h3>Hand ${number}</h3>${fouled}<table class="totals"><tr><th>player</th><th>points</th><th>money</th></tr>${totals}</table>${pairs}${fl ? `<div class="fl">${fl}</div>` : ""}`;
+  const fl = Object.entries(s.fantasyland || {}).filter(([, v]) => v).map(([p, v]) => esc(t("desk.fantasyland_with", { name: p, n: v }))).join("; ");
+  const fouled = (s.fouled || []).length ? `<div class="flag foul">${esc(t("desk.fouled_list", { names: s.fouled.join(", ") }))}</div>` : "";
+  $("result").innerHTML = `<h3>${esc(t("desk.hand_n", { n: number }))}</h3>${fouled}<table class="totals">${columns("player", "points", "money")}${totals}</table>${pairs}${fl ? `<div class="fl">${fl}</div>` : ""}`;
 }
 
 // --------------------------------------------------------------------------- the ledger
@@ -440,16 +451,20 @@ function ledger() {
   return { pairs, players, settled };
 }
 
+/** A table's heading row: the columns' words ("player", "points", ...). */
+const columns = (...keys) => `<tr>${keys.map((k) => `<th>${esc(t(`desk.col.${k}`))}</th>`).join("")}</tr>`;
+
 function renderLedger() {
   const { pairs, players, settled } = ledger();
   const pending = S.hands.length - settled;
   const prow = [...players].map(([p, r]) => `<tr><td>${esc(p)}</td><td class="num">${signed(r.points)}</td><td class="num">${money(r.money)}</td></tr>`).join("");
   const pairRows = [...pairs.values()].map((r) => `<tr><td>${esc(r.x)} – ${esc(r.y)}</td><td class="num">${esc(r.points >= 0 ? r.x : r.y)} ${signed(Math.abs(r.points))}</td><td class="num">${money(Math.abs(r.money))}</td></tr>`).join("");
-  const hands = S.hands.map((h, i) => `<li>Hand ${i + 1}: ${h.settlement ? Object.entries(h.settlement.totals).map(([p, v]) => `${esc(p)} ${signed(v)}`).join(", ") : h.error ? `<span class="foul">${esc(h.error)}</span>` : "<i>queued, settles when online</i>"}</li>`).join("");
+  const handWords = (h) => (h.settlement ? Object.entries(h.settlement.totals).map(([p, v]) => `${esc(p)} ${signed(v)}`).join(", ") : h.error ? `<span class="foul">${esc(h.error)}</span>` : `<i>${esc(t("desk.queued"))}</i>`);
+  const hands = S.hands.map((h, i) => `<li>${esc(t("desk.hand_n", { n: i + 1 }))}: ${handWords(h)}</li>`).join("");
   $("ledger").innerHTML = `
-    <div class="summary" id="ledger-summary">${settled} hand${settled === 1 ? "" : "s"} settled${pending ? `, ${pending} queued` : ""} · ${esc(S.preset)}</div>
-    <table class="totals" id="ledger-players"><tr><th>player</th><th>points</th><th>money</th></tr>${prow}</table>
-    <table class="totals" id="ledger-pairs"><tr><th>pair</th><th>ahead</th><th>owed</th></tr>${pairRows}</table>
+    <div class="summary" id="ledger-summary">${esc(t("desk.hands_settled", { n: settled }))}${pending ? esc(t("desk.n_queued", { n: pending })) : ""} · ${esc(S.preset)}</div>
+    <table class="totals" id="ledger-players">${columns("player", "points", "money")}${prow}</table>
+    <table class="totals" id="ledger-pairs">${columns("pair", "ahead", "owed")}${pairRows}</table>
     <ol class="hands">${hands}</ol>`;
 }
 
@@ -486,12 +501,14 @@ function renderAll() {
 }
 
 function netState() {
-  $("net").textContent = navigator.onLine ? "" : "offline";
+  $("net").textContent = navigator.onLine ? "" : t("desk.offline");
   $("net").classList.toggle("off", !navigator.onLine);
 }
 
 async function main() {
   registerWorker();
+  await startLanguage();
+  document.title = t("desk.score.title");
   load();
   try { PRESETS = await presets(); } catch (e) { PRESETS = []; }
   try { OPTIONS = await optionCatalogue(); } catch (e) { OPTIONS = []; }
@@ -503,7 +520,7 @@ async function main() {
   $("preset").addEventListener("change", async (e) => {
     if (S.hands.length) {
       e.target.value = S.preset;
-      refuse("player-reason", "the session has hands: start a new session to change the rules");
+      refuse("player-reason", t("desk.has_hands_rules"));
       return;
     }
     S.preset = e.target.value;
@@ -543,7 +560,7 @@ async function main() {
   $("players").addEventListener("click", (e) => {
     const p = e.target.dataset.removePlayer;
     if (!p) return;
-    if (S.hands.length) return refuse("player-reason", "the session has hands: start a new session to change the players");
+    if (S.hands.length) return refuse("player-reason", t("desk.has_hands_players"));
     S.players = S.players.filter((x) => x !== p);
     delete S.draft[p];
     save();
@@ -554,7 +571,7 @@ async function main() {
   $("export-csv").addEventListener("click", () => download(`session-${S.id}.csv`, csv(), "text/csv"));
   $("share").addEventListener("click", shareLink);
   $("new-session").addEventListener("click", () => {
-    if (S.hands.length && !confirm("Start a new session? The current one is replaced (export it first).")) return;
+    if (S.hands.length && !confirm(t("desk.start_new_session"))) return;
     S = newSession(S.preset);
     S.players = [];
     save();

@@ -3,10 +3,15 @@
 // the page only enters cards and shows what it is told.
 import {
   api, BoardEditor, boardCards, boardCount, boardText, CardsEditor, cardHtml, emptyBoard, esc,
-  parseBoard, Picker, presets, registerWorker, signed,
+  lineWord, parseBoard, Picker, presets, registerWorker, signed, tHTML,
 } from "./common.js";
+import { startLanguage, t } from "../js/i18n.js";
+import { naturalName } from "../js/words.js";
 
+/** @type {(id: string) => any} */
 const $ = (id) => document.getElementById(id);
+/** @type {(selector: string) => NodeListOf<HTMLElement>} */
+const all = (selector) => document.querySelectorAll(selector);
 let PRESETS = [];
 let tab = "fantasyland";
 let focused = null;
@@ -49,7 +54,7 @@ function used(skip) {
 
 function focus(ed) {
   focused = ed;
-  $("target").textContent = ed ? (ed.board ? `${ed.label}, ${ed.line}` : ed.label) : "";
+  $("target").textContent = ed ? (ed.board ? t("desk.target", { board: ed.label, line: lineWord(ed.line) }) : ed.label) : "";
   if (picker) picker.render();
 }
 
@@ -92,6 +97,10 @@ function restore() {
   try { return JSON.parse(localStorage.getItem("desk.study")) || {}; } catch (e) { return {}; }
 }
 
+const yesNo = (b) => esc(t(b ? "desk.yes" : "desk.no"));
+/** A table's heading row: the columns' words ("board", "royalties", ...). */
+const columns = (...keys) => `<tr>${keys.map((k) => `<th>${k === "#" ? k : esc(t(`desk.col.${k}`))}</th>`).join("")}</tr>`;
+
 // --------------------------------------------------------------------------- Fantasyland
 
 let flCards, stCards, psMe, psCards, psDead, psOpp = [];
@@ -100,8 +109,8 @@ async function flLimits() {
   const f = await rulesFacts($("fl-preset").value);
   const sizes = f.fantasyland_sizes;
   flCards.max = sizes[sizes.length - 1];
-  const range = sizes.length === 1 ? `${sizes[0]}` : `${sizes[0]} to ${sizes[sizes.length - 1]}`;
-  flCards.maxText = () => `${$("fl-preset").value} deals ${range} Fantasyland cards`;
+  const range = sizes.length === 1 ? `${sizes[0]}` : t("desk.range", { min: sizes[0], max: sizes[sizes.length - 1] });
+  flCards.maxText = () => t("desk.fl_deals", { game: $("fl-preset").value, range });
   flCards.sizes = sizes;
   if (flCards.cards.length > flCards.max) flCards.cards = flCards.cards.slice(0, flCards.max);
   flCards.render();
@@ -109,9 +118,9 @@ async function flLimits() {
 
 async function flSolve() {
   const sizes = flCards.sizes || [];
-  if (!sizes.includes(flCards.cards.length)) return refuse("fl-reason", `${flCards.maxText()}, not ${flCards.cards.length}`);
+  if (!sizes.includes(flCards.cards.length)) return refuse("fl-reason", t("desk.too_many_cards", { why: flCards.maxText(), n: flCards.cards.length }));
   refuse("fl-reason", "");
-  $("fl-out").innerHTML = `<p class="muted">solving…</p>`;
+  $("fl-out").innerHTML = `<p class="muted">${esc(t("desk.solving"))}</p>`;
   try {
     const r = await api("/api/solve/fantasyland", { rules: $("fl-preset").value, cards: flCards.cards.join(" ") });
     $("fl-out").innerHTML = flHtml(r);
@@ -120,34 +129,36 @@ async function flSolve() {
 
 function boardHtml(text) {
   const b = parseBoard(text);
-  return `<div class="sboard">${["top", "middle", "bottom"].map((l) => `<div class="bline"><span class="lname">${l}</span>${b[l].map((c) => cardHtml(c)).join("")}</div>`).join("")}</div>`;
+  return `<div class="sboard">${["top", "middle", "bottom"].map((l) => `<div class="bline"><span class="lname">${esc(lineWord(l))}</span>${b[l].map((c) => cardHtml(c)).join("")}</div>`).join("")}</div>`;
 }
 
 function flHtml(r) {
   const roy = r.royalties;
-  const rows = r.runner_up.map((x) => `<tr><td>${esc(x.board)}${x.foul ? ` <span class="foul">foul</span>` : ""}</td><td class="num">${x.royalties}</td><td>${x.stays ? "yes" : "no"}</td><td class="num">${x.value.toFixed(2)}</td></tr>`).join("");
-  return `<h3>Best board</h3>${boardHtml(r.board)}
+  const rows = r.runner_up.map((x) => `<tr><td>${esc(x.board)}${x.foul ? ` <span class="foul">${esc(t("desk.col.foul"))}</span>` : ""}</td><td class="num">${x.royalties}</td><td>${yesNo(x.stays)}</td><td class="num">${x.value.toFixed(2)}</td></tr>`).join("");
+  return `<h3>${esc(t("desk.best_board"))}</h3>${boardHtml(r.board)}
     <div id="fl-best" data-board="${esc(r.board)}">${esc(r.board)}</div>
-    <div>Royalties: top ${roy.top}, middle ${roy.middle}, bottom ${roy.bottom} = <b id="fl-royalties">${roy.total}</b></div>
-    <div>Stays in Fantasyland: <b id="fl-stays">${r.stays ? "yes" : "no"}</b> · score ${r.score.toFixed(2)}${r.discards ? ` · discards ${esc(r.discards)}` : ""}</div>
-    <h3>Runner-up boards</h3>
-    <table class="totals options-table" id="fl-runners"><tr><th>board</th><th>royalties</th><th>stays</th><th>value</th></tr>${rows}</table>`;
+    <div>${esc(t("desk.fl_royalties", { top: roy.top, middle: roy.middle, bottom: roy.bottom }))} <b id="fl-royalties">${roy.total}</b></div>
+    <div>${esc(t("desk.stays_label"))} <b id="fl-stays">${yesNo(r.stays)}</b> · ${esc(t("desk.score_value", { value: r.score.toFixed(2) }))}${r.discards ? ` · ${esc(t("desk.discards", { cards: r.discards }))}` : ""}</div>
+    <h3>${esc(t("desk.runner_up"))}</h3>
+    <table class="totals options-table" id="fl-runners">${columns("board", "royalties", "stays", "value")}${rows}</table>`;
 }
 
 // --------------------------------------------------------------------------- setting
 
 async function stSolve() {
-  if (stCards.cards.length !== 13) return refuse("st-reason", `a classic hand has 13 cards, got ${stCards.cards.length}`);
+  if (stCards.cards.length !== 13) return refuse("st-reason", t("desk.classic_13", { n: stCards.cards.length }));
   refuse("st-reason", "");
-  $("st-out").innerHTML = `<p class="muted">solving…</p>`;
+  $("st-out").innerHTML = `<p class="muted">${esc(t("desk.solving"))}</p>`;
   try {
     const r = await api("/api/solve/setting", { rules: $("st-preset").value, cards: stCards.cards.join(" "), opponents: Number($("st-opponents").value) });
     const alts = r.alternatives.map((a) => `<tr><td>${esc(a.board)}</td><td class="num">${signed(a.expected.toFixed(2))}</td></tr>`).join("");
-    $("st-out").innerHTML = `<h3>Best setting</h3>${boardHtml(r.board)}
+    const natural = r.natural ? ` · ${tHTML("breakdown.natural", { natural: `<b>${esc(naturalName(r.natural))}</b>` })}` : "";
+    const surrender = r.surrender_expected !== null ? ` (${esc(t("desk.surrender_value", { value: r.surrender_expected.toFixed(2) }))})` : "";
+    $("st-out").innerHTML = `<h3>${esc(t("desk.best_setting"))}</h3>${boardHtml(r.board)}
       <div id="st-best" data-board="${esc(r.board)}">${esc(r.board)}</div>
-      <div>Expected points: <b id="st-ev">${signed(r.expected.toFixed(2))}</b>${r.natural ? ` · natural: <b>${esc(r.natural.replace("_", " "))}</b>` : ""}</div>
-      <div id="st-advice">${esc(r.advice)}${r.surrender_expected !== null ? ` (surrender: ${r.surrender_expected.toFixed(2)})` : ""}</div>
-      <h3>Alternatives</h3><table class="totals" id="st-alts"><tr><th>setting</th><th>expected</th></tr>${alts}</table>`;
+      <div>${esc(t("desk.expected_points"))} <b id="st-ev">${signed(r.expected.toFixed(2))}</b>${natural}</div>
+      <div id="st-advice">${esc(r.advice)}${surrender}</div>
+      <h3>${esc(t("desk.alternatives"))}</h3><table class="totals" id="st-alts">${columns("setting", "expected")}${alts}</table>`;
   } catch (e) { $("st-out").innerHTML = ""; refuse("st-reason", e.message); }
 }
 
@@ -157,11 +168,11 @@ async function psStreets() {
   const f = await rulesFacts($("ps-preset").value);
   const sel = $("ps-street");
   const chosen = sel.value;
-  sel.innerHTML = f.streets.map((s, i) => `<option value="${i + 1}">${i + 1} (${s[0]} dealt, ${s[1]} placed)</option>`).join("");
+  sel.innerHTML = f.streets.map((s, i) => `<option value="${i + 1}">${esc(t("desk.street_option", { n: i + 1, dealt: s[0], placed: s[1] }))}</option>`).join("");
   if (chosen && Number(chosen) <= f.streets.length) sel.value = chosen;
   const street = f.streets[Number(sel.value) - 1];
   psCards.max = street[0];
-  psCards.maxText = () => `street ${sel.value} of ${f.variant} deals ${street[0]} cards`;
+  psCards.maxText = () => t("desk.street_deals", { n: sel.value, game: f.variant, cards: street[0] });
   psCards.render();
   psFacts = f;
 }
@@ -169,12 +180,12 @@ let psFacts = null;
 
 function addOpponent(board) {
   const max = psFacts ? psFacts.players[psFacts.players.length - 1] - 1 : 3;
-  if (psOpp.length >= max) return refuse("ps-reason", `${$("ps-preset").value} is played by at most ${max + 1} players`);
+  if (psOpp.length >= max) return refuse("ps-reason", t("desk.at_most_players", { game: $("ps-preset").value, max: max + 1 }));
   const div = document.createElement("div");
   const fl = document.createElement("label");
-  fl.innerHTML = `<input type="checkbox" class="opp-fl"> plays Fantasyland (board face down)`;
+  fl.innerHTML = `<input type="checkbox" class="opp-fl"> ${esc(t("desk.plays_fantasyland"))}`;
   $("ps-opponents").append(div, fl);
-  const ed = makeBoard(div, `opponent ${psOpp.length + 1}`);
+  const ed = /** @type {any} */ (makeBoard(div, t("desk.opponent_n", { n: psOpp.length + 1 })));
   ed.flBox = fl;
   fl.addEventListener("change", save);
   if (board === "fantasyland") fl.querySelector("input").checked = true;
@@ -211,7 +222,7 @@ async function loadPositionText(text) {
     const line = raw.split("#")[0].trim();
     if (!line) continue;
     const i = line.indexOf(":");
-    if (i < 0) return refuse("ps-reason", `expected 'key: value', got '${line}'`);
+    if (i < 0) return refuse("ps-reason", t("desk.key_value", { line }));
     const key = line.slice(0, i).trim().toLowerCase(), value = line.slice(i + 1).trim();
     if (key === "opponent") pos.opponents.push(value); else pos[key] = value;
   }
@@ -234,7 +245,7 @@ async function loadPositionText(text) {
 
 async function analyse() {
   refuse("ps-reason", "");
-  $("ps-out").innerHTML = `<p class="muted">analysing…</p>`;
+  $("ps-out").innerHTML = `<p class="muted">${esc(t("desk.analysing"))}</p>`;
   try {
     const r = await api("/api/hint", { position: positionObject(), level: 2 });
     $("ps-out").innerHTML = hintsHtml(r);
@@ -245,8 +256,9 @@ function hintsHtml(r) {
   // A quick hint (the engine still compiling on a fresh server) has no value: its row says why.
   const rows = r.hints.map((h, i) => h.quick ? `<tr class="best"><td>${i + 1}</td><td>${esc(h.text)}</td><td colspan="3" class="muted">${esc(h.explanation)}</td></tr>` : `<tr${i === 0 ? ' class="best"' : ""}><td>${i + 1}</td><td>${esc(h.text)}</td><td class="num">${signed(h.value.toFixed(2))}</td><td class="num">${h.interval[0].toFixed(1)} … ${h.interval[1].toFixed(1)}</td><td class="num">${Math.round(h.foul_probability * 100)}%</td></tr>`).join("");
   const quick = r.hints.length && r.hints[0].quick;
-  return `<div id="ps-summary">${quick ? "a quick suggestion" : `${r.options} legal actions`} on street ${r.street} (${esc(r.variant)})${quick ? "" : ", best first"}</div>
-    <table class="totals options-table" id="ps-hints"><tr><th>#</th><th>action (top | middle | bottom)</th><th>points</th><th>95% interval</th><th>foul</th></tr>${rows}</table>`;
+  const summary = quick ? t("desk.quick_suggestion", { street: r.street, game: r.variant }) : t("desk.legal_actions", { n: r.options, street: r.street, game: r.variant });
+  return `<div id="ps-summary">${esc(summary)}</div>
+    <table class="totals options-table" id="ps-hints">${columns("#", "action", "points", "interval", "foul")}${rows}</table>`;
 }
 
 // --------------------------------------------------------------------------- trainer
@@ -264,30 +276,33 @@ function streak(delta) {
 function mistakes() { try { return JSON.parse(localStorage.getItem("desk.mistakes")) || []; } catch (e) { return []; } }
 
 function renderMistakes() {
-  $("tr-mistakes").innerHTML = mistakes().map((m, i) => `<li>${esc(m.kind)}: ${esc(m.cards || m.text)} — lost ${m.lost.toFixed(2)} <button type="button" data-retry="${i}">Retry</button></li>`).join("");
+  $("tr-mistakes").innerHTML = mistakes().map((m, i) => `<li>${esc(t("desk.mistake", { kind: m.kind, cards: m.cards || m.text, lost: m.lost.toFixed(2) }))} <button type="button" data-retry="${i}">${esc(t("desk.retry"))}</button></li>`).join("");
 }
 
-function showTask(t) {
-  task = t;
+function showTask(next) {
+  task = next;
   trPlace = {};
   refuse("tr-reason", "");
   $("tr-out").innerHTML = "";
   editors.trainer = [];
   const root = $("tr-task");
-  if (t.kind === "street") {
-    const p = t.position;
+  if (next.kind === "street") {
+    const p = next.position;
     trainerAllowed = null;
-    const opp = p.opponents.map((o, i) => `<div>opponent ${i + 1}: ${esc(o)}</div>`).join("");
+    const opp = p.opponents.map((o, i) => `<div>${esc(t("desk.opponent_board", { n: i + 1, board: o }))}</div>`).join("");
     const cards = p.cards.split(" ");
-    root.innerHTML = `<div>${esc(t.variant)}, street ${t.street}: place ${t.decision.place}${t.decision.discard ? `, throw ${t.decision.discard}` : ""}</div>
-      <div>My board: <b>${esc(p.me)}</b>${p.dead ? ` · dead ${esc(p.dead)}` : ""}</div>${opp}
-      <div id="tr-place">${cards.map((c) => `<div class="place-row" data-card="${c}">${cardHtml(c)} ${["top", "middle", "bottom", "discard"].map((l) => `<button type="button" data-to="${l}" aria-pressed="false">${l}</button>`).join("")}</div>`).join("")}</div>`;
+    const what = t("desk.street_task", { game: next.variant, street: next.street, place: next.decision.place }) + (next.decision.discard ? t("desk.throw", { n: next.decision.discard }) : "");
+    const where = (l) => (l === "discard" ? t("term.discard") : lineWord(l));
+    root.innerHTML = `<div>${esc(what)}</div>
+      <div>${esc(t("desk.my_board_is"))} <b>${esc(p.me)}</b>${p.dead ? ` · ${esc(t("desk.dead", { cards: p.dead }))}` : ""}</div>${opp}
+      <div id="tr-place">${cards.map((c) => `<div class="place-row" data-card="${c}">${cardHtml(c)} ${["top", "middle", "bottom", "discard"].map((l) => `<button type="button" data-to="${l}" aria-pressed="false">${esc(where(l))}</button>`).join("")}</div>`).join("")}</div>`;
   } else {
-    const cards = t.cards.split(" ");
+    const cards = next.cards.split(" ");
     trainerAllowed = new Set(cards);
-    root.innerHTML = `<div>${t.kind === "setting" ? "Set these 13 cards" : `Set this ${cards.length}-card Fantasyland hand`} (${esc(t.preset)}):</div>
+    const what = next.kind === "setting" ? t("desk.drill.setting") : t("desk.set_fl_hand", { n: cards.length });
+    root.innerHTML = `<div>${esc(what)} (${esc(next.preset)}):</div>
       <div class="cline">${cards.map((c) => cardHtml(c)).join("")}</div><div id="tr-board"></div>`;
-    trBoard = makeBoard($("tr-board"), "my board");
+    trBoard = makeBoard($("tr-board"), t("desk.my_board"));
     editors.trainer = [trBoard];
     focus(trBoard);
   }
@@ -296,7 +311,7 @@ function showTask(t) {
 }
 
 async function nextTask(params) {
-  $("tr-out").innerHTML = `<p class="muted">dealing…</p>`;
+  $("tr-out").innerHTML = `<p class="muted">${esc(t("desk.dealing"))}</p>`;
   try {
     const q = new URLSearchParams(params || { kind: $("tr-kind").value });
     showTask(await api(`/api/trainer/next?${q}`));
@@ -308,28 +323,28 @@ function placementKey(top, middle, bottom, discard) {
 }
 
 async function answer() {
-  const t = task;
-  if (!t) return;
+  const job = task;
+  if (!job) return;
   let lost, best, text;
-  if (t.kind === "street") {
-    const cards = t.position.cards.split(" ");
+  if (job.kind === "street") {
+    const cards = job.position.cards.split(" ");
     const missing = cards.filter((c) => !trPlace[c]);
-    if (missing.length) return refuse("tr-reason", `say where ${missing.join(" ")} goes`);
+    if (missing.length) return refuse("tr-reason", t("desk.say_where", { cards: missing.join(" ") }));
     const lines = { top: [], middle: [], bottom: [], discard: [] };
     for (const c of cards) lines[trPlace[c]].push(c);
     const key = placementKey(lines.top, lines.middle, lines.bottom, lines.discard);
-    const mine = t.hints.find((h) => placementKey(h.action.top, h.action.middle, h.action.bottom, h.action.discard || []) === key);
-    if (!mine) return refuse("tr-reason", `that is not a legal placement of street ${t.street} (place ${t.decision.place}, throw ${t.decision.discard}; lines have room ${t.decision.free.join(", ")})`);
-    best = t.hints[0];
+    const mine = job.hints.find((h) => placementKey(h.action.top, h.action.middle, h.action.bottom, h.action.discard || []) === key);
+    if (!mine) return refuse("tr-reason", t("desk.not_legal", { street: job.street, place: job.decision.place, throw: job.decision.discard, free: job.decision.free.join(", ") }));
+    best = job.hints[0];
     lost = Math.max(0, best.value - mine.value);
-    text = `Solver: <b id="tr-best">${esc(best.text)}</b> (${signed(best.value.toFixed(2))}); yours: ${esc(mine.text)} (${signed(mine.value.toFixed(2))})`;
+    text = `${esc(t("desk.solver_says"))} <b id="tr-best">${esc(best.text)}</b> (${signed(best.value.toFixed(2))}); ${esc(t("desk.yours", { text: mine.text, value: signed(mine.value.toFixed(2)) }))}`;
   } else {
-    if (boardCount(trBoard.board) !== 13) return refuse("tr-reason", `the board has ${boardCount(trBoard.board)} of 13 cards`);
+    if (boardCount(trBoard.board) !== 13) return refuse("tr-reason", t("desk.board_has", { n: boardCount(trBoard.board) }));
     try {
-      const r = await api("/api/trainer/grade", { kind: t.kind, rules: t.preset, cards: t.cards, answer: boardText(trBoard.board) });
+      const r = await api("/api/trainer/grade", { kind: job.kind, rules: job.preset, cards: job.cards, answer: boardText(trBoard.board) });
       lost = r.lost;
       best = r;
-      text = `Solver: <b id="tr-best">${esc(r.best)}</b> (${signed(Number(r.best_value).toFixed(2))})${r.answer.foul ? `; yours fouls: ${esc(r.answer.foul)}` : ""}${r.exact ? "" : " (yours is not among the solver's listed settings: at least this much)"}`;
+      text = `${esc(t("desk.solver_says"))} <b id="tr-best">${esc(r.best)}</b> (${signed(Number(r.best_value).toFixed(2))})${r.answer.foul ? esc(t("desk.yours_fouls", { reason: r.answer.foul })) : ""}${r.exact ? "" : esc(t("desk.not_listed"))}`;
     } catch (e) { return refuse("tr-reason", e.message); }
   }
   refuse("tr-reason", "");
@@ -337,11 +352,11 @@ async function answer() {
   streak(good ? 1 : null);
   if (!good) {
     const list = mistakes();
-    list.unshift({ kind: t.kind, preset: t.preset, seed: t.seed, lost, cards: t.cards || t.position.cards, at: new Date().toISOString() });
+    list.unshift({ kind: job.kind, preset: job.preset, seed: job.seed, lost, cards: job.cards || job.position.cards, at: new Date().toISOString() });
     localStorage.setItem("desk.mistakes", JSON.stringify(list.slice(0, 50)));
     renderMistakes();
   }
-  $("tr-out").innerHTML = `<div id="tr-feedback" class="${good ? "best" : "foul"}">${good ? "Right: the solver's answer." : `You lost <b id="tr-lost">${lost.toFixed(2)}</b> expected points.`}</div><div>${text}</div>`;
+  $("tr-out").innerHTML = `<div id="tr-feedback" class="${good ? "best" : "foul"}">${good ? esc(t("desk.right")) : tHTML("desk.you_lost", { lost: `<b id="tr-lost">${lost.toFixed(2)}</b>` })}</div><div>${text}</div>`;
   $("tr-answer").hidden = true;
 }
 
@@ -349,27 +364,29 @@ async function answer() {
 
 function showTab(name) {
   tab = name;
-  for (const b of document.querySelectorAll("[data-tab]")) b.setAttribute("aria-selected", String(b.dataset.tab === name));
-  for (const p of document.querySelectorAll("[data-pane]")) p.hidden = p.dataset.pane !== name;
+  for (const b of all("[data-tab]")) b.setAttribute("aria-selected", String(b.dataset.tab === name));
+  for (const p of all("[data-pane]")) p.hidden = p.dataset.pane !== name;
   focus(editors[name][0] || null);
   save();
 }
 
 async function main() {
   registerWorker();
+  await startLanguage();
+  document.title = t("desk.study.title");
   try { PRESETS = await presets(); } catch (e) { PRESETS = []; }
   const st = restore();
   presetOptions($("fl-preset"), true, st.fl?.preset || "pineapple-progressive");
   presetOptions($("st-preset"), false, st.st?.preset || "classic");
   presetOptions($("ps-preset"), true, st.ps?.preset || "pineapple");
   if (st.st?.opponents) $("st-opponents").value = st.st.opponents;
-  flCards = makeCards($("fl-cards"), "Fantasyland cards", 17);
-  stCards = makeCards($("st-cards"), "my 13 cards", 13, () => "a classic hand has 13 cards");
+  flCards = makeCards($("fl-cards"), t("desk.fl_cards"), 17);
+  stCards = makeCards($("st-cards"), t("desk.my_13_cards"), 13, () => t("desk.classic_hand"));
   const me = document.createElement("div");
   $("ps-me").append(me);
-  psMe = makeBoard(me, "my board");
-  psCards = makeCards($("ps-cards"), "my cards this street", 5);
-  psDead = makeCards($("ps-dead"), "dead cards (my discards, seen cards)", 30);
+  psMe = makeBoard(me, t("desk.my_board"));
+  psCards = makeCards($("ps-cards"), t("desk.my_street_cards"), 5);
+  psDead = makeCards($("ps-dead"), t("desk.dead_cards"), 30);
   editors.fantasyland = [flCards];
   editors.setting = [stCards];
   editors.position = [psMe, psCards, psDead];
@@ -417,7 +434,7 @@ async function main() {
     showTab("trainer");
     nextTask({ kind: m.kind, preset: m.preset, seed: m.seed });
   });
-  for (const b of document.querySelectorAll("[data-tab]")) b.addEventListener("click", () => showTab(b.dataset.tab));
+  for (const b of all("[data-tab]")) b.addEventListener("click", () => showTab(b.dataset.tab));
   streak(0);
   renderMistakes();
   showTab(st.tab || "fantasyland");

@@ -4,14 +4,17 @@
 // words) likewise; the other /api requests are never cached (a settlement offline is
 // queued by the page, see score.js). FILES is the whole graph the pages load, imports of
 // imports included (tests/test_js.py walks it, so that it cannot drift).
-const CACHE = "desk-v3";
+const CACHE = "desk-v4";
 const API = ["/api/presets", "/api/options"];
 const FILES = [
   "/score", "/study",
   "/static/style.css", "/static/favicon.svg",
   "/static/desk/desk.css", "/static/desk/common.js", "/static/desk/score.js",
   "/static/desk/study.js", "/static/desk/manifest.webmanifest",
-  "/static/js/eval.js", "/static/js/util.js", "/static/js/i18n.js",
+  "/static/js/eval.js", "/static/js/util.js", "/static/js/i18n.js", "/static/js/words.js",
+  // The words in every language: the pages pick one as the lobby does (i18n.js).
+  "/static/i18n/en.json", "/static/i18n/bg.json", "/static/i18n/hr.json",
+  "/static/i18n/ru.json", "/static/i18n/lv.json",
 ];
 
 self.addEventListener("install", (event) => {

@@ -4,7 +4,7 @@ import js from "@eslint/js";
 import globals from "globals";
 
 export default [
-  // Only the client and its tests: the venv, the built site and the desk pages are not ours to lint here.
+  // Only the client, the desk and their tests: the venv and the built site are not ours to lint here.
   { ignores: [".venv/**", "site/**", "build/**", "dist/**"] },
   {
     files: ["src/chinese_poker/server/static/js/**/*.js", "src/chinese_poker/server/static/{app,chart,fairness}.js"],
@@ -24,6 +24,16 @@ export default [
   {
     files: ["src/chinese_poker/server/static/js/util.js"],
     rules: { "no-restricted-syntax": "off" },
+  },
+  {
+    // The study desk (/score, /study) and its service worker: recommended rules. Its pages
+    // build markup as strings, every value through common.js's esc().
+    files: ["src/chinese_poker/server/static/desk/*.js"],
+    languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: { ...globals.browser, ...globals.serviceworker } },
+    rules: {
+      ...js.configs.recommended.rules,
+      "no-unused-vars": ["error", { argsIgnorePattern: "^_", caughtErrors: "none" }],
+    },
   },
   {
     files: ["tests/js/**/*.mjs", "eslint.config.js"],

@@ -198,6 +198,35 @@ def _qualifies(sc: ScoringSpec, middle: Sequence[Card]) -> bool:
     return high is not None and high <= ceiling
 
 
+class _PoolRanks:
+    """The cards that may come as one line sees them: how many of each rank, which
+    ranks of each suit, and the suits the line could still make a flush in (a flush
+    in s needs the line's own cards in s)."""
+
+    __slots__ = ("by_suit", "count", "flush_suits")
+
+    def __init__(self, pool: Sequence[Card], cards: Sequence[Card], size: int) -> None:
+        self.by_suit: list[set[int]] = [set(), set(), set(), set()]
+        self.count = [0] * 13
+        for c in pool:
+            self.by_suit[c & 3].add(c >> 2)
+            self.count[c >> 2] += 1
+        held = {c & 3 for c in cards}
+        self.flush_suits = [] if size == 3 or len(held) > 1 else list(held or range(4))
+
+    def can_flush(self, extra: Sequence[int]) -> bool:
+        """Whether the ranks ``extra`` can be taken all in a suit the line can flush in."""
+        return any(all(r in self.by_suit[s] for r in extra) for s in self.flush_suits)
+
+    def can_avoid_flush(self, extra: Sequence[int]) -> bool:
+        """Whether the ranks ``extra`` can be taken without making a flush: not when the
+        only card of each is of the one suit the line holds."""
+        return not any(
+            all(self.count[r] == 1 and r in self.by_suit[s] for r in extra)
+            for s in self.flush_suits
+        )
+
+
 class _Search:
     """The exact search over the ways to finish one board."""
 
@@ -283,78 +312,47 @@ class _Search:
         Tried by the ranks the line may take (a few thousand at most), each as a flush
         and as no flush where the pool's suits allow it.
         """
+        ranks = _PoolRanks(pool, self.lines[line], _SIZES[line])
+        if line in self.chain and not (line == 1 and self.sc.lowball_middle):
+            return self._reaches_by_key(line, ranks, low, high)
+        return self._reaches_by_cards(line, ranks, low, high)
+
+    def _reaches_by_cards(self, line: int, pool: _PoolRanks, low: int, high: int) -> bool:
         cards = self.lines[line]
         size = _SIZES[line]
-        held = {c & 3 for c in cards}
-        by_suit: list[set[int]] = [set(), set(), set(), set()]
-        count = [0] * 13
-        for c in pool:
-            by_suit[c & 3].add(c >> 2)
-            count[c >> 2] += 1
-        # A flush in s needs the line's own cards in s; no flush is impossible only
-        # when every way to take the ranks gives cards of that one suit.
-        flush_suits = [] if size == 3 or len(held) > 1 else list(held or range(4))
         ranked = [c >> 2 for c in cards]
         in_chain = line in self.chain
-        if in_chain and not (line == 1 and self.sc.lowball_middle):
-            return self._reaches_by_key(line, count, by_suit, flush_suits, low, high)
-        for extra in _rank_choices(count, size - len(cards)):
+        for extra in _rank_choices(pool.count, size - len(cards)):
             ranks = ranked + extra
-            distinct = len(set(ranks)) == size
-            plain = (
-                not distinct
-                or size == 3
-                or not any(
-                    all(count[r] == 1 and r in by_suit[s] for r in extra) for s in flush_suits
-                )
-            )
-            if plain and self._in_range(line, _unsuited(ranks), low, high, in_chain):
+            distinct = size == 5 and len(set(ranks)) == 5
+            if (not distinct or pool.can_avoid_flush(extra)) and self._in_range(
+                line, _unsuited(ranks), low, high, in_chain
+            ):
                 return True
-            if distinct and size == 5:
-                for s in flush_suits:
-                    if all(r in by_suit[s] for r in extra) and self._in_range(
-                        line, [r * 4 for r in ranks], low, high, in_chain
-                    ):
-                        return True
+            if (
+                distinct
+                and pool.can_flush(extra)
+                and self._in_range(line, [r * 4 for r in ranks], low, high, in_chain)
+            ):
+                return True
         return False
 
-    def _reaches_by_key(
-        self,
-        line: int,
-        count: list[int],
-        by_suit: list[set[int]],
-        flush_suits: list[int],
-        low: int,
-        high: int,
-    ) -> bool:
+    def _reaches_by_key(self, line: int, pool: _PoolRanks, low: int, high: int) -> bool:
         """:meth:`_reaches` for a line valued by the evaluator's look-ups alone: a rank
         multiset's value is one index (the sum of its ranks' weights), plus the span of
         the suited lines for a flush."""
         cards = self.lines[line]
         size = _SIZES[line]
-        tables = self.tables
-        table = tables.line3 if size == 3 else tables.line5
+        table = self.tables.line3 if size == 3 else self.tables.line5
         weights = self.weights
         base = sum(weights[c >> 2] for c in cards)
-        ranked = {c >> 2 for c in cards}
-        distinct_held = len(ranked) == len(cards)
-        for extra, key in _rank_sums(count, size - len(cards), weights, 0):
-            distinct = (
-                size == 5
-                and distinct_held
-                and len(set(extra)) == len(extra)
-                and not (ranked & set(extra))
-            )
-            plain = not distinct or not any(
-                all(count[r] == 1 and r in by_suit[s] for r in extra) for s in flush_suits
-            )
-            if plain and low <= table[base + key] <= high:
+        held = {c >> 2 for c in cards}
+        open_to_straights = size == 5 and len(held) == len(cards)
+        for extra, key in _rank_sums(pool.count, size - len(cards), weights, 0):
+            distinct = open_to_straights and len(set(extra)) == len(extra) and not held & set(extra)
+            if (not distinct or pool.can_avoid_flush(extra)) and low <= table[base + key] <= high:
                 return True
-            if (
-                distinct
-                and low <= table[base + key + KEY_SPAN] <= high
-                and any(all(r in by_suit[s] for r in extra) for s in flush_suits)
-            ):
+            if distinct and low <= table[base + key + KEY_SPAN] <= high and pool.can_flush(extra):
                 return True
         return False
 

@@ -137,7 +137,7 @@ def test_python_picks_the_browsers_plural_forms() -> None:
 
 
 def test_a_count_picks_its_plural_form_and_fills_its_placeholders() -> None:
-    key = "term.you_quit_after_n_finished_hands"
+    key = "term.you_quit_after_n_hands"
     assert text_in("ru", key, n=1) == "Вы вышли после 1 законченной руки"
     assert text_in("ru", key, n=3) != text_in("ru", key, n=5)
     assert text_in("en", key, n=1) == "You quit after 1 finished hand"

@@ -19,7 +19,7 @@ environment's language (:func:`pick_language`).
 'Каре королей'
 >>> t("zone.session_over")
 'Сессия окончена.'
->>> t("term.you_quit_after_n_finished_hands", n=5)
+>>> t("term.you_quit_after_n_hands", n=5)
 'Вы вышли после 5 законченных рук'
 >>> use_language("en")
 >>> hand_name(evaluate_text("Kh Kd Ks Kc 2h"))

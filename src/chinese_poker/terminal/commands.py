@@ -108,9 +108,9 @@ _RANK_ONLY = re.compile(r"10|[2-9jqka]", re.IGNORECASE)
 _GLUED = re.compile(r"(?:(?:10|[2-9tjqka])[shdc])+", re.IGNORECASE)
 _ONE = re.compile(r"(?:10|[2-9tjqka])[shdc]", re.IGNORECASE)
 
-HELP_PLACE = "term.placing_cards_staged_first_nothing_is"
+HELP_PLACE = "term.help_placing"
 
-HELP_DECLARE = "term.declarations_y_yes_surrender_declare_the"
+HELP_DECLARE = "term.help_declarations"
 
 
 class CommandError(ValueError):
@@ -168,7 +168,7 @@ def _bad_token(token: str) -> CommandError:
             parse_card(token)
         except CardError as exc:
             return CommandError(t("term.error_type_for_help", error=exc))
-    return CommandError(t("term.token_is_not_a_card_a", token=token))
+    return CommandError(t("term.token_not_understood", token=token))
 
 
 def parse_command(text: str) -> Command:
@@ -191,7 +191,7 @@ def parse_command(text: str) -> Command:
             return Simple("undo", 0)
         if words[1].isdigit() and int(words[1]) > 0:
             return Simple("undo", int(words[1]))
-        raise CommandError(t("term.undo_takes_a_number_or_all"))
+        raise CommandError(t("term.undo_takes"))
     if low in ("uu", "clear", "reset"):
         return Simple("undo", 0)
     if "|" in line:
@@ -202,7 +202,7 @@ def parse_command(text: str) -> Command:
 def _parse_bars(line: str) -> StageCommand:
     parts = line.split("|")
     if len(parts) > 4:
-        raise CommandError(t("term.use_at_most_four_parts_top"))
+        raise CommandError(t("term.at_most_four_parts"))
     groups: list[tuple[int, CardRef]] = []
     for dest, part in enumerate(parts):
         for raw in _SPLIT.split(part.strip()):
@@ -214,7 +214,7 @@ def _parse_bars(line: str) -> StageCommand:
                     raise _bad_token(token)
                 groups.append((dest, ref))
     if not groups:
-        raise CommandError(t("term.no_cards_given_between_the_bars"))
+        raise CommandError(t("term.no_cards_between_bars"))
     return StageCommand(tuple(groups))
 
 
@@ -231,7 +231,7 @@ def _parse_groups(line: str) -> StageCommand:
             if header in DEST_LETTERS:
                 positional.append(header)
             else:
-                raise CommandError(t("term.header_needs_cards_after_it_e", header=header))
+                raise CommandError(t("term.header_needs_cards", header=header))
 
     fresh = True  # at the start of the line or after a comma or semicolon
     for raw in _SPLIT_KEEP.split(line):
@@ -260,10 +260,10 @@ def _parse_groups(line: str) -> StageCommand:
             ref = _card_ref(token)
             if ref is None:
                 if not groups and not positional and dest is None:
-                    raise CommandError(t("term.unknown_command_command_type_for_help", command=raw))
+                    raise CommandError(t("term.unknown_command", command=raw))
                 raise _bad_token(token)
             if dest is None:
-                raise CommandError(t("term.say_where_token_goes_put_t", token=token))
+                raise CommandError(t("term.say_where_token_goes", token=token))
             groups.append((dest, ref))
             header_used = True
     close_header()
@@ -285,7 +285,7 @@ def parse_declaration(text: str) -> bool | Simple:
         return Simple(_SIMPLE[low])
     if not low:
         raise CommandError(t("term.answer_y_or_n_for_help"))
-    raise CommandError(t("term.text_answer_y_yes_or_n", text=text.strip()))
+    raise CommandError(t("term.answer_y_or_n_to_text", text=text.strip()))
 
 
 # --------------------------------------------------------------------------- staging
@@ -404,16 +404,12 @@ class Staging:
         """A card named in full must be in the hand, not staged yet, and named once."""
         name = card_name(card)
         if card not in self.cards:
-            raise CommandError(
-                t("term.card_is_not_in_your_hand", card=name, cards=cards_str(self.cards))
-            )
+            raise CommandError(t("term.card_not_in_hand", card=name, cards=cards_str(self.cards)))
         staged_to = self.dest_of(card)
         if staged_to is not None:
-            raise CommandError(
-                t("term.card_is_already_staged_to_the", card=name, line=dest_word(staged_to))
-            )
+            raise CommandError(t("term.card_already_staged", card=name, line=dest_word(staged_to)))
         if card in named:
-            raise CommandError(t("term.card_is_given_twice", card=name))
+            raise CommandError(t("term.card_given_twice", card=name))
 
     def _resolve_ranks(
         self, rank_refs: dict[int, list[tuple[int, CardRef]]], named: set[Card]
@@ -426,13 +422,11 @@ class Staging:
             cands = [c for c in free if c >> 2 == rank and c not in named]
             label = "10" if rank == 8 else RANKS[rank]
             if not cands:
-                raise CommandError(
-                    t("term.you_have_no_unplaced_rank_cards", rank=label, cards=cards_str(free))
-                )
+                raise CommandError(t("term.no_unplaced_rank", rank=label, cards=cards_str(free)))
             if len(refs) > len(cands):
                 raise CommandError(
                     t(
-                        "term.you_have_only_n_unplaced_rank",
+                        "term.only_n_unplaced_rank",
                         n=len(cands),
                         rank=label,
                         cards=cards_str(cands),
@@ -441,7 +435,7 @@ class Staging:
             if len(refs) < len(cands) or len({d for d, _r in refs}) > 1:
                 raise CommandError(
                     t(
-                        "term.which_rank_you_have_cards_type",
+                        "term.which_rank",
                         rank=label,
                         cards=cards_str(cands),
                         example=card_name(cands[0]),
@@ -457,7 +451,7 @@ class Staging:
         if len(word) > len(rest):
             raise CommandError(
                 t(
-                    "term.word_has_n_letters_but_only",
+                    "term.word_too_long",
                     word=word,
                     n=len(word),
                     left=len(rest),
@@ -476,27 +470,27 @@ class Staging:
                 continue
             if dest == DISCARD:
                 if self.decision.discard == 0:
-                    raise CommandError(t("term.nothing_is_discarded_here_every_card"))
+                    raise CommandError(t("term.nothing_discarded_here"))
                 n = self.decision.discard
                 raise CommandError(
                     t("term.you_discard_n_cards_here", n=n)
-                    + t("term.more_left_discards_left_not_want", n=room, left=room, want=want)
+                    + t("term.more_discards_left", n=room, left=room, want=want)
                 )
             full = self.board.lines[dest] + self.staged_in(dest)
             have = t("term.more_it_holds_cards", cards=cards_str(full)) if full else ""
             if room == 0:
-                raise CommandError(t("term.the_line_line_is_full", line=dest_word(dest)) + have)
+                raise CommandError(t("term.line_is_full", line=dest_word(dest)) + have)
             raise CommandError(
-                t("term.the_line_line_has_room_for", line=dest_word(dest), n=room, want=want) + have
+                t("term.line_has_room_for", line=dest_word(dest), n=room, want=want) + have
             )
         placing = sum(1 for _c, d in chosen if d != DISCARD)
         if placing > self.placed_left:
             n = self.decision.place
-            text = t("term.only_n_cards_go_on_the", n=n)
+            text = t("term.only_n_cards_on_board", n=n)
             if self.decision.discard:
                 text += t("term.more_n_discarded", n=self.decision.discard)
             text += t(
-                "term.more_left_placements_left_not_placing",
+                "term.more_placements_left",
                 n=self.placed_left,
                 left=self.placed_left,
                 placing=placing,

@@ -184,7 +184,7 @@ def foul_warning(rules: Rules, board: Board, available: Collection[Card]) -> str
     """
     if board.complete:
         reason = foul_reason(rules, board)
-        return t("term.this_would_foul_reason", reason=reason) if reason else None
+        return t("term.would_foul_reason", reason=reason) if reason else None
     pool = sorted(set(available) - set(board.cards))
     top, middle, bottom = board.lines
     t_min = _extreme(rules, top, 3, pool, best=False)
@@ -208,8 +208,8 @@ def foul_warning(rules: Rules, board: Board, available: Collection[Card]) -> str
             "hand2": _line_desc(rules, lcards, lsize),
         }
         if len(ucards) == usize and len(lcards) == lsize:
-            return t("term.this_would_foul_the_upper_hand", **words)
-        return t("term.this_will_foul_whatever_comes_the", **words)
+            return t("term.would_foul_beats", **words)
+        return t("term.will_foul_whatever_comes", **words)
     return None
 
 
@@ -317,7 +317,7 @@ class Game:
         try:
             while not self.session.over:
                 if self.config.hands is not None and played >= self.config.hands:
-                    stopped = t("term.stopped_after_n_hands_as_asked", n=played)
+                    stopped = t("term.stopped_after_n_hands", n=played)
                     self.console.print(stopped)
                     break
                 table = self._start_hand()
@@ -355,12 +355,12 @@ class Game:
         )
         self.events.append(
             t(
-                "term.hand_number_dealt_button_button",
+                "term.hand_dealt",
                 number=number,
                 button=table.players[table.button],
             )
             + (t("term.more_fantasyland_players", players=fl) if fl else "")
-            + (t("term.more_session_seed_seed", seed=self.session.seed) if number == 1 else "")
+            + (t("term.more_session_seed", seed=self.session.seed) if number == 1 else "")
         )
         return table
 
@@ -410,7 +410,7 @@ class Game:
         except Exception as exc:  # a broken bot must not end the person's game
             reason = f"{type(exc).__name__}: {exc}"
         if reason is not None:
-            self.events.append(t("term.name_s_bot_failed_reason_it", name=name, reason=reason))
+            self.events.append(t("term.bot_failed", name=name, reason=reason))
             action = table.random_action(seat, self.fallback)
         table.apply(action)
         self.events.append(self._describe(action, decisions, table, mine=False))
@@ -438,8 +438,8 @@ class Game:
                         text += t("term.more_discarding_cards", cards=cards_str(action.discard))
                     return text
                 if table.rules.is_open_face:
-                    return t("term.name_set_its_fantasyland_hand_hand", name=name, hand=hand)
-                return t("term.name_set_its_hand_hand_face", name=name, hand=hand)
+                    return t("term.name_set_fantasyland_face_down", name=name, hand=hand)
+                return t("term.name_set_face_down", name=name, hand=hand)
             parts = [
                 t(f"term.placed.{line}", cards=cards_str(cards))
                 for line, cards in zip(
@@ -466,8 +466,8 @@ class Game:
             return t("term.name_hand_plays", name=name, hand=hand)
         if isinstance(action, ClaimNatural):
             if action.claim:
-                return t("term.name_hand_chose_to_declare_the", name=name, hand=hand)
-            return t("term.name_hand_chose_to_play_the", name=name, hand=hand)
+                return t("term.name_hand_chose_to_declare", name=name, hand=hand)
+            return t("term.name_hand_chose_to_play_board", name=name, hand=hand)
         return t("term.name_times_out", name=name)
 
     # ------------------------------------------------------------------ the person
@@ -534,9 +534,9 @@ class Game:
             text = t("term.staged_what", what=describe_assignments(chosen))
             filled = staging.auto_fill()
             if filled:
-                text += t("term.more_the_rest_can_only_go_one", what=describe_assignments(filled))
+                text += t("term.more_rest_one_way", what=describe_assignments(filled))
             if staging.complete:
-                text += t("term.more_enter_confirms_u_undoes")
+                text += t("term.more_enter_confirms")
             messages.append(("good", text))
 
     def _simple(
@@ -556,7 +556,7 @@ class Game:
         if cmd.name == "undo":
             removed = staging.undo(cmd.count)
             if not removed:
-                return [("error", t("term.nothing_is_staged_so_there_is"))]
+                return [("error", t("term.nothing_to_undo"))]
             undone = cards_str(c for c, _dest in reversed(removed))
             return [("info", t("term.undone_cards", cards=undone))]
         # solve / auto
@@ -584,14 +584,14 @@ class Game:
             return [
                 (
                     "info",
-                    t("term.suggestion_note_text_type_auto_to", note=note, text=text),
+                    t("term.suggestion", note=note, text=text),
                 )
             ]
         staging.stage_place(suggestion)
         return [
             (
                 "good",
-                t("term.staged_the_suggestion_note_text_enter", note=note, text=text),
+                t("term.staged_the_suggestion", note=note, text=text),
             )
         ]
 
@@ -632,7 +632,7 @@ class Game:
             return None, t("term.no_suggestion_available_reason", reason=exc)
         if not isinstance(action, Place) or table.check(action) is not None:
             return None, t("term.no_suggestion_available")
-        return action, t("term.the_bot_bot_s_choice", bot=self.advisor.name)
+        return action, t("term.bots_choice", bot=self.advisor.name)
 
     def _hint(self, table: Table, view: View, dec: Decision) -> tuple[Place | None, str] | None:
         """The hint engine's best; None while its kernels are being compiled (a fresh
@@ -651,7 +651,7 @@ class Game:
         try:
             kernels = _kernels(self.rules)
             if not is_warm(kernels):
-                say(t("term.the_hint_engine_is_still_getting"))
+                say(t("term.hint_engine_warming"))
             if not warm_unless_compiling(kernels):
                 return None
             # Wait for the background warm-up first: the time budget is for thinking, and
@@ -666,19 +666,17 @@ class Game:
         if best is None or table.check(best.action) is not None:
             return None, t("term.no_suggestion_available")
         assert isinstance(best.action, Place)
-        return best.action, t("term.the_hint_engine_s_best_value", value=f"{best.value:+.2f}")
+        return best.action, t("term.hint_engines_best", value=f"{best.value:+.2f}")
 
     def _declaration(self, table: Table, view: View, dec: Decision) -> None:
         cc = view.rules.spec.variant.criss_cross
         which = t("term.more_hand_n", n=dec.hand + 1) if cc else ""
         if dec.kind == "surrender":
-            question = t(
-                "term.surrender_which_it_costs_cost_to", which=which, cost=view.rules.surrender_cost
-            )
+            question = t("term.ask_surrender", which=which, cost=view.rules.surrender_cost)
         else:
             natural = view.board_of(self.human, dec.hand).natural
             question = t(
-                "term.you_hold_a_natural_which_natural",
+                "term.ask_declare_natural",
                 which=which,
                 natural=render.natural_word(natural),
             )
@@ -774,9 +772,9 @@ class Game:
                 fl = fantasyland_next(view.rules, board, in_fantasyland=mine.in_fantasyland)
                 if fl:
                     text = (
-                        t("term.this_board_stays_in_fantasyland_n")
+                        t("term.board_stays_in_fantasyland")
                         if mine.in_fantasyland
-                        else t("term.this_board_earns_fantasyland_n_cards")
+                        else t("term.board_earns_fantasyland")
                     )
                     c.print(Text(text.format(n=fl), style="magenta"))
         if question:
@@ -786,7 +784,7 @@ class Game:
         self.extras = []
         if messages:
             c.print(render.messages_text(messages))
-        hint = t("term.help_enter_confirm_u_undo_s") if staging else t("term.help_q_quit")
+        hint = t("term.keys_placing") if staging else t("term.keys_waiting")
         c.print(Text(hint if self.theme.unicode else hint.replace("·", "-"), style="dim"))
 
     def _show_showdown(self, table: Table, result: HandResult, more: bool) -> None:
@@ -804,9 +802,7 @@ class Game:
         fantasyland: list[RenderableType] = []
         if result.fantasyland_next:
             deals = ", ".join(render.player_cards(p, n) for p, n in result.fantasyland_next.items())
-            fantasyland.append(
-                Text(t("term.next_hand_in_fantasyland_deals", deals=deals), style="magenta")
-            )
+            fantasyland.append(Text(t("term.next_hand_fantasyland", deals=deals), style="magenta"))
         header = render.header_text(view, self.title, result.number, self.theme)
         events = [render.events_text(self.events, limit=4)] if self.events else []
         # What follows on the same screen: the prompt, or (last hand) a line saying why
@@ -838,9 +834,9 @@ class Game:
     def _between_hands(self) -> None:
         while True:
             line = self._ask(
-                t("term.enter_next_hand_d_details_q")
+                t("term.next_hand_prompt")
                 if self.theme.unicode
-                else t("term.enter_next_hand_d_details_q_2")
+                else t("term.next_hand_prompt_ascii")
             )
             word = line.strip().lower()
             if word in ("", "c", "n", "next", "ok"):
@@ -858,7 +854,7 @@ class Game:
                     [
                         (
                             "error",
-                            t("term.line_press_enter_for_the_next", line=line.strip()),
+                            t("term.next_hand_or_quit", line=line.strip()),
                         )
                     ]
                 )
@@ -876,9 +872,9 @@ class Game:
     def _quit_screen(self) -> None:
         unfinished = self.table is not None and not self.table.over
         n = self.session.hands_played
-        text = t("term.you_quit_after_n_finished_hands", n=n)
+        text = t("term.you_quit_after_n_hands", n=n)
         text = text.format(n=n) + (
-            t("term.more_the_unfinished_hand_does_not_count") if unfinished else "."
+            t("term.more_unfinished_hand_not_counted") if unfinished else "."
         )
         self.console.print(Text(text, style="bold"))
         self.console.print(self._ledger_renderable(final=True))

@@ -265,23 +265,21 @@ def _decision_title(dec: Decision, criss_cross: bool) -> str:
     if dec.kind == "street":
         if dec.discard:
             return t(
-                "term.your_cards_which_street_street_place_2",
+                "term.your_cards_street_place_discard",
                 which=which,
                 street=dec.street,
                 place=dec.place,
                 n=dec.discard,
             )
         return t(
-            "term.your_cards_which_street_street_place",
+            "term.your_cards_street_place",
             which=which,
             street=dec.street,
             place=dec.place,
         )
     if dec.discard:
-        return t(
-            "term.your_count_cards_which_set_13", count=len(dec.cards), which=which, n=dec.discard
-        )
-    return t("term.your_13_cards_which_set_top", which=which)
+        return t("term.your_cards_set_13_discard", count=len(dec.cards), which=which, n=dec.discard)
+    return t("term.your_13_cards_set", which=which)
 
 
 def hand_panel(
@@ -304,7 +302,7 @@ def hand_panel(
     if left:
         out.append(t("term.to_do_what", what=staging.todo()), style="dim")
     else:
-        out.append(t("term.all_cards_staged_enter_confirms_u"), style="green")
+        out.append(t("term.all_staged"), style="green")
     if staging.count(DISCARD):
         out.append("   " + t("term.discard_label") + " ")
         out.append_text(cards_text(staging.staged_in(DISCARD), theme))
@@ -422,7 +420,7 @@ def _seat_notes(seat: Mapping[str, Any], *, short: bool) -> list[tuple[str, str]
         if short:
             notes.append((t("breakdown.natural", natural=natural), "bold yellow"))
         else:
-            words = t("term.natural_natural_worth_value", natural=natural, value=nat["value"])
+            words = t("term.natural_worth", natural=natural, value=nat["value"])
             notes.append((words, "bold yellow"))
     if seat.get("surrendered"):
         notes.append((t("breakdown.surrendered"), "yellow"))
@@ -450,7 +448,7 @@ def _seat_rows(
     pts = seat.get("points", 0)
     names = [
         Text(seat["name"], style="bold"),
-        Text(t("term.points_pts", points=_signed(pts)), style=_points_style(pts)),
+        Text(t("term.n_pts", points=_signed(pts)), style=_points_style(pts)),
     ]
     lines = [] if _face_down(seat, focus) else seat.get("lines") or []
     rows: list[list[RenderableType]] = []
@@ -478,7 +476,7 @@ def _pairs_table(data: Mapping[str, Any], focus: str | None) -> Table:
     """Each pair's result, itemised for the pairs of ``focus`` (all when it is None)."""
     pairs = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
     pairs.add_column(t("term.pts"), justify="right", no_wrap=True)
-    pairs.add_column(t("term.pair_by_pair_each_item_what"), overflow="fold")
+    pairs.add_column(t("term.pair_by_pair"), overflow="fold")
     hand = _hand_of(data)
     for pair in data["pairs"]:
         pts = pair["points"]
@@ -518,7 +516,7 @@ def settlement_view(
     return Group(boards, _pairs_table(data, focus), _totals_text(data, money))
 
 
-_SHORT_LINES = {"top": "line.top", "middle": "term.mid", "bottom": "term.bot"}
+_SHORT_LINES = {"top": "line.top", "middle": "term.short.middle", "bottom": "term.short.bottom"}
 _KIND_WORDS = {
     "overall": "term.overall",
     "scoop": "term.scoop",

@@ -133,16 +133,14 @@ export function placedWords(a) {
   return a.discard && a.discard.length ? `${text}${text ? ", " : ""}${t("placed.discarded", { cards: a.discard.join(" ") })}` : text;
 }
 
-const ROYALTY_NOTES = { net: "note.royalty.net", winner: "note.royalty.winner", winner_none: "note.royalty.winner_none", tie: "note.royalty.tie", cancel: "note.royalty.cancel", best: "note.royalty.best", best_tie: "note.royalty.best_tie", not_best: "note.royalty.not_best", foul: "note.royalty.foul" };
-const NATURAL_NOTES = { a: "note.natural.a", b: "note.natural.b", higher: "note.natural.higher", same_kind: "note.natural.same_kind", tie: "note.natural.tie", cross_tie: "note.natural.cross_tie", order: "note.natural.order" };
-const SURRENDER_NOTES = { both: "note.surrender.both", fouled: "note.surrender.fouled", a: "note.surrender.a", b: "note.surrender.b" };
-const FOUL_NOTES = { scoop_value: "note.foul.scoop_value", fixed: "note.foul.fixed" };
 export const NATURAL_KINDS = { dragon: "natural.dragon", six_pairs: "natural.six_pairs", three_flushes: "natural.three_flushes", three_straights: "natural.three_straights" };
 
 /** A natural's name ("dragon") in the current language, or its code. */
 export const naturalName = (kind) => (NATURAL_KINDS[kind] ? t(NATURAL_KINDS[kind]) : String(kind || "").replace(/_/g, " "));
 
-const noteText = (table, note, a, b) => (table[note] ? t(table[note], { a, b }) : note || "");
+// Why an item pays what it pays: the catalogue's note.<kind>.<note> (the same words the
+// scorer's English and the terminal build their sentences from), or the note's code.
+const noteText = (kind, note, a, b) => (note && has(`note.${kind}.${note}`) ? t(`note.${kind}.${note}`, { a, b }) : note || "");
 
 /**
  * One item of a pair's breakdown in words: the server's text in English, the same
@@ -168,11 +166,11 @@ export function itemText(pair, it, hand = null) {
   if (it.kind === "scoop") return t("item.scoop", { who: p > 0 ? a : b });
   if (it.kind === "foul") {
     if (it.note === "both") return t("item.foul_both", { a, b });
-    return t("item.foul", { who: p > 0 ? b : a, what: noteText(FOUL_NOTES, it.note, a, b) });
+    return t("item.foul", { who: p > 0 ? b : a, what: noteText("foul", it.note, a, b) });
   }
   if (it.kind === "royalty") {
     const doubled = it.factor === 2 ? t("item.doubled") : "";
-    const why = noteText(ROYALTY_NOTES, it.note, a, b);
+    const why = noteText("royalty", it.note, a, b);
     if (it.note === "foul") {
       const [who, amount, h] = p > 0 ? [a, it.a_amount, ha] : [b, it.b_amount, hb];
       return t("item.royalty_foul", { line, who, amount, hand: h, why }) + doubled;
@@ -182,9 +180,9 @@ export function itemText(pair, it, hand = null) {
   }
   if (it.kind === "natural") {
     const nat = (k) => (k ? naturalName(k) : t("item.no_natural"));
-    return t("item.naturals", { a, b, a_natural: nat(it.a_natural), b_natural: nat(it.b_natural), why: noteText(NATURAL_NOTES, it.note, a, b) });
+    return t("item.naturals", { a, b, a_natural: nat(it.a_natural), b_natural: nat(it.b_natural), why: noteText("natural", it.note, a, b) });
   }
-  if (it.kind === "surrender") return noteText(SURRENDER_NOTES, it.note, a, b);
+  if (it.kind === "surrender") return noteText("surrender", it.note, a, b);
   return it.text || it.kind;
 }
 

@@ -392,7 +392,7 @@ def test_the_breakdown_is_settled_from_the_hands_given_not_a_list_changed_later(
     assert settled.pairs == want
 
 
-@pytest.mark.parametrize("card", [-1, -53, -104, 52, 103])
+@pytest.mark.parametrize("card", [-1, -52, -53, -104, -105, -160, 52, 103, 104])
 def test_a_card_number_off_the_deck_is_refused(card: int) -> None:
     """Whatever the look-ups make of it (a negative index reads a real card's code)."""
     rules, hands = _heads_up()

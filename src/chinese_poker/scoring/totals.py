@@ -12,10 +12,11 @@ and :mod:`.settlement` settles the table in full.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 from chinese_poker import evaluate as _ev
-from chinese_poker.cards import Card
+from chinese_poker.cards import Board, Card
 from chinese_poker.evaluate import CARD_CODES
 from chinese_poker.rules import RoyaltyAward, Rules
 from chinese_poker.rules.spec import FantasylandSpec, RulesSpec, ScoringSpec
@@ -23,7 +24,6 @@ from chinese_poker.scoring.fantasyland import next_deal
 from chinese_poker.scoring.pairs import settle_pair
 from chinese_poker.scoring.results import Hand, PairResult, SeatResult, Settlement
 from chinese_poker.scoring.seats import deuce_line, five_table, read_seat
-from chinese_poker.scoring.table_checks import CARD_NUMBERS
 
 __all__ = [
     "SettlingRules",
@@ -38,10 +38,21 @@ __all__ = [
 _CC = CARD_CODES
 _T3 = _ev.line_tables().line3
 _FO = _ev.line_tables().flush_offset
+# Each card's code with two fields above any sum of a table's codes (52 codes stay below
+# bit 36): its number at bit 36 (a table's numbers sum below 4096) and its own bit at 48
+# plus its number. One sum over a table's cards then checks that every card is a number
+# 0..51 dealt once (:func:`settle_plain`), where a set of the cards cost a third of a
+# heads-up settlement.
+_NUMBERS_AT = 36
+_CARDS_AT = 48
+_CODES = tuple(CARD_CODES[c] | c << _NUMBERS_AT | 1 << (_CARDS_AT + c) for c in range(52))
+_RANKS = (1 << 24) - 1  # a line's code sum >> 12 with the fields above masked off
 
 
-class SettlingRules(NamedTuple):
-    """What settling reads of a ruleset, looked up once (:func:`settling_rules`)."""
+@dataclass(frozen=True, slots=True)
+class SettlingRules:
+    """What settling reads of a ruleset, looked up once (:func:`settling_rules`). (Slots,
+    not a named tuple: a slot is read several times faster than a named tuple's field.)"""
 
     totals_modelled: bool  # the totals-only arithmetic models these scoring rules
     plain_modelled: bool  # ... and settle_plain this variant (not Criss Cross)
@@ -60,6 +71,7 @@ class SettlingRules(NamedTuple):
     most: int
     open_face: bool
     showdown: tuple[int, ...]  # ScoringSpec.showdown_points
+    net: bool  # a showdown's royalties are netted line by line, none doubled
 
 
 def _totals_modelled(sc: ScoringSpec) -> bool:
@@ -88,95 +100,151 @@ def settling_rules(rules: Rules) -> SettlingRules:
         sc, five_table(sc), *ro.lookup, sc.misset_penalised, sc.finnish_deuce, fl,
         fl.entry_by_top if fl.enabled else None, sc.unit_value, *variant.player_counts,
         variant.open_face, sc.showdown_points,
+        ro.award == RoyaltyAward.NET and not sc.finnish_deuce,
     )  # fmt: skip
 
 
 # ============================================================================ a whole table
 
 
+def _board_sums(board: Board) -> tuple[int, int, int, int]:
+    """The code sums (:data:`_CODES`) of a board's top, middle and bottom, and the sum of
+    its card numbers. Raises ValueError for a line of the wrong size, IndexError or
+    TypeError for a card that is not a number from -52 to 51 (:func:`settle_plain` refuses
+    the negative ones by the sums)."""
+    t0, t1, t2 = board.top
+    m0, m1, m2, m3, m4 = board.middle
+    b0, b1, b2, b3, b4 = board.bottom
+    cc = _CODES
+    return (
+        cc[t0] + cc[t1] + cc[t2],
+        cc[m0] + cc[m1] + cc[m2] + cc[m3] + cc[m4],
+        cc[b0] + cc[b1] + cc[b2] + cc[b3] + cc[b4],
+        t0 + t1 + t2 + m0 + m1 + m2 + m3 + m4 + b0 + b1 + b2 + b3 + b4,
+    )
+
+
 def settle_plain(rules: Rules, hands: tuple[Hand, ...], known: SettlingRules) -> Settlement | None:
     """:func:`~chinese_poker.scoring.settle` by the totals-only arithmetic for a table it
     models (no surrender, no dealt cards, one seat a player, every card once), else None
     (the full path checks and names the fault)."""
-    (_, _, _, _, t5, lt, lm, lb, penalised, finnish, fl, entry, _, fewest, most, open_face,
-     _) = known  # fmt: skip
     n = len(hands)
-    if not fewest <= n <= most:
-        return None
-    cc, fo, t3 = _CC, _FO, _T3
-    # Per seat: line values, royalties, fouled, deuce line, next Fantasyland deal.
-    seats: list[tuple[Any, ...]] = []
-    cards: list[Card] = []
-    for hand in hands:
-        # No Fantasyland outside open face, in line order or not.
-        if hand.surrender or hand.dealt is not None or (hand.in_fantasyland and not open_face):
-            return None
-        board = hand.board
-        t, m, b = board.top, board.middle, board.bottom
-        cards += t
-        cards += m
-        cards += b
-        # A line of the wrong size or a card past 51 fails here (a negative one below).
-        try:
-            t0, t1, t2 = t
-            m0, m1, m2, m3, m4 = m
-            b0, b1, b2, b3, b4 = b
-            k = cc[m0] + cc[m1] + cc[m2] + cc[m3] + cc[m4]
-            j = cc[b0] + cc[b1] + cc[b2] + cc[b3] + cc[b4]
-            top = t3[(cc[t0] + cc[t1] + cc[t2]) >> 12]
-            middle = t5[(k >> 12) + fo[k & 4095]]
-            bottom = t5[(j >> 12) + fo[j & 4095]]
-        except (ValueError, IndexError, TypeError):
-            return None
-        deuce = deuce_line(hand) if finnish else -1
-        if top > middle or middle > bottom:  # no Fantasyland out of line order
-            if penalised:
-                seats.append((top, middle, bottom, 0, 0, 0, True, deuce, None))
-                continue
-            next_hand = None
-        elif entry is None:
-            next_hand = None
-        elif hand.in_fantasyland:
-            next_hand = next_deal(fl, top, middle, bottom, True)
-        else:
-            next_hand = entry[top >> 16] or None
-        seats.append((top, middle, bottom, lt[top >> 16], lm[middle >> 16], lb[bottom >> 16],
-                      False, deuce, next_hand))  # fmt: skip
-    distinct = set(cards)
-    if len(distinct) != 13 * n or not distinct <= CARD_NUMBERS:  # a negative number read a code
+    if not known.fewest <= n <= known.most:
         return None
     if n == 2:  # heads-up, the most common table
-        return _heads_up(rules, known, hands, seats)
+        return _heads_up(rules, known, hands)
+    t5, fo, ranks, t3 = known.five_table, _FO, _RANKS, _T3
+    seats: list[tuple[Any, ...]] = []
+    codes = numbers = 0
+    for hand in hands:
+        try:
+            x, k, j, read = _board_sums(hand.board)
+        except (ValueError, IndexError, TypeError):
+            return None
+        top = t3[(x >> 12) & ranks]
+        middle = t5[((k >> 12) & ranks) + fo[k & 4095]]
+        bottom = t5[((j >> 12) & ranks) + fo[j & 4095]]
+        seat = _reading(known, hand, top, middle, bottom)
+        if seat is None:
+            return None
+        codes += x + k + j
+        numbers += read
+        seats.append(seat)
+    if not _each_card_once(codes, numbers, n):
+        return None
     return _whole_table(rules, known, hands, seats)
 
 
-def _heads_up(
-    rules: Rules, known: SettlingRules, hands: tuple[Hand, ...], seats: list[tuple[Any, ...]]
-) -> Settlement | None:
-    """:func:`settle_plain`'s result for two seats (None if they share a name or a player)."""
+def _each_card_once(codes: int, numbers: int, seats: int) -> bool:
+    """Whether the sum of the codes of ``seats`` boards holds 13 card bits a seat (a card
+    twice carries into fewer) and the numbers the codes were read at are the numbers given
+    (``numbers``: a negative one reads the code of a card 52 higher)."""
+    return (codes >> _CARDS_AT).bit_count() == 13 * seats and (
+        codes >> _NUMBERS_AT
+    ) & 4095 == numbers
+
+
+def _reading(
+    known: SettlingRules, hand: Hand, top: int, middle: int, bottom: int
+) -> tuple[Any, ...] | None:
+    """The seat tuple of :func:`pair_total` (plus the next Fantasyland deal) of a board of
+    these line values, or None for a hand the totals-only path leaves to the full path
+    (surrender, dealt cards, Fantasyland outside open face)."""
+    if hand.surrender or hand.dealt is not None or (hand.in_fantasyland and not known.open_face):
+        return None
+    deuce = deuce_line(hand) if known.finnish else -1
+    if top > middle or middle > bottom:  # no Fantasyland out of line order
+        if known.penalised:
+            return (top, middle, bottom, 0, 0, 0, True, deuce, None)
+        next_hand = None
+    elif known.entry is None:
+        next_hand = None
+    elif hand.in_fantasyland:
+        next_hand = next_deal(known.fantasyland, top, middle, bottom, True)
+    else:
+        next_hand = known.entry[top >> 16] or None
+    return (top, middle, bottom, known.top_royalty[top >> 16], known.middle_royalty[middle >> 16],
+            known.bottom_royalty[bottom >> 16], False, deuce, next_hand)  # fmt: skip
+
+
+def _heads_up(rules: Rules, known: SettlingRules, hands: tuple[Hand, ...]) -> Settlement | None:
+    """:func:`settle_plain` for two seats; the usual pair (both boards in line order, net
+    royalties, neither seat in Fantasyland) inlined, the rest by :func:`_reading` and
+    :func:`pair_total`."""
     hand_a, hand_b = hands
-    a, b = seats
+    try:
+        xa, ka, ja, read_a = _board_sums(hand_a.board)
+        xb, kb, jb, read_b = _board_sums(hand_b.board)
+    except (ValueError, IndexError, TypeError):
+        return None
+    if not _each_card_once(xa + ka + ja + xb + kb + jb, read_a + read_b, 2):
+        return None
     name_a, name_b = hand_a.name, hand_b.name
     player_a = name_a if hand_a.player is None else hand_a.player
     player_b = name_b if hand_b.player is None else hand_b.player
     if name_a == name_b or player_a == player_b:
         return None
-    if a[6] or b[6] or a[3] or a[4] or a[5] or b[3] or b[4] or b[5]:
+    t5, fo, ranks, t3 = known.five_table, _FO, _RANKS, _T3
+    ta = t3[(xa >> 12) & ranks]
+    ma = t5[((ka >> 12) & ranks) + fo[ka & 4095]]
+    ba = t5[((ja >> 12) & ranks) + fo[ja & 4095]]
+    tb = t3[(xb >> 12) & ranks]
+    mb = t5[((kb >> 12) & ranks) + fo[kb & 4095]]
+    bb = t5[((jb >> 12) & ranks) + fo[jb & 4095]]
+    a: tuple[Any, ...] | None
+    b: tuple[Any, ...] | None
+    if (
+        ta > ma or ma > ba or tb > mb or mb > bb or not known.net
+        or hand_a.surrender or hand_a.dealt is not None or hand_a.in_fantasyland
+        or hand_b.surrender or hand_b.dealt is not None or hand_b.in_fantasyland
+    ):  # fmt: skip
+        a = _reading(known, hand_a, ta, ma, ba)
+        b = _reading(known, hand_b, tb, mb, bb)
+        if a is None or b is None:
+            return None
         points = pair_total(known.scoring, a, b)
-    else:  # a showdown without royalties, inlined: the most common pair
-        x, y = a[0], b[0]
-        index = 13 + 9 * ((x > y) - (x < y))
-        x, y = a[1], b[1]
-        index += 3 * ((x > y) - (x < y))
-        x, y = a[2], b[2]
-        points = known.showdown[index + (x > y) - (x < y)]
+    else:
+        lt, lm, lb, entry = (
+            known.top_royalty,
+            known.middle_royalty,
+            known.bottom_royalty,
+            known.entry,
+        )
+        a = (ta, ma, ba, lt[ta >> 16], lm[ma >> 16], lb[ba >> 16], False, -1,
+             None if entry is None else entry[ta >> 16] or None)  # fmt: skip
+        b = (tb, mb, bb, lt[tb >> 16], lm[mb >> 16], lb[bb >> 16], False, -1,
+             None if entry is None else entry[tb >> 16] or None)  # fmt: skip
+        index = (
+            13 + 9 * ((ta > tb) - (ta < tb)) + 3 * ((ma > mb) - (ma < mb)) + (ba > bb) - (ba < bb)
+        )
+        points = known.showdown[index] + a[3] + a[4] + a[5] - b[3] - b[4] - b[5]
     unit = known.unit
     fouled: tuple[str, ...] = (name_a, name_b) if a[6] and b[6] else (
         (name_a,) if a[6] else (name_b,) if b[6] else ())  # fmt: skip
     return Settlement.deferred(
         rules, {player_a: points, player_b: -points}, {name_a: points, name_b: -points},
         {player_a: points * unit + 0.0, player_b: -points * unit + 0.0}, fouled,
-        {name_a: a[8], name_b: b[8]}, (_plain_breakdown, known.scoring, hands, seats),
+        {name_a: a[8], name_b: b[8]}, (_plain_breakdown, known.scoring, hands, (a, b)),
     )  # fmt: skip
 
 

@@ -8,6 +8,7 @@ once the server accepts connections.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import gc
 import socket
 import sys
@@ -151,24 +152,38 @@ def run(args: argparse.Namespace) -> int:
     gc.freeze()
     gc.set_threshold(20_000, 20, 20)
     server = _announcing(
-        config, f"chinese-poker server: open http://{shown}:{port}/\ndatabase: {_redact(url)}"
+        config,
+        f"chinese-poker server: open http://{shown}:{port}/\ndatabase: {_redact(url)}",
+        app,
     )
     server.run(sockets=[sock])
     sys.stdout.flush()
     return 0
 
 
-def _announcing(config: Any, address: str) -> Any:
+def _announcing(config: Any, address: str, app: Any) -> Any:
     """A uvicorn server that prints ``address`` (its lines) once its socket accepts
     connections: the database's migration and the tables' recovery run before that
-    (about a second), and an address printed earlier was refused when opened at once."""
+    (about a second), and an address printed earlier was refused when opened at once.
+    Told to stop (SIGTERM, Ctrl-C), it stops listening and hands ``app``'s tables over
+    to the other processes before uvicorn closes the sockets (docs/server.md
+    "Processes")."""
     import uvicorn
+
+    from chinese_poker.server.app import hand_over
 
     class Announcing(uvicorn.Server):
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
             await super().startup(sockets)
             if self.started:
                 print(address, flush=True)
+
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            for server in self.servers:
+                server.close()  # no new connection comes to a process that stops
+            if hand_over(app):
+                await asyncio.sleep(0.2)  # the sockets' writers send "moved" and close
+            await super().shutdown(sockets)
 
     return Announcing(config)
 

@@ -49,7 +49,7 @@ from chinese_poker.server.holdings import IDLE_SECONDS, STATIC_DIR, ServerHoldin
 from chinese_poker.server.scheduling import GcPacer, Workers
 from chinese_poker.server.tables import TableManager, TableMoved
 
-__all__ = ["IDLE_SECONDS", "MAX_BODY", "create_app", "running"]
+__all__ = ["IDLE_SECONDS", "MAX_BODY", "create_app", "hand_over", "running"]
 
 log = logging.getLogger("chinese_poker.server")
 
@@ -180,6 +180,7 @@ async def running(app: FastAPI) -> AsyncIterator[None]:
     warming = asyncio.get_running_loop().call_later(5.0, manager.workers.warm)
     starting_desk = asyncio.get_running_loop().call_later(5.0, holdings.study.start)
     count = manager.recover()
+    manager.accepting = True  # GET /api/ready says so from now on
     manager.timings.start()
     pacer = GcPacer() if holdings.pace_gc else None
     if pacer is not None:
@@ -203,6 +204,14 @@ async def running(app: FastAPI) -> AsyncIterator[None]:
         holdings.study.close()
         await asyncio.sleep(0)
         store.close()
+
+
+def hand_over(app: FastAPI) -> int:
+    """The server is told to stop (SIGTERM): hand its tables over to the other processes
+    before its sockets are closed (:meth:`.tables.TableManager.hand_over`); from now on
+    ``GET /api/ready`` answers 503. Returns how many tables were handed over."""
+    manager: TableManager | None = getattr(app.state, "manager", None)
+    return 0 if manager is None else manager.hand_over()
 
 
 async def _evict(manager: TableManager, idle_seconds: float) -> None:

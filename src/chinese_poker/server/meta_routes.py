@@ -1,5 +1,6 @@
 """What the server offers, for the lobby to build its forms: presets, options, bots; its
-health, and its own timings for benchmarks run on its machine."""
+health and readiness (for a proxy or an orchestrator), and its own timings and counts
+for benchmarks and operators on its machine."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import sys
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import JSONResponse
 
 from chinese_poker import __version__
 from chinese_poker.rules.words import option_catalogue, preset_catalogue
@@ -28,12 +30,27 @@ async def health() -> dict[str, Any]:
     return {"ok": True, "version": __version__, "protocol": PROTOCOL_VERSION}
 
 
+@router.get("/api/ready")
+async def ready(request: Request) -> JSONResponse:
+    """Readiness: 200 once the database is migrated and the tables resumed, while the
+    process takes tables; 503 while it starts or after it was told to stop (SIGTERM),
+    so that a proxy sends new requests to the other processes."""
+    manager = getattr(request.app.state, "manager", None)
+    if manager is None or not manager.ready:
+        state = "draining" if manager is not None and manager.draining else "starting"
+        return JSONResponse({"ready": False, "state": state}, 503)
+    return JSONResponse({"ready": True, "state": "ready"})
+
+
 @router.get("/api/metrics", include_in_schema=False)
 async def metrics(request: Request, manager: Manager, reset: bool = False) -> dict[str, Any]:
-    """The server's own timings (server/metrics.py), for benchmarks on its machine."""
+    """The server's own timings (server/metrics.py), for benchmarks on its machine, and
+    this process's counts (``process``: tables owned, moves applied and per second over
+    the last minute, lease renewals, takeovers, handovers given and taken)."""
     if client_address(request) not in ("127.0.0.1", "::1"):
         raise HTTPException(404, "Not Found")
     return manager.timings.snapshot(reset) | {
+        "process": manager.counts.snapshot(len(manager.tables)),
         "kernels_warm": manager.workers.kernels_warm.is_set(),
         # Memory as Python sees it, to tell a leak from the allocator's high-water
         # mark (RSS) and from reference cycles the GC pacer froze alive.

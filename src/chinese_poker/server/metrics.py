@@ -9,7 +9,9 @@ clients' (which share the machine's cores).
 * **gc**: the garbage collector's pauses.
 
 ``GET /api/metrics`` (from the server's own machine only) returns them and, with
-``?reset=true``, starts afresh.
+``?reset=true``, starts afresh, together with the process's own counts
+(:class:`ProcessCounts`: moves applied, lease renewals, takeovers, handovers), which a
+reset leaves alone (an operator's graphs read them as ever-growing counters).
 """
 
 from __future__ import annotations
@@ -18,9 +20,14 @@ import asyncio
 import contextlib
 import gc
 import time
+from collections import deque
+from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Timings"]
+__all__ = ["ProcessCounts", "Timings"]
+
+RATE_WINDOW = 60.0
+"""Moves per second are counted over the last minute."""
 
 KEEP = 500_000
 """The most samples kept of each kind between two resets (the oldest half is dropped)."""
@@ -95,3 +102,42 @@ class Timings:
         if reset:
             self.actions, self.lags, self.pauses = [], [], []
         return out
+
+
+@dataclass
+class ProcessCounts:
+    """What one server process did since it started, counted where it happens: moves
+    applied (:mod:`.table_flow`), leases renewed, tables taken over from a process that
+    died or stalled, tables handed over at its shutdown and taken from one that handed
+    them over (:mod:`.tables`)."""
+
+    moves: int = 0
+    lease_renewals: int = 0
+    takeovers: int = 0
+    handovers_given: int = 0
+    handovers_taken: int = 0
+    recent: deque[float] = field(default_factory=deque)
+    """When the moves of the last :data:`RATE_WINDOW` seconds were applied."""
+
+    def move(self) -> None:
+        self.moves += 1
+        now = time.monotonic()
+        self.recent.append(now)
+        self._forget(now)
+
+    def _forget(self, now: float) -> None:
+        recent = self.recent
+        while recent and recent[0] < now - RATE_WINDOW:
+            recent.popleft()
+
+    def snapshot(self, tables_owned: int) -> dict[str, Any]:
+        self._forget(time.monotonic())
+        return {
+            "tables_owned": tables_owned,
+            "moves_applied": self.moves,
+            "moves_per_second": round(len(self.recent) / RATE_WINDOW, 3),
+            "lease_renewals": self.lease_renewals,
+            "takeovers": self.takeovers,
+            "handovers_given": self.handovers_given,
+            "handovers_taken": self.handovers_taken,
+        }

@@ -6,26 +6,99 @@ Every change of a table is a :class:`~.commit.Step` queued here; the group commi
 with no write of its own waits behind the writes before it, keeping the order). A write
 the database refuses because another process took the table's lease makes this process
 step down (:meth:`.tables.TableManager.step_down`): the clients are sent to the owner.
+
+At shutdown a process hands its tables over (:func:`hand_over_leases`): each lease keeps
+its holder's name but expires at :data:`HANDED_OVER`, so the other processes take the
+table at once, on its next request or in their sweep (:meth:`.db.Store.orphans`), and
+can tell a table handed over from one whose process died.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
+
+from sqlalchemy import and_, bindparam, select, update
 
 from chinese_poker.server.commit import Step
 from chinese_poker.server.connections import Conn
-from chinese_poker.server.db import LeaseLost, compact_json
+from chinese_poker.server.db import LeaseLost, Store, compact_json
+from chinese_poker.server.leases import Lease
 from chinese_poker.server.messages import ErrorCode, moved_message
+from chinese_poker.server.schema import LEASES
 from chinese_poker.server.table_part import TablePart
 
 if TYPE_CHECKING:
     from chinese_poker.server.tables import LiveTable
 
-__all__ = ["TableMoved", "TableOwnership", "WriteFailed"]
+__all__ = [
+    "HANDED_OVER",
+    "TableMoved",
+    "TableOwnership",
+    "WriteFailed",
+    "hand_over_leases",
+    "handed_over",
+    "other_process_address",
+]
 
 log = logging.getLogger("chinese_poker.server")
+
+HANDED_OVER = 0.0
+"""The expiry a lease handed over at shutdown is given: long past, and never the expiry
+of a lease that ran out (those are a renewal's time plus the lease time)."""
+
+
+def hand_over_leases(store: Store, table_ids: Sequence[str]) -> None:
+    """Give these tables' leases up at once for another process to take (each keeps its
+    fencing number: the next holder raises it, and a late write of this one is refused)."""
+    owner = store.owner
+    mine = [(t, store.fences.pop(t)) for t in table_ids if t in store.fences]
+    if owner is None or not mine:
+        return
+    with store.engine.begin() as conn:
+        conn.execute(
+            update(LEASES)
+            .where(
+                and_(
+                    LEASES.c.table_id == bindparam("t"),
+                    LEASES.c.fence == bindparam("f"),
+                    LEASES.c.owner == owner.id,
+                )
+            )
+            .values(expires_at=HANDED_OVER),
+            [{"t": t, "f": f} for t, f in mine],
+        )
+
+
+def handed_over(lease: Lease) -> bool:
+    """The lease was handed over by a process that shut down (not run out)."""
+    return lease.owner is not None and lease.expires_at == HANDED_OVER
+
+
+def other_process_address(store: Store) -> str | None:
+    """Where another live process of this database is reached (the one whose lease runs
+    longest, so it renewed last), None if none is known."""
+    owner = store.owner
+    now = time.time()  # the database's clock may differ a little: a guess, not a fence
+    if owner is None:
+        return None
+    with store.engine.connect() as conn:
+        row = conn.execute(
+            select(LEASES.c.address)
+            .where(
+                LEASES.c.owner.is_not(None),
+                LEASES.c.owner != owner.id,
+                LEASES.c.address.is_not(None),
+                LEASES.c.address != "",
+                LEASES.c.address != owner.address,
+                LEASES.c.expires_at > now,
+            )
+            .order_by(LEASES.c.expires_at.desc())
+            .limit(1)
+        ).first()
+    return None if row is None else str(row[0])
 
 
 class WriteFailed(RuntimeError):

@@ -22,6 +22,8 @@ A process plays only the tables whose lease it holds (:meth:`.db.Store.acquire`)
 that another live process of the same database plays is not loaded here
 (:class:`TableMoved`: its clients are sent there), and a table whose write the database
 refuses (its lease was taken over) is dropped at once (:meth:`TableManager.step_down`).
+At shutdown (SIGTERM) a process hands its tables over (:meth:`TableManager.hand_over`)
+instead of keeping them until their leases run out.
 
 The wire protocol is ``docs/server-protocol.md``; the design ``docs/server.md``.
 """
@@ -45,14 +47,22 @@ from chinese_poker.server.connections import Conn, ViewCache
 from chinese_poker.server.db import LeaseLost, Store, StoredTable
 from chinese_poker.server.fairness import new_commitment
 from chinese_poker.server.game import Chair, TableGame, plan_table
+from chinese_poker.server.leases import Lease
 from chinese_poker.server.messages import MAX_MESSAGE, CreateTable, SeatSpec, TournamentSpec
-from chinese_poker.server.metrics import Timings
+from chinese_poker.server.metrics import ProcessCounts, Timings
 from chinese_poker.server.scheduling import Deferred, Workers
 from chinese_poker.server.table_bots import TableBots, bot_catalogue, check_bot, make_server_bot
 from chinese_poker.server.table_clocks import TableClocks
 from chinese_poker.server.table_dispatch import TableDispatch
 from chinese_poker.server.table_flow import FIRST_DEAL_WAIT, Result, TableFlow, new_hand
-from chinese_poker.server.table_ownership import TableMoved, TableOwnership, WriteFailed
+from chinese_poker.server.table_ownership import (
+    TableMoved,
+    TableOwnership,
+    WriteFailed,
+    hand_over_leases,
+    handed_over,
+    other_process_address,
+)
 from chinese_poker.server.table_presence import FINISHED_LINGER, TablePresence, secret_hash
 from chinese_poker.server.table_records import (
     hands_record,
@@ -319,10 +329,22 @@ class TableManager:
         self.tables: dict[str, LiveTable] = {}
         self.quarantined: dict[str, str] = {}
         self.closing = False
+        self.accepting = False
+        """Ready for tables: set once the start-up resumed them (``GET /api/ready``)."""
+        self.draining = False
+        """Shutting down: the tables were handed over and no table is taken any more."""
+        self.handed_to: str | None = None
+        """Where the clients of a table handed over are sent (another process)."""
         self.commits = GroupCommit(store)
         self.deferred = Deferred()
         self.workers = workers or Workers()
         self.timings = Timings()
+        self.counts = ProcessCounts()
+
+    @property
+    def ready(self) -> bool:
+        """Takes tables: resumed its tables and not shutting down."""
+        return self.accepting and not self.draining
 
     # ------------------------------------------------------------------ group commit
 
@@ -374,13 +396,17 @@ class TableManager:
         seen); :class:`TableMoved` if another live process holds the lease."""
         if table_id in self.quarantined:
             return None
+        if self.draining:  # it shuts down: another process takes the table
+            raise TableMoved(table_id, self.handed_to)
         owner = self.store.owner
         if owner is not None:
+            before = self.store.lease(table_id)
             lease = self.store.acquire(table_id)
             if lease is None:
                 return None
             if lease.owner != owner.id:
                 raise TableMoved(table_id, lease.address)
+            self._count_taken(before)
         try:
             stored = self.store.load_table(table_id)
             if stored is None:
@@ -421,6 +447,16 @@ class TableManager:
             live = self._resume(table_id, even_finished=False)
         return live
 
+    def _count_taken(self, before: Lease | None) -> None:
+        """Count a table taken from another process: handed over, or a takeover."""
+        owner = self.store.owner
+        if before is None or before.owner is None or owner is None or before.owner == owner.id:
+            return
+        if handed_over(before):
+            self.counts.handovers_taken += 1
+        else:
+            self.counts.takeovers += 1
+
     def step_down(self, live: LiveTable) -> TableMoved:
         """The database refused a write of ``live``: another process took its lease.
         Drop this copy (nothing it did since its last stored write is shown) and send
@@ -453,10 +489,15 @@ class TableManager:
     def renew(self) -> None:
         """Renew this process's leases (stepping down from the tables it lost), and take
         over the unfinished tables whose holder stopped renewing (died or stalled)."""
-        for table_id in self.store.renew():
+        held = len(self.store.fences)
+        lost = self.store.renew()
+        self.counts.lease_renewals += held - len(lost)
+        for table_id in lost:
             live = self.tables.get(table_id)
             if live is not None:
                 self.step_down(live)
+        if self.draining:
+            return
         for table_id in self.store.orphans():
             if table_id in self.tables or table_id in self.quarantined:
                 continue
@@ -550,6 +591,8 @@ class TableManager:
 
         ``holders`` seats people at once: human seat -> (name, the hash of a token he
         holds) (a rematch); the session then begins as every seat is taken."""
+        if self.draining:
+            raise ValueError("this server process is stopping; open the table again")
         plan = plan_table(spec, check_bot)
         table_id = "t-" + secrets.token_hex(6)
         code = secrets.token_urlsafe(8)
@@ -627,9 +670,16 @@ class TableManager:
         live.offer_rematch(new.id, chair)
         return new
 
-    def close(self) -> None:
-        """Settle what waits, store pending writes, stop every table's timers and bots,
-        close every socket."""
+    def hand_over(self) -> int:
+        """Shutdown (SIGTERM): take no table any more, store what waits, stop every
+        table's timers and bots, and give each lease up at once, so another process of
+        the database takes the table on its next request or in its sweep (an idle table
+        is simply released: it is loaded where it is next asked for). Every socket is
+        sent to another live process if one is known (``moved``), and closed: the browser
+        reconnects. Returns how many tables were handed over (once; then 0)."""
+        if self.draining:
+            return 0
+        self.draining = True
         try:
             # Storing the last writes can end a hand, which queues its settlement: so
             # flush, settle, and flush what the settlements wrote.
@@ -638,10 +688,36 @@ class TableManager:
             self.flush()
         except Exception:
             log.exception("cannot store the last writes")
-        self.closing = True
-        for live in self.tables.values():
+        self.closing = True  # no timer, bot or deal starts any more
+        try:
+            self.handed_to = other_process_address(self.store)
+        except Exception:
+            log.exception("cannot read where the other processes are")
+        tables = list(self.tables.values())
+        self.tables.clear()
+        busy = [live.id for live in tables if not live.idle]
+        for live in tables:
+            moved = TableMoved(live.id, self.handed_to)
+            live.gone = moved
             live.stop()
             for conn in list(live.conns):
+                if moved.to is not None:
+                    conn.send(moved.text())
                 conn.close()
+        try:
+            hand_over_leases(self.store, busy)
+        except Exception:  # they run out by themselves
+            log.exception("cannot hand over the leases of %s", ", ".join(busy))
         self._release(list(self.store.fences))
+        self.counts.handovers_given += len(busy)
+        if busy:
+            log.warning(
+                "handed over %d table(s) (to %s)", len(busy), self.handed_to or "any process"
+            )
+        return len(busy)
+
+    def close(self) -> None:
+        """Hand every table over (:meth:`hand_over`, if not done yet) and stop the
+        workers."""
+        self.hand_over()
         self.workers.close()

@@ -1,17 +1,26 @@
 """The server's deferred work (scheduling.Deferred): settlements wait for the
-acknowledgements, but are never starved."""
+acknowledgements, but are never starved; and the fair share of the hint worker
+(fair_share.FairShare): one client's flood leaves others their hints."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import threading
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 
 from _helpers import FakeClock
+from _redis import RedisServer
 from chinese_poker.server import scheduling
+from chinese_poker.server.app import create_app
+from chinese_poker.server.fair_share import FairShare, SharedPlaces
+from chinese_poker.server.guard import RateSpec
 from chinese_poker.server.scheduling import Deferred
 
 
@@ -134,3 +143,185 @@ def test_drain_runs_everything_now() -> None:
         return done
 
     assert asyncio.run(main()) == [0, 1, 2]
+
+
+# --------------------------------------------------------------------------- fair share
+
+
+def test_a_player_holds_at_most_his_share_of_the_places() -> None:
+    share = FairShare(places=5, per_player=2)
+    mine = [share.take("10.0.0.1") for _ in range(3)]
+    assert mine[0] is not None and mine[1] is not None and mine[2] is None
+    others = [share.take(f"10.0.0.{i}") for i in range(2, 6)]
+    assert [p is not None for p in others] == [True, True, True, False]  # 5 on the server
+    share.give_back(mine[0])
+    assert share.take("10.0.0.9") is not None  # the place given back is anybody's
+    assert share.held == 5
+
+
+def test_the_worker_goes_round_the_players_waiting() -> None:
+    async def main() -> list[str]:
+        share = FairShare(places=32, per_player=4)
+        order: list[str] = []
+        gate = asyncio.Event()
+
+        async def job(player: str, name: str) -> None:
+            place = share.take(player)
+            assert place is not None
+            try:
+                async with share.turn(player):
+                    order.append(name)
+                    await gate.wait()
+            finally:
+                share.give_back(place)
+
+        tasks = [asyncio.create_task(job("flood", f"flood{i}")) for i in range(4)]
+        await asyncio.sleep(0)
+        tasks += [asyncio.create_task(job(p, p)) for p in ("alice", "bob")]
+        await asyncio.sleep(0)
+        gate.set()
+        await asyncio.gather(*tasks)
+        return order
+
+    # The flood's first job had the worker; then each of the others before its second.
+    assert asyncio.run(main()) == ["flood0", "alice", "bob", "flood1", "flood2", "flood3"]
+
+
+def test_a_job_cancelled_while_waiting_or_just_given_its_turn_does_not_keep_the_worker() -> None:
+    async def main() -> list[str]:
+        share = FairShare(places=8, per_player=8)
+        order: list[str] = []
+
+        async def job(name: str) -> None:
+            async with share.turn(name):
+                order.append(name)
+
+        holding = share.turn("a")
+        await holding.__aenter__()
+        waiting = asyncio.create_task(job("b"))
+        given = asyncio.create_task(job("c"))
+        last = asyncio.create_task(job("d"))
+        await asyncio.sleep(0)
+        waiting.cancel()  # still waiting: forgotten
+        await asyncio.sleep(0)
+        await holding.__aexit__(None, None, None)  # "c" is given the turn (no wait here) ...
+        given.cancel()  # ... and cancelled before it runs: it passes the turn on
+        await asyncio.gather(given, waiting, return_exceptions=True)
+        await asyncio.wait_for(last, 5)
+        return order
+
+    assert asyncio.run(main()) == ["d"]
+
+
+def addressed(app: Any) -> Any:
+    """``app`` with each request's client address taken from ``x-test-address`` (the
+    test's clients all come from one place; a server sees different people)."""
+
+    async def asgi(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket"):
+            for name, value in scope.get("headers", ()):
+                if name == b"x-test-address":
+                    scope = {**scope, "client": (value.decode(), 50000)}
+        await app(scope, receive, send)
+
+    return asgi
+
+
+def test_one_clients_hint_flood_leaves_others_their_hints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One address holding 40 seats asks a hint at each (more than the server's
+    :data:`HINT_QUEUE`): it gets its share, the rest ``busy``; a hint asked at another
+    table from another address is answered, before the flood's second."""
+    import chinese_poker.ai.hints as hints
+
+    seats = 40
+    assert seats > scheduling.HINT_QUEUE  # the flood alone used to fill the queue
+    gate = threading.Event()
+    answered: list[str] = []
+
+    def slow_hint(view: Any, **kwargs: Any) -> list[Any]:
+        assert gate.wait(60)
+        answered.append(str(view.player))
+        return []
+
+    monkeypatch.setattr(hints, "hint", slow_hint)
+    app = create_app(
+        f"sqlite:///{tmp_path / 'db.sqlite'}",
+        hint_processes=False,
+        rate_limits=RateSpec(create="1000/minute", join="1000/minute"),
+    )
+    flooder = {"x-test-address": "10.0.0.66"}
+    other = {"x-test-address": "10.0.0.7"}
+    with TestClient(addressed(app)) as client, contextlib.ExitStack() as sockets:
+
+        def seat_to_act(name: str, headers: dict[str, str]) -> Any:
+            made = client.post(
+                "/api/tables",
+                json={
+                    "seats": [{"kind": "human", "name": name}, {"kind": "bot", "bot": "random"}],
+                    "bot_delay": 0,
+                    "next_hand_delay": 0,
+                },
+                headers=headers,
+            )
+            assert made.status_code == 201, made.text
+            tid = made.json()["table"]["id"]
+            ws = sockets.enter_context(
+                client.websocket_connect(f"/ws/tables/{tid}?role=seat", headers=headers)
+            )
+            ws.send_json({"type": "auth", "token": made.json()["token"]})
+            while True:  # the bot places first: until then a hint is no_hand
+                m = ws.receive_json()
+                if m["type"] == "state" and m["view"]["seat"] in m["view"]["to_act"]:
+                    return ws
+
+        flood = [seat_to_act(f"flood{i}", flooder) for i in range(seats)]
+        victim = seat_to_act("victim", other)
+        try:
+            for i, ws in enumerate(flood):
+                ws.send_json({"type": "hint", "id": i})
+            refused = 0
+            for ws in flood:
+                ws.send_json({"type": "ping", "id": "end"})
+                while (m := ws.receive_json())["type"] != "pong":
+                    if m["type"] == "error":
+                        assert m["code"] == "busy", m
+                        refused += 1
+            assert refused == seats - scheduling.HINT_PER_PLAYER
+            victim.send_json({"type": "hint", "id": "mine"})
+            victim.send_json({"type": "ping", "id": "end"})
+            while (m := victim.receive_json())["type"] != "pong":
+                assert m["type"] != "error", m  # today: busy
+        finally:
+            gate.set()
+        while (m := victim.receive_json())["type"] != "hint":
+            pass
+        assert m["ref"] == "mine"
+        for ws in flood[: scheduling.HINT_PER_PLAYER]:
+            while (m := ws.receive_json())["type"] != "hint":
+                pass
+    assert answered == ["flood0", "victim", "flood1"]  # round robin: before the second
+
+
+def test_a_players_share_is_one_over_every_process_sharing_a_redis(
+    redis_server: RedisServer,
+) -> None:
+    """Two processes' queues (two FairShares) on one Redis: a player's third place is
+    refused at the other process too; given back, it is free again. While Redis is
+    down each counts its own, and no place is refused for it."""
+    here = FairShare(32, 2, shared=SharedPlaces(redis_server.url))
+    there = FairShare(32, 2, shared=SharedPlaces(redis_server.url))
+    first, second = here.take("10.0.0.1"), there.take("10.0.0.1")
+    assert first is not None and second is not None
+    assert there.take("10.0.0.1") is None and here.take("10.0.0.1") is None
+    assert there.take("10.0.0.2") is not None  # somebody else
+    here.give_back(first)
+    again = there.take("10.0.0.1")
+    assert again is not None
+    redis_server.kill()
+    alone = FairShare(32, 2, shared=SharedPlaces(redis_server.url))
+    assert alone.take("10.0.0.1") is not None and alone.take("10.0.0.1") is not None
+    assert alone.take("10.0.0.1") is None  # its own count still holds
+    there.give_back(again)  # Redis gone: the place is still given back here
+    assert there.held == 2

@@ -44,6 +44,7 @@ from chinese_poker.server import (
 from chinese_poker.server.db import LEASE_SECONDS, Owner, Store
 from chinese_poker.server.defaults import SOCKETS_PER_ADDRESS
 from chinese_poker.server.desk import StudyPool
+from chinese_poker.server.fair_share import SharedPlaces
 from chinese_poker.server.guard import BodyLimit, Limits, RateSpec, SharedCounts, UnicodeText
 from chinese_poker.server.holdings import IDLE_SECONDS, STATIC_DIR, ServerHoldings
 from chinese_poker.server.scheduling import GcPacer, Workers
@@ -106,8 +107,8 @@ def create_app(
     another process of the same database sends them to it with. ``lease_seconds``: how
     long this process's hold on a table lasts unless renewed, every ``renew_seconds``
     (default: 0.3 of it) (docs/server.md "Processes"). ``redis_url``: the Redis that
-    every process of this site shares, where the rate limits and sign-in throttles are
-    counted (None: in this process).
+    every process of this site shares, where the rate limits, sign-in throttles and each
+    player's places in the hint and study queues are counted (None: in this process).
     """
     renew_seconds = lease_seconds * 0.3 if renew_seconds is None else renew_seconds
     if not 0 < renew_seconds < lease_seconds:
@@ -126,7 +127,10 @@ def create_app(
         static=Path(static_dir) if static_dir is not None else STATIC_DIR,
         origins=tuple(allowed_origins),
         limits=Limits(rate_limits, counts),
-        study=StudyPool(processes=hint_processes),
+        study=StudyPool(
+            processes=hint_processes,
+            places=SharedPlaces(redis_url) if redis_url is not None else None,
+        ),
         hint_processes=hint_processes,
         pace_gc=pace_gc,
         idle_seconds=idle_seconds,
@@ -173,7 +177,9 @@ async def running(app: FastAPI) -> AsyncIterator[None]:
         lease_seconds=holdings.lease_seconds,
     )
     store.migrate()
-    manager = TableManager(store, Workers(hint_processes=holdings.hint_processes))
+    # The players' places in the hint queue are counted where the study desk's are.
+    workers = Workers(hint_processes=holdings.hint_processes, places=holdings.study.places)
+    manager = TableManager(store, workers)
     app.state.store = store
     app.state.manager = manager
     # The hint worker starts a little later, so that a restart answers first.

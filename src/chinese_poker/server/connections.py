@@ -36,12 +36,16 @@ class Conn:
     message is queued for the writer.
     """
 
-    __slots__ = ("_busy", "_sink", "chair", "closed", "queue")
+    __slots__ = ("_busy", "_sink", "address", "chair", "closed", "queue")
 
     def __init__(
-        self, chair: int | None, sink: Callable[[str], Coroutine[Any, Any, None]] | None = None
+        self,
+        chair: int | None,
+        sink: Callable[[str], Coroutine[Any, Any, None]] | None = None,
+        address: str = "",
     ) -> None:
         self.chair = chair
+        self.address = address  # the client's: its share of the hint worker counts by it
         self.queue: asyncio.Queue[str | _Resumed | None] = asyncio.Queue()
         self.closed = False
         self._sink = sink

@@ -11,10 +11,11 @@ command line's own code: :func:`chinese_poker.cli.score.read_table` for tables,
 Work is bounded per request: it runs in the study pool (:class:`StudyPool`, one worker
 process of its own at a lower priority, so study traffic never waits for, nor delays,
 the tables' event loop, bots and hints), at most :data:`STUDY_QUEUE` requests wait or
-run at once (more get ``503``), each has a time budget of :data:`STUDY_SECONDS` (hints
-sample until it, the exact solvers are answered ``503`` if they have not finished, and
-the worker is stopped), and each client address is rate limited (``study`` in
-:class:`~chinese_poker.server.guard.RateSpec`).
+run at once, :data:`STUDY_PER_PLAYER` of them one client address's (more get ``503``;
+the worker takes them round robin over the addresses, :mod:`.fair_share`), each has a
+time budget of :data:`STUDY_SECONDS` (hints sample until it, the exact solvers are
+answered ``503`` if they have not finished, and the worker is stopped), and each client
+address is rate limited (``study`` in :class:`~chinese_poker.server.guard.RateSpec`).
 
 The routes are module-level functions of :data:`router`; the rate limits and the
 study pool are the application's (:mod:`.holdings`).
@@ -60,9 +61,12 @@ from chinese_poker.engine.position import (
     position_from_dict,
 )
 from chinese_poker.rules import Rules, RulesError, rules_for, rules_from_document
+from chinese_poker.server.fair_share import FairShare, SharedPlaces
+from chinese_poker.server.guard import client_address
 from chinese_poker.server.holdings import holdings_of, throttle
 
 __all__ = [
+    "STUDY_PER_PLAYER",
     "STUDY_QUEUE",
     "STUDY_SECONDS",
     "TRAINER_THRESHOLD",
@@ -77,6 +81,10 @@ STUDY_SECONDS = 5.0
 
 STUDY_QUEUE = 8
 """At most this many study requests wait or run at once; more are answered 503."""
+
+STUDY_PER_PLAYER = 2
+"""At most this many of them are one client address's (on every process when they share
+a Redis); more are answered 503 to that address only."""
 
 STUDY_WARMUP = 60.0
 """Seconds a fresh study worker process may take to start, beyond the budget."""
@@ -98,7 +106,9 @@ class StudyPool:
     By default one worker *process* at a lower scheduling priority (as the hints'), so
     that a solver's minutes of CPU never hold the GIL the tables' event loop needs; a
     request over its budget has its worker terminated (a fresh one starts). At most
-    ``queue`` requests wait or run at once. ``threads=N`` (or ``processes=False``)
+    ``queue`` requests wait or run at once, :data:`STUDY_PER_PLAYER` of them one
+    player's (also counted in ``places``, the Redis every process shares, when given),
+    and the workers take them round robin over the players. ``threads=N`` (or ``processes=False``)
     runs the work in N threads of this process instead (tests replace functions)."""
 
     def __init__(
@@ -108,13 +118,13 @@ class StudyPool:
         *,
         processes: bool | None = None,
         workers: int = 1,
+        places: SharedPlaces | None = None,
     ) -> None:
         self.processes = threads is None if processes is None else processes
         self.workers = threads or workers
         self._pool = self._new_pool()
-        self.limit = queue
-        self.pending = 0
-        self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
+        self.places = places
+        self.share = FairShare(queue, STUDY_PER_PLAYER, self.workers, kind="study", shared=places)
 
     def _new_pool(self) -> Executor:
         self._cold = self.processes  # its first job also starts the worker
@@ -125,19 +135,27 @@ class StudyPool:
             )  # fmt: skip
         return ThreadPoolExecutor(self.workers, "cp-study")
 
-    async def run(self, fn: Callable[..., T], *args: Any, budget: float = STUDY_SECONDS) -> T:
-        """``fn(*args)`` in the pool (a module-level function and picklable arguments
-        for a process pool); 503 when the pool is full or the budget is exceeded."""
-        if self.pending >= self.limit:
+    @property
+    def pending(self) -> int:
+        """Requests waiting or running in this process."""
+        return self.share.held
+
+    async def run(
+        self, fn: Callable[..., T], *args: Any, budget: float = STUDY_SECONDS, player: str = ""
+    ) -> T:
+        """``fn(*args)`` in the pool at ``player``'s turn (a module-level function and
+        picklable arguments for a process pool); 503 when the pool or the player's share
+        of it is full, or the budget is exceeded."""
+        place = self.share.take(player)
+        if place is None:
             raise HTTPException(503, "the study desk is busy: try again in a moment")
-        self.pending += 1
         call = functools.partial(fn, *args)
         try:
             # A request waits here, not in the pool, until a worker is free: its budget
             # runs from its start, not from the requests ahead of it, and a worker
             # stopped for running over holds no other request (which a fresh, cold
             # pool would then have had to start again).
-            async with self._free_worker():
+            async with self.share.turn(player):
                 return await self._run(call, budget)
         except TimeoutError:
             raise HTTPException(
@@ -146,7 +164,7 @@ class StudyPool:
         except _Unavailable as exc:
             raise HTTPException(exc.status, exc.detail) from None
         finally:
-            self.pending -= 1
+            self.share.give_back(place)
 
     def start(self) -> None:
         """Start the worker process now rather than at the first request, so that it has
@@ -155,12 +173,6 @@ class StudyPool:
         if self.processes:
             with contextlib.suppress(RuntimeError):  # already shut down
                 self._pool.submit(os.getpid)
-
-    def _free_worker(self) -> asyncio.Semaphore:
-        loop = asyncio.get_running_loop()
-        if self._slots is None or self._slots[0] is not loop:
-            self._slots = (loop, asyncio.Semaphore(self.workers))
-        return self._slots[1]
 
     async def _run(self, call: Callable[[], T], budget: float) -> T:
         for attempt in range(2):
@@ -692,7 +704,11 @@ async def _run(
     study = holdings_of(request).study
     try:
         return await study.run(
-            _guarded, fn, *args, budget=STUDY_SECONDS if budget is None else budget
+            _guarded,
+            fn,
+            *args,
+            budget=STUDY_SECONDS if budget is None else budget,
+            player=client_address(request),
         )
     except _UserError as exc:
         raise HTTPException(400, str(exc)) from None

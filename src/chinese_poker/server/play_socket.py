@@ -135,7 +135,7 @@ async def _join(
     elif not live.spec.spectators:
         await websocket.close(code=4403, reason="this table has no spectators")
         return
-    conn = Conn(seat, websocket.send_text)
+    conn = Conn(seat, websocket.send_text, client_address(websocket))
     live.attach(conn)
     writer = asyncio.create_task(_writer(websocket, conn))
     bucket = _Bucket(MESSAGES_PER_SECOND, MESSAGE_BURST)

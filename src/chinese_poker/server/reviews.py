@@ -3,8 +3,9 @@
 ``GET /api/tables/{id}/hands/{n}/review`` reviews a finished hand of the table
 (:func:`chinese_poker.ai.review.review_hand`, at the review's fixed strength): in the
 hint worker pool of :mod:`.scheduling` (a worker process at a lower priority, bounded:
-one pending review per hand and at most :data:`~.scheduling.HINT_QUEUE` pending hints
-and reviews on the server, more are ``503 busy``), never on the event loop. A review
+one pending review per hand, at most :data:`~.scheduling.HINT_PER_PLAYER` of one client
+address and :data:`~.scheduling.HINT_QUEUE` on the server with the hints, more are
+``503 busy``), never on the event loop. A review
 never changes, so it is stored (``hand_reviews``) and the next request reads it.
 Histories are public (``/history``), and so are their reviews.
 """
@@ -21,6 +22,7 @@ from sqlalchemy.exc import IntegrityError
 
 from chinese_poker.ai.review import REVIEW_LEVEL, HandReview, review_record, summarise
 from chinese_poker.server.db import Store
+from chinese_poker.server.guard import client_address
 from chinese_poker.server.holdings import manager_of, throttle
 from chinese_poker.server.ratings import HandReviewRow
 from chinese_poker.server.scheduling import HINT_DEADLINE
@@ -51,7 +53,11 @@ def stored_review(store: Store, table_id: str, hand: int) -> dict[str, Any] | No
     return data
 
 
-async def hand_review(manager: TableManager, table_id: str, hand: int) -> dict[str, Any]:
+async def hand_review(
+    manager: TableManager, table_id: str, hand: int, player: str = ""
+) -> dict[str, Any]:
+    """The review of a finished hand, stored or computed at ``player``'s turn (his
+    client address: the fair share of :mod:`.scheduling`)."""
     store = manager.store
     cached = stored_review(store, table_id, hand)
     if cached is not None:
@@ -61,10 +67,10 @@ async def hand_review(manager: TableManager, table_id: str, hand: int) -> dict[s
         raise HTTPException(409, f"hand {hand} of this table is not finished")
     workers = manager.workers
     key = (f"review:{table_id}", hand)
-    if not workers.hint_slot(key):
+    if not workers.hint_slot(key, player):
         raise HTTPException(503, "the server is busy with other reviews: try again soon")
     try:
-        result: dict[str, Any] = await workers.hint(review_record, records[0], hand)
+        result: dict[str, Any] = await workers.hint_for(player, review_record, records[0], hand)
     except TimeoutError:
         raise HTTPException(
             503, f"the review took longer than {HINT_DEADLINE:.0f} s: try again later"
@@ -101,7 +107,7 @@ async def review(request: Request, table_id: str, hand: int) -> dict[str, Any]:
     manager = _live_manager(request, table_id)
     if hand < 1:
         raise HTTPException(400, "hands are numbered from 1")
-    return await hand_review(manager, table_id, hand)
+    return await hand_review(manager, table_id, hand, client_address(request))
 
 
 @router.get("/api/tables/{table_id}/review")
@@ -127,7 +133,7 @@ async def session_review(request: Request, table_id: str) -> dict[str, Any]:
                 pending += 1  # one request cannot hold the review workers for long
                 continue
             computed += 1
-            data = await hand_review(manager, table_id, n)
+            data = await hand_review(manager, table_id, n, client_address(request))
         reviewed.append(n)
         hands.append(HandReview.from_dict(data))
     players: list[str] = []

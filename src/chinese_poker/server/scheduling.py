@@ -4,7 +4,10 @@ Heavy work (bots' decisions, hints, building a bot at table creation) runs in bo
 pools, never on the event loop. Bots and hints have **separate pools**, so no number of
 hints can hold up a bot's move: a hint flood only queues behind other hints, and it
 cannot grow without bound either: a seat has at most one pending hint (a second is
-answered ``busy``) and the server at most :data:`HINT_QUEUE` (more are ``busy``). Hints
+answered ``busy``), a player (a client address) at most :data:`HINT_PER_PLAYER` hints and
+reviews, and the server at most :data:`HINT_QUEUE` (more are ``busy``); the worker takes
+them round robin over the players (:mod:`.fair_share`), so one client's flood delays
+nobody else's hint by more than one of its own. Hints
 run in a worker *process* by default (at a lower scheduling priority), so that their
 Monte Carlo sampling competes neither for the interpreter lock nor, on a busy machine,
 for the processors with the event loop and the bots. Each hint runs with
@@ -39,8 +42,17 @@ from typing import Any, TypeVar
 
 from chinese_poker.ai import warm
 from chinese_poker.engine import Table
+from chinese_poker.server.fair_share import FairShare, Place, SharedPlaces
 
-__all__ = ["HINT_QUEUE", "HINT_SECONDS", "Deferred", "Timers", "Workers", "stop_pool"]
+__all__ = [
+    "HINT_PER_PLAYER",
+    "HINT_QUEUE",
+    "HINT_SECONDS",
+    "Deferred",
+    "Timers",
+    "Workers",
+    "stop_pool",
+]
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +66,10 @@ must compile are compiled in the background, and the hint is a quick one meanwhi
 
 HINT_QUEUE = 32
 """At most this many hints wait or run at once on one server; more are ``busy``."""
+
+HINT_PER_PLAYER = 2
+"""At most this many of them (hints and reviews) are one player's (one client address's,
+on every process when they share a Redis); more are ``busy`` for that player only."""
 
 DEFER_QUIET = 0.002
 """Deferred work runs once no message has been handled for this many seconds..."""
@@ -141,7 +157,12 @@ class Workers:
     """The server's bounded thread pools: bots, hints and setup work, each its own."""
 
     def __init__(
-        self, bot_threads: int | None = None, hint_workers: int = 1, hint_processes: bool = True
+        self,
+        bot_threads: int | None = None,
+        hint_workers: int = 1,
+        hint_processes: bool = True,
+        *,
+        places: SharedPlaces | None = None,
     ) -> None:
         cpus = os.cpu_count() or 2
         self._bots = ThreadPoolExecutor(bot_threads or min(4, cpus), "cp-bot")
@@ -149,8 +170,8 @@ class Workers:
         self._hint_processes = hint_processes
         self._hints = self._hint_pool()
         self._setup = ThreadPoolExecutor(1, "cp-setup")
-        self.hints_pending = 0
-        self._hint_seats: set[tuple[str, int]] = set()
+        self.hint_places = FairShare(HINT_QUEUE, HINT_PER_PLAYER, hint_workers, shared=places)
+        self._hint_seats: dict[tuple[str, int], Place] = {}
         # Set once the bot threads have loaded the kernels (warm): from then on the
         # server's memory is what it keeps; a benchmark of its growth starts there.
         self.kernels_warm = threading.Event()
@@ -161,17 +182,26 @@ class Workers:
     async def setup(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._setup, fn, *args)
 
-    def hint_slot(self, key: tuple[str, int]) -> bool:
-        """Reserve the one pending hint of a (table, chair); False: busy."""
-        if key in self._hint_seats or self.hints_pending >= HINT_QUEUE:
+    @property
+    def hints_pending(self) -> int:
+        """Hints and reviews waiting or running in this process."""
+        return self.hint_places.held
+
+    def hint_slot(self, key: tuple[str, int], player: str = "") -> bool:
+        """Reserve the one pending hint of a (table, chair), one of ``player``'s places
+        (his client address); False: busy."""
+        if key in self._hint_seats:
             return False
-        self._hint_seats.add(key)
-        self.hints_pending += 1
+        place = self.hint_places.take(player)
+        if place is None:
+            return False
+        self._hint_seats[key] = place
         return True
 
     def hint_done(self, key: tuple[str, int]) -> None:
-        self._hint_seats.discard(key)
-        self.hints_pending -= 1
+        place = self._hint_seats.pop(key, None)
+        if place is not None:
+            self.hint_places.give_back(place)
 
     def warm(self) -> None:
         """Start the hint worker now rather than at the first hint; it compiles (or
@@ -204,21 +234,29 @@ class Workers:
         return ThreadPoolExecutor(self._hint_workers, "cp-hint")
 
     async def hint(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """``fn(*args, **kwargs)`` in the hint pool (a module-level function and
-        picklable arguments when it is a process pool); TimeoutError after
-        :data:`HINT_DEADLINE`."""
+        """:meth:`hint_for` a client not named (its turns shared with all such)."""
+        return await self.hint_for("", fn, *args, **kwargs)
+
+    async def hint_for(self, player: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """``fn(*args, **kwargs)`` in the hint pool, at ``player``'s turn (a module-level
+        function and picklable arguments when it is a process pool); TimeoutError after
+        :data:`HINT_DEADLINE`, waiting for the turn included."""
+        return await asyncio.wait_for(self._hint_at_turn(player, fn, args, kwargs), HINT_DEADLINE)
+
+    async def _hint_at_turn(
+        self, player: str, fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> T:
         loop = asyncio.get_running_loop()
         call = functools.partial(fn, *args, **kwargs)
-        for attempt in range(2):
-            try:
-                return await asyncio.wait_for(
-                    loop.run_in_executor(self._hints, call), HINT_DEADLINE
-                )
-            except BrokenProcessPool:  # a worker died: a fresh pool, and one more try
-                self._hints.shutdown(wait=False, cancel_futures=True)
-                self._hints = self._hint_pool()
-                if attempt:
-                    raise
+        async with self.hint_places.turn(player):
+            for attempt in range(2):
+                try:
+                    return await loop.run_in_executor(self._hints, call)
+                except BrokenProcessPool:  # a worker died: a fresh pool, and one more try
+                    self._hints.shutdown(wait=False, cancel_futures=True)
+                    self._hints = self._hint_pool()
+                    if attempt:
+                        raise
         raise AssertionError("unreachable")
 
     def close(self) -> None:

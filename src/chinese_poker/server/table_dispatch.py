@@ -243,7 +243,7 @@ class TableDispatch(TablePart):
         live = self.live
         workers = live.manager.workers
         key = (live.id, chair)
-        if not workers.hint_slot(key):
+        if not workers.hint_slot(key, conn.address):
             text = "a hint is already being worked out; wait for it"
             self.error(conn, msg.id, ErrorCode.BUSY, text)
             return
@@ -265,8 +265,12 @@ class TableDispatch(TablePart):
         from chinese_poker.ai import hints as ai_hints  # imported on first use: a quick start
 
         try:
-            ranked = await live.manager.workers.hint(
-                ai_hints.hint, view, time_budget=scheduling.HINT_SECONDS, when_cold="quick"
+            ranked = await live.manager.workers.hint_for(
+                conn.address,
+                ai_hints.hint,
+                view,
+                time_budget=scheduling.HINT_SECONDS,
+                when_cold="quick",
             )
         except TimeoutError:
             self.error(conn, ref, ErrorCode.HINTS_UNAVAILABLE, "the hint took too long")

@@ -1,0 +1,221 @@
+"""A fair share of the server's slow work (hints, reviews, the study desk) per player.
+
+Each kind of slow work has a bounded queue: a few places on the whole server, and one or
+two workers. Without a share per player, one client holding many seats (or sending many
+desk requests) took every place, and everybody else's hint was ``busy``. Now:
+
+* a player (a client address: one person with sixty seats is still one address) holds
+  at most :attr:`FairShare.per_player` places, waiting or running; more are refused for
+  that player alone;
+* a free worker takes the next job of the player served longest ago (round robin over
+  the players waiting), so a player's second job waits behind the others' first.
+
+With a Redis shared by every process of the site (``serve --redis``), the places a
+player holds are counted there (:class:`SharedPlaces`), so a flood spread over the
+processes meets one share; without one, or while Redis cannot be reached, each process
+counts its own. The turns are always per process: each process has its own workers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from collections import deque
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["FairShare", "Place", "SharedPlaces"]
+
+log = logging.getLogger("chinese_poker.server")
+
+PLACE_SECONDS = 300.0
+"""A place counted in Redis is forgotten after this long: the places of a process that
+died holding them come free (a place is normally given back within a minute)."""
+
+REDIS_RETRY_SECONDS = 2.0
+"""After Redis fails, places are counted in this process this long before it is tried
+again (one failed attempt per interval, not one per request)."""
+
+
+@dataclass(frozen=True)
+class Place:
+    """One place of a queue, held by ``player`` (``number``: its name in Redis)."""
+
+    player: str
+    number: str
+
+
+class SharedPlaces:
+    """The places each player holds, counted in the Redis every process shares.
+
+    One sorted set per kind of work and player: a member per place, scored with the
+    time it is forgotten (:data:`PLACE_SECONDS`), so a dead process's places expire. A
+    place is added, the expired removed and the set counted in one transaction; over the
+    share, the place is removed again (two processes racing may both refuse: never both
+    admit past the share).
+    """
+
+    def __init__(self, redis_url: str, *, prefix: str = "chinese-poker") -> None:
+        import redis  # the optional client `serve --redis` already checked
+
+        self._redis: Any = redis.Redis.from_url(
+            redis_url, socket_timeout=0.5, socket_connect_timeout=0.5
+        )
+        self._prefix = f"{prefix}:places"
+        self._down_until = 0.0
+
+    def _key(self, kind: str, player: str) -> str:
+        return f"{self._prefix}:{kind}:{player}"
+
+    @property
+    def up(self) -> bool:
+        """Whether Redis is to be asked now (not within a retry interval of a failure)."""
+        return time.monotonic() >= self._down_until
+
+    def take(self, kind: str, place: Place, share: int) -> bool | None:
+        """Count ``place``; False: the player already holds ``share`` places; None:
+        Redis cannot be reached (the caller counts in its own process)."""
+        key = self._key(kind, place.player)
+        now = time.time()
+        try:
+            with self._redis.pipeline() as pipe:
+                pipe.zremrangebyscore(key, "-inf", now)
+                pipe.zadd(key, {place.number: now + PLACE_SECONDS})
+                pipe.zcard(key)
+                pipe.expire(key, int(PLACE_SECONDS) + 1)
+                held = int(pipe.execute()[2])
+            if held > share:
+                self._redis.zrem(key, place.number)
+                return False
+        except Exception as exc:  # redis' errors: connection, timeout, response
+            self._failed(exc)
+            return None
+        if self._down_until:
+            log.warning("hint places: Redis answers again; the places are shared again")
+            self._down_until = 0.0
+        return True
+
+    def give_back(self, kind: str, place: Place) -> None:
+        try:
+            self._redis.zrem(self._key(kind, place.player), place.number)
+        except Exception as exc:  # it expires by itself
+            self._failed(exc)
+
+    def _failed(self, exc: Exception) -> None:
+        if not self._down_until:
+            log.warning("hint places: Redis cannot be reached (%s); counting in this process", exc)
+        self._down_until = time.monotonic() + REDIS_RETRY_SECONDS
+
+
+class FairShare:
+    """The places of one kind of slow work, a fair share of them per player, and the
+    turns of its ``workers`` round robin over the players waiting.
+
+    :meth:`take` a place before the work is accepted (None: refused, ``busy``), run the
+    work inside ``async with share.turn(place.player)``, then :meth:`give_back` the place.
+    """
+
+    def __init__(
+        self,
+        places: int,
+        per_player: int,
+        workers: int = 1,
+        *,
+        kind: str = "hints",
+        shared: SharedPlaces | None = None,
+    ) -> None:
+        self.places = places
+        self.per_player = per_player
+        self.workers = workers
+        self.kind = kind
+        self._shared = shared
+        self.held = 0
+        self._held_by: dict[str, int] = {}
+        self._in_redis: set[Place] = set()
+        self._running = 0
+        self._waiting: dict[str, deque[asyncio.Future[None]]] = {}
+        self._turns = 0
+        self._last_turn: dict[str, int] = {}  # of the players holding places
+
+    def take(self, player: str) -> Place | None:
+        """A place for ``player``'s work, or None: the queue is full, or the player
+        already holds his share of it."""
+        if self.held >= self.places or self._held_by.get(player, 0) >= self.per_player:
+            return None
+        place = Place(player, uuid.uuid4().hex)
+        if self._shared is not None and self._shared.up:
+            counted = self._shared.take(self.kind, place, self.per_player)
+            if counted is False:
+                return None
+            if counted:
+                self._in_redis.add(place)
+        self.held += 1
+        self._held_by[player] = self._held_by.get(player, 0) + 1
+        return place
+
+    def give_back(self, place: Place) -> None:
+        self.held -= 1
+        left = self._held_by[place.player] - 1
+        if left:
+            self._held_by[place.player] = left
+        else:
+            del self._held_by[place.player]
+            self._last_turn.pop(place.player, None)
+        if place in self._in_redis:
+            self._in_redis.discard(place)
+            assert self._shared is not None
+            self._shared.give_back(self.kind, place)
+
+    @contextlib.asynccontextmanager
+    async def turn(self, player: str) -> AsyncIterator[None]:
+        """Wait for a worker (the player served longest ago goes first), hold it."""
+        await self._wait_turn(player)
+        try:
+            yield
+        finally:
+            self._pass_turn()
+
+    async def _wait_turn(self, player: str) -> None:
+        if self._running < self.workers and not self._waiting:
+            self._start(player)
+            return
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.setdefault(player, deque()).append(turn)
+        try:
+            await turn
+        except asyncio.CancelledError:
+            if turn.done() and not turn.cancelled():
+                self._pass_turn()  # given the turn, then cancelled: the next one has it
+            else:
+                self._forget(player, turn)
+            raise
+
+    def _start(self, player: str) -> None:
+        self._running += 1
+        self._turns += 1
+        if player in self._held_by:
+            self._last_turn[player] = self._turns
+
+    def _forget(self, player: str, turn: asyncio.Future[None]) -> None:
+        queue = self._waiting.get(player)
+        if queue is not None and turn in queue:
+            queue.remove(turn)
+            if not queue:
+                del self._waiting[player]
+
+    def _pass_turn(self) -> None:
+        self._running -= 1
+        while self._waiting and self._running < self.workers:
+            # Never served (-1) first, then the one served longest ago; ties: arrival.
+            player = min(self._waiting, key=lambda p: self._last_turn.get(p, -1))
+            queue = self._waiting[player]
+            turn = queue.popleft()
+            if not queue:
+                del self._waiting[player]
+            if not turn.cancelled():
+                self._start(player)
+                turn.set_result(None)

@@ -362,6 +362,14 @@ def test_foul_warning_function() -> None:
     # The same middle with two open slots can still make trips: no warning.
     open_board = Board(parse_cards("Ah Ad"), parse_cards("2c 3d 4h"), ())
     assert foul_warning(rules, open_board, everything) is None
+    # Each pair of lines alone could be kept in order, but the middle needs a king to
+    # beat the top and the bottom needs the other: the old pairwise check missed it, the
+    # scorer's exact answer does not.
+    squeezed = Board(parse_cards("Ah Kd Ac"), parse_cards("Qd Ad Qs Kh"), parse_cards("Jd As Tc"))
+    coming = set(parse_cards("Th Ks Js 9c Kc"))
+    warning = foul_warning(rules, squeezed, coming)
+    assert warning is not None and warning.startswith("this would foul:"), warning
+    assert foul_warning(rules, squeezed, coming | set(parse_cards("Qc"))) is None
     # Low middle: only bottom >= top counts.
     low = rules_for("classic-low-middle")
     assert (

@@ -28,8 +28,6 @@ True
 from __future__ import annotations
 
 import dataclasses
-import itertools
-import math
 import random
 import time
 from collections.abc import Callable, Collection, Sequence
@@ -58,7 +56,7 @@ from chinese_poker.engine import (
 from chinese_poker.evaluate import evaluate, evaluate3
 from chinese_poker.language import hand_name, t, use_language
 from chinese_poker.rules import Rules
-from chinese_poker.scoring import ScoringError, fantasyland_next, foul_reason, royalties
+from chinese_poker.scoring import ScoringError, certain_foul, fantasyland_next, royalties
 from chinese_poker.terminal import render
 from chinese_poker.terminal.commands import (
     HELP_DECLARE,
@@ -74,10 +72,6 @@ from chinese_poker.terminal.commands import (
 __all__ = ["Game", "GameConfig", "QuitGame", "foul_warning", "line_infos"]
 
 InputFn = Callable[[str], str]
-
-# Completing a partial line is tried exhaustively only up to this many card combinations
-# (C(47, 3) = 16,215 is a few milliseconds); beyond it the line is treated as open.
-_MAX_COMPLETIONS = 25_000
 
 
 class QuitGame(Exception):
@@ -150,23 +144,6 @@ def _value(rules: Rules, cards: Sequence[Card]) -> int:
     return evaluate(cards, wheel=rules.spec.scoring.wheel)
 
 
-def _extreme(
-    rules: Rules, cards: Sequence[Card], size: int, available: Sequence[Card], best: bool
-) -> int | None:
-    """The strongest (``best``) or weakest value the line can still become, or None if
-    that is too expensive to work out (the line is then treated as open)."""
-    missing = size - len(cards)
-    if missing == 0:
-        return _value(rules, cards)
-    if not cards or len(available) < missing:
-        return None
-    if math.comb(len(available), missing) > _MAX_COMPLETIONS:
-        return None
-    base = tuple(cards)
-    values = (_value(rules, base + extra) for extra in itertools.combinations(available, missing))
-    return max(values) if best else min(values)
-
-
 def _line_desc(rules: Rules, cards: Sequence[Card], size: int) -> str:
     if len(cards) == size:
         return hand_name(_value(rules, cards)).lower()
@@ -176,41 +153,28 @@ def _line_desc(rules: Rules, cards: Sequence[Card], size: int) -> str:
 def foul_warning(rules: Rules, board: Board, available: Collection[Card]) -> str | None:
     """Why ``board`` (possibly incomplete) would foul, or None.
 
-    A complete board is checked by the scorer (:func:`scoring.foul_reason`). An
-    incomplete one is reported only when the foul is already certain: a line whose
-    weakest completion still beats the strongest completion of the line below it, using
-    only the cards in ``available`` (cards that may still come). Independent extremes
-    make this a sound test: it never warns about a board that could still be played.
+    The scorer answers (:func:`scoring.certain_foul`, exact): a complete board fouls or
+    not; an incomplete one is reported only when no cards of ``available`` (the cards
+    that may still come) can finish it without a foul. The browser asks the server for
+    the same answer, so both clients warn alike.
     """
-    if board.complete:
-        reason = foul_reason(rules, board)
-        return t("term.would_foul_reason", reason=reason) if reason else None
-    pool = sorted(set(available) - set(board.cards))
-    top, middle, bottom = board.lines
-    t_min = _extreme(rules, top, 3, pool, best=False)
-    b_max = _extreme(rules, bottom, 5, pool, best=True)
-    pairs: list[
-        tuple[str, Sequence[Card], int, int | None, str, Sequence[Card], int, int | None]
-    ] = []
-    if not rules.spec.scoring.lowball_middle:
-        m_min = _extreme(rules, middle, 5, pool, best=False)
-        m_max = _extreme(rules, middle, 5, pool, best=True)
-        pairs.append(("top", top, 3, t_min, "middle", middle, 5, m_max))
-        pairs.append(("middle", middle, 5, m_min, "bottom", bottom, 5, b_max))
-    pairs.append(("top", top, 3, t_min, "bottom", bottom, 5, b_max))
-    for upper, ucards, usize, low, lower, lcards, lsize, high in pairs:
-        if low is None or high is None or low <= high:
-            continue
-        words = {
-            "upper": render.line_word(upper),
-            "lower": render.line_word(lower),
-            "hand": _line_desc(rules, ucards, usize),
-            "hand2": _line_desc(rules, lcards, lsize),
-        }
-        if len(ucards) == usize and len(lcards) == lsize:
-            return t("term.would_foul_beats", **words)
-        return t("term.will_foul_whatever_comes", **words)
-    return None
+    reason = certain_foul(rules, board, available)
+    if reason is None:
+        return None
+    if board.complete or reason.kind != "beats" or reason.below is None:
+        return t("term.would_foul_reason", reason=reason)
+    upper, lower = reason.line, reason.below
+    sizes = {"top": 3, "middle": 5, "bottom": 5}
+    lines = dict(zip(("top", "middle", "bottom"), board.lines, strict=True))
+    words = {
+        "upper": render.line_word(upper),
+        "lower": render.line_word(lower),
+        "hand": _line_desc(rules, lines[upper], sizes[upper]),
+        "hand2": _line_desc(rules, lines[lower], sizes[lower]),
+    }
+    if len(lines[upper]) == sizes[upper] and len(lines[lower]) == sizes[lower]:
+        return t("term.would_foul_beats", **words)
+    return t("term.will_foul_whatever_comes", **words)
 
 
 def line_infos(rules: Rules, board: Board) -> list[tuple[int, str, int]]:
@@ -733,7 +697,10 @@ class Game:
             seen.update(b.discards)
         seen.update(view.hand)  # own cards of other decisions (Criss Cross)
         seen.update(staging.cards)
-        return (set(range(52)) - seen) | set(staging.unstaged())
+        # This street's unstaged cards may still be placed, unless all that it places
+        # are staged: the rest are discards.
+        open_cards = set(staging.unstaged()) if staging.placed_left > 0 else set()
+        return (set(range(52)) - seen) | open_cards
 
     def _draw(
         self,

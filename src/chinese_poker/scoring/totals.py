@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chinese_poker import evaluate as _ev
-from chinese_poker.cards import Board, Card
+from chinese_poker.cards import Card
 from chinese_poker.evaluate import CARD_CODES
 from chinese_poker.rules import RoyaltyAward, Rules
 from chinese_poker.rules.spec import FantasylandSpec, RulesSpec, ScoringSpec
@@ -46,7 +46,11 @@ _FO = _ev.line_tables().flush_offset
 _NUMBERS_AT = 36
 _CARDS_AT = 48
 _CODES = tuple(CARD_CODES[c] | c << _NUMBERS_AT | 1 << (_CARDS_AT + c) for c in range(52))
-_RANKS = (1 << 24) - 1  # a line's code sum >> 12 with the fields above masked off
+_RANKS = (1 << 24) - 1
+#: The pairs of seats of a table of n seats, in settling order.
+_PAIRS = tuple(
+    tuple((i, j) for i in range(n) for j in range(i + 1, n)) for n in range(9)
+)  # a line's code sum >> 12 with the fields above masked off
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,21 +111,37 @@ def settling_rules(rules: Rules) -> SettlingRules:
 # ============================================================================ a whole table
 
 
-def _board_sums(board: Board) -> tuple[int, int, int, int]:
-    """The code sums (:data:`_CODES`) of a board's top, middle and bottom, and the sum of
-    its card numbers. Raises ValueError for a line of the wrong size, IndexError or
-    TypeError for a card that is not a number from -52 to 51 (:func:`settle_plain` refuses
-    the negative ones by the sums)."""
+def _read(known: SettlingRules, hand: Hand) -> tuple[tuple[Any, ...] | None, int, int]:
+    """(the seat tuple of :func:`pair_total` plus the next Fantasyland deal, or None for a
+    hand the totals-only path leaves to the full path; the sum of the board's card codes
+    (:data:`_CODES`); the sum of its card numbers). Raises ValueError for a line of the
+    wrong size, IndexError or TypeError for a card that is not a number from -52 to 51
+    (:func:`_each_card_once` refuses the negative ones)."""
+    board = hand.board
     t0, t1, t2 = board.top
     m0, m1, m2, m3, m4 = board.middle
     b0, b1, b2, b3, b4 = board.bottom
-    cc = _CODES
+    cc, fo, ranks, t5 = _CODES, _FO, _RANKS, known.five_table
+    x = cc[t0] + cc[t1] + cc[t2]
+    k = cc[m0] + cc[m1] + cc[m2] + cc[m3] + cc[m4]
+    j = cc[b0] + cc[b1] + cc[b2] + cc[b3] + cc[b4]
+    top = _T3[(x >> 12) & ranks]
+    middle = t5[((k >> 12) & ranks) + fo[k & 4095]]
+    bottom = t5[((j >> 12) & ranks) + fo[j & 4095]]
+    numbers = t0 + t1 + t2 + m0 + m1 + m2 + m3 + m4 + b0 + b1 + b2 + b3 + b4
+    if (
+        top > middle or middle > bottom or hand.surrender or hand.dealt is not None
+        or hand.in_fantasyland or known.finnish
+    ):  # fmt: skip
+        return _reading(known, hand, top, middle, bottom), x + k + j, numbers
+    entry = known.entry
     return (
-        cc[t0] + cc[t1] + cc[t2],
-        cc[m0] + cc[m1] + cc[m2] + cc[m3] + cc[m4],
-        cc[b0] + cc[b1] + cc[b2] + cc[b3] + cc[b4],
-        t0 + t1 + t2 + m0 + m1 + m2 + m3 + m4 + b0 + b1 + b2 + b3 + b4,
-    )
+        (top, middle, bottom, known.top_royalty[top >> 16], known.middle_royalty[middle >> 16],
+         known.bottom_royalty[bottom >> 16], False, -1,
+         None if entry is None else entry[top >> 16] or None),
+        x + k + j,
+        numbers,
+    )  # fmt: skip
 
 
 def settle_plain(rules: Rules, hands: tuple[Hand, ...], known: SettlingRules) -> Settlement | None:
@@ -133,26 +153,7 @@ def settle_plain(rules: Rules, hands: tuple[Hand, ...], known: SettlingRules) ->
         return None
     if n == 2:  # heads-up, the most common table
         return _heads_up(rules, known, hands)
-    t5, fo, ranks, t3 = known.five_table, _FO, _RANKS, _T3
-    seats: list[tuple[Any, ...]] = []
-    codes = numbers = 0
-    for hand in hands:
-        try:
-            x, k, j, read = _board_sums(hand.board)
-        except (ValueError, IndexError, TypeError):
-            return None
-        top = t3[(x >> 12) & ranks]
-        middle = t5[((k >> 12) & ranks) + fo[k & 4095]]
-        bottom = t5[((j >> 12) & ranks) + fo[j & 4095]]
-        seat = _reading(known, hand, top, middle, bottom)
-        if seat is None:
-            return None
-        codes += x + k + j
-        numbers += read
-        seats.append(seat)
-    if not _each_card_once(codes, numbers, n):
-        return None
-    return _whole_table(rules, known, hands, seats)
+    return _whole_table(rules, known, hands)
 
 
 def _each_card_once(codes: int, numbers: int, seats: int) -> bool:
@@ -188,56 +189,27 @@ def _reading(
 
 
 def _heads_up(rules: Rules, known: SettlingRules, hands: tuple[Hand, ...]) -> Settlement | None:
-    """:func:`settle_plain` for two seats; the usual pair (both boards in line order, net
-    royalties, neither seat in Fantasyland) inlined, the rest by :func:`_reading` and
-    :func:`pair_total`."""
+    """:func:`settle_plain` for two seats; the usual pair (a showdown with net royalties)
+    inlined."""
     hand_a, hand_b = hands
     try:
-        xa, ka, ja, read_a = _board_sums(hand_a.board)
-        xb, kb, jb, read_b = _board_sums(hand_b.board)
+        a, codes, numbers = _read(known, hand_a)
+        b, more_codes, more_numbers = _read(known, hand_b)
     except (ValueError, IndexError, TypeError):
         return None
-    if not _each_card_once(xa + ka + ja + xb + kb + jb, read_a + read_b, 2):
+    if a is None or b is None or not _each_card_once(codes + more_codes, numbers + more_numbers, 2):
         return None
     name_a, name_b = hand_a.name, hand_b.name
     player_a = name_a if hand_a.player is None else hand_a.player
     player_b = name_b if hand_b.player is None else hand_b.player
     if name_a == name_b or player_a == player_b:
         return None
-    t5, fo, ranks, t3 = known.five_table, _FO, _RANKS, _T3
-    ta = t3[(xa >> 12) & ranks]
-    ma = t5[((ka >> 12) & ranks) + fo[ka & 4095]]
-    ba = t5[((ja >> 12) & ranks) + fo[ja & 4095]]
-    tb = t3[(xb >> 12) & ranks]
-    mb = t5[((kb >> 12) & ranks) + fo[kb & 4095]]
-    bb = t5[((jb >> 12) & ranks) + fo[jb & 4095]]
-    a: tuple[Any, ...] | None
-    b: tuple[Any, ...] | None
-    if (
-        ta > ma or ma > ba or tb > mb or mb > bb or not known.net
-        or hand_a.surrender or hand_a.dealt is not None or hand_a.in_fantasyland
-        or hand_b.surrender or hand_b.dealt is not None or hand_b.in_fantasyland
-    ):  # fmt: skip
-        a = _reading(known, hand_a, ta, ma, ba)
-        b = _reading(known, hand_b, tb, mb, bb)
-        if a is None or b is None:
-            return None
+    if a[6] or b[6] or not known.net:
         points = pair_total(known.scoring, a, b)
     else:
-        lt, lm, lb, entry = (
-            known.top_royalty,
-            known.middle_royalty,
-            known.bottom_royalty,
-            known.entry,
+        points = (
+            known.showdown[_outcome(a[0], a[1], a[2], b)] + a[3] + a[4] + a[5] - b[3] - b[4] - b[5]
         )
-        a = (ta, ma, ba, lt[ta >> 16], lm[ma >> 16], lb[ba >> 16], False, -1,
-             None if entry is None else entry[ta >> 16] or None)  # fmt: skip
-        b = (tb, mb, bb, lt[tb >> 16], lm[mb >> 16], lb[bb >> 16], False, -1,
-             None if entry is None else entry[tb >> 16] or None)  # fmt: skip
-        index = (
-            13 + 9 * ((ta > tb) - (ta < tb)) + 3 * ((ma > mb) - (ma < mb)) + (ba > bb) - (ba < bb)
-        )
-        points = known.showdown[index] + a[3] + a[4] + a[5] - b[3] - b[4] - b[5]
     unit = known.unit
     fouled: tuple[str, ...] = (name_a, name_b) if a[6] and b[6] else (
         (name_a,) if a[6] else (name_b,) if b[6] else ())  # fmt: skip
@@ -248,41 +220,102 @@ def _heads_up(rules: Rules, known: SettlingRules, hands: tuple[Hand, ...]) -> Se
     )  # fmt: skip
 
 
-def _whole_table(
-    rules: Rules, known: SettlingRules, hands: tuple[Hand, ...], seats: list[tuple[Any, ...]]
-) -> Settlement | None:
-    """:func:`settle_plain`'s result for three seats or more (None if two share a name or
-    a player)."""
-    sc = known.scoring
-    n = len(hands)
-    names = []
-    owners = []
-    fouled = []
-    fantasyland = {}
-    for hand, seat in zip(hands, seats, strict=True):
+def _whole_table(rules: Rules, known: SettlingRules, hands: tuple[Hand, ...]) -> Settlement | None:
+    """:func:`settle_plain` for three seats or more. (Loops rather than comprehensions
+    and zips: with three or four seats, making those cost more than settling.)"""
+    seats: list[tuple[Any, ...]] = []
+    names: list[str] = []
+    owners: list[str] = []
+    fouled: list[str] = []
+    fantasyland: dict[str, int | None] = {}
+    codes = numbers = 0
+    for hand in hands:
+        try:
+            seat, more_codes, more_numbers = _read(known, hand)
+        except (ValueError, IndexError, TypeError):
+            return None
+        if seat is None:
+            return None
+        codes += more_codes
+        numbers += more_numbers
+        seats.append(seat)
         name = hand.name
-        player = hand.player
         names.append(name)
-        owners.append(name if player is None else player)
+        owners.append(name if hand.player is None else hand.player)
         fantasyland[name] = seat[8]
         if seat[6]:
             fouled.append(name)
-    if len(set(names)) != n or len(set(owners)) != n:
+    n = len(hands)
+    if not _each_card_once(codes, numbers, n) or len(fantasyland) != n or len(set(owners)) != n:
         return None
-    seat_points = [0] * n
-    for i in range(n):
-        seat = seats[i]
-        for j in range(i + 1, n):
-            points = pair_total(sc, seat, seats[j])
-            seat_points[i] += points
-            seat_points[j] -= points
+    seat_points = _seat_points(known, seats, not fouled)
+    totals: dict[str, int] = {}
+    seat_totals: dict[str, int] = {}
+    money: dict[str, float] = {}
     unit = known.unit
-    totals = dict(zip(owners, seat_points, strict=True))
+    for i in range(n):
+        points = seat_points[i]
+        owner = owners[i]
+        totals[owner] = points
+        seat_totals[names[i]] = points
+        money[owner] = points * unit + 0.0
     return Settlement.deferred(
-        rules, totals, dict(zip(names, seat_points, strict=True)),
-        {p: t * unit + 0.0 for p, t in totals.items()}, tuple(fouled), fantasyland,
-        (_plain_breakdown, sc, hands, seats),
+        rules, totals, seat_totals, money, tuple(fouled), fantasyland,
+        (_plain_breakdown, known.scoring, hands, seats),
     )  # fmt: skip
+
+
+def _seat_points(known: SettlingRules, seats: list[tuple[Any, ...]], showdowns: bool) -> list[int]:
+    """What each seat wins at the table (:func:`pair_total` over every pair);
+    ``showdowns``: no seat fouled."""
+    n = len(seats)
+    seat_points = [0] * n
+    if not (showdowns and known.net):
+        sc = known.scoring
+        for i in range(n):
+            seat = seats[i]
+            for j in range(i + 1, n):
+                points = pair_total(sc, seat, seats[j])
+                seat_points[i] += points
+                seat_points[j] -= points
+        return seat_points
+    # Every pair a showdown with net royalties: a seat nets its royalties against each
+    # other seat's, n times its own less the table's.
+    showdown = known.showdown
+    table = 0
+    for a in seats:
+        table += a[3] + a[4] + a[5]
+    for i in range(n):
+        a = seats[i]
+        seat_points[i] = n * (a[3] + a[4] + a[5]) - table
+    for i, j in _PAIRS[n]:
+        a = seats[i]
+        points = showdown[_outcome(a[0], a[1], a[2], seats[j])]
+        seat_points[i] += points
+        seat_points[j] -= points
+    return seat_points
+
+
+def _outcome(x0: int, x1: int, x2: int, b: tuple[Any, ...]) -> int:
+    """The index in ``showdown_points`` of lines of values x0, x1, x2 against seat ``b``'s
+    (branches, not ``(x > y) - (x < y)``: arithmetic on bools is not specialised)."""
+    index = 13
+    y = b[0]
+    if x0 > y:
+        index += 9
+    elif x0 < y:
+        index -= 9
+    y = b[1]
+    if x1 > y:
+        index += 3
+    elif x1 < y:
+        index -= 3
+    y = b[2]
+    if x2 > y:
+        return index + 1
+    if x2 < y:
+        return index - 1
+    return index
 
 
 def _plain_breakdown(

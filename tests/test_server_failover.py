@@ -1,0 +1,311 @@
+"""Failover with nothing lost (issue 38 item 3; docs/server.md "Processes").
+
+Three real ``chinese-poker serve`` processes share one SQLite file, with a lease of 2 s.
+Two people and a bot play a table with decision clocks, hand after hand:
+
+* the process that owns the table is killed (SIGKILL) mid-hand, right after an action
+  was sent to it, 20 times in a row (each time started again on a new port); the people
+  reconnect to any live process (following ``moved``), the table's next move is applied
+  within 5 s of the kill, and every acknowledged action is stored exactly once;
+* every process in turn is told to stop (SIGTERM) and started again while the table
+  plays: it hands the table over at once and nothing is lost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection, connect
+
+from _helpers import random_action
+from chinese_poker.server.db import Store
+from test_server_leases import Server, lease_address, same_action
+
+Msg = dict[str, Any]
+
+LEASE = 2.0
+KILLS = 20
+RESUME_WITHIN = 5.0
+
+
+class Cluster:
+    """Server processes on one database; a stopped one is started again on a new port."""
+
+    def __init__(self, database_url: str, logs: Path, size: int) -> None:
+        self.database_url = database_url
+        self.logs = logs
+        self.started = 0
+        self.servers = [self.start() for _ in range(size)]
+
+    def start(self) -> Server:
+        self.started += 1
+        return Server(self.database_url, self.logs / f"serve-{self.started}.log", LEASE)
+
+    def owner(self, table_id: str) -> Server:
+        """The process whose lease the table is, waiting for one to take it."""
+        deadline = time.monotonic() + 10
+        while True:
+            address = lease_address(self.database_url, table_id)
+            for server in self.servers:
+                if server.url == address:
+                    return server
+            assert time.monotonic() < deadline, f"nobody took {table_id} ({address})"
+            time.sleep(0.05)
+
+    def stop(self) -> None:
+        for server in self.servers:
+            server.stop()
+
+
+class People:
+    """Two people at a table with a bot: their sockets and the latest state each saw,
+    what each had acknowledged, per hand, and what was sent without an answer."""
+
+    def __init__(self, tokens: dict[int, str], rng: random.Random) -> None:
+        self.tokens = tokens
+        self.rng = rng
+        self.socks: dict[int, ClientConnection] = {}
+        self.states: dict[int, Msg] = {}
+        self.acked: list[tuple[int, Msg]] = []
+        self.unsure: list[tuple[int, Msg]] = []
+        self.seats: set[tuple[int, int]] = set()
+        """(hand, engine seat) of each person in each hand seen."""
+        self.next_id = 0
+
+    def sit(self, stack: ExitStack, servers: list[Server], table_id: str) -> None:
+        """Each person connects to a live process at random and follows ``moved``."""
+        for chair, token in self.tokens.items():
+            url = self.rng.choice(servers).ws
+            for _ in range(5):
+                ws = stack.enter_context(connect(f"{url}/ws/tables/{table_id}?role=seat"))
+                with contextlib.suppress(ConnectionClosed):  # "moved" may come first
+                    ws.send(json.dumps({"type": "auth", "token": token}))
+                first = json.loads(ws.recv(timeout=10))
+                if first["type"] == "welcome":
+                    break
+                assert first["type"] == "moved" and first["to"], first
+                url = "ws" + first["to"][4:]
+            else:
+                raise AssertionError("moved five times")
+            self.socks[chair] = ws
+            self.states[chair] = self._next_state(chair)
+
+    def _seen(self, chair: int, message: Msg) -> None:
+        if message["type"] == "state":
+            self.states[chair] = message
+            self.seats.add((message["hand"], message["view"]["seat"]))
+
+    def _next_state(self, chair: int, timeout: float = 10) -> Msg:
+        deadline = time.monotonic() + timeout
+        while True:
+            message = json.loads(self.socks[chair].recv(timeout=deadline - time.monotonic()))
+            self._seen(chair, message)
+            if message["type"] == "state":
+                return message
+
+    def to_act(self) -> int | None:
+        for chair, state in self.states.items():
+            if state["view"].get("decisions"):
+                return chair
+        return None
+
+    def send(self, chair: int) -> int:
+        state = self.states[chair]
+        action = random_action(state["view"], self.rng)
+        self.next_id += 1
+        sent = {**action, "seat": state["view"]["seat"], "id": self.next_id}
+        self.unsure.append((state["hand"], sent))
+        self.socks[chair].send(json.dumps({"type": "action", "id": self.next_id, "action": action}))
+        return self.next_id
+
+    def progress(self, timeout: float = 10) -> None:
+        """Wait for the table's next applied move: a person's action acknowledged (one
+        is sent if somebody is to act), or a state that another seat's move brought."""
+        chair = self.to_act()
+        ref = self.send(chair) if chair is not None else None
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for c, ws in self.socks.items():
+                try:
+                    message = json.loads(ws.recv(timeout=0.02))
+                except TimeoutError:
+                    continue
+                self._seen(c, message)
+                if message["type"] == "error" and ref is not None and message["ref"] == ref:
+                    self.unsure.pop()  # refused: nothing stored
+                    return self.progress(deadline - time.monotonic())
+                if message["type"] != "state":
+                    continue
+                if ref is None or message.get("ack") == ref:
+                    if ref is not None:
+                        self.acked.append(self.unsure.pop())
+                    return
+        raise AssertionError("the table made no move")
+
+
+def stored_people_actions(url: str, table_id: str, seats: set[tuple[int, int]]) -> list[Msg]:
+    """The stored actions of the people (the bot's left out), each with its hand."""
+    store = Store(url)
+    try:
+        stored = store.load_table(table_id)
+    finally:
+        store.close()
+    assert stored is not None
+    return [
+        {**a, "hand_no": h.number}
+        for h in stored.hands
+        for a in h.actions
+        if not a.get("auto") and (h.number, a["seat"]) in seats
+    ]
+
+
+def check_nothing_lost_or_doubled(people: People, stored: list[Msg]) -> None:
+    """Every acknowledged action stored once, in order; nothing else of the people's
+    stored but actions sent without an answer (stored once or not at all)."""
+    keys = [(a["hand_no"], a["seat"], a["version"]) for a in stored]
+    assert len(set(keys)) == len(keys), f"an action stored twice: {keys}"
+    waiting = [(hand, {k: v for k, v in a.items() if k != "id"}) for hand, a in people.acked]
+    maybe = [(hand, {k: v for k, v in a.items() if k != "id"}) for hand, a in people.unsure]
+    for a in stored:
+        if waiting and waiting[0][0] == a["hand_no"] and same_action(waiting[0][1], a):
+            waiting.pop(0)
+            continue
+        match = [u for u in maybe if u[0] == a["hand_no"] and same_action(u[1], a)]
+        assert match, f"stored but never acknowledged: {a}"
+        maybe.remove(match[0])
+    assert not waiting, f"acknowledged but not stored: {waiting}"
+
+
+def open_table(server: Server, rng: random.Random) -> tuple[str, People]:
+    """Two people (both seated on ``server``) and a bot, with clocks, hand after hand;
+    nobody who leaves is replaced by a stand-in (so every person's stored action is
+    one the test sent)."""
+    made = httpx2.post(
+        server.url + "/api/tables",
+        json={
+            "preset": "pineapple",
+            "hands": "continuous",
+            "seats": [
+                {"kind": "human", "name": "Ann"},
+                {"kind": "human"},
+                {"kind": "bot", "bot": "rules"},
+            ],
+            "time_limit": 60,
+            "bot_delay": 0.05,
+            "next_hand_delay": 0.2,
+        },
+    ).json()
+    tid = made["table"]["id"]
+    joined = httpx2.post(
+        f"{server.url}/api/tables/{tid}/join", json={"code": made["join_code"], "name": "Bob"}
+    )
+    assert joined.status_code == 200, joined.text
+    return tid, People({0: made["token"], 1: joined.json()["token"]}, rng)
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[Cluster]:
+    servers = Cluster(f"sqlite:///{tmp_path / 'shared.db'}", tmp_path, 3)
+    try:
+        yield servers
+    finally:
+        servers.stop()
+
+
+def metrics(server: Server) -> Msg:
+    counts: Msg = httpx2.get(server.url + "/api/metrics").json()["process"]
+    return counts
+
+
+@pytest.mark.slow
+def test_killing_the_owner_mid_hand_20_times_loses_nothing(cluster: Cluster) -> None:
+    """Kill -9 of the owner right after an action was sent to it, 20 times: the people
+    reconnect anywhere, the next move is applied within 5 s, the process that took the
+    table counts a takeover, and nothing acknowledged is lost or stored twice."""
+    rng = random.Random(38)
+    tid, people = open_table(cluster.servers[0], rng)
+    resumed: list[float] = []
+    starting: threading.Thread | None = None
+    for _ in range(KILLS):
+        owner = cluster.owner(tid)
+        with ExitStack() as stack:
+            people.sit(stack, [owner], tid)
+            people.progress()
+            chair = people.to_act()
+            if chair is not None:
+                people.send(chair)  # the kill comes right after it: stored or not
+            owner.kill()
+            killed = time.monotonic()
+        cluster.servers.remove(owner)
+        with ExitStack() as stack:
+            people.sit(stack, cluster.servers, tid)
+            people.progress(RESUME_WITHIN)
+            resumed.append(time.monotonic() - killed)
+        assert metrics(cluster.owner(tid))["takeovers"] >= 1
+        if starting is not None:
+            starting.join()
+        # Started again meanwhile (a start takes seconds): two processes are up.
+        starting = threading.Thread(target=lambda: cluster.servers.append(cluster.start()))
+        starting.start()
+    if starting is not None:
+        starting.join()
+    assert max(resumed) < RESUME_WITHIN, resumed
+    stored = stored_people_actions(cluster.database_url, tid, people.seats)
+    check_nothing_lost_or_doubled(people, stored)
+    assert len(people.acked) >= KILLS
+
+
+@pytest.mark.slow
+def test_a_rolling_restart_of_every_process_loses_nothing(cluster: Cluster) -> None:
+    """Each of the three processes in turn is told to stop (SIGTERM) and started again
+    while two tables play: the stopping process hands its tables over (another takes
+    each at once, counted as a handover taken), its sockets are closed (after a
+    ``moved`` naming a live process, if one is known), and nothing is lost."""
+    rng = random.Random(7)
+    tables = [open_table(cluster.servers[i], rng) for i in range(2)]
+    for server in list(cluster.servers):
+        with ExitStack() as stack:
+            for tid, people in tables:
+                people.sit(stack, [cluster.owner(tid)], tid)
+                people.progress()
+            others = [s for s in cluster.servers if s is not server]
+            taken_before = sum(metrics(s)["handovers_taken"] for s in others)
+            owned = [(tid, p) for tid, p in tables if cluster.owner(tid) is server]
+            assert metrics(server)["tables_owned"] == len(owned)
+            server.signal(signal.SIGTERM)
+            # uvicorn ends by raising the signal again, once it stopped cleanly.
+            assert server.proc.wait(10) in (0, -signal.SIGTERM)
+            cluster.servers.remove(server)
+            for tid, people in owned:
+                assert cluster.owner(tid) in others
+                for ws in people.socks.values():
+                    last: Msg = {}
+                    with pytest.raises(ConnectionClosed):
+                        while True:
+                            last = json.loads(ws.recv(timeout=5))
+                    if last.get("type") == "moved":
+                        assert last["to"] in {s.url for s in others}
+            taken = sum(metrics(s)["handovers_taken"] for s in others) - taken_before
+            assert taken == len(owned)
+        with ExitStack() as stack:
+            for tid, people in tables:
+                people.sit(stack, cluster.servers, tid)
+                people.progress()
+                people.progress()
+        cluster.servers.append(cluster.start())
+    for tid, people in tables:
+        stored = stored_people_actions(cluster.database_url, tid, people.seats)
+        check_nothing_lost_or_doubled(people, stored)
+        assert len(people.acked) >= 3

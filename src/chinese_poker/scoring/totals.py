@@ -44,8 +44,11 @@ _FO = _ev.line_tables().flush_offset
 # 0..51 dealt once (:func:`settle_plain`), where a set of the cards cost a third of a
 # heads-up settlement.
 _NUMBERS_AT = 36
-_CARDS_AT = 48
-_CODES = tuple(CARD_CODES[c] | c << _NUMBERS_AT | 1 << (_CARDS_AT + c) for c in range(52))
+_CARD_BITS = 12  # past the numbers
+_CODES = tuple(
+    CARD_CODES[c] | c << _NUMBERS_AT | 1 << (_NUMBERS_AT + _CARD_BITS + c) for c in range(52)
+)
+_deferred = Settlement.deferred
 _RANKS = (1 << 24) - 1
 #: The pairs of seats of a table of n seats, in settling order.
 _PAIRS = tuple(
@@ -116,7 +119,7 @@ def _read(known: SettlingRules, hand: Hand) -> tuple[tuple[Any, ...] | None, int
     hand the totals-only path leaves to the full path; the sum of the board's card codes
     (:data:`_CODES`); the sum of its card numbers). Raises ValueError for a line of the
     wrong size, IndexError or TypeError for a card that is not a number from -52 to 51
-    (:func:`_each_card_once` refuses the negative ones)."""
+    (:func:`settle_plain` refuses the negative ones by the sums)."""
     board = hand.board
     t0, t1, t2 = board.top
     m0, m1, m2, m3, m4 = board.middle
@@ -144,27 +147,6 @@ def _read(known: SettlingRules, hand: Hand) -> tuple[tuple[Any, ...] | None, int
     )  # fmt: skip
 
 
-def settle_plain(rules: Rules, hands: tuple[Hand, ...], known: SettlingRules) -> Settlement | None:
-    """:func:`~chinese_poker.scoring.settle` by the totals-only arithmetic for a table it
-    models (no surrender, no dealt cards, one seat a player, every card once), else None
-    (the full path checks and names the fault)."""
-    n = len(hands)
-    if not known.fewest <= n <= known.most:
-        return None
-    if n == 2:  # heads-up, the most common table
-        return _heads_up(rules, known, hands)
-    return _whole_table(rules, known, hands)
-
-
-def _each_card_once(codes: int, numbers: int, seats: int) -> bool:
-    """Whether the sum of the codes of ``seats`` boards holds 13 card bits a seat (a card
-    twice carries into fewer) and the numbers the codes were read at are the numbers given
-    (``numbers``: a negative one reads the code of a card 52 higher)."""
-    return (codes >> _CARDS_AT).bit_count() == 13 * seats and (
-        codes >> _NUMBERS_AT
-    ) & 4095 == numbers
-
-
 def _reading(
     known: SettlingRules, hand: Hand, top: int, middle: int, bottom: int
 ) -> tuple[Any, ...] | None:
@@ -188,16 +170,24 @@ def _reading(
             known.bottom_royalty[bottom >> 16], False, deuce, next_hand)  # fmt: skip
 
 
-def _heads_up(rules: Rules, known: SettlingRules, hands: tuple[Hand, ...]) -> Settlement | None:
-    """:func:`settle_plain` for two seats; the usual pair (a showdown with net royalties)
-    inlined."""
+def settle_plain(rules: Rules, hands: tuple[Hand, ...], known: SettlingRules) -> Settlement | None:
+    """:func:`~chinese_poker.scoring.settle` by the totals-only arithmetic for a table it
+    models (no surrender, no dealt cards, one seat a player, every card once), else None
+    (the full path checks and names the fault). Heads-up, the most common table, is
+    settled here, the usual pair (a showdown with net royalties) inlined; more seats by
+    :func:`_whole_table`."""
+    if len(hands) != 2 or known.fewest > 2:
+        return _whole_table(rules, known, hands)
     hand_a, hand_b = hands
     try:
         a, codes, numbers = _read(known, hand_a)
         b, more_codes, more_numbers = _read(known, hand_b)
     except (ValueError, IndexError, TypeError):
         return None
-    if a is None or b is None or not _each_card_once(codes + more_codes, numbers + more_numbers, 2):
+    if a is None or b is None:
+        return None
+    cards = (codes + more_codes) >> _NUMBERS_AT
+    if cards & 4095 != numbers + more_numbers or (cards >> _CARD_BITS).bit_count() != 26:
         return None
     name_a, name_b = hand_a.name, hand_b.name
     player_a = name_a if hand_a.player is None else hand_a.player
@@ -207,13 +197,16 @@ def _heads_up(rules: Rules, known: SettlingRules, hands: tuple[Hand, ...]) -> Se
     if a[6] or b[6] or not known.net:
         points = pair_total(known.scoring, a, b)
     else:
-        points = (
-            known.showdown[_outcome(a[0], a[1], a[2], b)] + a[3] + a[4] + a[5] - b[3] - b[4] - b[5]
-        )
+        x, y = a[0], b[0]
+        index = 13 + 9 * ((x > y) - (x < y))
+        x, y = a[1], b[1]
+        index += 3 * ((x > y) - (x < y))
+        x, y = a[2], b[2]
+        points = known.showdown[index + (x > y) - (x < y)] + a[3] + a[4] + a[5] - b[3] - b[4] - b[5]
     unit = known.unit
     fouled: tuple[str, ...] = (name_a, name_b) if a[6] and b[6] else (
         (name_a,) if a[6] else (name_b,) if b[6] else ())  # fmt: skip
-    return Settlement.deferred(
+    return _deferred(
         rules, {player_a: points, player_b: -points}, {name_a: points, name_b: -points},
         {player_a: points * unit + 0.0, player_b: -points * unit + 0.0}, fouled,
         {name_a: a[8], name_b: b[8]}, (_plain_breakdown, known.scoring, hands, (a, b)),
@@ -223,6 +216,9 @@ def _heads_up(rules: Rules, known: SettlingRules, hands: tuple[Hand, ...]) -> Se
 def _whole_table(rules: Rules, known: SettlingRules, hands: tuple[Hand, ...]) -> Settlement | None:
     """:func:`settle_plain` for three seats or more. (Loops rather than comprehensions
     and zips: with three or four seats, making those cost more than settling.)"""
+    n = len(hands)
+    if not known.fewest <= n <= known.most:
+        return None
     seats: list[tuple[Any, ...]] = []
     names: list[str] = []
     owners: list[str] = []
@@ -245,8 +241,10 @@ def _whole_table(rules: Rules, known: SettlingRules, hands: tuple[Hand, ...]) ->
         fantasyland[name] = seat[8]
         if seat[6]:
             fouled.append(name)
-    n = len(hands)
-    if not _each_card_once(codes, numbers, n) or len(fantasyland) != n or len(set(owners)) != n:
+    cards = codes >> _NUMBERS_AT
+    if cards & 4095 != numbers or (cards >> _CARD_BITS).bit_count() != 13 * n:
+        return None
+    if len(fantasyland) != n or len(set(owners)) != n:
         return None
     seat_points = _seat_points(known, seats, not fouled)
     totals: dict[str, int] = {}
@@ -259,7 +257,7 @@ def _whole_table(rules: Rules, known: SettlingRules, hands: tuple[Hand, ...]) ->
         totals[owner] = points
         seat_totals[names[i]] = points
         money[owner] = points * unit + 0.0
-    return Settlement.deferred(
+    return _deferred(
         rules, totals, seat_totals, money, tuple(fouled), fantasyland,
         (_plain_breakdown, known.scoring, hands, seats),
     )  # fmt: skip

@@ -31,6 +31,7 @@ __all__ = [
     "ContributeMsg",
     "CreateTable",
     "ErrorCode",
+    "FoulsMsg",
     "HintMsg",
     "LeaveMsg",
     "LegalMsg",
@@ -212,6 +213,13 @@ class LegalMsg(_Msg):
     limit: StrictInt = Field(default=300, ge=1, le=1000)
 
 
+class FoulsMsg(_Msg):
+    """Which placements of this street foul whatever comes (engine.views.placement_fouls):
+    asked by a page when its staging starts, too costly to send with every view."""
+
+    type: Literal["fouls"]
+
+
 class PingMsg(_Msg):
     type: Literal["ping"]
 
@@ -245,10 +253,20 @@ class AuthMsg(BaseModel):
     token: str = Field(min_length=1, max_length=200)
 
 
-_Client = ActionMsg | SyncMsg | HintMsg | LegalMsg | PingMsg | ContributeMsg | NextMsg | LeaveMsg
+_Client = (
+    ActionMsg
+    | SyncMsg
+    | HintMsg
+    | LegalMsg
+    | FoulsMsg
+    | PingMsg
+    | ContributeMsg
+    | NextMsg
+    | LeaveMsg
+)
 ClientMessage = Annotated[_Client, Field(discriminator="type")]
 _CLIENT: TypeAdapter[_Client] = TypeAdapter(ClientMessage)
-TYPES = ("action", "sync", "hint", "legal", "ping", "contribute", "next", "leave")
+TYPES = ("action", "sync", "hint", "legal", "fouls", "ping", "contribute", "next", "leave")
 
 
 def validation_message(exc: ValidationError) -> str:

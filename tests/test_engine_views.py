@@ -13,12 +13,13 @@ import itertools
 import json
 import random
 import re
+from collections.abc import Iterator
 
 import pytest
 
 from chinese_poker.cards import Board, Card, card_name, parse_card
 from chinese_poker.engine import Table, Timeout, View
-from chinese_poker.engine.views import placement_fouls, public_log_entry
+from chinese_poker.engine.views import build_view, build_views, placement_fouls, public_log_entry
 from chinese_poker.rules import preset_names, rules_for
 from chinese_poker.scoring import certain_foul
 
@@ -130,6 +131,39 @@ def test_view_fields_and_json() -> None:
         v.board_of(5)
 
 
+@pytest.mark.parametrize("preset", ["pineapple", "ofc", "classic", "criss-cross"])
+def test_views_built_together_are_each_seats_own(preset: str) -> None:
+    """build_views (what the server uses, every seat at once) gives each seat exactly
+    the view build_view gives it alone, at every step of hands with Fantasyland; a board
+    is shared only among the seats that do not own it, who see it alike."""
+    for t in _every_step(preset, 4):
+        players = t.n_seats
+        together = build_views(t, [None, *range(players), 0])
+        assert list(together) == [None, *range(players)]
+        for seat, view in together.items():
+            assert view == build_view(t, seat)
+            for i, board in enumerate(view.boards):
+                spectators = together[None].boards[i]
+                assert (board is spectators) == (board.seat != seat), (seat, i)
+    with pytest.raises(ValueError, match="no seat"):
+        build_views(t, [0, players])
+
+
+def _every_step(preset: str, hands: int) -> Iterator[Table]:
+    """The table at every step of ``hands`` random hands (every other one with a seat
+    in Fantasyland), three players (two in Criss Cross)."""
+    rules = rules_for(preset)
+    rng = random.Random(preset)
+    players = 2 if preset == "criss-cross" else 3
+    for k in range(hands):
+        fl = {k % players: 14 if preset == "pineapple" else 13} if rules.is_open_face else {}
+        t = Table(rules, players, seed=k, fantasyland=fl if k % 2 else {})
+        yield t
+        while not t.over:
+            t.apply(t.random_action(rng.choice(t.to_act), rng))
+            yield t
+
+
 def _log_cards(entry: dict[str, object]) -> set[Card]:
     cards: set[Card] = set()
     for key in ("top", "middle", "bottom", "discard"):
@@ -145,25 +179,16 @@ def test_a_seats_log_hides_what_its_view_hides(preset: str) -> None:
     hidden boards) is a card its view shows (a board's visible cards or its own
     discards), and every such card of this hand's log is shown: the two hide the same
     things, Fantasyland boards and classic sets included, at every step."""
-    rules = rules_for(preset)
-    rng = random.Random(preset)
-    players = 2 if preset == "criss-cross" else 3
-    for k in range(6):
-        fl = {k % players: 14 if preset == "pineapple" else 13} if rules.is_open_face else {}
-        t = Table(rules, players, seed=k, fantasyland=fl if k % 2 else {})
-        while True:
-            for seat in [*range(players), None]:
-                v = t.view(seat)
-                shown: set[Card] = set()
-                for b in v.boards:
-                    shown.update(b.top + b.middle + b.bottom + b.discards)
-                logged: set[Card] = set()
-                for entry in t.log:
-                    logged |= _log_cards(public_log_entry(entry, seat, v.hidden_boards))
-                assert logged == shown, (preset, seat, sorted(logged ^ shown))
-            if t.over:
-                break
-            t.apply(t.random_action(rng.choice(t.to_act), rng))
+    for t in _every_step(preset, 6):
+        for seat in [*range(t.n_seats), None]:
+            v = t.view(seat)
+            shown: set[Card] = set()
+            for b in v.boards:
+                shown.update(b.top + b.middle + b.bottom + b.discards)
+            logged: set[Card] = set()
+            for entry in t.log:
+                logged |= _log_cards(public_log_entry(entry, seat, v.hidden_boards))
+            assert logged == shown, (preset, seat, sorted(logged ^ shown))
 
 
 def test_the_placements_that_foul_are_the_scorers_certain_fouls() -> None:

@@ -143,3 +143,32 @@ def test_a_state_message_holds_the_engines_view_and_log(preset: str) -> None:
             if table.over:
                 break
             table.apply(table.random_action(table.to_act[0], rng))
+
+
+@pytest.mark.parametrize("preset", ["pineapple", "ofc", "classic", "criss-cross"])
+def test_one_actions_messages_are_each_sockets_own(preset: str) -> None:
+    """The messages of one action, built together for every socket (two of one seat, a
+    spectator, the actor's with its ack), are each byte for byte the one built for that
+    socket alone, with the view it was built from."""
+    rules = rules_for(preset)
+    rng = random.Random(2)
+    players = 2 if preset == "criss-cross" else 3
+    fl = {1: 14 if "pineapple" in preset else 13} if rules.is_open_face else {}
+    table = Table(rules, players, seed=4, fantasyland=fl)
+    together = ViewCache(rules)
+    clocks = [{"seat": s, "bank": 30.0} for s in range(players)]
+    while not table.over:
+        actor = table.to_act[0]
+        table.apply(table.random_action(actor, rng))
+        last = table.log[-1]
+        seats: list[tuple[int | None, object]] = [
+            (None, None), *((s, "ref" if s == actor else None) for s in range(players)),
+            (0, None),
+        ]  # fmt: skip
+        texts = together.state_messages(table, table_id="t", hand=1, seats=seats,
+            last=last, clocks=clocks, commitment="c")  # fmt: skip
+        for (seat, ack), text in zip(seats, texts, strict=True):
+            alone = ViewCache(rules).state_message(table, table_id="t", hand=1, seat=seat,
+                last=last, ack=ack, clocks=clocks, commitment="c")  # fmt: skip
+            assert text == alone
+            assert json.loads(text)["view"] == json.loads(json.dumps(table.view(seat).to_dict()))

@@ -18,7 +18,7 @@ shown; discards stay private to their owner.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +30,14 @@ from chinese_poker.scoring import placements_that_foul
 if TYPE_CHECKING:
     from chinese_poker.engine.table import HandState, LogEntry, Table
 
-__all__ = ["BoardView", "View", "build_view", "placement_fouls", "public_log_entry"]
+__all__ = [
+    "BoardView",
+    "View",
+    "build_view",
+    "build_views",
+    "placement_fouls",
+    "public_log_entry",
+]
 
 
 _CARD_NAMES = tuple(card_name(c) for c in range(52))
@@ -185,11 +192,13 @@ class View:
         :func:`public_log_entry` hides from the log as well."""
         return tuple((b.seat, b.hand) for b in self.boards if b.hidden)
 
-    def to_dict(self, rules: object = None) -> dict[str, Any]:
+    def to_dict(self, rules: object = None, boards: list[object] | None = None) -> dict[str, Any]:
         """Plain JSON data (cards by name).
 
         ``rules``: what to put as the rules (default ``self.rules.to_dict()``); a server
-        sending many views of one table passes the table's, built once.
+        sending many views of one table passes the table's, built once. ``boards``: what
+        to put as the boards, one for each of :attr:`boards` (default each one's
+        ``to_dict()``), for a server that serialises a board once for every view.
         """
         return {
             "seat": self.seat,
@@ -205,7 +214,7 @@ class View:
             "to_act": list(self.to_act),
             "fantasyland": list(self.fantasyland),
             "timed_out": list(self.timed_out),
-            "boards": [b.to_dict() for b in self.boards],
+            "boards": [b.to_dict() for b in self.boards] if boards is None else boards,
             "hand": _names(self.hand),
             "decisions": [d.to_dict() for d in self.decisions],
             "settlement": self.settlement,
@@ -289,41 +298,70 @@ def _decision_from_dict(d: Mapping[str, Any]) -> Decision:
 
 def build_view(table: Table, seat: int | None) -> View:
     """The view of ``seat`` (None for a spectator) of ``table``."""
+    return build_views(table, (seat,))[seat]
+
+
+def build_views(table: Table, seats: Iterable[int | None]) -> dict[int | None, View]:
+    """The views of ``seats`` (None: a spectator) of ``table`` now, each equal to
+    :func:`build_view`'s.
+
+    What they share is built once: the boards' states, the public facts, and each
+    board as every seat but its owner sees it (the same :class:`BoardView` object in
+    each of their views). A server shows every seat and spectator of a table after
+    each action.
+    """
     n = table.n_seats
-    if seat is not None and (
-        isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n
-    ):
-        raise ValueError(f"there is no seat {seat!r}; seats are 0..{n - 1} (or None)")
-    over = table.over
+    wanted = list(dict.fromkeys(seats))
+    for seat in wanted:
+        if seat is not None and (
+            isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n
+        ):
+            raise ValueError(f"there is no seat {seat!r}; seats are 0..{n - 1} (or None)")
     states = table.hand_states()
-    boards = tuple(_board_view(table, state, seat) for state in states)
-    hand: list[Card] = []
-    for state in states:
-        if state.seat == seat and state.decision is not None:
-            hand.extend(state.decision.cards)
-    settlement = None
+    facts = _PublicFacts.of(table)
+    others: dict[int, BoardView] = {}  # by index in ``states``
+
+    def board(i: int, state: HandState, seat: int | None) -> BoardView:
+        if state.seat == seat:
+            return _board_view(facts, state, mine=True)
+        view = others.get(i)
+        if view is None:
+            view = others[i] = _board_view(facts, state, mine=False)
+        return view
+
+    over = facts.over
     data = table.settlement_data() if over else None
-    if data is not None:
-        settlement = _public_settlement(table, states, seat, data)
-    return View(
-        seat=seat,
-        player=table.players[seat] if seat is not None else None,
-        players=table.players,
-        rules=table.rules,
-        version=table.version,
-        phase=table.phase,
-        street=table.street,
-        button=table.button,
-        play_order=table.play_order,
-        to_act=table.to_act,
-        fantasyland=tuple(sorted(table.fantasyland)),
-        timed_out=tuple(sorted(table.timed_out)),
-        boards=boards,
-        hand=tuple(hand),
-        decisions=table.decisions(seat) if seat is not None else (),
-        settlement=settlement,
-        totals=dict(table.totals) if over else None,
-    )
+    # The same in every view.
+    version, street, button, to_act = table.version, table.street, table.button, table.to_act
+    fantasyland = tuple(sorted(table.fantasyland))
+    timed_out = tuple(sorted(table.timed_out))
+    totals = dict(table.totals) if over else None
+    views: dict[int | None, View] = {}
+    for seat in wanted:
+        hand: list[Card] = []
+        for state in states:
+            if state.seat == seat and state.decision is not None:
+                hand.extend(state.decision.cards)
+        views[seat] = View(
+            seat=seat,
+            player=table.players[seat] if seat is not None else None,
+            players=facts.players,
+            rules=table.rules,
+            version=version,
+            phase=facts.phase,
+            street=street,
+            button=button,
+            play_order=table.play_order,
+            to_act=to_act,
+            fantasyland=fantasyland,
+            timed_out=timed_out,
+            boards=tuple(board(i, state, seat) for i, state in enumerate(states)),
+            hand=tuple(hand),
+            decisions=table.decisions(seat) if seat is not None else (),
+            settlement=(None if data is None else _public_settlement(table, states, seat, data)),
+            totals=None if totals is None else dict(totals),
+        )
+    return views
 
 
 def public_log_entry(
@@ -401,26 +439,48 @@ def placement_fouls(view: View) -> dict[str, dict[str, str | None]]:
     return out
 
 
-def _board_view(table: Table, state: HandState, seat: int | None) -> BoardView:
-    """One board as ``seat`` sees it."""
-    over = table.over
-    mine = state.seat == seat
-    variant = table.rules.spec.variant
-    face_down = variant.boards_face_down or (
-        state.fantasyland_cards > 0 and variant.fantasyland_face_down
+@dataclass(frozen=True, slots=True)
+class _PublicFacts:
+    """What every board's view is judged by, the same for every viewer."""
+
+    players: tuple[str, ...]
+    phase: str
+    over: bool
+    boards_face_down: bool
+    fantasyland_face_down: bool
+    automatic_naturals_public: bool
+
+    @classmethod
+    def of(cls, table: Table) -> _PublicFacts:
+        variant = table.rules.spec.variant
+        # Under automatic claims every natural is declared once all hands are set.
+        naturals = table.rules.spec.scoring.naturals
+        phase = table.phase
+        return cls(
+            players=table.players,
+            phase=phase,
+            over=table.over,
+            boards_face_down=variant.boards_face_down,
+            fantasyland_face_down=variant.fantasyland_face_down,
+            automatic_naturals_public=(
+                phase != "play" and naturals is not None and not naturals.optional_claim
+            ),
+        )
+
+
+def _board_view(facts: _PublicFacts, state: HandState, *, mine: bool) -> BoardView:
+    """One board as its owner (``mine``) or any other seat or spectator sees it."""
+    over = facts.over
+    face_down = facts.boards_face_down or (
+        state.fantasyland_cards > 0 and facts.fantasyland_face_down
     )
     # A surrendered classic hand is mucked face down: nobody else ever sees it.
     visible = mine or not face_down or (over and not state.surrender)
-    # Under automatic claims every natural is declared once all hands are set.
-    naturals = table.rules.spec.scoring.naturals
-    automatic_public = (
-        table.phase != "play" and naturals is not None and not naturals.optional_claim
-    )
-    public_natural = over or mine or state.claim or automatic_public
+    public_natural = over or mine or state.claim or facts.automatic_naturals_public
     placed = state.placed
     return BoardView(
         seat=state.seat,
-        player=table.players[state.seat],
+        player=facts.players[state.seat],
         hand=state.hand,
         top=state.top if visible else (),
         middle=state.middle if visible else (),

@@ -10,13 +10,13 @@ each message once, with orjson (a dependency: there is no slower second path).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine, Generator
+from collections.abc import Callable, Coroutine, Generator, Iterable
 from typing import Any, NamedTuple
 
 import orjson
 
 from chinese_poker.engine import LogEntry, Table, View
-from chinese_poker.engine.views import public_log_entry
+from chinese_poker.engine.views import build_views, public_log_entry
 from chinese_poker.rules import Rules
 
 __all__ = ["SEND_QUEUE_LIMIT", "Conn", "ViewCache", "public_entry"]
@@ -144,7 +144,9 @@ class ViewCache:
     """Each engine seat's view of one table as JSON, built once per hand and version.
 
     The rules, the same in every view of the table, are serialised once per table and
-    put in each view as they are (``orjson.Fragment``).
+    put in each view as they are (``orjson.Fragment``). The views of the seats asked for
+    together are built together (:func:`build_views`), and a board they see alike is
+    serialised once for all of them.
     """
 
     def __init__(self, rules: Rules) -> None:
@@ -155,14 +157,26 @@ class ViewCache:
         self._cache.clear()
 
     def get(self, table: Table, hand: int, seat: int | None) -> _Cached:
-        key = (hand, table.version)
         cached = self._cache.get(seat)
-        if cached is None or cached.key != key:
-            view = table.view(seat)
-            text = orjson.Fragment(orjson.dumps(view.to_dict(rules=self._rules)))
-            cached = _Cached(key, view.hidden_boards, text)
-            self._cache[seat] = cached
+        if cached is None or cached.key != (hand, table.version):
+            self._build(table, hand, (seat,))
+            cached = self._cache[seat]
         return cached
+
+    def _build(self, table: Table, hand: int, seats: Iterable[int | None]) -> None:
+        """Build (again) the views of ``seats``, together."""
+        key = (hand, table.version)
+        # By identity: a board every seat but its owner sees is one object in their views.
+        texts: dict[int, orjson.Fragment] = {}
+        for seat, view in build_views(table, seats).items():
+            boards: list[object] = []
+            for board in view.boards:
+                text = texts.get(id(board))
+                if text is None:
+                    text = texts[id(board)] = orjson.Fragment(orjson.dumps(board.to_dict()))
+                boards.append(text)
+            text = orjson.Fragment(orjson.dumps(view.to_dict(rules=self._rules, boards=boards)))
+            self._cache[seat] = _Cached(key, view.hidden_boards, text)
 
     def state_messages(
         self,
@@ -180,6 +194,14 @@ class ViewCache:
         serialised once: each seat's view and its line of the log)."""
         full = last.action.to_dict()
         clocks_json = orjson.Fragment(orjson.dumps(clocks))
+        key = (hand, table.version)
+        stale = [
+            seat
+            for seat in dict.fromkeys(seat for seat, _ack in seats)
+            if (cached := self._cache.get(seat)) is None or cached.key != key
+        ]
+        if stale:
+            self._build(table, hand, stale)
         lasts: dict[int | None, orjson.Fragment] = {}
         out = []
         for seat, ack in seats:

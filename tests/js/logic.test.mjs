@@ -50,14 +50,34 @@ test("staging survives a reload for the same decision only, and drops what no lo
   assert.deepEqual(U.moves, []);
 });
 
-test("a certain foul is known before confirming", () => {
+test("a certain foul is known before confirming, from the server's answer for this decision", () => {
   const T = street2();
   T.view.decisions[0] = { ...T.view.decisions[0], cards: ["Ah", "Ad", "Kc"] };
   T.view.boards[0].bottom = ["2s", "3h", "5d", "7c", "9c"];
   S.syncStaging(T);
   S.stage(T, "middle", "Ah");
+  assert.equal(S.certainFoul(T, T.view.boards[0], specs.pineapple), null, "no answer yet: no guess");
+  const reason = { kind: "beats", line: "middle", below: "bottom", ceiling: null, text: "middle A A beats anything the bottom 9 7 5 3 2 can still become" };
+  // Both aces in the middle foul, whichever card goes with them; the ace of diamonds on
+  // top does not: the staging so far can still be saved.
+  T.fouls = { sig: T.sig, version: 9, placements: { "0:mmd": reason, "0:mdm": reason } };
+  assert.equal(S.certainFoul(T, T.view.boards[0], specs.pineapple), null, "the ace of diamonds on top still saves it");
+  T.fouls.placements = { ...T.fouls.placements, "0:mtd": reason, "0:mdt": reason };
+  assert.equal(S.certainFoul(T, T.view.boards[0], specs.pineapple), reason.text, "every way on fouls: so does the staging so far");
+  T.fouls.placements = { "0:mdm": reason };
   S.stage(T, "middle", "Ad");
-  assert.match(S.certainFoul(T, T.view.boards[0], specs.pineapple), /middle .*beats bottom/);
+  assert.equal(S.certainFoul(T, T.view.boards[0], specs.pineapple), null, "this very placement is not listed");
+  T.fouls.placements = { "0:mmd": reason };
+  assert.equal(S.certainFoul(T, T.view.boards[0], specs.pineapple), reason.text);
+  T.fouls.sig = "another decision";
+  assert.equal(S.certainFoul(T, T.view.boards[0], specs.pineapple), null, "an answer about another decision is not used");
+});
+
+test("placements are written as the server writes them: a letter per dealt card, the counts kept", () => {
+  const codes = S.placementCodes({ cards: ["Ah", "Ad", "Kc"], place: 2, free: [3, 5, 0] });
+  assert.ok(codes.includes("mmd") && codes.includes("dtm") && !codes.includes("bmd") && !codes.includes("mmm"));
+  assert.equal(codes.length, 12);
+  assert.equal(S.placementCodes({ cards: ["2c", "3c", "4c", "5c", "6c"], place: 5, free: [3, 5, 5] }).length, 232, "a first street: 232, as the server counts");
 });
 
 test("clocks: move time, then the bank; red only near the end", () => {

@@ -110,14 +110,55 @@ test("what a confirm sends: nothing before the cards are placed, then the Place 
   assert.deepEqual(state.confirmStep(T), { kind: "none" }, "not this player's turn");
 });
 
-test("a certain foul is asked about once, then the next confirm sends it", () => {
+const MIDDLE_FOULS = { kind: "beats", line: "middle", below: "bottom", ceiling: null, text: "middle A A beats anything the bottom 9 7 5 3 2 can still become" };
+
+test("the page asks the server which placements foul once per decision and version, and keeps the answer for it", () => {
   const T = street2(["Ah", "Ad", "Kc"], ["2s", "3h", "5d", "7c", "9c"]);
+  assert.equal(state.foulsWanted(T), true, "the street's staging starts");
+  assert.equal(state.foulsWanted(T), false, "asked already");
+  assert.equal(state.foulsArrived(T, { type: "fouls", version: 9, fouls: { "0:mmd": MIDDLE_FOULS } }), true);
+  assert.deepEqual(T.fouls, { sig: T.sig, version: 9, placements: { "0:mmd": MIDDLE_FOULS } });
+  state.viewArrived(T, { hand: 4, version: 10, view: { ...T.view, version: 10 } }, 2000, null);
+  assert.equal(state.foulsWanted(T), true, "another player's move: asked again");
+  state.viewArrived(T, { hand: 4, version: 11, view: { ...T.view, version: 11, decisions: [{ ...T.view.decisions[0], cards: ["2h", "3h", "4h"] }] } }, 3000, null);
+  assert.equal(state.foulsArrived(T, { type: "fouls", version: 10, fouls: {} }), false, "an answer about the last street is dropped");
+  const waiting = street2();
+  waiting.view.to_act = [1];
+  assert.equal(state.foulsWanted(waiting), false, "not this player's turn");
+});
+
+test("a certain foul is asked about once (the action bar's question), then the next confirm sends it; 'change' keeps the staging", () => {
+  const T = street2(["Ah", "Ad", "Kc"], ["2s", "3h", "5d", "7c", "9c"]);
+  state.foulsWanted(T);
+  state.foulsArrived(T, { type: "fouls", version: 9, fouls: { "0:mmd": MIDDLE_FOULS } });
   state.dropCard(T, "middle", "Ah");
   state.dropCard(T, "middle", "Ad");
   const ask = state.confirmStep(T);
   assert.equal(ask.kind, "foul");
-  assert.match(ask.reason, /middle .*beats bottom/);
+  assert.equal(ask.reason, MIDDLE_FOULS.text);
+  assert.equal(state.foulChange(T), true);
+  assert.equal(T.moves.length, 2, "the staging stays, to be changed");
+  assert.equal(state.foulChange(T), false, "no question to answer");
+  assert.equal(state.confirmStep(T).kind, "foul", "asked again after a change");
   assert.equal(state.confirmStep(T).kind, "send");
+});
+
+test("one meaning per tap on a staged card: with a card selected it places that card on the line; with none it takes the card back", () => {
+  const T = street2();
+  state.dropCard(T, "top", "Ah");
+  state.pick(T, "Kd");
+  assert.deepEqual(state.tapStaged(T, "Ah", "top"), { placing: true, why: null });
+  assert.deepEqual(T.moves, [{ card: "Ah", to: "top" }, { card: "Kd", to: "top" }], "placed, not taken back");
+  assert.equal(T.selected, null);
+  assert.deepEqual(state.tapStaged(T, "Ah", "top"), { placing: false, tookBack: true });
+  assert.deepEqual(T.moves, [{ card: "Kd", to: "top" }]);
+  state.pick(T, "2c");
+  assert.match(state.tapStaged(T, "Kd", "bottom").why, /bottom line is full/, "no room there: told why, nothing taken back");
+  assert.deepEqual(T.moves, [{ card: "Kd", to: "top" }]);
+  state.dropCard(T, "discard", "Ah");
+  state.pick(T, "2c");
+  assert.match(state.tapStaged(T, "Ah", "discard").why, /discard/i, "the discard pile is full: told why");
+  assert.deepEqual(state.tapStaged(T, "Zz", null), { placing: false, tookBack: false });
 });
 
 test("a hint: staged as the staging, or played at once when asked for with auto", () => {

@@ -5,7 +5,7 @@
 import { liveAnalysis, LINES, SIZES } from "./eval.js";
 import { backHTML, cardHTML, cardKey, html, joinHTML, signClass, signed, slotHTML, textWith } from "./util.js";
 import { clockFor, timerHTML } from "./clock.js";
-import { canAct, combinedBoard, decision, handCards, myDecisions, ready, sortMode, staged } from "./staging.js";
+import { canAct, certainFoul, combinedBoard, decision, handCards, myDecisions, ready, sortMode, staged } from "./staging.js";
 import { foulReason, lineMarksHTML, marksFor, scoopMarksHTML } from "./showdown.js";
 import { botWords, lineName, naturalName } from "./words.js";
 import { t } from "./i18n.js";
@@ -125,14 +125,17 @@ export function myAreaHTML(T, { touch = false } = {}) {
 
   const warn = [];
   if (!showdown && analysis.unsupported) warn.push(html`<div class="warning soft" id="live-off">${t("board.live_off", { reason: analysis.unsupported })}</div>`);
+  // A certain foul: the complete board's (eval.js) or the server's exact answer for an
+  // unfinished one (staging.certainFoul); it says more than the risks it replaces.
+  const foul = showdown ? null : certainFoul(T, board, T.spec);
+  if (foul) warn.push(html`<div class="warning" id="foul-warning">⚠ ${t("board.foul_warning", { reason: foul })}</div>`);
   if (!showdown && combined.top.length + combined.middle.length + combined.bottom.length) {
-    if (analysis.fouled) warn.push(html`<div class="warning" id="foul-warning">⚠ ${t("board.foul_warning", { reason: analysis.foulReason })}</div>`);
-    for (const w of analysis.warnings) warn.push(html`<div class="warning soft">${w}</div>`);
+    if (!foul) for (const w of analysis.warnings) warn.push(html`<div class="warning soft">${w}</div>`);
     if (analysis.royalties) warn.push(html`<div class="good" id="royalty-total">${t("board.royalties_so_far", { n: analysis.royalties })}</div>`);
     if (analysis.fantasyland) warn.push(html`<div class="good">★ ${t("board.fl_qualifies")}</div>`);
   }
   parts.push(html`<div class="warnings" id="warnings">${warn}</div>`);
-  parts.push(decisionZoneHTML(T, { d, ds, board, showdown, touch, fouled: analysis.fouled }));
+  parts.push(decisionZoneHTML(T, { d, ds, board, showdown, touch, foul }));
   return html`${parts}`;
 }
 
@@ -158,7 +161,18 @@ export function leaveHTML(T) {
   return html`<button class="small" data-act="leave" id="leave-btn" title="${t("head.leave_title")}">${t("head.leave")}</button>`;
 }
 
-function decisionZoneHTML(T, { d, ds, board, showdown, touch, fouled }) {
+/** The foul question in the action bar (asked once before a certain foul is sent):
+ * play it (Confirm again, Enter) or change it (Esc); never a toast over the cards. */
+function foulQuestionHTML(foul) {
+  return html`<div class="actions-bar action-bar foul-question" id="action-bar" role="group" aria-labelledby="foul-question">
+      <span class="foul-q" id="foul-question" role="alert">⚠ ${t("zone.foul_q", { reason: foul })}</span>
+      <span class="spacer"></span>
+      <button data-act="foul-change" id="foul-change-btn" title="${t("zone.shortcut", { key: "Esc" })}">${t("zone.foul_change")}</button>
+      <button class="primary danger" data-act="confirm" id="confirm-btn" title="${t("zone.shortcut", { key: "Enter" })}">${t("zone.foul_play")}</button>
+    </div>`;
+}
+
+function decisionZoneHTML(T, { d, ds, board, showdown, touch, foul }) {
   const view = T.view;
   if (T.sessionOver) return sessionOverHTML(T);
   if (showdown) {
@@ -188,11 +202,12 @@ function decisionZoneHTML(T, { d, ds, board, showdown, touch, fouled }) {
     : t(d.discard ? "zone.street_discard" : "zone.street", { street: d.street, place: d.place, n: d.discard });
   const tabs = ds.length > 1 ? joinHTML(ds.map((x, i) => html`<button class="small ${i === T.decisionIndex ? "primary" : ""}" data-act="decision" data-index="${i}">${t("board.hand_n", { n: x.hand + 1 })}</button>`), " ") : "";
   const sd = staged(T, "discard");
-  const confirmLabel = T.sending !== null ? t("zone.sending") : fouled && T.foulAsked ? t("zone.confirm_foul") : `${t("zone.confirm")}${touch ? "" : " ⏎"}`;
+  const confirmLabel = T.sending !== null ? t("zone.sending") : `${t("zone.confirm")}${touch ? "" : " ⏎"}`;
+  const asking = !!foul && T.foulAsked && ready(T) && T.sending === null;
   return html`<div class="hand-zone" id="hand-zone"><div class="decision-title">${title} ${tabs} <span class="muted">${t("zone.placed_of", { placed, place: d.place })}</span></div>
     <div class="cards" id="hand" data-drop="hand">${cards.length ? cards.map((c, i) => cardHTML(c, { tag: "button", cls: T.selected === c ? "selected" : "", attrs: html`type="button" draggable="true" data-pick="${c}"`, key: touch ? null : cardKey(i) })) : html`<span class="muted">${t("zone.all_placed")}</span>`}</div>
     ${d.discard ? html`<div class="discard-zone" data-drop="discard" role="button" tabindex="-1" aria-label="${t("zone.discard_aria")}" id="discard-zone"><span class="label">✕ ${t("zone.discard_n", { n: d.discard })}</span><div class="cards">${sd.map((c) => cardHTML(c, { tag: "button", cls: "staged", attrs: html`type="button" data-unstage="${c}"` }))}${Array.from({ length: Math.max(0, d.discard - sd.length) }, slotHTML)}</div><span class="muted hint-left">${d.discard > sd.length ? t("zone.leave_in_hand") : ""}</span></div>` : ""}
-    <div class="actions-bar action-bar" id="action-bar">
+    ${asking ? foulQuestionHTML(foul) : html`<div class="actions-bar action-bar" id="action-bar">
       <button data-act="top" title="${t("zone.shortcut", { key: "T" })}">→ ${t("zone.to_top")}</button><button data-act="middle" title="${t("zone.shortcut", { key: "M" })}">→ ${t("zone.to_middle")}</button><button data-act="bottom" title="${t("zone.shortcut", { key: "B" })}">→ ${t("zone.to_bottom")}</button>
       <button data-act="undo" id="undo-btn" ${T.moves.length ? "" : "disabled"} title="${t("zone.shortcut", { key: "U" })}">↶ ${t("zone.undo")}</button>
       ${isSet ? html`<button data-act="reset" ${T.moves.length ? "" : "disabled"}>${t("zone.clear")}</button>` : ""}
@@ -200,8 +215,8 @@ function decisionZoneHTML(T, { d, ds, board, showdown, touch, fouled }) {
       ${hintsOn ? html`<button data-act="hint" id="hint-btn" ${T.hintPending ? "disabled" : ""} title="${t("zone.shortcut", { key: "H" })}">${t("zone.hint")}</button>` : ""}
       ${hintsOn && isSet ? html`<button data-act="auto" id="auto-btn" ${T.hintPending ? "disabled" : ""} title="${t("zone.shortcut", { key: "A" })}">${t("zone.auto")}</button>` : ""}
       <span class="spacer"></span>
-      <button class="primary ${fouled && T.foulAsked ? "danger" : ""}" data-act="confirm" id="confirm-btn" ${ready(T) && T.sending === null ? "" : "disabled"} title="${t("zone.shortcut", { key: "Enter" })}">${confirmLabel}</button>
-    </div>
+      <button class="primary" data-act="confirm" id="confirm-btn" ${ready(T) && T.sending === null ? "" : "disabled"} title="${t("zone.shortcut", { key: "Enter" })}">${confirmLabel}</button>
+    </div>`}
     ${touch ? "" : html`<div class="shortcuts" id="shortcuts"><span><kbd>1</kbd>–<kbd>9</kbd>,<kbd>0</kbd>${d.cards.length > 10 ? html`,<kbd>⇧1</kbd>–<kbd>⇧${Math.min(9, d.cards.length - 10)}</kbd>` : ""} ${t("keys.select")}</span><span><kbd>←</kbd><kbd>→</kbd> ${t("keys.move")}</span><span><kbd>T</kbd>/<kbd>M</kbd>/<kbd>B</kbd> ${t("keys.lines")}</span>${d.discard ? html`<span><kbd>X</kbd> ${t("keys.discard")}</span>` : ""}<span><kbd>U</kbd> ${t("keys.undo")}</span><span><kbd>Enter</kbd> ${t("keys.confirm")}</span>${hintsOn ? html`<span><kbd>H</kbd> ${t("keys.hint")}</span>` : ""}${hintsOn && isSet ? html`<span><kbd>A</kbd> ${t("keys.auto")}</span>` : ""}<span>${t("keys.drag")}</span></div>`}
   </div>`;
 }

@@ -251,7 +251,8 @@ export const SIZES = { top: 3, middle: 5, bottom: 5 };
 
 /**
  * Analyse a (possibly incomplete) board {top, middle, bottom} of card names under the
- * table's compiled spec: per line its made hand, name and royalty so far, plus warnings.
+ * table's compiled spec: per line its made hand, name and royalty so far, plus warnings
+ * (a foul only once the board is complete: an unfinished one is the server's to judge).
  * Returns {lines: {top: {value, name, royalty, complete}, ...}, royalties, fouled,
  *          foulReason, warnings: [text], fantasyland: bool}.
  */
@@ -280,37 +281,37 @@ export function analyseBoard(board, spec) {
   const { top, middle, bottom } = out.lines;
   const LINE = { top: "line.top", middle: "line.middle", bottom: "line.bottom" };
   const cmp = (a, b, an, bn) => t("foul.beats", { line: t(LINE[an]), hand: a.name, below: t(LINE[bn]), hand2: b.name });
+  // Only a complete board is judged here (the scorer's order of lines). Whether an
+  // unfinished one fouls whatever comes is the server's exact answer to the `fouls`
+  // message (staging.certainFoul); here it only warns of a line ahead of the one below.
+  const complete = top.complete && middle.complete && bottom.complete;
   if (plan.lowball) {
-    if (top.complete && bottom.complete && top.value > bottom.value) {
+    if (complete && top.value > bottom.value) {
       out.fouled = true; out.foulReason = cmp(top, bottom, "top", "bottom");
-    } else if (top.count && bottom.count && top.value > bottom.value) {
+    } else if (!complete && top.count && bottom.count && top.value > bottom.value) {
       out.warnings.push(t("foul.risk_so_far", { reason: cmp(top, bottom, "top", "bottom") }));
     }
-    if (plan.qualifierHigh !== null && middle.complete) {
+    if (complete && plan.qualifierHigh !== null) {
       const high = low27HighCard(evaluateLow27(board.middle));
       if (high === null || high > plan.qualifierHigh) {
         out.fouled = true;
         out.foulReason = out.foulReason || t("foul.low_middle", { rank: t(RANK_KEYS[plan.qualifierHigh][0]) });
       }
     }
-  } else {
-    if (top.complete && middle.complete && top.value > middle.value) {
+  } else if (complete) {
+    if (top.value > middle.value) {
       out.fouled = true; out.foulReason = cmp(top, middle, "top", "middle");
-    } else if (middle.complete && bottom.complete && middle.value > bottom.value) {
+    } else if (middle.value > bottom.value) {
       out.fouled = true; out.foulReason = cmp(middle, bottom, "middle", "bottom");
-    } else {
-      // Incomplete lines: a line can only improve, so a made hand that is already ahead
-      // of a complete line below it is a certain foul. Ahead of an incomplete one it is a
-      // risk, judged on the real values (a middle pair of tens over a bottom pair of
-      // fours warns): the lower line must still catch up.
-      if (top.count && middle.count && top.value > middle.value) {
-        if (middle.complete) { out.fouled = true; out.foulReason = cmp(top, middle, "top", "middle"); }
-        else if (category(top.value) >= ONE_PAIR) out.warnings.push(t("foul.risk_ahead", { line: t(LINE.top), hand: top.name, below: t(LINE.middle), hand2: middle.name }));
-      }
-      if (!out.fouled && middle.count && bottom.count && middle.value > bottom.value) {
-        if (bottom.complete) { out.fouled = true; out.foulReason = cmp(middle, bottom, "middle", "bottom"); }
-        else if (category(middle.value) >= ONE_PAIR) out.warnings.push(t("foul.risk_ahead", { line: t(LINE.middle), hand: middle.name, below: t(LINE.bottom), hand2: bottom.name }));
-      }
+    }
+  } else {
+    // A risk judged on the real values (a middle pair of tens over a bottom pair of
+    // fours warns): the lower line must still catch up.
+    if (top.count && middle.count && top.value > middle.value && category(top.value) >= ONE_PAIR) {
+      out.warnings.push(t("foul.risk_ahead", { line: t(LINE.top), hand: top.name, below: t(LINE.middle), hand2: middle.name }));
+    }
+    if (middle.count && bottom.count && middle.value > bottom.value && category(middle.value) >= ONE_PAIR) {
+      out.warnings.push(t("foul.risk_ahead", { line: t(LINE.middle), hand: middle.name, below: t(LINE.bottom), hand2: bottom.name }));
     }
   }
   if (plan.maxPerHand === 1) {

@@ -2,8 +2,9 @@
 // The staging of a decision: which cards the player has put where before confirming.
 // Pure functions of the table state T (no DOM); table.js renders and sends.
 
-import { LINES, liveAnalysis } from "./eval.js";
-import { t } from "./i18n.js";
+import { LINES, SIZES, liveAnalysis, rankWord } from "./eval.js";
+import { language, t } from "./i18n.js";
+import { lineName } from "./words.js";
 import { sortCards } from "./util.js";
 
 export function myDecisions(T) {
@@ -131,8 +132,63 @@ export function placeAction(T) {
   };
 }
 
-/** Why confirming now would certainly foul (null: it would not). */
+const LETTER = { top: "t", middle: "m", bottom: "b", discard: "d" };
+
+/**
+ * Every placement of decision `d`'s cards as the server writes it (engine.views.
+ * placement_fouls): one letter per dealt card in the dealt order, t, m, b or d (discard),
+ * `place` of them on the lines and at most `free` on each.
+ */
+export function placementCodes(d) {
+  let codes = [""];
+  for (let i = 0; i < d.cards.length; i++) codes = codes.flatMap((c) => ["t", "m", "b", "d"].map((x) => c + x));
+  return codes.filter((c) => {
+    const n = (x) => c.split(x).length - 1;
+    return n("d") === d.cards.length - d.place && n("t") <= d.free[0] && n("m") <= d.free[1] && n("b") <= d.free[2];
+  });
+}
+
+/**
+ * The server's reason (scoring.FoulReason as data, with its English `text`) when every way
+ * to go on from the staging fouls whatever comes, by its answer to the `fouls` message
+ * (T.fouls, for this decision); null when a way does not, or no answer is there yet.
+ */
+export function serverFoul(T) {
+  const d = decision(T);
+  const known = T.fouls;
+  if (!d || d.kind !== "street" || !known || known.sig !== T.sig) return null;
+  const where = new Map(T.moves.map((m) => [m.card, LETTER[m.to]]));
+  let first = null;
+  for (const code of placementCodes(d)) {
+    if (![...code].every((x, i) => !where.has(d.cards[i]) || where.get(d.cards[i]) === x)) continue;
+    const reason = known.placements[`${d.hand}:${code}`];
+    if (!reason) return null;
+    first = first || reason;
+  }
+  return first;
+}
+
+/** The server's foul reason in the current language; `lines` name the staged lines' hands. */
+export function foulWords(reason, lines) {
+  if (language() === "en" || !reason.kind) return reason.text;
+  const hand = (line) => (lines && lines[line] ? lines[line].name : "");
+  if (reason.kind === "beats" && reason.line && reason.below) {
+    return t("foul.beats_whatever", { line: lineName(reason.line), hand: hand(reason.line), below: lineName(reason.below), hand2: hand(reason.below) });
+  }
+  if (reason.kind === "low_middle" && reason.ceiling) return t("foul.low_middle", { rank: rankWord(reason.ceiling) });
+  if (reason.kind === "squeezed") return t("foul.squeezed");
+  return reason.text;
+}
+
+/**
+ * Why confirming now would certainly foul (null: it would not, as far as is known). A
+ * complete board is judged here (eval.js, the scorer's order of lines); an unfinished one
+ * by the server's exact answer (serverFoul).
+ */
 export function certainFoul(T, board, spec) {
-  const a = liveAnalysis(combinedBoard(board, T), spec);
-  return a.fouled ? a.foulReason : null;
+  const combined = combinedBoard(board, T);
+  const a = liveAnalysis(combined, spec);
+  if (LINES.every((l) => combined[l].length === SIZES[l])) return a.fouled ? a.foulReason : null;
+  const reason = serverFoul(T);
+  return reason ? foulWords(reason, a.lines) : null;
 }

@@ -7,13 +7,14 @@
 import { watchTable } from "../fairness.js";
 import { banner, connBadge, copyText, isTouch, toast } from "./ui.js";
 import { api, followTable, getSeat, keepCarriedSeat, loadStaging, saveSeat, saveStaging } from "./net.js";
-import { store } from "./util.js";
+import { cardLabel, store } from "./util.js";
 import * as S from "./staging.js";
 import * as state from "./tablestate.js";
 import { listenToPlayer } from "./tableinput.js";
 import { tablePage } from "./tablepage.js";
 import { tableSocket } from "./tablesocket.js";
 import { openReplay } from "./replay.js";
+import { soundOn, toggleSound, turnAlerts } from "./turnalert.js";
 import { t } from "./i18n.js";
 
 export { errorText } from "./tablestate.js";
@@ -25,7 +26,14 @@ export function tableScreen(app, tableId, wanted, navigate) {
   /** @type {any} */ (window).__cp = T; // for tests and debugging
   const fairWatch = T.fair = watchTable(tableId, { send: (m) => send(m), rerender: () => renderSide() });
   const page = tablePage(app, T, { tableId, touch: isTouch(), fairWatch });
-  const { render, renderSide } = page;
+  const alerts = turnAlerts(T, { touch: isTouch() });
+  T.sound = soundOn();
+  const renderSide = page.renderSide;
+  /** The screen again, and the turn alerts with it (the title, the icon, the live region). */
+  function render() {
+    page.render();
+    alerts.update(performance.now());
+  }
   if (wanted === "seat" && !T.token) toast(t("table.no_seat_watching"), "info");
 
   const socket = tableSocket(T, tableId, { onMessage: (msg) => onMessage(msg), render: () => render() });
@@ -50,7 +58,11 @@ export function tableScreen(app, tableId, wanted, navigate) {
         break;
       case "state":
         state.viewArrived(T, msg, performance.now(), loadStaging(tableId));
+        if (state.foulsWanted(T)) send({ type: "fouls" });
         render();
+        break;
+      case "fouls":
+        if (state.foulsArrived(T, msg)) render();
         break;
       case "hand_end":
         state.handEnded(T, msg, performance.now());
@@ -133,7 +145,7 @@ export function tableScreen(app, tableId, wanted, navigate) {
       return;
     }
     if (step.kind === "foul") {
-      toast(t("table.fouls_confirm", { reason: step.reason }), "error", 9000);
+      // The question is the action bar's (confirm / change), not a toast over the cards.
       render();
       return;
     }
@@ -204,10 +216,18 @@ export function tableScreen(app, tableId, wanted, navigate) {
       case "pick": state.pick(T, intent.card); render(); return true;
       case "pick-nth": if (!state.pickNth(T, intent.index)) return false; render(); return true;
       case "pick-next": if (!state.pickNext(T, intent.forward)) return false; render(); return true;
-      case "unpick": T.selected = null; render(); return true;
+      case "unpick": if (!state.foulChange(T)) T.selected = null; render(); return true;
+      case "foul-change": state.foulChange(T); render(); return true;
       case "stage": return staged(S.stage(T, intent.line));
       case "drop": return staged(state.dropCard(T, intent.to, intent.card));
-      case "unstage": if (!S.unstage(T, intent.card)) return false; changed(); return true;
+      case "unstage": {
+        const tap = state.tapStaged(T, intent.card, intent.line);
+        if (tap.placing) return staged(tap.why);
+        if (!tap.tookBack) return false;
+        toast(t("table.took_back", { card: cardLabel(intent.card) }), "info", 3000);
+        changed();
+        return true;
+      }
       case "undo": if (!state.takeBack(T)) return false; changed(); return true;
       case "reset": state.clearStaging(T); changed(); return true;
       case "confirm": confirm(); return true;
@@ -231,12 +251,13 @@ export function tableScreen(app, tableId, wanted, navigate) {
       case "stay": T.leaveAsk = false; render(); return true;
       case "next": if (send({ type: "next" }) === null) return false; T.nextSent = true; render(); return true;
       case "kick": kick(intent.chair); return true;
+      case "sound": T.sound = toggleSound(); render(); return true;
       default: return false;
     }
   }
 
   const stopListening = listenToPlayer(app, carry);
-  const ticking = setInterval(() => page.tick(performance.now()), 250);
+  const ticking = setInterval(() => { const now = performance.now(); page.tick(now); alerts.update(now); }, 250);
 
   render();
   socket.connect();
@@ -245,6 +266,7 @@ export function tableScreen(app, tableId, wanted, navigate) {
     stop() {
       T.alive = false;
       clearInterval(ticking);
+      alerts.stop();
       stopListening();
       socket.close();
     },

@@ -11,10 +11,11 @@ import { keyIndex } from "./util.js";
  * What the player asked for. `type` says what; the other fields are its details:
  * show-pair {id} (a mark's row of the breakdown), pick {card}, pick-nth {index},
  * pick-next {forward}, unpick, stage {line} (the selected card, else the first),
- * drop {to, card}, unstage {card}, undo, reset, confirm, declare {kind, yes},
+ * drop {to, card}, unstage {card, line} (a tap on a staged card: tablestate.tapStaged),
+ * undo, reset, confirm, foul-change (the foul question's "change"), declare {kind, yes},
  * hint {auto, key} (`key`: only where the hint keys apply), use-hint {index}, sort,
  * decision {index}, replay {hand}, copy-invite, rematch, follow, leave, stay, next,
- * kick {chair}.
+ * kick {chair}, sound (the turn alert's sound on or off).
  * @typedef {{ type: string, [detail: string]: any }} Intent
  */
 
@@ -32,8 +33,8 @@ export function actIntent(act, data) {
     case "decision": return { type: "decision", index: Number(data.index) };
     case "replay": return { type: "replay", hand: Number(data.hand) };
     case "kick": return { type: "kick", chair: Number(data.chair) };
-    case "undo": case "reset": case "confirm": case "sort": case "copy-invite":
-    case "rematch": case "follow": case "leave": case "stay": case "next":
+    case "undo": case "reset": case "confirm": case "foul-change": case "sort": case "copy-invite":
+    case "rematch": case "follow": case "leave": case "stay": case "next": case "sound":
       return { type: act };
     default: return null;
   }
@@ -76,11 +77,10 @@ function under(target, selector) {
 export function listenToPlayer(app, carry) {
   // Touch drag (HTML5 drag and drop does not fire for fingers): a card follows the
   // finger once it moved 10 px, and drops on the line under it; a tap stays a tap.
-  const touchDrag = { card: null, x: 0, y: 0, source: null, ghost: null, justDropped: false };
+  const touchDrag = { card: null, x: 0, y: 0, source: null, ghost: null };
   let dragCard = null;
 
   function onClick(ev) {
-    if (touchDrag.justDropped) { touchDrag.justDropped = false; return; }
     const mark = under(ev.target, "[data-pair]");
     if (mark) {
       ev.preventDefault();
@@ -90,7 +90,12 @@ export function listenToPlayer(app, carry) {
     const pick = under(ev.target, "[data-pick]");
     if (pick) { carry({ type: "pick", card: pick.dataset.pick }); return; }
     const un = under(ev.target, "[data-unstage]");
-    if (un) { carry({ type: "unstage", card: un.dataset.unstage }); return; }
+    if (un) {
+      // The line under the card: with a card selected the tap places it there.
+      const line = under(un, "[data-drop]");
+      carry({ type: "unstage", card: un.dataset.unstage, line: line ? line.dataset.drop : null });
+      return;
+    }
     const act = under(ev.target, "[data-act]");
     if (act) {
       const intent = actIntent(act.dataset.act, act.dataset);
@@ -175,8 +180,9 @@ export function listenToPlayer(app, carry) {
     const t = ev.changedTouches[0];
     const zone = under(document.elementFromPoint(t.clientX, t.clientY), "[data-drop]");
     $$(".drop-hover", app).forEach((e) => e.classList.remove("drop-hover"));
-    touchDrag.justDropped = true;
-    setTimeout(() => { touchDrag.justDropped = false; }, 400);
+    // The drag's own click is cancelled here, not by ignoring the next taps for a while
+    // (that swallowed a quick tap after a drag).
+    if (ev.cancelable) ev.preventDefault();
     dropOn(zone, card);
   }
 
@@ -185,7 +191,7 @@ export function listenToPlayer(app, carry) {
     ["click", onClick], ["dragstart", onDragStart], ["dragover", onDragOver],
     ["dragleave", onDragLeave], ["drop", onDrop],
     ["touchstart", onTouchStart, { passive: true }], ["touchmove", onTouchMove, { passive: false }],
-    ["touchend", onTouchEnd],
+    ["touchend", onTouchEnd, { passive: false }],
   ];
   for (const [type, fn, opts] of onApp) app.addEventListener(type, fn, opts);
   document.addEventListener("keydown", onKey);

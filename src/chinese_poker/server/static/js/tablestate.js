@@ -27,13 +27,16 @@ export function newTableState(tableId, wanted, mine, sortMode) {
     seat: null, player: null, spec: null,
     info: null, view: null, hand: 0, clocks: [], clocksAt: 0, log: [], now: 0,
     moves: [], sig: null, selected: null, decisionIndex: 0, foulAsked: false,
+    // The server's answer to `fouls` (which placements of this street foul whatever comes)
+    // and the decision and version it was last asked for.
+    fouls: null, foulsAsked: null,
     hints: null, hintPending: false, autoPending: false,
     ledger: null, hands: [], lastEnd: null, nextHandAt: 0, sessionOver: false, nextSent: false,
     // The socket's bookkeeping (table.js): the open socket, the last message id, the
     // action awaiting its answer, whether the screen is still shown, reconnect attempts.
     ws: null, msgId: 0, sending: null, alive: true, retry: 0, closed: null,
     sortMode, lastShowdown: null, noHints: false, notice: null,
-    leaveAsk: false, rematchOffer: null, moved: null,
+    leaveAsk: false, rematchOffer: null, moved: null, sound: false,
   };
 }
 
@@ -160,6 +163,26 @@ export function hintArrived(T, msg) {
   return best ? best.action : null;
 }
 
+/**
+ * Whether to ask the server which placements of this street foul (the `fouls` message):
+ * true once per decision and table version while this player stages a street.
+ */
+export function foulsWanted(T) {
+  const d = S.decision(T);
+  if (!d || d.kind !== "street" || !S.canAct(T)) return false;
+  const asked = T.foulsAsked;
+  if (asked && asked.sig === T.sig && asked.version >= T.view.version) return false;
+  T.foulsAsked = { sig: T.sig, version: T.view.version };
+  return true;
+}
+
+/** fouls: the server's answer, kept when it is about the decision being staged. */
+export function foulsArrived(T, msg) {
+  if (!T.foulsAsked || T.foulsAsked.sig !== T.sig) return false;
+  T.fouls = { sig: T.sig, version: msg.version, placements: msg.fouls || {} };
+  return true;
+}
+
 /** error: the action it answers is no longer awaited, nor a hint. */
 export function refused(T, msg) {
   if (msg.ref !== undefined && msg.ref === T.sending) T.sending = null;
@@ -201,6 +224,18 @@ export function pickNext(T, forward) {
   const at = cards.indexOf(T.selected);
   T.selected = cards[at < 0 ? 0 : (at + (forward ? 1 : cards.length - 1)) % cards.length];
   return true;
+}
+
+/**
+ * A tap on a staged card, on `line` (or the discard pile): one meaning per gesture. With
+ * a card selected the tap is on the line, so the selected card goes there (`placing`;
+ * `why` is staging.stage's answer: null, "" or why not); with none selected it takes the
+ * tapped card back to the hand (`tookBack`: whether it did).
+ * @returns {{ placing: boolean, why?: string | null, tookBack?: boolean }}
+ */
+export function tapStaged(T, card, line) {
+  if (T.selected && line) return { placing: true, why: S.stage(T, line) };
+  return { placing: false, tookBack: S.unstage(T, card) };
 }
 
 /** Takes the last staged card back: false when nothing is staged. */
@@ -266,6 +301,13 @@ export function confirmStep(T) {
     return { kind: "foul", reason: foul };
   }
   return { kind: "send", action: S.placeAction(T) };
+}
+
+/** The foul question answered "change": the staging stays, to be changed. */
+export function foulChange(T) {
+  if (!T.foulAsked) return false;
+  T.foulAsked = false;
+  return true;
 }
 
 /**

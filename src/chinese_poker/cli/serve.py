@@ -42,6 +42,23 @@ def register(sub: Any) -> None:
         "--public-url", default=None, help="base URL for invite links (default: as requested)"
     )
     p.add_argument(
+        "--process-url",
+        default=None,
+        metavar="URL",
+        help="where clients reach this process itself, when several processes share the"
+        " database behind a proxy (each its own port or host name there): another process"
+        " sends a table's clients here when this one plays it (default: --public-url, else"
+        " http://HOST:PORT; docs/deploy.md)",
+    )
+    p.add_argument(
+        "--forwarded-allow-ips",
+        default=None,
+        metavar="IPS",
+        help="the proxies whose X-Forwarded-For and X-Forwarded-Proto are believed, comma"
+        " separated ('*': any); a client behind them counts by its own address in the rate"
+        " and socket limits (default: $FORWARDED_ALLOW_IPS, else 127.0.0.1,::1)",
+    )
+    p.add_argument(
         "--allow-origin",
         action="append",
         default=[],
@@ -63,8 +80,8 @@ def register(sub: Any) -> None:
         default=None,
         metavar="N",
         help="WebSockets one client address may hold open at once (default"
-        f" {SOCKETS_PER_ADDRESS}; behind a"
-        " proxy every client has the proxy's address, so raise it there)",
+        f" {SOCKETS_PER_ADDRESS}; behind a proxy that is not trusted with"
+        " --forwarded-allow-ips every client has the proxy's address, so raise it there)",
     )
     p.add_argument(
         "--lease-seconds",
@@ -132,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
         pace_gc=True,
         sockets_per_address=args.sockets_per_address,
         # What another process sharing the database sends this table's clients to.
-        owner_address=args.public_url or f"http://{shown}:{port}",
+        owner_address=args.process_url or args.public_url or f"http://{shown}:{port}",
         lease_seconds=args.lease_seconds,
         redis_url=args.redis,
     )
@@ -145,6 +162,8 @@ def run(args: argparse.Namespace) -> int:
         ws_ping_interval=20.0,
         ws_ping_timeout=20.0,
         lifespan="on",
+        proxy_headers=True,
+        forwarded_allow_ips=args.forwarded_allow_ips,
     )
     # Fewer young-generation collections: the hot path allocates many short-lived
     # objects (views, JSON); long-lived startup objects are frozen out of collections.

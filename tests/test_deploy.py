@@ -18,7 +18,6 @@ import re
 import shutil
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -28,6 +27,7 @@ import httpx2
 import pytest
 
 from test_server_leases import Players
+from test_server_restart import Server
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "deploy.md"
@@ -118,6 +118,11 @@ http {{
             self.proc.wait(10)
 
 
+def own_ports(processes: list[Server]) -> list[int]:
+    """Each process's own port at nginx, from its ``--process-url``."""
+    return [int(str(p.proc.args[-1]).rsplit(":", 1)[1]) for p in processes]
+
+
 def wait_ready(url: str) -> None:
     deadline = time.monotonic() + 20
     while True:
@@ -130,51 +135,23 @@ def wait_ready(url: str) -> None:
         time.sleep(0.1)
 
 
-class Process:
-    """``chinese-poker serve`` on ``port`` as docs/deploy.md starts it: the site's URL
-    for invite links, its own port at nginx for ``moved``."""
-
-    def __init__(self, database: str, log: Path, port: int, site: str, own: str) -> None:
-        self.log = log.open("a")
-        self.own = own
-        self.url = f"http://127.0.0.1:{port}"
-        self.proc = subprocess.Popen(
-            [
-                *(sys.executable, "-m", "chinese_poker.cli", "serve", "--port", str(port)),
-                *("--database-url", database, "--public-url", site, "--process-url", own),
-            ],
-            stdout=subprocess.PIPE,
-            stderr=self.log,
-            text=True,
-        )
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        assert "open http://" in line, line
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-        self.log.close()
-
-
 @pytest.fixture
-def site(tmp_path: Path) -> Iterator[tuple[str, list[Process]]]:
-    """nginx on the page's configuration (free ports) before two processes."""
+def site(tmp_path: Path) -> Iterator[tuple[str, list[Server]]]:
+    """Two processes started as docs/deploy.md starts them (the site's URL for invite
+    links, each its own port at nginx for ``moved``), then nginx on the page's
+    configuration, its ports free ones."""
     binary = nginx_binary()
-    site_port, own, ports = free_port(), [free_port(), free_port()], [free_port(), free_port()]
+    site_port, own = free_port(), [free_port(), free_port()]
     site_url = f"http://127.0.0.1:{site_port}"
     database = f"sqlite:///{tmp_path / 'site.db'}"
-    processes: list[Process] = []
+    processes: list[Server] = []
     nginx: Nginx | None = None
     try:
-        for i, (port, public) in enumerate(zip(ports, own, strict=True)):
+        for i, public in enumerate(own):
             log = tmp_path / f"serve-{i}.log"
-            processes.append(Process(database, log, port, site_url, f"http://127.0.0.1:{public}"))
+            mine = f"http://127.0.0.1:{public}"
+            processes.append(Server(database, log, "--public-url", site_url, "--process-url", mine))
+        ports = [int(p.url.rsplit(":", 1)[1]) for p in processes]
         nginx = Nginx(binary, with_ports(page_config(), site_port, own, ports), tmp_path)
         wait_ready(site_url)
         yield site_url, processes
@@ -187,7 +164,7 @@ def site(tmp_path: Path) -> Iterator[tuple[str, list[Process]]]:
 
 @pytest.mark.slow
 def test_a_hand_through_nginx_as_the_page_configures_it(
-    site: tuple[str, list[Process]],
+    site: tuple[str, list[Server]],
 ) -> None:
     site_url, processes = site
     ready = httpx2.get(site_url + "/api/ready")
@@ -216,12 +193,13 @@ def test_a_hand_through_nginx_as_the_page_configures_it(
         if r.status_code != 409:
             break
         owner_url = r.json()["moved"]["to"]
-        assert owner_url in {p.own for p in processes}
+        assert owner_url in {f"http://127.0.0.1:{port}" for port in own_ports(processes)}
     assert r.status_code == 200, r.text
     players = Players({0: made["token"], 1: r.json()["token"]}, random.Random(3))
     owner = next(p for p in processes if httpx2.get(f"{p.url}/api/tables/{tid}").status_code == 200)
     with ExitStack() as stack:
-        players.sit(stack, "ws" + owner.own[4:], tid)  # the owner's own port at nginx
+        # Through nginx, at the owner's own port (where moved sends a browser).
+        players.sit(stack, "ws" + str(owner.proc.args[-1])[4:], tid)
         while players.states[0]["view"]["phase"] != "showdown":
             players.play()
     assert len(players.acked) == 10

@@ -29,7 +29,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from _helpers import random_action
+from _helpers import bench_module, random_action
 from chinese_poker.server.db import Store
 from test_server_leases import Server, lease_address, same_action
 
@@ -309,3 +309,18 @@ def test_a_rolling_restart_of_every_process_loses_nothing(cluster: Cluster) -> N
         stored = stored_people_actions(cluster.database_url, tid, people.seats)
         check_nothing_lost_or_doubled(people, stored)
         assert len(people.acked) >= 3
+
+
+def test_the_failover_bench_fails_loudly_when_it_measured_fewer_kills(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """bench/bench_failover.py: a kill whose next move never came is a shortfall, printed
+    as ``bench_failover: FAILED: ...`` with exit status 1, not a shorter p99."""
+    bench = bench_module("bench_failover")
+    monkeypatch.setattr(bench, "run", lambda mode, kills, *_: [0.5] * (kills - (mode == "sweep")))
+    assert bench.main(["--kills", "3"]) == 1
+    out = capsys.readouterr()
+    assert "reconnect  kills   3" in out.out
+    assert out.err == "bench_failover: FAILED: sweep: kills: measured 2 of 3 asked\n"
+    monkeypatch.setattr(bench, "run", lambda mode, kills, *_: [0.5] * kills)
+    assert bench.main(["--kills", "3"]) == 0

@@ -83,7 +83,7 @@ test("the foul question is the action bar's: the reason, change (Esc) and play i
 test("the turn sound's toggle sits in the table's head for a seat, pressed when on", () => {
   const { T } = annToAct();
   const head = (sound) => String(tableMainHTML({ ...T, sound }, { tableId: "t-1", me: {}, touch: false }));
-  assert.match(head(false), /data-act="sound" id="sound-btn" aria-pressed="false"[^>]*><span aria-hidden="true">🔕<\/span><span class="label"> Sound<\/span>/);
+  assert.match(head(false), /data-act="sound" id="sound-btn" aria-pressed="false"[^>]*><span class="icon" aria-hidden="true">♪<\/span><span class="label"> Sound<\/span>/);
   assert.match(head(true), /id="sound-btn" aria-pressed="true"/);
   assert.doesNotMatch(String(tableMainHTML({ ...T, role: "spectator" }, { tableId: "t-1", me: {}, touch: false })), /sound-btn/);
   assert.deepEqual(actIntent("sound", {}), { type: "sound" });

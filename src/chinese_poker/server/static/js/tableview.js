@@ -28,7 +28,7 @@ function headHTML(T) {
   }
   if (T.role === "spectator") chips.push(html`<span class="chip">${t("table.spectating")}</span>`);
   // The turn sound is the player's to choose (off until turned on; kept in this browser).
-  if (T.role === "seat") chips.push(html`<button type="button" class="small sound-toggle" data-act="sound" id="sound-btn" aria-pressed="${T.sound ? "true" : "false"}" title="${t("turn.sound_help")}"><span aria-hidden="true">${T.sound ? "🔔" : "🔕"}</span><span class="label"> ${t("turn.sound")}</span></button>`);
+  if (T.role === "seat") chips.push(html`<button type="button" class="small sound-toggle" data-act="sound" id="sound-btn" aria-pressed="${T.sound ? "true" : "false"}" title="${t("turn.sound_help")}"><span class="icon" aria-hidden="true">♪</span><span class="label"> ${t("turn.sound")}</span></button>`);
   chips.push(leaveHTML(T));
   return html`<div class="table-head"><a href="/" data-link>← ${t("zone.lobby")}</a><span class="title">${info.name || t("table.table")}</span>${chips}</div>`;
 }

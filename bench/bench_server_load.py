@@ -42,6 +42,12 @@ More runs (issue 9):
   of every run's round trips together is printed too (``--target lockstep`` is five
   runs: a run's p99 is the tail of its one hand-end round, so one run measures it
   coarsely);
+* ``--base COMMIT``: a second server runs COMMIT's code (``git archive`` of its
+  ``src``, kept in the temporary folder with its compiled kernels: the first run waits
+  minutes for their compilation) beside the current tree's, and the runs alternate
+  between the two (base first, ``--runs`` each, same tables and load): the rows name
+  their server and a last line gives both median server CPU per action and their
+  ratio, e.g. ``--tables 100 --runs 3 --base HEAD~3``;
 * ``--hint-flood``: one seat keeps 200 hints outstanding (it resends one per answer)
   while a 4-bot table plays and tables are created; reports the bot table's move rate
   with and without the flood and the creation times.
@@ -358,11 +364,15 @@ async def open_seat(
 
 
 def start_server(
-    db: Path, log: Path, ws: str = "auto", sockets: int | None = None
+    db: Path, log: Path, ws: str = "auto", sockets: int | None = None, source: Path | None = None
 ) -> tuple[subprocess.Popen[str], str]:
     """Start ``chinese-poker serve`` on a free loopback port; ``sockets``: the WebSockets
-    one address may hold (every seat of a run comes from 127.0.0.1; None: the default)."""
+    one address may hold (every seat of a run comes from 127.0.0.1; None: the default);
+    ``source``: a folder holding the package to serve (``chinese_poker``; None: the
+    installed one), e.g. another commit's ``src``."""
     env = dict(os.environ)
+    if source is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(source), *filter(None, [env.get("PYTHONPATH")])])
     more = [] if sockets is None else ["--sockets-per-address", str(sockets)]
     proc = subprocess.Popen(
         [
@@ -404,6 +414,55 @@ def start_server(
             proc.kill()
             raise SystemExit(f"the server did not start; see {log}")
         time.sleep(0.05)
+
+
+def commit_source(commit: str) -> tuple[Path, str]:
+    """The package of ``commit`` of this repository, extracted by ``git archive`` (the
+    working tree and the repository are left alone) into the temporary folder and kept
+    there, with the kernels its server compiles beside it, for the next run: its ``src``
+    folder and the commit's short hash."""
+    repo = Path(__file__).resolve().parent.parent
+    sha = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", f"{commit}^{{commit}}"],
+        capture_output=True,
+        text=True,
+    )
+    if sha.returncode != 0:
+        raise SystemExit(f"bench_server_load: --base {commit}: {sha.stderr.strip()}")
+    full = sha.stdout.strip()
+    home = Path(tempfile.gettempdir()) / f"chinese-poker-bench-base-{full}"
+    if not (home / "src").is_dir():
+        archive = subprocess.run(
+            ["git", "-C", str(repo), "archive", "--format=tar", full, "src"],
+            capture_output=True,
+            check=True,
+        )
+        part = Path(tempfile.mkdtemp(prefix=home.name + "-", dir=home.parent))
+        subprocess.run(["tar", "-x", "-C", str(part)], input=archive.stdout, check=True)
+        part.rename(home)  # whole or not at all: another run may be extracting it too
+    return home / "src", full[:7]
+
+
+def compare_cpu(results: list[dict[str, Any]], base: str) -> str:
+    """One line: the median server CPU per action of the current tree's runs and of the
+    base commit's, and their ratio."""
+
+    def median(server: str) -> float | None:
+        got = [
+            r["server_cpu_us_per_action"]
+            for r in results
+            if r.get("server") == server and r["server_cpu_us_per_action"] is not None
+        ]
+        return statistics.median(got) if got else None
+
+    now, then = median("current"), median(f"base {base}")
+    if now is None or then is None:
+        return "server CPU per action: not measured"
+    n = sum(1 for r in results if r.get("server") == "current")
+    return (
+        f"server CPU per action (median of {n} interleaved runs each): current {now:.1f} us,"
+        f" base {base} {then:.1f} us: {now / then:.2f}x the base's"
+    )
 
 
 def wait_until_warm(url: str, limit: float = 300.0) -> None:
@@ -910,6 +969,8 @@ def argument_problem(args: argparse.Namespace) -> str | None:
         return f"--timeout must be above 0, not {args.timeout:g}"
     if args.sockets_per_address is not None and args.sockets_per_address < 1:
         return f"--sockets-per-address must be at least 1, not {args.sockets_per_address}"
+    if args.base and (args.url or args.hint_flood):
+        return "--base starts its own servers: not with --url or --hint-flood"
     return None
 
 
@@ -931,6 +992,8 @@ def print_table(results: list[dict[str, Any]]) -> None:
             label += f", staggered start {r['stagger_seconds']:g} s"
         else:
             label += ", all tables start together"
+        if r.get("server"):
+            label += f" ({r['server']}, run {r['run']})"
         print(
             f"| {label} | {r['tables']} | {r['connections']} | {r['actions']} |"
             f" {r['actions_per_second']} | {r['rtt_ms_p50']} | {r['rtt_ms_p99']} |"
@@ -1007,6 +1070,13 @@ def main(argv: list[str] | None = None) -> int:
         " next run connects); a lower N makes the run fall short",
     )
     parser.add_argument(
+        "--base",
+        metavar="COMMIT",
+        help="also serve COMMIT's code (a second server, started beside the first) and"
+        " alternate the runs between the two, base first: each row names its server, and"
+        " a last line compares their median server CPU per action (not with --url)",
+    )
+    parser.add_argument(
         "--target",
         choices=sorted(TARGETS),
         help="one of issue 9's benchmarks with its own settings (overrides"
@@ -1045,12 +1115,21 @@ def main(argv: list[str] | None = None) -> int:
             results.append(run(args, args.url.rstrip("/"), think))
             continue
         with tempfile.TemporaryDirectory(dir=args.db_dir) as tmp:
-            db, log = Path(tmp) / "bench.db", Path(tmp) / "server.log"
-            print(f"starting the server (database {db})", file=sys.stderr)
-            proc, url = start_server(db, log, args.ws, sockets)
+            servers: list[tuple[str, subprocess.Popen[str], str]] = []
             try:
+                sources: list[tuple[str, Path | None]] = [("current", None)]
+                if args.base:
+                    src, base_sha = commit_source(args.base)
+                    sources.insert(0, (f"base {base_sha}", src))
+                for name, source in sources:
+                    db = Path(tmp) / f"bench-{len(servers)}.db"
+                    log = Path(tmp) / f"server-{len(servers)}.log"
+                    print(f"starting the server ({name}, database {db})", file=sys.stderr)
+                    proc, url = start_server(db, log, args.ws, sockets, source)
+                    servers.append((name, proc, url))
                 if not args.cold:
-                    wait_until_warm(url)
+                    for _name, _proc, url in servers:
+                        wait_until_warm(url)
                 print(
                     f"{args.tables} tables, {2 * args.tables} connections, {args.hands}"
                     f" hand(s) each, think {think:g} s, {args.clients} client process(es)"
@@ -1058,16 +1137,22 @@ def main(argv: list[str] | None = None) -> int:
                     file=sys.stderr,
                 )
                 for i in range(args.runs):
-                    results.append(run(args, url, think, proc.pid) | {"run": i + 1})
-                    print(
-                        f"run {i + 1}: p99 {results[-1]['rtt_ms_p99']} ms,"
-                        f" RSS {results[-1]['server_rss_mib']} MiB, Python blocks"
-                        f" {results[-1]['server_allocated_blocks']}, frozen"
-                        f" {results[-1]['server_gc_frozen']}",
-                        file=sys.stderr,
-                    )
+                    for name, proc, url in servers:
+                        result = run(args, url, think, proc.pid) | {"run": i + 1}
+                        if args.base:
+                            result["server"] = name
+                        results.append(result)
+                        print(
+                            f"run {i + 1}{f' ({name})' if args.base else ''}:"
+                            f" p99 {result['rtt_ms_p99']} ms,"
+                            f" RSS {result['server_rss_mib']} MiB, Python blocks"
+                            f" {result['server_allocated_blocks']}, frozen"
+                            f" {result['server_gc_frozen']}",
+                            file=sys.stderr,
+                        )
             finally:
-                stop_server(proc)
+                for _name, proc, _url in servers:
+                    stop_server(proc)
     pooled = sorted(x for r in results for x in r.pop("_rtts", []))
     print_table(results)
     if len(results) > 1 and pooled:
@@ -1078,6 +1163,8 @@ def main(argv: list[str] | None = None) -> int:
             f" each run's p99: {', '.join(str(r['rtt_ms_p99']) for r in results)}",
             file=sys.stderr,
         )
+    if args.base and results:
+        print(compare_cpu(results, results[0]["server"].removeprefix("base ")))
     for r in results:
         # The target's own table count: 200 in lock step, 3,000 human-paced.
         want = max(TARGET_TABLES, r["tables"]) if r["think_seconds"] else TARGET_TABLES

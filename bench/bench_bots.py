@@ -296,7 +296,8 @@ def strength_from_play(hands: int, seed: int, workers: int) -> dict[str, Any]:
 
 
 def strength_source(boards: int, seed: int) -> str:
-    """A fresh line-strength table for :mod:`chinese_poker.ai.rollout`, as its source.
+    """A fresh line-strength table for :mod:`chinese_poker.ai.rollout`, in the form of its
+    data file (``data/line_strength_policy.json``).
 
     The policy completes ``boards`` Pineapple boards from scratch (with the current table),
     and the valid ones give the table; run it twice to iterate.
@@ -309,20 +310,9 @@ def strength_source(boards: int, seed: int) -> str:
     fouled = (vals[:, 0] > vals[:, 1]) | (vals[:, 1] > vals[:, 2])
     log(f"policy boards: {boards}, fouled {fouled.mean():.1%}")
     rows = rollout.strength_from_values(vals[~fouled])
-    out = ["_STRENGTH_CDF: tuple[tuple[tuple[int, float, float], ...], ...] = ("]
-    for line, items in enumerate(rows):
-        out.append("    (  # " + ("top", "middle", "bottom")[line])
-        cur = "       "
-        for h, below, above in items:
-            item = f"({h:#05x}, {below:.4f}, {above:.4f})"
-            if len(cur) + len(item) + 2 > 96:
-                out.append(cur.rstrip())
-                cur = "       "
-            cur += " " + item + ","
-        out.append(cur.rstrip())
-        out.append("    ),")
-    out.append(")")
-    return "\n".join(out)
+    source = (f"bench/bench_bots.py --strength: {boards} boards the fast policy completed "
+              "from scratch in Pineapple")  # fmt: skip
+    return json.dumps({"source": source, "lines": rows}, separators=(",", ":"))
 
 
 # --------------------------------------------------------------------------- report
@@ -391,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--strength",
         action="store_true",
-        help="only print a fresh line-strength table (source for ai/rollout.py)",
+        help="only print a fresh line-strength table (data/line_strength_policy.json)",
     )
     p.add_argument(
         "--strength-from-play",

@@ -40,6 +40,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from chinese_poker.ai import rollout
+from chinese_poker.ai.rollout import policy
 from chinese_poker.cards import Card, card_rank, parse_cards
 from chinese_poker.evaluate import evaluate, evaluate3
 from chinese_poker.rules import rules_for
@@ -59,7 +60,7 @@ def policy_boards(
     roy = t.roy[0, hi] + t.roy[1, v[:, 1] >> 16] + t.roy[2, v[:, 2] >> 16]
     # The value the policy maximises, from the kernels' own function.
     w, penalty = t.policy[rollout.POL_W], t.policy[rollout.POL_FOUL_PENALTY]
-    value = np.array([rollout._lines_value(int(a), int(b), int(c), t.roy, t.flv, t.strength, w,
+    value = np.array([policy.lines_value(int(a), int(b), int(c), t.roy, t.flv, t.strength, w,
                                            penalty) for a, b, c in v])  # fmt: skip
     return {
         "measure": "policy", "preset": preset, "fills": fills, "choice": choice,
@@ -182,7 +183,7 @@ def spots(draws: int, choice: int, seed: int) -> list[dict[str, object]]:
                     break
             else:  # all five foul: what three rounds of foul repair make of the last
                 codes = np.array([t.codes[c] for c in p], dtype=np.int64)
-                value = rollout._repair(*sums, f0, f0 + f1, need, codes, 3, t.t3, t.t5, t.fo,
+                value = policy.repaired_value(*sums, f0, f0 + f1, need, codes, 3, t.t3, t.t5, t.fo,
                                         t.roy, t.flv, t.strength, float(t.policy[rollout.POL_W]),
                                         penalty)  # fmt: skip
                 repaired += value > -penalty

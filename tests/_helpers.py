@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from chinese_poker.ai import hints, mc, rollout
+from chinese_poker.ai.rollout import api, features
 
 Msg = dict[str, Any]
 
@@ -40,7 +41,7 @@ def fake_search_clock(monkeypatch: pytest.MonkeyPatch, tick: float = 0.0) -> Fak
     """The clock the bots' and hints' searches (``mc``, ``rollout``, ``hints``) read their
     time budget from."""
     clock = FakeClock(tick=tick)
-    for module in (mc, rollout, hints):
+    for module in (mc, api, hints):
         monkeypatch.setattr(module, "time", SimpleNamespace(monotonic=clock))
     return clock
 
@@ -108,5 +109,5 @@ def table_values(t: rollout.Tables, code: Any, cnt: Any) -> list[float]:
     out = []
     for c, k in zip(code, cnt, strict=True):
         lines = (*(int(x) for x in c), *(int(x) for x in k))
-        out.append(rollout._residual(*lines, t.t5, t.fo, t.vf, no_live, t.codes))
+        out.append(features.learned_estimate(*lines, t.t5, t.fo, t.vf, no_live, t.codes))
     return out

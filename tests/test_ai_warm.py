@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from chinese_poker.ai import fantasyland, rollout, setting, warm
+from chinese_poker.ai import fantasyland, setting, warm
 from chinese_poker.ai.hints import hint
 from chinese_poker.ai.mc import MonteCarloBot
+from chinese_poker.ai.rollout import features, playout, policy, settlement
 from chinese_poker.ai.simple import RuleBot
 from chinese_poker.engine import Table
 from chinese_poker.rules import preset_names, rules_for
@@ -29,7 +30,7 @@ SRC = str(Path(__file__).resolve().parents[1] / "src")
 def _overloads() -> dict[str, int]:
     """Signatures each of our numba kernels holds (compiled or loaded) right now."""
     out: dict[str, int] = {}
-    for module in (rollout, setting, fantasyland):
+    for module in (features, policy, settlement, playout, setting, fantasyland):
         for name, obj in vars(module).items():
             if hasattr(obj, "overloads") and hasattr(obj, "py_func"):
                 out[f"{module.__name__}.{name}"] = len(obj.overloads)
@@ -39,8 +40,8 @@ def _overloads() -> dict[str, int]:
 def test_no_kernel_is_loaded_or_compiled_after_warming() -> None:
     warm.warm_kernels()
     before = _overloads()
-    entry = ["rollout._rollouts", "rollout._static", "setting._ev_kernel", "fantasyland._search",
-             "fantasyland._top_boards"]  # fmt: skip
+    entry = ["rollout.playout.play_rollouts", "rollout.playout.static_values",
+             "setting._ev_kernel", "fantasyland._search", "fantasyland._top_boards"]  # fmt: skip
     assert all(before[f"chinese_poker.ai.{k}"] >= 1 for k in entry), before
     for name in preset_names():
         rules = rules_for(name)

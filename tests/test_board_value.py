@@ -15,6 +15,7 @@ from _helpers import table_values
 from chinese_poker.ai import rollout, value
 from chinese_poker.ai.mc import MonteCarloBot
 from chinese_poker.ai.residual import fingerprint
+from chinese_poker.ai.rollout import playout, policy
 from chinese_poker.cards import parse_cards
 from chinese_poker.engine import Table, play_hand
 from chinese_poker.engine.actions import iter_placements
@@ -71,7 +72,7 @@ def test_the_last_street_target_is_the_exhaustive_mean() -> None:
     decks[0, pos[0] :] = unseen
     out = np.zeros(1)
     value._targets(np.array([0]), decks, code, cnt, pos, np.array([0]), 3, 2, 1, 20_000, 5, 0,
-                   t.ev, t.roy, t.flv, t.strength, t.vf, t.policy, out)  # fmt: skip
+                   t.policy_tables, out)  # fmt: skip
     # 20,000 draws: the standard error is below 0.1 point for a spread of about 12.
     assert out[0] == pytest.approx(expected, abs=0.4)
     assert abs(expected) > 1.0  # a board with something to lose and to win
@@ -84,10 +85,10 @@ def _first_street(t: rollout.Tables, seed: int, fills: int) -> list[int]:
     cnt = np.zeros(3, dtype=np.int64)
     dz = np.zeros(3, dtype=np.int64)
     scratch = np.empty(52, dtype=np.int64)
-    pref = np.zeros((rollout._pref_rows(fills, 5, t.policy), 14), dtype=np.int64)
-    rollout._seed_kernel(seed)
-    rollout._policy_street(code, cnt, dz, deck, 0, 5, 5, 0, 52, fills, 5, 0, t.ev, t.roy, t.flv,
-                           t.strength, t.vf, t.policy, scratch, pref)  # fmt: skip
+    pref = np.zeros((policy.pref_rows(fills, 5, t.policy), 14), dtype=np.int64)
+    playout.seed_kernels(seed)
+    policy.policy_street(code, cnt, dz, deck, 0, 5, 5, 0, 52, fills, 5, 0, *t.policy_tables,
+                         scratch, pref)  # fmt: skip
     return [int(x) for x in cnt]
 
 
@@ -131,12 +132,12 @@ def test_the_value_and_the_correction_cannot_share_the_table() -> None:
 def _solitaire_value(t: rollout.Tables, fills: int, boards: int = 1500) -> float:
     st = PINEAPPLE.streets
     out = np.zeros((boards, 3), dtype=np.int64)
-    rollout._solitaire(boards, 77, np.array([d for d, _ in st]), np.array([p for _, p in st]),
-                       np.array([d - p for d, p in st]), fills, 5, t.ev, t.roy, t.flv,
-                       t.strength, t.vf, t.policy, out)  # fmt: skip
+    streets = (np.array([d for d, _ in st]), np.array([p for _, p in st]),
+               np.array([d - p for d, p in st]))  # fmt: skip
+    playout.solitaire(boards, 77, streets, fills, 5, t.policy_tables, out)
     w, fp = float(t.policy[rollout.POL_W]), float(t.policy[rollout.POL_FOUL_PENALTY])
-    return float(np.mean([rollout._lines_value(int(a), int(b), int(c), t.roy, t.flv,
-                                               t.strength, w, fp) for a, b, c in out]))  # fmt: skip
+    return float(np.mean([policy.lines_value(int(a), int(b), int(c), t.roy, t.flv,
+                                             t.strength, w, fp) for a, b, c in out]))  # fmt: skip
 
 
 @pytest.mark.slow

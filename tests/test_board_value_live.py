@@ -15,7 +15,7 @@ import pytest
 from chinese_poker.ai import rollout, value
 from chinese_poker.ai.mc import MonteCarloBot
 from chinese_poker.ai.residual import fingerprint, fit
-from chinese_poker.ai.rollout import BoardValue
+from chinese_poker.ai.rollout import BoardValue, features
 from chinese_poker.cards import card_rank, card_suit, parse_cards
 from chinese_poker.engine import Table, play_hand
 from chinese_poker.rules import RulesError, rules_for
@@ -85,10 +85,10 @@ def _oracle(lines: list[list[int]], live: list[int]) -> tuple[int, ...]:
 def _kernel(lines: list[list[int]], live: list[int]) -> tuple[int, ...]:
     t = rollout.tables_for(PINEAPPLE)
     counts = np.zeros(rollout.LIVE_COUNTS, dtype=np.int64)
-    rollout._live_counts(np.array(live, dtype=np.int64), 0, len(live), counts)
+    features.count_live(np.array(live, dtype=np.int64), 0, len(live), counts)
     c = [sum(int(t.codes[x]) for x in line) for line in lines]
     k = [len(line) for line in lines]
-    f = rollout._live_features(c[0], c[1], c[2], k[0], k[1], k[2],
+    f = features.live_feature_indices(c[0], c[1], c[2], k[0], k[1], k[2],
                                rollout.partial_line_table(), t.codes, counts)  # fmt: skip
     return tuple(int(x) for x in f)
 
@@ -177,12 +177,12 @@ def test_training_deals_the_opponents_streets_from_the_same_deck() -> None:
     for i in range(len(placed)):
         rest = [int(c) for c in decks[s_board[i], s_pos[i] :]]
         counts = np.zeros(rollout.LIVE_COUNTS, dtype=np.int64)
-        rollout._live_counts(np.array(rest, dtype=np.int64), 0, len(rest), counts)
+        features.count_live(np.array(rest, dtype=np.int64), 0, len(rest), counts)
         assert list(counts[:4]) == [sum(card_suit(c) == q for c in rest) for q in range(4)]
-        g = rollout._live_features(*(int(x) for x in s_code[i]), *(int(x) for x in s_cnt[i]),
+        g = features.live_feature_indices(*(int(x) for x in s_code[i]), *(int(x) for x in s_cnt[i]),
                                    rollout.partial_line_table(), t.codes, counts)  # fmt: skip
         assert tuple(feats[i, 5:]) == tuple(int(x) for x in g)
-        assert tuple(feats[i, :5]) == rollout._residual_features(
+        assert tuple(feats[i, :5]) == features.feature_indices(
             *(int(x) for x in s_code[i]),
             *(int(x) for x in s_cnt[i]),
             t.t5,
@@ -214,18 +214,18 @@ def test_a_wide_table_adds_the_live_entries_to_the_five() -> None:
                  deck[sizes[0] + sizes[1] : sum(sizes)]]  # fmt: skip
         live = np.array(deck[sum(sizes) : sum(sizes) + py.randint(0, 52 - sum(sizes))])
         counts = np.zeros(rollout.LIVE_COUNTS, dtype=np.int64)
-        rollout._live_counts(live.astype(np.int64), 0, len(live), counts)
+        features.count_live(live.astype(np.int64), 0, len(live), counts)
         c = [sum(int(t.codes[x]) for x in line) for line in lines]
         k = [len(line) for line in lines]
         row = table[sum(k)]
-        five = rollout._residual_features(*c, *k, t.t5, t.fo, pl)
+        five = features.feature_indices(*c, *k, t.t5, t.fo, pl)
         extra = [j for j in _oracle(lines, [int(x) for x in live]) if j >= 0]
         expected = sum(row[j] for j in five) + sum(row[j] for j in extra)
-        got = rollout._residual(*c, *k, t.t5, t.fo, (pl, table), counts, t.codes)
+        got = features.learned_estimate(*c, *k, t.t5, t.fo, (pl, table), counts, t.codes)
         assert got == pytest.approx(expected)
         # a narrow table reads the five only, whatever the counts say
-        narrow = rollout._residual(*c, *k, t.t5, t.fo, (pl, table[:, : rollout.RES_FEATURES]),
-                                   counts, t.codes)  # fmt: skip
+        narrow_table = (pl, table[:, : rollout.RES_FEATURES])
+        narrow = features.learned_estimate(*c, *k, t.t5, t.fo, narrow_table, counts, t.codes)
         assert narrow == pytest.approx(sum(row[j] for j in five))
 
 

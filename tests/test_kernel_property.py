@@ -7,6 +7,7 @@ with a card or two swapped between lines, where the line comparisons are close).
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any
 
 import pytest
@@ -15,11 +16,35 @@ from hypothesis import strategies as st
 
 from chinese_poker.ai import fantasyland, rollout, setting
 from chinese_poker.cards import Board
-from chinese_poker.rules import Rules, RulesError, rules_for
+from chinese_poker.rules import (
+    FIVE_CARD_ROYALTY_KEYS,
+    BestAtTableTies,
+    ClassicRoyalFlush,
+    DeuceIfHolderFouled,
+    MiddleMode,
+    MissetRule,
+    NaturalSource,
+    OverallUnitRule,
+    RoyaltyAward,
+    RoyaltyTable,
+    Rules,
+    RulesError,
+    ScoringMethod,
+    Variant,
+    WheelRank,
+    rules_for,
+)
 from chinese_poker.scoring import Hand, ScoringError, is_fouled, settle, settle_totals
 
-_FIVE_KEYS = ("three_of_a_kind", "straight", "flush", "full_house", "four_of_a_kind",
-              "straight_flush", "royal_flush")  # fmt: skip
+
+def values_of(option: str, values: type[StrEnum], modelled: bool = False) -> st.SearchStrategy[str]:
+    """Every value of an option's enum (a value added to it is drawn too); with
+    ``modelled``, those the playout kernels model (``rollout.SUPPORTED``)."""
+    members = [str(v) for v in values]
+    if modelled and option in rollout.SUPPORTED:
+        members = [v for v in members if v in rollout.SUPPORTED[option]]
+    assert members, option
+    return st.sampled_from(members)
 
 
 @st.composite
@@ -28,7 +53,7 @@ def custom_royalties(draw: st.DrawFn) -> dict[str, dict[str, int]]:
     top = {key: draw(amounts) for key in draw(st.sets(st.sampled_from(
         ["66", "99", "QQ", "KK", "AA", "222", "777", "AAA"]), max_size=5))}  # fmt: skip
     lines = {
-        line: {key: draw(amounts) for key in draw(st.sets(st.sampled_from(_FIVE_KEYS)))}
+        line: {key: draw(amounts) for key in draw(st.sets(st.sampled_from(FIVE_CARD_ROYALTY_KEYS)))}
         for line in ("middle", "bottom")
     }
     return {"top": top, **lines}
@@ -37,33 +62,34 @@ def custom_royalties(draw: st.DrawFn) -> dict[str, dict[str, int]]:
 @st.composite
 def open_face_rules(draw: st.DrawFn) -> Rules:
     """A ruleset of any option values the playout kernels model."""
-    options: dict[str, Any] = {
-        "scoring_method": draw(st.sampled_from(
-            ["one_per_line", "one_six", "two_four", "one_four", "two_per_line", "custom"])),
-        "overall_unit_rule": draw(st.sampled_from(["two_lines_won", "more_lines_won"])),
+    enums: dict[str, type[StrEnum]] = {
+        "scoring_method": ScoringMethod,
+        "overall_unit_rule": OverallUnitRule,
+        "misset_rule": MissetRule,
+        "royalty_table": RoyaltyTable,
+        "classic_royal_flush": ClassicRoyalFlush,
+        "royalty_award": RoyaltyAward,
+        "best_at_table_ties": BestAtTableTies,
+        "finnish_deuce_if_holder_fouled": DeuceIfHolderFouled,
+        "wheel_rank": WheelRank,
+    }
+    options: dict[str, Any] = {name: draw(values_of(name, e, modelled=True))
+                               for name, e in enums.items()}  # fmt: skip
+    options.update({
         "foul_penalty": draw(st.one_of(st.just("scoop_value"), st.integers(0, 12))),
         "foul_pays_opponent_royalties": draw(st.booleans()),
-        "misset_rule": draw(st.sampled_from(rollout.SUPPORTED["misset_rule"])),
-        "royalty_table": draw(st.sampled_from(
-            ["american", "western", "classic_standard", "classic_flat", "none", "custom"])),
         "middle_trips_royalty": draw(st.sampled_from([2, 0])),
-        "classic_royal_flush": draw(st.sampled_from(["20/10", "14/7"])),
-        "royalty_award": draw(st.sampled_from(rollout.SUPPORTED["royalty_award"])),
-        "best_at_table_ties": draw(st.sampled_from(rollout.SUPPORTED["best_at_table_ties"])),
         "max_royalties_per_hand": draw(
             st.sampled_from(rollout.SUPPORTED["max_royalties_per_hand"])),
         "finnish_deuce": draw(st.booleans()),
-        "finnish_deuce_if_holder_fouled": draw(st.sampled_from(
-            ["no_effect", "doubles_opponent_line"])),
-        "wheel_rank": draw(st.sampled_from(["lowest", "second_highest"])),
         "fantasyland_enabled": draw(st.booleans()),
-    }  # fmt: skip
+    })  # fmt: skip
     if options["scoring_method"] == "custom":
         options["scoring_custom"] = (draw(st.integers(1, 3)), draw(st.integers(0, 3)),
                                      draw(st.integers(0, 6)))  # fmt: skip
     if options["royalty_table"] == "custom":
         options["custom_royalties"] = draw(custom_royalties())
-    variant = draw(st.sampled_from(rollout.SUPPORTED["variant"]))
+    variant = draw(values_of("variant", Variant, modelled=True))
     return Rules.for_variant(str(variant), **options)
 
 
@@ -114,17 +140,20 @@ def any_rules(draw: st.DrawFn) -> Rules:
     """Open-face rulesets, plus classic ones with naturals, low middles and the rest."""
     if draw(st.booleans()):
         return draw(open_face_rules())
-    options: dict[str, Any] = {
-        "royalty_award": draw(st.sampled_from(["net", "winner_only", "best_at_table", "cancel"])),
-        "best_at_table_ties": draw(st.sampled_from(["each_in_full", "split"])),
-        "natural_source": draw(st.sampled_from(["dealt_cards", "set_board"])),
-        "misset_rule": draw(st.sampled_from(["penalty", "ignore"])),
+    enums: dict[str, type[StrEnum]] = {
+        "royalty_award": RoyaltyAward,
+        "best_at_table_ties": BestAtTableTies,
+        "natural_source": NaturalSource,
+        "misset_rule": MissetRule,
+        "middle_mode": MiddleMode,
+        "wheel_rank": WheelRank,
+    }
+    options: dict[str, Any] = {name: draw(values_of(name, e)) for name, e in enums.items()}
+    options.update({
         "max_royalties_per_hand": draw(st.sampled_from([None, 1])),
         "naturals_enabled": draw(st.booleans()),
-        "middle_mode": draw(st.sampled_from(["high", "lowball_2_7"])),
-        "wheel_rank": draw(st.sampled_from(["lowest", "second_highest"])),
         "finnish_deuce": draw(st.booleans()),
-    }  # fmt: skip
+    })  # fmt: skip
     return Rules.for_variant("classic", **options)
 
 

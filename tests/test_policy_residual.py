@@ -13,6 +13,7 @@ import pytest
 
 from _helpers import table_values
 from chinese_poker.ai import residual, rollout
+from chinese_poker.ai.rollout import playout, policy
 from chinese_poker.cards import card_rank, card_suit
 from chinese_poker.engine.actions import iter_placements
 from chinese_poker.evaluate import category, evaluate, key_ranks
@@ -163,10 +164,10 @@ def _first_street(t: rollout.Tables, seed: int) -> list[int]:
     cnt = np.zeros(3, dtype=np.int64)
     dz = np.zeros(3, dtype=np.int64)
     scratch = np.empty(52, dtype=np.int64)
-    pref = np.zeros((rollout._pref_rows(6, 5, t.policy), 14), dtype=np.int64)
-    rollout._seed_kernel(seed)
-    rollout._policy_street(code, cnt, dz, deck, 0, 5, 5, 0, 52, 6, 5, 0, t.ev, t.roy, t.flv,
-                           t.strength, t.vf, t.policy, scratch, pref)  # fmt: skip
+    pref = np.zeros((policy.pref_rows(6, 5, t.policy), 14), dtype=np.int64)
+    playout.seed_kernels(seed)
+    policy.policy_street(code, cnt, dz, deck, 0, 5, 5, 0, 52, 6, 5, 0, *t.policy_tables,
+                         scratch, pref)  # fmt: skip
     return [int(x) for x in cnt]
 
 
@@ -235,7 +236,7 @@ def test_the_opponents_correction_is_ours_unless_a_level_says(
     ours: float, theirs: float, expected: float
 ) -> None:
     t = rollout.tables_for(rules_for("pineapple")).with_policy(residual=ours, opp_residual=theirs)
-    opol = rollout._opponent_policy(t.policy)
+    opol = playout.opponent_policy(t.policy)
     assert opol[rollout.POL_RESIDUAL] == expected
     assert t.policy[rollout.POL_RESIDUAL] == ours
     assert t.residual.any()  # the table is loaded whenever either side uses it

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from chinese_poker.ai import rollout
+from chinese_poker.ai.rollout import playout, policy
 from chinese_poker.cards import Card, parse_cards
 from chinese_poker.evaluate import evaluate, evaluate3
 from chinese_poker.rules import rules_for
@@ -33,7 +34,7 @@ def _value(t: rollout.Tables, board: Board) -> float:
     if not _valid(board):
         return -penalty
     sums = [sum(int(t.codes[c]) for c in line) for line in board]
-    return float(rollout._board_value(*sums, t.t3, t.t5, t.fo, t.roy, t.flv, t.strength,
+    return float(policy.board_value(*sums, t.t3, t.t5, t.fo, t.roy, t.flv, t.strength,
                                       t.policy[rollout.POL_W], penalty))  # fmt: skip
 
 
@@ -60,7 +61,7 @@ def _climb(t: rollout.Tables, lines: Board, order: list[Card], rounds: int) -> f
     codes = np.array([int(t.codes[c]) for c in order], dtype=np.int64)
     pol = t.policy
     start = _value(t, _split(lines, order, f0, f01))
-    return float(rollout._climb(c0, c1, c2, f0, f01, len(order), codes, rounds, start, t.t3,
+    return float(policy.climbed_value(c0, c1, c2, f0, f01, len(order), codes, rounds, start, t.t3,
                                 t.t5, t.fo, t.roy, t.flv, t.strength, pol[rollout.POL_W],
                                 pol[rollout.POL_FOUL_PENALTY]))  # fmt: skip
 
@@ -153,10 +154,10 @@ def _policy_choice(t: rollout.Tables, lines: Board, street: list[Card], seed: in
     seen = set(street).union(*lines)
     deck = np.array(street + [c for c in range(52) if c not in seen], dtype=np.int64)
     scratch = np.empty(52, dtype=np.int64)
-    pref = np.zeros((rollout._pref_rows(6, 5, t.policy), 14), dtype=np.int64)
-    rollout._seed_kernel(seed)
-    rollout._policy_street(code, cnt, dz, deck, 0, 3, 2, 1, len(deck), 6, 5, 0, t.ev, t.roy,
-                           t.flv, t.strength, t.vf, t.policy, scratch, pref)  # fmt: skip
+    pref = np.zeros((policy.pref_rows(6, 5, t.policy), 14), dtype=np.int64)
+    playout.seed_kernels(seed)
+    policy.policy_street(code, cnt, dz, deck, 0, 3, 2, 1, len(deck), 6, 5, 0, *t.policy_tables,
+                         scratch, pref)  # fmt: skip
     return [int(x) for x in code]
 
 
@@ -187,10 +188,10 @@ def test_the_repair_row_holds_the_first_pick_and_the_cards_it_throws() -> None:
     by_code = {int(t.codes[c]): c for c in range(52)}
     deck = np.array(random.Random(4).sample(range(52), 52), dtype=np.int64)
     lo, hi, need, extra, fills, choice = 7, 52, 8, 4, 6, 5
-    pref = np.zeros((rollout._pref_rows(fills, choice, t.policy), 14), dtype=np.int64)
+    pref = np.zeros((policy.pref_rows(fills, choice, t.policy), 14), dtype=np.int64)
     scratch = np.empty(52, dtype=np.int64)
-    rollout._seed_kernel(3)
-    kept = rollout._draw_fills(deck, lo, hi, need, extra, fills, choice, t.codes, scratch, pref)
+    playout.seed_kernels(3)
+    kept = policy.draw_fills(deck, lo, hi, need, extra, fills, choice, t.codes, scratch, pref)
     assert kept == need + extra  # what the repair may swap among
     allowed = set(int(c) for c in deck[lo:hi])
     for s in range(fills):

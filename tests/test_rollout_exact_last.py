@@ -17,6 +17,7 @@ import pytest
 
 from chinese_poker.ai import rollout
 from chinese_poker.ai.mc import THROWING_LEVELS, analyse_street
+from chinese_poker.ai.rollout import api, playout, settlement
 from chinese_poker.ai.simple import RuleBot
 from chinese_poker.cards import Board, Card
 from chinese_poker.engine import Table
@@ -85,26 +86,24 @@ def test_the_last_street_scores_what_the_best_play_of_it_scores(case: str) -> No
                               tuple(deck[k + 8 : k + 13])))  # fmt: skip
             k += 13
         street = deck[k : k + n_cards]
-        code, cnt, dz = rollout._line_state(mine, t.codes)
+        code, cnt, dz = api.line_state(mine, t.codes)
         vals = np.zeros((n_opp + 1, 3), dtype=np.int64)
         roys = np.zeros((n_opp + 1, 3), dtype=np.float64)
         odl = np.zeros(n_opp, dtype=np.int64)
         ofoul = np.zeros(n_opp, dtype=np.bool_)
         for j, b in enumerate(opps):
-            ocode, _, odz = rollout._line_state(b.lines, t.codes)
-            odl[j], ofoul[j], _ = rollout._finish_board(ocode, odz, t.ev, t.roy, t.scoring,
+            ocode, _, odz = api.line_state(b.lines, t.codes)
+            odl[j], ofoul[j], _ = settlement.finish_board(ocode, odz, t.ev, t.roy, t.scoring,
                                                         vals[j], roys[j])  # fmt: skip
-        by_best = bool(t.scoring[rollout.SC_AWARD] == rollout.AWARD_BEST)
         best = np.full(6, -1, dtype=np.int64)
         deal = np.array(street, dtype=np.int64)
-        tmp = [np.empty(3, dtype=np.int64) for _ in range(3)]
-        rollout._exact_street(code, cnt, dz, deal, 0, n_cards, n_place, n_cards - n_place,
-                              t.ev, t.roy, t.scoring, vals, roys, n_opp, odl, ofoul, best,
-                              by_best, False, t.flv, t.policy, *tmp)  # fmt: skip
+        trial = tuple(np.empty(3, dtype=np.int64) for _ in range(3))
+        seats = (vals, roys, odl, ofoul, best)
+        settle = (t.ev, t.roy, t.scoring, t.flv, t.policy)
+        playout.exact_street((code, cnt, dz), deal, 0, n_cards, n_place, n_cards - n_place,
+                             False, seats, settle, trial)  # fmt: skip
         assert cnt.tolist() == [3, 5, 5]
-        got, _, _ = rollout._our_points(code, dz, t.ev, t.roy, t.scoring, vals, roys, n_opp,
-                                        odl, ofoul, best, by_best, False, t.flv,
-                                        t.policy)  # fmt: skip
+        got, _, _ = settlement.our_points(code, dz, False, seats, settle)
         want, worst = _oracle(rules, mine, free, street, opps)
         assert abs(got - want) < 1e-9
         mattered += want > worst

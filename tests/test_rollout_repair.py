@@ -16,6 +16,7 @@ import pytest
 
 from chinese_poker.ai import rollout
 from chinese_poker.ai.mc import LEVELS, V1_LEVELS, Level, analyse_street
+from chinese_poker.ai.rollout import policy
 from chinese_poker.cards import Card, parse_cards
 from chinese_poker.engine import Table
 from chinese_poker.evaluate import evaluate, evaluate3
@@ -52,16 +53,16 @@ def _repair(
     f01 = f0 + 5 - len(lines[1])
     pol = t.policy
     return float(
-        rollout._repair(c0, c1, c2, f0, f01, len(order), np.array(codes, dtype=np.int64), rounds,
-                        t.t3, t.t5, t.fo, t.roy, t.flv, t.strength, pol[rollout.POL_W],
-                        pol[rollout.POL_FOUL_PENALTY])
+        policy.repaired_value(c0, c1, c2, f0, f01, len(order), np.array(codes, dtype=np.int64),
+                              rounds, t.t3, t.t5, t.fo, t.roy, t.flv, t.strength,
+                              pol[rollout.POL_W], pol[rollout.POL_FOUL_PENALTY])
     )  # fmt: skip
 
 
 def _value(t: rollout.Tables, board: tuple[list[Card], list[Card], list[Card]]) -> float:
     sums = [sum(int(t.codes[c]) for c in line) for line in board]
     w, penalty = t.policy[rollout.POL_W], t.policy[rollout.POL_FOUL_PENALTY]
-    return float(rollout._board_value(*sums, t.t3, t.t5, t.fo, t.roy, t.flv, t.strength, w,
+    return float(policy.board_value(*sums, t.t3, t.t5, t.fo, t.roy, t.flv, t.strength, w,
                                       penalty))  # fmt: skip
 
 
@@ -118,7 +119,7 @@ def test_a_repair_with_spares_may_also_throw_a_different_card() -> None:
         c0, c1, c2 = (sum(codes_of[c] for c in line) for line in lines)
         cards = np.array([codes_of[c] for c in drawn], dtype=np.int64)
         pol = t.policy
-        got = float(rollout._repair(c0, c1, c2, f0, f01, need, cards, 1, t.t3, t.t5, t.fo,
+        got = float(policy.repaired_value(c0, c1, c2, f0, f01, need, cards, 1, t.t3, t.t5, t.fo,
                                     t.roy, t.flv, t.strength, pol[rollout.POL_W],
                                     pol[rollout.POL_FOUL_PENALTY], n_spare))  # fmt: skip
         if valid or swapped_in:

@@ -37,8 +37,12 @@ from chinese_poker.rules import Rules, require_supported
 
 __all__ = [
     "DEFAULT_STAY_VALUE",
+    "FL_STAY_CHANCE",
+    "FL_VALUES",
     "FantasylandSolution",
     "fantasyland_boards",
+    "fantasyland_value",
+    "points_scale",
     "solve_fantasyland",
 ]
 
@@ -48,6 +52,39 @@ __all__ = [
 #: rule-based bot over 4,000 hands, where a normal hand between two such bots is worth
 #: 0 (docs/solvers.md).
 DEFAULT_STAY_VALUE = 15.0
+
+#: Value, in points, of *playing* one Fantasyland hand with this many cards under 1-6
+#: scoring: measured heads-up as the mc bot in Fantasyland against the mc bot playing
+#: normally (``bench/bench_bots.py --fl``: 10.4, 12.7, 17.8, 20.9, 25.1) and taken a
+#: little lower, since a stronger opponent fouls less (docs/bots-research.md).
+FL_VALUES: dict[int, float] = {13: 9.5, 14: 11.5, 15: 16.0, 16: 19.0, 17: 22.5}
+
+#: Measured chance of staying (a repeat) from a Fantasyland hand of this many cards.
+FL_STAY_CHANCE: dict[int, float] = {13: 0.08, 14: 0.10, 15: 0.21, 16: 0.33, 17: 0.59}
+
+
+def fantasyland_value(rules: Rules, cards: int, *, repeat_possible: bool = True) -> float:
+    """Value of earning a Fantasyland deal of ``cards`` cards: the hand itself plus the
+    chance of a repeat (worth one repeat deal; the default limit allows one repeat).
+
+    >>> from chinese_poker.rules import rules_for
+    >>> fantasyland_value(rules_for("ofc"), 13) < fantasyland_value(rules_for("pineapple"), 14)
+    True
+    """
+    if not rules.is_open_face or not rules.fantasyland_enabled:
+        return 0.0
+    value = FL_VALUES.get(cards, FL_VALUES[17])
+    limit = rules.fl_max_consecutive
+    if repeat_possible and (limit is None or limit >= 2):
+        repeat = rules.fantasyland_cards(None, repeat=True)
+        value += FL_STAY_CHANCE.get(cards, 0.3) * FL_VALUES[repeat]
+    return value * points_scale(rules)
+
+
+def points_scale(rules: Rules) -> float:
+    """Points scale of the rules relative to 1-6 with american royalties (the estimate's)."""
+    return rules.scoop_value / 6.0 if rules.scoop_value > 0 else 1.0
+
 
 _DEUCE_OF_SPADES = parse_card("2s")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -314,6 +351,26 @@ def _display_order(line: Iterable[Card]) -> tuple[Card, ...]:
     return tuple(sorted(cards, key=lambda c: (-count[c >> 2], -(c >> 2), c & 3)))
 
 
+#: A line value above every real one: a bound's lines not chosen yet count as this strong.
+_ANY_LINE = 1 << 62
+
+
+@_jit
+def _ranks_before(
+    score: float, vb: int, vm: int, vt: int, other: float, ob: int, om: int, ot: int
+) -> bool:
+    """Whether a board of ``score`` and line values ``vb``, ``vm``, ``vt`` ranks before one
+    of score ``other`` and line values ``ob``, ``om``, ``ot``: a higher score, or the same
+    with stronger lines (bottom, then middle, then top, as the solver breaks ties)."""
+    if score != other:
+        return score > other
+    if vb != ob:
+        return vb > ob
+    if vm != om:
+        return vm > om
+    return vt > ot
+
+
 @_jit
 def _search(
     m5: Any, v5: Any, run_start: Any, rb: Any, rm: Any, sb: Any, sm: Any,
@@ -329,7 +386,6 @@ def _search(
     three-card arrays (top).
     """
     n5 = m5.shape[0]
-    n3 = m3.shape[0]
     best = -1e300
     best_b = -1
     best_m = -1
@@ -342,41 +398,104 @@ def _search(
         base_b = rb[b] + (stay if sb[b] else 0.0)
         start = run_start[b]
         cap = base_b + suffix_cap[start]
-        if cap < best or (cap == best and vb < best_vb):
+        if not _ranks_before(cap, vb, _ANY_LINE, _ANY_LINE, best, best_vb, best_vm, best_vt):
             continue
         mb = m5[b]
         for m in range(start, n5):
             vm = v5[m]
             cap = base_b + suffix_cap[m]
-            if cap < best or (cap == best and (vb < best_vb or (vb == best_vb and vm < best_vm))):
+            if not _ranks_before(cap, vb, vm, _ANY_LINE, best, best_vb, best_vm, best_vt):
                 break  # every later middle is weaker and can add no more
             if m == b or m5[m] & mb:
                 continue
             stayed = sb[b] or sm[m]
             base = rb[b] + rm[m]
-            pair_cap = base + (stay if stayed else 0.0) + top_cap[m]
-            if pair_cap < best:
+            if base + (stay if stayed else 0.0) + top_cap[m] < best:
                 continue
-            used = mb | m5[m]
-            order = ot_plain if stayed else ot_stay
-            for k in range(n3):
-                t = order[k]
-                if m3[t] & used or v3[t] > vm:
-                    continue
-                score = base + rt[t]
-                if stayed or st[t]:
-                    score += stay
-                vt = v3[t]
-                if score > best or (
-                    score == best
-                    and (vb > best_vb or (vb == best_vb and (
-                        vm > best_vm or (vm == best_vm and vt > best_vt))))
-                ):  # fmt: skip
-                    best = score
-                    best_b, best_m, best_t = b, m, t
-                    best_vb, best_vm, best_vt = vb, vm, vt
-                break  # the first fitting top in this order is the best for the pair
+            t = _first_top(m3, v3, ot_plain if stayed else ot_stay, mb | m5[m], vm)
+            if t < 0:
+                continue
+            score = base + rt[t] + (stay if stayed or st[t] else 0.0)
+            if _ranks_before(score, vb, vm, v3[t], best, best_vb, best_vm, best_vt):
+                best = score
+                best_b, best_m, best_t = b, m, t
+                best_vb, best_vm, best_vt = vb, vm, v3[t]
     return best_b, best_m, best_t
+
+
+@_jit
+def _first_top(m3: Any, v3: Any, order: Any, used: int, vm: int) -> int:
+    """The first top in ``order`` that fits beside the cards ``used`` and is no stronger
+    than the middle ``vm`` (the best for the pair in that order), or -1."""
+    for k in range(m3.shape[0]):
+        t = order[k]
+        if not (m3[t] & used or v3[t] > vm):
+            return int(t)
+    return -1
+
+
+@_jit
+def _cards_left(left: int, rest: Any) -> int:
+    """The single-card masks of the bits of ``left`` into ``rest``; returns how many."""
+    c = 0
+    for i in range(17):
+        if left >> i & 1:
+            rest[c] = 1 << i
+            c += 1
+    return c
+
+
+@_jit
+def _keep_slot(key: float, vb: int, vm: int, vt: int, n: int, found: Any, keys: Any,
+               v5: Any, v3: Any) -> int:  # fmt: skip
+    """Where the board of ``key`` and line values ``vb``, ``vm``, ``vt`` goes among the
+    ``n`` kept ones (``n`` itself: a new row), or -1 if it is not kept: a board of the
+    same line values is replaced only by a better one, and when the table is full new
+    line values replace the worst kept board only if they beat it."""
+    for q in range(n):
+        if v5[found[q, 0]] == vb and v5[found[q, 1]] == vm and v3[found[q, 2]] == vt:
+            return q if _beats(key, vb, vm, vt, keys[q], found[q], v5, v3) else -1
+    if n < keys.shape[0]:
+        return n
+    slot = 0
+    for q in range(1, n):
+        w = found[slot]
+        if _beats(keys[slot], v5[w[0]], v5[w[1]], v3[w[2]], keys[q], found[q], v5, v3):
+            slot = q
+    return slot if _beats(key, vb, vm, vt, keys[slot], found[slot], v5, v3) else -1
+
+
+@_jit
+def _pair_tops(
+    b: int, m: int, base: float, stayed: bool, rest: Any, c: int, v5: Any, v3: Any, rt: Any,
+    st: Any, bt: Any, stay: float, idx3: Any, floor: float, n: int, found: Any, keys: Any,
+) -> tuple[int, float]:  # fmt: skip
+    """Every top of the cards ``rest[:c]`` under the pair (``b``, ``m``) worth ``base``
+    offered to the kept boards; returns how many are kept and the worst kept key once
+    the table is full (``floor``, -inf until then)."""
+    vb = v5[b]
+    vm = v5[m]
+    for i in range(c):
+        for j in range(i + 1, c):
+            for h in range(j + 1, c):
+                t = idx3[rest[i] | rest[j] | rest[h]]
+                vt = v3[t]
+                if vt > vm:
+                    continue
+                key = base + rt[t] + bt[t] + (stay if stayed or st[t] else 0.0)
+                if key < floor:
+                    continue
+                slot = _keep_slot(key, vb, vm, vt, n, found, keys, v5, v3)
+                if slot < 0:
+                    continue
+                n = max(n, slot + 1)
+                keys[slot] = key
+                found[slot, 0] = b
+                found[slot, 1] = m
+                found[slot, 2] = t
+                if n == keys.shape[0]:
+                    floor = keys[:n].min()
+    return n, floor
 
 
 @_jit
@@ -389,7 +508,6 @@ def _top_boards(
     score plus bonus (:func:`fantasyland_boards`): fills ``found`` with (bottom, middle,
     top) indices and ``keys`` with their keys, returns how many. A board is skipped only
     when its bound is below the worst key kept while the table is full."""
-    k = keys.shape[0]
     n = 0
     floor = -np.inf
     n5 = m5.shape[0]
@@ -400,7 +518,6 @@ def _top_boards(
         if base_b + suffix_cap[start] < floor:
             continue
         mb = m5[b]
-        vb = v5[b]
         for m in range(start, n5):
             if base_b + suffix_cap[m] < floor:
                 break  # every later middle is weaker and can add no more
@@ -410,69 +527,14 @@ def _top_boards(
             base = rb[b] + rm[m] + bb[b] + bm[m]
             if base + (stay if stayed else 0.0) + top_cap[m] < floor:
                 continue
-            left = full & ~(mb | m5[m])
-            c = 0
-            for i in range(17):
-                if left >> i & 1:
-                    rest[c] = 1 << i
-                    c += 1
-            vm = v5[m]
-            for i in range(c):
-                for j in range(i + 1, c):
-                    for h in range(j + 1, c):
-                        t = idx3[rest[i] | rest[j] | rest[h]]
-                        vt = v3[t]
-                        if vt > vm:
-                            continue
-                        key = base + rt[t] + bt[t]
-                        if stayed or st[t]:
-                            key += stay
-                        if key < floor:
-                            continue
-                        slot = -1
-                        for q in range(n):
-                            if (v5[found[q, 0]] == vb and v5[found[q, 1]] == vm
-                                    and v3[found[q, 2]] == vt):  # fmt: skip
-                                slot = q
-                                break
-                        if slot >= 0:  # these line values are kept: this board must beat them
-                            if not _beats(key, vb, vm, vt, keys[slot], found[slot], v5, v3):
-                                continue
-                        elif n < k:
-                            slot = n
-                            n += 1
-                        else:  # new line values replace the worst kept board, if they beat it
-                            slot = 0
-                            for q in range(1, n):
-                                w = found[slot]
-                                if _beats(keys[slot], v5[w[0]], v5[w[1]], v3[w[2]], keys[q],
-                                          found[q], v5, v3):  # fmt: skip
-                                    slot = q
-                            if not _beats(key, vb, vm, vt, keys[slot], found[slot], v5, v3):
-                                continue
-                        keys[slot] = key
-                        found[slot, 0] = b
-                        found[slot, 1] = m
-                        found[slot, 2] = t
-                        if n == k:
-                            floor = keys[0]
-                            for q in range(1, n):
-                                floor = min(floor, keys[q])
+            c = _cards_left(full & ~(mb | m5[m]), rest)
+            n, floor = _pair_tops(b, m, base, stayed, rest, c, v5, v3, rt, st, bt, stay, idx3,
+                                  floor, n, found, keys)  # fmt: skip
     return n
 
 
 @_jit
 def _beats(key: float, vb: int, vm: int, vt: int, other: float, row: Any, v5: Any, v3: Any) -> bool:
     """Whether a board of ``key`` and line values ``vb``, ``vm``, ``vt`` ranks before the
-    kept board ``row`` of key ``other``: a higher key, or the same with stronger lines
-    (bottom, then middle, then top, as the solver breaks ties)."""
-    if key != other:
-        return key > other
-    ob: int = v5[row[0]]
-    om: int = v5[row[1]]
-    ot: int = v3[row[2]]
-    if vb != ob:
-        return vb > ob
-    if vm != om:
-        return vm > om
-    return vt > ot
+    kept board ``row`` of key ``other`` (:func:`_ranks_before`)."""
+    return _ranks_before(key, vb, vm, vt, other, v5[row[0]], v5[row[1]], v3[row[2]])

@@ -19,44 +19,39 @@ measures the bias and ships it as arrays:
 The policy then adds the table's correction to every placement's value
 (``Level.residual``, the weight). Rebuild the shipped tables with
 ``.venv/bin/python -m chinese_poker.ai.residual --write`` (docs/bots-research.md, *Round eleven*).
+This module is the trainer; what play needs, the tables' loader (:func:`residual_table`),
+is in :mod:`chinese_poker.ai.rollout` and re-exported here.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
-from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from chinese_poker.ai import rollout
-from chinese_poker.ai.rollout import (
+from chinese_poker.ai.rollout.features import RES_FEATURES, feature_indices
+from chinese_poker.ai.rollout.jit import kernel
+from chinese_poker.ai.rollout.learned import CORRECTION_PRESETS as PRESETS
+from chinese_poker.ai.rollout.learned import residual_path
+from chinese_poker.ai.rollout.parameters import (
     POL_FOUL_PENALTY,
     POL_RESIDUAL,
     POL_W,
-    RES_FEATURES,
     Tables,
-    _board_value,
-    _jit,
-    _new_board,
-    _policy_street,
-    _random_street,
-    _residual_features,
-    _scratch_boards,
-    _static,
+    fingerprint,
+    residual_table,
 )
-from chinese_poker.rules import Rules, RulesError, rules_for
+from chinese_poker.ai.rollout.playout import new_board, scratch_boards, static_values
+from chinese_poker.ai.rollout.policy import board_value, policy_street, random_street
+from chinese_poker.rules import Rules, rules_for
 
 __all__ = ["PRESETS", "fingerprint", "fit", "residual_path", "residual_table", "train"]
 
-#: The presets a table is trained and shipped for; any rules with the same kernel
-#: arrays (:func:`fingerprint`) share it.
-PRESETS = ("pineapple", "pineapple-progressive")
 #: How the shipped tables were trained (the policy of ``mc``'s Pineapple level 3).
 TRAINING = {"boards": 150_000, "seed": 100, "exploration": 0.25, "fills": 8, "choice": 5,
             "repair": 1, "ridge": 20.0}  # fmt: skip
@@ -65,67 +60,15 @@ F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
 
 
-def residual_path() -> str:
-    """Where the shipped tables are kept (in the package's data)."""
-    return str(resources.files("chinese_poker") / "data" / "policy_residual.json")
-
-
-def fingerprint(rules: Rules) -> str:
-    """A digest of what the policy's value depends on in ``rules``: the line values (the
-    evaluator's tables, which the wheel and lowball options change), the royalties, the
-    Fantasyland values, the line strength, the policy's weights and the streets."""
-    t = rollout.tables_for(rules)
-    h = hashlib.sha256()
-    arrays = (*t.ev, t.roy, t.flv, t.strength, t.policy, np.array(rules.streets, dtype=np.int64))
-    for a in arrays:
-        h.update(np.ascontiguousarray(a).tobytes())
-    return h.hexdigest()[:16]
-
-
-@lru_cache(maxsize=1)
-def _shipped() -> dict[str, Any]:
-    with open(residual_path(), encoding="utf-8") as f:
-        return dict(json.load(f))
-
-
-def table_of(data: dict[str, Any], rules: Rules) -> F64 | None:
-    """The table (14 x features, read-only) of shipped ``data`` whose fingerprint is that
-    of ``rules``; None when there is none."""
-    key = fingerprint(rules)
-    for entry in data["tables"]:
-        if entry["fingerprint"] == key:
-            width = max((len(row) for row in entry["rows"].values()), default=RES_FEATURES)
-            table = np.zeros((14, width), dtype=np.float64)
-            for placed, row in entry["rows"].items():
-                table[int(placed)] = row
-            table.setflags(write=False)
-            return table
-    return None
-
-
-@lru_cache(maxsize=8)
-def residual_table(rules: Rules) -> F64:
-    """The shipped correction table (14 x features) for ``rules``; a RulesError when no
-    table was trained for rules with the same kernel arrays."""
-    table = table_of(_shipped(), rules)
-    if table is not None:
-        return table
-    raise RulesError(
-        "the learned policy correction was trained for the presets "
-        f"{', '.join(PRESETS)} only; these rules differ in what the policy values "
-        "(use a level without `residual`)"
-    )
-
-
-@_jit
+@kernel
 def _collect(
     n_boards: int, seed: int, st_cards: Any, st_place: Any, st_disc: Any, n_fills: int,
-    choice: int, exploration: float,
-    ev: Any, roy: Any, flv: Any, st: Any, vf: Any, pol: Any,
+    choice: int, exploration: float, pt: Any,
     feats: Any, placed: Any, estimate: Any, realised: Any,
 ) -> int:  # fmt: skip
+    ev, roy, flv, st, vf, pol = pt
     codes, t3, t5, fo = ev
-    deck, scratch, pref, code, cnt, dz = _scratch_boards(seed, n_fills, choice, pol)
+    deck, scratch, pref, code, cnt, dz = scratch_boards(seed, n_fills, choice, pol)
     one_code = np.empty((1, 3), dtype=np.int64)
     one_cnt = np.empty((1, 3), dtype=np.int64)
     est = np.empty(1)
@@ -133,32 +76,31 @@ def _collect(
     n_streets = st_cards.shape[0]
     row = 0
     for _ in range(n_boards):
-        _new_board(deck, code, cnt, dz)
+        new_board(deck, code, cnt, dz)
         pos = 0
         first = row
         for k in range(n_streets):
             n = st_cards[k]
             if k < n_streets - 1 and np.random.random() < exploration:
-                _random_street(code, cnt, dz, deck, pos, n, st_place[k], st_disc[k], codes)
+                random_street(code, cnt, dz, deck, pos, n, st_place[k], st_disc[k], codes)
             else:
-                _policy_street(code, cnt, dz, deck, pos, n, st_place[k], st_disc[k], 52,
-                               n_fills, choice, 0, ev, roy, flv, st, vf, pol, scratch,
-                               pref)  # fmt: skip
+                policy_street(code, cnt, dz, deck, pos, n, st_place[k], st_disc[k], 52, n_fills,
+                              choice, 0, ev, roy, flv, st, vf, pol, scratch,
+                              pref)  # fmt: skip
             pos += n
             if k < n_streets - 1:
-                f = _residual_features(code[0], code[1], code[2], cnt[0], cnt[1], cnt[2], t5,
+                f = feature_indices(code[0], code[1], code[2], cnt[0], cnt[1], cnt[2], t5,
                                        fo, vf[0])  # fmt: skip
                 for i in range(5):
                     feats[row, i] = f[i]
                 placed[row] = cnt[0] + cnt[1] + cnt[2]
                 one_code[0] = code
                 one_cnt[0] = cnt
-                _static(deck[pos:], np.random.randint(0, 2**31 - 1), n_fills, choice,
-                        one_code, one_cnt, ev, roy, flv, st, vf, pol, est,
-                        est_foul)  # fmt: skip
+                static_values(deck[pos:], np.random.randint(0, 2**31 - 1), n_fills, choice,
+                              one_code, one_cnt, pt, est, est_foul)  # fmt: skip
                 estimate[row] = est[0]
                 row += 1
-        value = _board_value(code[0], code[1], code[2], t3, t5, fo, roy, flv, st,
+        value = board_value(code[0], code[1], code[2], t3, t5, fo, roy, flv, st,
                              pol[POL_W], pol[POL_FOUL_PENALTY])  # fmt: skip
         for r in range(first, row):
             realised[r] = value
@@ -187,7 +129,7 @@ def collect(
                  np.array([d for d, _ in streets], dtype=np.int64),
                  np.array([p for _, p in streets], dtype=np.int64),
                  np.array([d - p for d, p in streets], dtype=np.int64), fills, choice,
-                 exploration, t.ev, t.roy, t.flv, t.strength, t.vf, t.policy, feats, placed,
+                 exploration, t.policy_tables, feats, placed,
                  estimate, realised)  # fmt: skip
     return feats[:n], placed[:n], estimate[:n], realised[:n]
 

@@ -114,7 +114,7 @@ def _fl_bonus(rules: Rules, top_value: int) -> float:
 
 @lru_cache(maxsize=64)
 def _fantasyland_value(rules: Rules, cards: int) -> float:
-    from chinese_poker.ai.rollout import fantasyland_value
+    from chinese_poker.ai.fantasyland import fantasyland_value
 
     return fantasyland_value(rules, cards)
 

@@ -48,6 +48,9 @@ the live counts are about those of heads-up play (his thrown cards are dealt awa
 at the table stay unseen and live, and he always places first). ``.venv/bin/python -m
 chinese_poker.ai.value --live --write`` rebuilds ``data/board_value_live.json``
 (:data:`LIVE_PRESETS`).
+
+This module is the trainer; what play needs, the tables' loader (:func:`value_table`), is in
+:mod:`chinese_poker.ai.rollout` and re-exported here.
 """
 
 from __future__ import annotations
@@ -59,8 +62,6 @@ import random
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 import numpy as np
@@ -68,27 +69,41 @@ import numpy.typing as npt
 
 from chinese_poker.ai import rollout
 from chinese_poker.ai.mc import THROWING_LEVELS, MonteCarloBot, analyse_street
-from chinese_poker.ai.residual import fingerprint, fit, table_of
-from chinese_poker.ai.rollout import (
+from chinese_poker.ai.residual import fit
+from chinese_poker.ai.rollout.features import (
     LIVE_COUNTS,
-    POL_FOUL_PENALTY,
-    POL_W,
     RES_FEATURES,
     VALUE_FEATURES,
+    count_live,
+    feature_indices,
+    learned_estimate,
+    live_feature_indices,
+)
+from chinese_poker.ai.rollout.jit import kernel
+from chinese_poker.ai.rollout.learned import (
+    LIVE_PRESETS,
+    SEARCH_PRESETS,
     BoardValue,
-    _board_value,
-    _jit,
-    _live_counts,
-    _live_features,
-    _new_board,
-    _pattern_sums,
-    _policy_street,
-    _random_street,
-    _residual,
-    _scratch_boards,
+    live_value_path,
+    search_value_path,
+    value_path,
+)
+from chinese_poker.ai.rollout.learned import VALUE_PRESETS as PRESETS
+from chinese_poker.ai.rollout.parameters import (
+    POL_FOUL_PENALTY,
+    POL_W,
+    fingerprint,
+    value_table,
+)
+from chinese_poker.ai.rollout.playout import new_board, scratch_boards
+from chinese_poker.ai.rollout.policy import (
+    board_value,
+    pattern_sums,
+    policy_street,
+    random_street,
 )
 from chinese_poker.engine import Session, play_hand
-from chinese_poker.rules import Rules, RulesError, rules_for
+from chinese_poker.rules import Rules, rules_for
 
 __all__ = [
     "LIVE_PRESETS",
@@ -110,13 +125,6 @@ __all__ = [
     "value_table",
 ]
 
-#: The presets a table is trained and shipped for (rules with the same kernel arrays,
-#: :func:`~chinese_poker.ai.residual.fingerprint`, share it).
-PRESETS = ("pineapple", "pineapple-progressive", "ofc")
-#: The presets a table refined on search means (``BoardValue.SEARCH``) is shipped for.
-SEARCH_PRESETS = ("pineapple",)
-#: The presets a table with the live cards' features (``BoardValue.LIVE``) is shipped for.
-LIVE_PRESETS = ("pineapple", "ofc")
 #: How the shipped tables were trained.
 TRAINING = {"boards": 60_000, "seed": 200, "exploration": 0.25, "draws": 24,
             "iterations": 5, "pooled": 2, "fills": 8, "choice": 5, "repair": 1,
@@ -129,55 +137,10 @@ F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
 
 
-def value_path() -> str:
-    """Where the shipped tables are kept (in the package's data)."""
-    return str(resources.files("chinese_poker") / "data" / "board_value.json")
-
-
-def search_value_path() -> str:
-    """Where the shipped tables refined on search means are kept (``BoardValue.SEARCH``)."""
-    return str(resources.files("chinese_poker") / "data" / "board_value_search.json")
-
-
-def live_value_path() -> str:
-    """Where the shipped tables with the live cards' features are kept (``BoardValue.LIVE``)."""
-    return str(resources.files("chinese_poker") / "data" / "board_value_live.json")
-
-
-_PATHS = {BoardValue.ITERATED: value_path, BoardValue.SEARCH: search_value_path,
-          BoardValue.LIVE: live_value_path}  # fmt: skip
-_PRESETS = {BoardValue.ITERATED: PRESETS, BoardValue.SEARCH: SEARCH_PRESETS,
-            BoardValue.LIVE: LIVE_PRESETS}  # fmt: skip
-
-
-@lru_cache(maxsize=len(BoardValue) - 1)
-def _shipped(path: str) -> dict[str, Any]:
-    with open(path, encoding="utf-8") as f:
-        return dict(json.load(f))
-
-
-@lru_cache(maxsize=8)
-def value_table(rules: Rules, kind: BoardValue = BoardValue.ITERATED) -> F64:
-    """The shipped value table (14 x features) of ``kind`` for ``rules``; a RulesError
-    when none was trained for rules with the same kernel arrays."""
-    if kind == BoardValue.NONE:
-        raise ValueError("BoardValue.NONE has no table")
-    table = table_of(_shipped(_PATHS[kind]()), rules)
-    if table is not None:
-        return table
-    presets = _PRESETS[kind]
-    raise RulesError(
-        f"the learned board value ({kind.name.lower()}) was trained for the presets "
-        f"{', '.join(presets)} only; these rules differ in what the policy values "
-        "(use a level with completions, fills >= 1)"
-    )
-
-
-@_jit
+@kernel
 def _states(
     n_boards: int, seed: int, st_cards: Any, st_place: Any, st_disc: Any, n_fills: int,
-    choice: int, exploration: float, burn: int,
-    ev: Any, roy: Any, flv: Any, st: Any, vf: Any, pol: Any,
+    choice: int, exploration: float, burn: int, pt: Any,
     decks: Any, s_code: Any, s_cnt: Any, s_pos: Any, s_board: Any,
 ) -> int:  # fmt: skip
     """Boards completed from scratch by the policy (``n_fills`` 0: the table's); every
@@ -185,23 +148,24 @@ def _states(
     far, which deck). Before each street ``burn`` opponents' streets of as many cards are
     dealt from the same deck and not played (they place first on every street): cards
     the live-card features must not count."""
+    ev, roy, flv, st, vf, pol = pt
     codes = ev[0]
-    deck, scratch, pref, code, cnt, dz = _scratch_boards(seed, n_fills, choice, pol)
+    deck, scratch, pref, code, cnt, dz = scratch_boards(seed, n_fills, choice, pol)
     n_streets = st_cards.shape[0]
     row = 0
     for b in range(n_boards):
-        _new_board(deck, code, cnt, dz)
+        new_board(deck, code, cnt, dz)
         decks[b] = deck
         pos = 0
         for k in range(n_streets - 1):
             n = st_cards[k]
             pos += n * burn
             if np.random.random() < exploration:
-                _random_street(code, cnt, dz, deck, pos, n, st_place[k], st_disc[k], codes)
+                random_street(code, cnt, dz, deck, pos, n, st_place[k], st_disc[k], codes)
             else:
-                _policy_street(code, cnt, dz, deck, pos, n, st_place[k], st_disc[k], 52,
-                               n_fills, choice, 0, ev, roy, flv, st, vf, pol, scratch,
-                               pref)  # fmt: skip
+                policy_street(code, cnt, dz, deck, pos, n, st_place[k], st_disc[k], 52, n_fills,
+                              choice, 0, ev, roy, flv, st, vf, pol, scratch,
+                              pref)  # fmt: skip
             pos += n
             s_code[row] = code
             s_cnt[row] = cnt
@@ -211,15 +175,16 @@ def _states(
     return row
 
 
-@_jit
+@kernel
 def _targets(
     rows: Any, decks: Any, s_code: Any, s_cnt: Any, s_pos: Any, s_board: Any,
     n_next: int, place_next: int, disc_next: int, n_draws: int, seed: int, burn: int,
-    ev: Any, roy: Any, flv: Any, st: Any, vf: Any, pol: Any, out: Any,
+    pt: Any, out: Any,
 ) -> None:  # fmt: skip
     """For each kept board ``rows[i]``: the mean over ``n_draws`` draws of the next street
     (from the cards it has not seen, with ``burn`` opponents' streets after it) of its
-    best placement's value."""
+    best placement's value (``pt``: the policy's tables)."""
+    ev, roy, flv, st, vf, pol = pt
     codes, t3, t5, fo = ev
     live = np.empty(LIVE_COUNTS, dtype=np.int64)
     wide = vf[1].shape[1] > RES_FEATURES
@@ -252,20 +217,20 @@ def _targets(
                 rest[k] = rest[j]
                 rest[j] = c
             if wide:
-                _live_counts(rest, min(n_drawn, n_rest), n_rest, live)
+                count_live(rest, min(n_drawn, n_rest), n_rest, live)
             best = -1e300
             for d in range(n_discards):
                 if disc_next != 1:
                     d = -1
                 for a in range(n_patterns):
-                    ok, c0, c1, c2, k0, k1 = _pattern_sums(code, cnt, rest, 0, n_next, d, a,
+                    ok, c0, c1, c2, k0, k1 = pattern_sums(code, cnt, rest, 0, n_next, d, a,
                                                            codes)  # fmt: skip
                     if not ok:
                         continue
                     if placed_after >= 13:
-                        v = _board_value(c0, c1, c2, t3, t5, fo, roy, flv, st, w, foul_penalty)
+                        v = board_value(c0, c1, c2, t3, t5, fo, roy, flv, st, w, foul_penalty)
                     else:
-                        v = _residual(c0, c1, c2, k0, k1, placed_after - k0 - k1, t5, fo, vf,
+                        v = learned_estimate(c0, c1, c2, k0, k1, placed_after - k0 - k1, t5, fo, vf,
                                       live, codes)  # fmt: skip
                     if v > best:
                         best = v
@@ -290,8 +255,8 @@ def _play(rules: Rules, opts: dict[str, Any], table: F64, n_fills: int, seed: in
     st_cards = np.array([d for d, _ in streets], dtype=np.int64)
     st_place = np.array([p for _, p in streets], dtype=np.int64)
     _states(boards, seed % (2**31 - 1), st_cards, st_place, st_cards - st_place, n_fills,
-            opts["choice"], opts["exploration"], opts.get("burn", 0), t.ev, t.roy, t.flv,
-            t.strength, t.vf, t.policy, decks, s_code, s_cnt, s_pos, s_board)  # fmt: skip
+            opts["choice"], opts["exploration"], opts.get("burn", 0), t.policy_tables,
+            decks, s_code, s_cnt, s_pos, s_board)  # fmt: skip
     return decks, s_code, s_cnt, s_pos, s_board
 
 
@@ -331,8 +296,8 @@ def _refit(rules: Rules, opts: dict[str, Any], states: States, seed: int) -> F64
         target = np.zeros(len(sel))
         _targets(sel, decks, s_code, s_cnt, s_pos, s_board, d_next, p_next,
                  int(d_next - p_next), opts["draws"], (seed + k) % (2**31 - 1),
-                 opts.get("burn", 0), t.ev, t.roy,
-                 t.flv, t.strength, (pl, new), t.policy, target)  # fmt: skip
+                 opts.get("burn", 0), (t.ev, t.roy, t.flv, t.strength, (pl, new), t.policy),
+                 target)  # fmt: skip
         row = fit(feats[sel], placed[sel], target, ridge=opts["ridge"], width=width)
         new[n_placed] = row[n_placed]
     return new
@@ -366,7 +331,7 @@ def _width(opts: dict[str, Any]) -> int:
     return VALUE_FEATURES if opts.get("live", 0) else RES_FEATURES
 
 
-@_jit
+@kernel
 def _features(
     s_code: Any, s_cnt: Any, decks: Any, s_pos: Any, s_board: Any, wide: bool, codes: Any,
     t5: Any, fo: Any, pl: Any,
@@ -378,12 +343,12 @@ def _features(
     for i in range(s_code.shape[0]):
         c0, c1, c2 = s_code[i, 0], s_code[i, 1], s_code[i, 2]
         k0, k1, k2 = s_cnt[i, 0], s_cnt[i, 1], s_cnt[i, 2]
-        f = rollout._residual_features(c0, c1, c2, k0, k1, k2, t5, fo, pl)
+        f = feature_indices(c0, c1, c2, k0, k1, k2, t5, fo, pl)
         for j in range(5):
             out[i, j] = f[j]
         if wide:
-            _live_counts(decks[s_board[i]], s_pos[i], 52, live)
-            g = _live_features(c0, c1, c2, k0, k1, k2, pl, codes, live)
+            count_live(decks[s_board[i]], s_pos[i], 52, live)
+            g = live_feature_indices(c0, c1, c2, k0, k1, k2, pl, codes, live)
             for j in range(5):
                 out[i, 5 + j] = g[j]
     return out
@@ -532,7 +497,7 @@ def search_samples(
                          a[:, 10].astype(np.int64))  # fmt: skip
 
 
-@_jit
+@kernel
 def _demeaned_normal(decision: Any, feats: Any, y: Any, n_features: int) -> Any:
     """The normal equations (X'X, X'y) of one-hot features ``feats`` with each
     decision's mean taken out of X and y (rows sorted by ``decision``)."""

@@ -114,39 +114,6 @@ def settling_rules(rules: Rules) -> SettlingRules:
 # ============================================================================ a whole table
 
 
-def _read(known: SettlingRules, hand: Hand) -> tuple[tuple[Any, ...] | None, int, int]:
-    """(the seat tuple of :func:`pair_total` plus the next Fantasyland deal, or None for a
-    hand the totals-only path leaves to the full path; the sum of the board's card codes
-    (:data:`_CODES`); the sum of its card numbers). Raises ValueError for a line of the
-    wrong size, IndexError or TypeError for a card that is not a number from -52 to 51
-    (:func:`settle_plain` refuses the negative ones by the sums)."""
-    board = hand.board
-    t0, t1, t2 = board.top
-    m0, m1, m2, m3, m4 = board.middle
-    b0, b1, b2, b3, b4 = board.bottom
-    cc, fo, ranks, t5 = _CODES, _FO, _RANKS, known.five_table
-    x = cc[t0] + cc[t1] + cc[t2]
-    k = cc[m0] + cc[m1] + cc[m2] + cc[m3] + cc[m4]
-    j = cc[b0] + cc[b1] + cc[b2] + cc[b3] + cc[b4]
-    top = _T3[(x >> 12) & ranks]
-    middle = t5[((k >> 12) & ranks) + fo[k & 4095]]
-    bottom = t5[((j >> 12) & ranks) + fo[j & 4095]]
-    numbers = t0 + t1 + t2 + m0 + m1 + m2 + m3 + m4 + b0 + b1 + b2 + b3 + b4
-    if (
-        top > middle or middle > bottom or hand.surrender or hand.dealt is not None
-        or hand.in_fantasyland or known.finnish
-    ):  # fmt: skip
-        return _reading(known, hand, top, middle, bottom), x + k + j, numbers
-    entry = known.entry
-    return (
-        (top, middle, bottom, known.top_royalty[top >> 16], known.middle_royalty[middle >> 16],
-         known.bottom_royalty[bottom >> 16], False, -1,
-         None if entry is None else entry[top >> 16] or None),
-        x + k + j,
-        numbers,
-    )  # fmt: skip
-
-
 def _reading(
     known: SettlingRules, hand: Hand, top: int, middle: int, bottom: int
 ) -> tuple[Any, ...] | None:
@@ -173,22 +140,60 @@ def _reading(
 def settle_plain(rules: Rules, hands: tuple[Hand, ...], known: SettlingRules) -> Settlement | None:
     """:func:`~chinese_poker.scoring.settle` by the totals-only arithmetic for a table it
     models (no surrender, no dealt cards, one seat a player, every card once), else None
-    (the full path checks and names the fault). Heads-up, the most common table, is
-    settled here, the usual pair (a showdown with net royalties) inlined; more seats by
-    :func:`_whole_table`."""
-    if len(hands) != 2 or known.fewest > 2:
-        return _whole_table(rules, known, hands)
+    (the full path checks and names the fault). (One loop, inlined, and no comprehensions
+    or zips: with two to four seats, calls and making those cost more than settling.)"""
+    n = len(hands)
+    if not known.fewest <= n <= known.most:
+        return None
+    cc, fo, ranks, t3, t5 = _CODES, _FO, _RANKS, _T3, known.five_table
+    lt, lm, lb, entry = known.top_royalty, known.middle_royalty, known.bottom_royalty, known.entry
+    finnish = known.finnish
+    seats: list[tuple[Any, ...]] = []
+    codes = numbers = 0
+    for hand in hands:
+        board = hand.board
+        # A line of the wrong size or a card that is not a number from -52 to 51 fails
+        # here (the card check below refuses the negative ones).
+        try:
+            t0, t1, t2 = board.top
+            m0, m1, m2, m3, m4 = board.middle
+            b0, b1, b2, b3, b4 = board.bottom
+            x = cc[t0] + cc[t1] + cc[t2]
+            k = cc[m0] + cc[m1] + cc[m2] + cc[m3] + cc[m4]
+            j = cc[b0] + cc[b1] + cc[b2] + cc[b3] + cc[b4]
+        except (ValueError, IndexError, TypeError):
+            return None
+        numbers += t0 + t1 + t2 + m0 + m1 + m2 + m3 + m4 + b0 + b1 + b2 + b3 + b4
+        codes += x + k + j
+        top = t3[(x >> 12) & ranks]
+        middle = t5[((k >> 12) & ranks) + fo[k & 4095]]
+        bottom = t5[((j >> 12) & ranks) + fo[j & 4095]]
+        if (
+            top > middle or middle > bottom or hand.surrender or hand.dealt is not None
+            or hand.in_fantasyland or finnish
+        ):  # fmt: skip
+            seat = _reading(known, hand, top, middle, bottom)
+            if seat is None:
+                return None
+        else:  # the usual seat, inlined
+            seat = (top, middle, bottom, lt[top >> 16], lm[middle >> 16], lb[bottom >> 16],
+                    False, -1, None if entry is None else entry[top >> 16] or None)  # fmt: skip
+        seats.append(seat)
+    cards = codes >> _NUMBERS_AT
+    if cards & 4095 != numbers or (cards >> _CARD_BITS).bit_count() != 13 * n:
+        return None
+    if n == 2:  # heads-up, the most common table
+        return _heads_up(rules, known, hands, seats)
+    return _whole_table(rules, known, hands, seats)
+
+
+def _heads_up(
+    rules: Rules, known: SettlingRules, hands: tuple[Hand, ...], seats: list[tuple[Any, ...]]
+) -> Settlement | None:
+    """:func:`settle_plain`'s result for two seats (None if they share a name or a
+    player); the usual pair (a showdown with net royalties) inlined."""
     hand_a, hand_b = hands
-    try:
-        a, codes, numbers = _read(known, hand_a)
-        b, more_codes, more_numbers = _read(known, hand_b)
-    except (ValueError, IndexError, TypeError):
-        return None
-    if a is None or b is None:
-        return None
-    cards = (codes + more_codes) >> _NUMBERS_AT
-    if cards & 4095 != numbers + more_numbers or (cards >> _CARD_BITS).bit_count() != 26:
-        return None
+    a, b = seats
     name_a, name_b = hand_a.name, hand_b.name
     player_a = name_a if hand_a.player is None else hand_a.player
     player_b = name_b if hand_b.player is None else hand_b.player
@@ -209,41 +214,29 @@ def settle_plain(rules: Rules, hands: tuple[Hand, ...], known: SettlingRules) ->
     return _deferred(
         rules, {player_a: points, player_b: -points}, {name_a: points, name_b: -points},
         {player_a: points * unit + 0.0, player_b: -points * unit + 0.0}, fouled,
-        {name_a: a[8], name_b: b[8]}, (_plain_breakdown, known.scoring, hands, (a, b)),
+        {name_a: a[8], name_b: b[8]}, (_plain_breakdown, known.scoring, hands, seats),
     )  # fmt: skip
 
 
-def _whole_table(rules: Rules, known: SettlingRules, hands: tuple[Hand, ...]) -> Settlement | None:
-    """:func:`settle_plain` for three seats or more. (Loops rather than comprehensions
-    and zips: with three or four seats, making those cost more than settling.)"""
+def _whole_table(
+    rules: Rules, known: SettlingRules, hands: tuple[Hand, ...], seats: list[tuple[Any, ...]]
+) -> Settlement | None:
+    """:func:`settle_plain`'s result for three seats or more (None if two share a name or
+    a player)."""
     n = len(hands)
-    if not known.fewest <= n <= known.most:
-        return None
-    seats: list[tuple[Any, ...]] = []
     names: list[str] = []
     owners: list[str] = []
     fouled: list[str] = []
     fantasyland: dict[str, int | None] = {}
-    codes = numbers = 0
-    for hand in hands:
-        try:
-            seat, more_codes, more_numbers = _read(known, hand)
-        except (ValueError, IndexError, TypeError):
-            return None
-        if seat is None:
-            return None
-        codes += more_codes
-        numbers += more_numbers
-        seats.append(seat)
+    for i in range(n):
+        hand = hands[i]
         name = hand.name
         names.append(name)
         owners.append(name if hand.player is None else hand.player)
+        seat = seats[i]
         fantasyland[name] = seat[8]
         if seat[6]:
             fouled.append(name)
-    cards = codes >> _NUMBERS_AT
-    if cards & 4095 != numbers or (cards >> _CARD_BITS).bit_count() != 13 * n:
-        return None
     if len(fantasyland) != n or len(set(owners)) != n:
         return None
     seat_points = _seat_points(known, seats, not fouled)

@@ -45,11 +45,10 @@ def _describe(value: int) -> str:
 def line_names(top: int, middle: int, bottom: int) -> tuple[str, str, str]:
     """The names of three line values (high middle)."""
     known = _DESCRIPTIONS
-    return (
-        known.get(top) or _describe(top),
-        known.get(middle) or _describe(middle),
-        known.get(bottom) or _describe(bottom),
-    )
+    try:  # subscripts, not get(): a method call costs more than the look-up
+        return known[top], known[middle], known[bottom]
+    except KeyError:
+        return _describe(top), _describe(middle), _describe(bottom)
 
 
 def _describe_low(low: int, high: int) -> str:

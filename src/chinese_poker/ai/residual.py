@@ -90,7 +90,7 @@ def _collect(
             pos += n
             if k < n_streets - 1:
                 f = feature_indices(code[0], code[1], code[2], cnt[0], cnt[1], cnt[2], t5,
-                                       fo, vf[0])  # fmt: skip
+                                    fo, vf[0])  # fmt: skip
                 for i in range(5):
                     feats[row, i] = f[i]
                 placed[row] = cnt[0] + cnt[1] + cnt[2]
@@ -101,7 +101,7 @@ def _collect(
                 estimate[row] = est[0]
                 row += 1
         value = board_value(code[0], code[1], code[2], t3, t5, fo, roy, flv, st,
-                             pol[POL_W], pol[POL_FOUL_PENALTY])  # fmt: skip
+                            pol[POL_W], pol[POL_FOUL_PENALTY])  # fmt: skip
         for r in range(first, row):
             realised[r] = value
     return row

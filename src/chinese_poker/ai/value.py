@@ -230,8 +230,8 @@ def _targets(
                     if placed_after >= 13:
                         v = board_value(c0, c1, c2, t3, t5, fo, roy, flv, st, w, foul_penalty)
                     else:
-                        v = learned_estimate(c0, c1, c2, k0, k1, placed_after - k0 - k1, t5, fo, vf,
-                                      live, codes)  # fmt: skip
+                        v = learned_estimate(c0, c1, c2, k0, k1, placed_after - k0 - k1, t5, fo,
+                                             vf, live, codes)  # fmt: skip
                     if v > best:
                         best = v
             total += best

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 SHELL = ("bash", "sh", "shell", "console")
 # Languages of blocks that are shown, never run (data formats, screens, protocol sketches).
-SHOWN = ("json", "toml", "text", "")
+SHOWN = ("json", "toml", "text", "", "nginx", "ini")
 
 # (page, the start of the example's first line) -> why it is not run here.
 SKIP: dict[tuple[str, str], str] = {

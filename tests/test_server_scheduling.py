@@ -325,3 +325,17 @@ def test_a_players_share_is_one_over_every_process_sharing_a_redis(
     assert alone.take("10.0.0.1") is None  # its own count still holds
     there.give_back(again)  # Redis gone: the place is still given back here
     assert there.held == 2
+
+
+def test_a_turn_held_on_a_loop_that_is_gone_does_not_hold_the_next_loops_work() -> None:
+    share = FairShare(places=8, per_player=2)
+
+    async def hold_forever() -> None:
+        await share.turn("a").__aenter__()  # never given back: its loop ends meanwhile
+
+    async def job() -> str:
+        async with share.turn("b"):
+            return "ran"
+
+    asyncio.run(hold_forever())
+    assert asyncio.run(asyncio.wait_for(job(), 5)) == "ran"

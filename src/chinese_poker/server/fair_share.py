@@ -138,6 +138,7 @@ class FairShare:
         self._in_redis: set[Place] = set()
         self._running = 0
         self._waiting: dict[str, deque[asyncio.Future[None]]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._turns = 0
         self._last_turn: dict[str, int] = {}  # of the players holding places
 
@@ -180,10 +181,15 @@ class FairShare:
             self._pass_turn()
 
     async def _wait_turn(self, player: str) -> None:
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:
+            # An application started again on a new loop (tests do): what the old loop
+            # held or waited for will never be given back.
+            self._loop, self._running, self._waiting = loop, 0, {}
         if self._running < self.workers and not self._waiting:
             self._start(player)
             return
-        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        turn: asyncio.Future[None] = loop.create_future()
         self._waiting.setdefault(player, deque()).append(turn)
         try:
             await turn
@@ -208,7 +214,7 @@ class FairShare:
                 del self._waiting[player]
 
     def _pass_turn(self) -> None:
-        self._running -= 1
+        self._running = max(0, self._running - 1)
         while self._waiting and self._running < self.workers:
             # Never served (-1) first, then the one served longest ago; ties: arrival.
             player = min(self._waiting, key=lambda p: self._last_turn.get(p, -1))

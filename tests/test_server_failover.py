@@ -26,11 +26,14 @@ from typing import Any
 
 import httpx2
 import pytest
+from fastapi.testclient import TestClient
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from _helpers import bench_module, random_action
+from chinese_poker.server.app import create_app, hand_over
 from chinese_poker.server.db import Store
+from chinese_poker.server.table_ownership import handed_over
 from test_server_leases import Server, lease_address, same_action
 
 Msg = dict[str, Any]
@@ -324,3 +327,46 @@ def test_the_failover_bench_fails_loudly_when_it_measured_fewer_kills(
     assert out.err == "bench_failover: FAILED: sweep: kills: measured 2 of 3 asked\n"
     monkeypatch.setattr(bench, "run", lambda mode, kills, *_: [0.5] * kills)
     assert bench.main(["--kills", "3"]) == 0
+
+
+def test_ready_counts_and_the_handover_in_one_process(tmp_path: Path) -> None:
+    """``/api/ready`` is 200 once the tables are resumed and 503 ("draining") once the
+    process was told to stop; ``/api/metrics`` counts the moves and the tables owned; the
+    handover leaves each busy table's lease to be taken at once (expired, the holder's
+    name kept), counted as a handover taken by the next process, not a takeover."""
+    url = f"sqlite:///{tmp_path / 'one.db'}"
+    app = create_app(url, hint_processes=False)
+    with TestClient(app, client=("127.0.0.1", 50000)) as client:
+        assert client.get("/api/ready").json() == {"ready": True, "state": "ready"}
+        made = client.post(
+            "/api/tables",
+            json={"preset": "pineapple", "seats": [{"kind": "human", "name": "Ann"},
+                                                   {"kind": "bot", "bot": "rules"}]},
+        ).json()  # fmt: skip
+        tid = made["table"]["id"]
+        with client.websocket_connect(f"/ws/tables/{tid}?role=seat") as ws:
+            ws.send_text(json.dumps({"type": "auth", "token": made["token"]}))
+            state = next(m for m in iter(lambda: json.loads(ws.receive_text()), None)
+                         if m["type"] == "state" and m["view"].get("decisions"))  # fmt: skip
+            action = random_action(state["view"], random.Random(1))
+            ws.send_text(json.dumps({"type": "action", "id": 1, "action": action}))
+            while json.loads(ws.receive_text()).get("ack") != 1:
+                pass
+            counts = client.get("/api/metrics").json()["process"]
+            assert counts["tables_owned"] == 1 and counts["moves_applied"] >= 1
+            assert counts["moves_per_second"] > 0 and counts["handovers_given"] == 0
+            assert hand_over(app) == 1
+            assert client.get("/api/ready").status_code == 503
+            assert client.get("/api/ready").json()["state"] == "draining"
+            assert client.get(f"/api/tables/{tid}").status_code == 409  # takes none now
+            assert client.get("/api/metrics").json()["process"]["handovers_given"] == 1
+    store = Store(url)
+    try:
+        lease = store.lease(tid)
+        assert lease is not None and lease.owner is not None and handed_over(lease)
+    finally:
+        store.close()
+    with TestClient(create_app(url, hint_processes=False), client=("127.0.0.1", 1)) as client:
+        assert client.get(f"/api/tables/{tid}").status_code == 200  # resumed at start
+        counts = client.get("/api/metrics").json()["process"]
+        assert counts["handovers_taken"] == 1 and counts["takeovers"] == 0

@@ -711,9 +711,7 @@ class TableManager:
         self._release(list(self.store.fences))
         self.counts.handovers_given += len(busy)
         if busy:
-            log.warning(
-                "handed over %d table(s) (to %s)", len(busy), self.handed_to or "any process"
-            )
+            log.info("handed over %d table(s) (to %s)", len(busy), self.handed_to or "any process")
         return len(busy)
 
     def close(self) -> None:

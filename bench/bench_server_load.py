@@ -416,11 +416,11 @@ def start_server(
         time.sleep(0.05)
 
 
-def commit_source(commit: str) -> tuple[Path, str]:
+def commit_source(commit: str, into: Path | None = None) -> tuple[Path, str]:
     """The package of ``commit`` of this repository, extracted by ``git archive`` (the
-    working tree and the repository are left alone) into the temporary folder and kept
-    there, with the kernels its server compiles beside it, for the next run: its ``src``
-    folder and the commit's short hash."""
+    working tree and the repository are left alone) into ``into`` (default: the
+    temporary folder) and kept there, with the kernels its server compiles beside it,
+    for the next run: its ``src`` folder and the commit's short hash."""
     repo = Path(__file__).resolve().parent.parent
     sha = subprocess.run(
         ["git", "-C", str(repo), "rev-parse", f"{commit}^{{commit}}"],
@@ -430,7 +430,7 @@ def commit_source(commit: str) -> tuple[Path, str]:
     if sha.returncode != 0:
         raise SystemExit(f"bench_server_load: --base {commit}: {sha.stderr.strip()}")
     full = sha.stdout.strip()
-    home = Path(tempfile.gettempdir()) / f"chinese-poker-bench-base-{full}"
+    home = Path(into or tempfile.gettempdir()) / f"chinese-poker-bench-base-{full}"
     if not (home / "src").is_dir():
         archive = subprocess.run(
             ["git", "-C", str(repo), "archive", "--format=tar", full, "src"],

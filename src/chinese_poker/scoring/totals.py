@@ -40,20 +40,20 @@ _T3 = _ev.line_tables().line3
 _FO = _ev.line_tables().flush_offset
 # Each card's code with two fields above any sum of a table's codes (52 codes stay below
 # bit 36): its number at bit 36 (a table's numbers sum below 4096) and its own bit at 48
-# plus its number. One sum over a table's cards then checks that every card is a number
-# 0..51 dealt once (:func:`settle_plain`), where a set of the cards cost a third of a
-# heads-up settlement.
+# plus its number. One sum over a table's cards then checks that every card is dealt
+# once (13 bits a seat: a card twice carries into fewer) and is a number 0..51 (a card
+# past 51 fails the look-up; a negative one reads the code of the card 52 higher, so the
+# numbers read differ from the numbers given), where a set of the cards cost a third of
+# a heads-up settlement (:func:`settle_plain`).
 _NUMBERS_AT = 36
 _CARD_BITS = 12  # past the numbers
 _CODES = tuple(
     CARD_CODES[c] | c << _NUMBERS_AT | 1 << (_NUMBERS_AT + _CARD_BITS + c) for c in range(52)
 )
-_deferred = Settlement.deferred
-_RANKS = (1 << 24) - 1
+_RANKS = (1 << 24) - 1  # a line's code sum >> 12 with the fields above masked off
 #: The pairs of seats of a table of n seats, in settling order.
-_PAIRS = tuple(
-    tuple((i, j) for i in range(n) for j in range(i + 1, n)) for n in range(9)
-)  # a line's code sum >> 12 with the fields above masked off
+_PAIRS = tuple(tuple((i, j) for i in range(n) for j in range(i + 1, n)) for n in range(9))
+_deferred = Settlement.deferred
 
 
 @dataclass(frozen=True, slots=True)

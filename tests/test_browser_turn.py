@@ -26,6 +26,7 @@ from chinese_poker.cards import Board, parse_cards
 from chinese_poker.rules import rules_for
 from chinese_poker.scoring import certain_foul
 from test_browser import Server, create_table, new_page, no_page_errors, open_seat, wait_decision
+from test_browser_session import touch_drag
 
 browser = test_browser.browser
 shots = test_browser.shots
@@ -183,9 +184,16 @@ def test_phone_taps_the_foul_question_and_turn_alerts(
     # With nothing selected a tap on a staged card takes it back, and says so.
     page.tap("#my-board [data-unstage='Kc']")
     assert moves(page) == [["Kd", "top"]]
-    expect(page.locator("#toasts")).to_contain_text(WORDS[lang]["took"])
+    expect(page.locator("#stage-note")).to_contain_text(WORDS[lang]["took"])
+    expect(page.locator("#toasts .toast")).to_have_count(0)
+    for sel in ("#hand .card", "#discard-zone"):  # the note covers and moves neither
+        in_view(page, sel, w, h)
+    # No tap is swallowed after a touch drag (the page used to ignore taps for 400 ms).
+    touch_drag(page, "#hand [data-card='2h']", "#discard-zone")
     page.tap("#hand [data-card='Kc']")
+    assert page.evaluate("() => window.__cp.selected") == "Kc"
     page.tap("[data-drop='middle']")
+    assert moves(page) == [["Kd", "top"], ["2h", "discard"], ["Kc", "middle"]]
     expect(page.locator("#foul-warning")).to_have_count(0)
     page.tap("#confirm-btn")  # no question: this board can still be finished
     page.wait_for_function(f"() => window.__cp.view.version > {d['version']}")

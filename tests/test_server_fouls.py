@@ -145,6 +145,8 @@ def test_the_pages_foul_warning_is_the_servers_answer() -> None:
         assert (page["warning"] is not None) == (expected is not None), (moves, page)
         if expected is not None:
             assert str(expected) in page["warning"], (moves, page)
+            # Kings on top are worth +8, but not on a board that fouls whatever comes.
+            assert not page["royalties"], (moves, page)
         if len([m for m in moves if m[1] != "discard"]) == 2:
             assert page["step"] == ("foul" if expected else "send"), (moves, page)
     assert pages[1]["warning"] and not pages[2]["warning"]
@@ -157,7 +159,7 @@ def _staging_fouls(
     moves: list[tuple[str, str]],
     coming: frozenset[int],
 ) -> Any:
-    """certain_foul's reason when every completion of the staging fouls (the first one's),
+    """certain_foul's reason when every completion of the staging fouls (the shortest one),
     else None: what the page must conclude from the server's per-placement answer."""
     staged = {parse_card(card): line for card, line in moves}
     rest = [c for c in dealt if c not in staged]
@@ -177,5 +179,6 @@ def _staging_fouls(
         reason = certain_foul(rules, after, coming)
         if reason is None:
             return None
-        first = first or reason
+        if first is None or len(str(reason)) < len(str(first)):
+            first = reason
     return first

@@ -1,7 +1,8 @@
 // The page's foul warning for stagings of one street, given the server's answer to the
 // `fouls` message: run by tests/test_server_fouls.py (which checks it against the
 // scorer's certain_foul), reading {board, dealt, free, fouls, stagings} on stdin and
-// writing per staging whether the page asked, its warning and what Confirm would do.
+// writing per staging whether the page asked, its warning, whether it shows royalties so
+// far and what Confirm would do.
 import { readFileSync } from "node:fs";
 import * as state from "../../src/chinese_poker/server/static/js/tablestate.js";
 import * as S from "../../src/chinese_poker/server/static/js/staging.js";
@@ -26,6 +27,7 @@ for (const moves of input.stagings) {
   for (const [card, line] of moves) S.stage(T, line, card);
   const page = String(myAreaHTML(T, { touch: false }));
   const warning = /id="foul-warning">([^<]*)</.exec(page);
-  out.push({ asks, warning: warning ? warning[1] : null, step: S.ready(T) ? state.confirmStep(T).kind : null });
+  const royalties = /id="royalty-total"/.test(page);
+  out.push({ asks, warning: warning ? warning[1] : null, royalties, step: S.ready(T) ? state.confirmStep(T).kind : null });
 }
 process.stdout.write(JSON.stringify(out));

@@ -78,6 +78,8 @@ test("the foul question is the action bar's: the reason, change (Esc) and play i
   assert.deepEqual(keyIntent("Escape", "Escape", false).intent, { type: "unpick" }, "Esc: table.js answers 'change' while asked");
   state.foulChange(T);
   assert.doesNotMatch(String(myAreaHTML(T, { touch: true })), /id="foul-question"/);
+  T.stageNote = "Ace of diamonds taken back to your hand.";
+  assert.match(String(myAreaHTML(T, { touch: true })), /id="warnings">[\s\S]*id="stage-note" role="status">Ace of diamonds taken back/, "said with the warnings, not in a toast");
 });
 
 test("the turn sound's toggle sits in the table's head for a seat, pressed when on", () => {

@@ -131,9 +131,13 @@ export function myAreaHTML(T, { touch = false } = {}) {
   if (foul) warn.push(html`<div class="warning" id="foul-warning">⚠ ${t("board.foul_warning", { reason: foul })}</div>`);
   if (!showdown && combined.top.length + combined.middle.length + combined.bottom.length) {
     if (!foul) for (const w of analysis.warnings) warn.push(html`<div class="warning soft">${w}</div>`);
-    if (analysis.royalties) warn.push(html`<div class="good" id="royalty-total">${t("board.royalties_so_far", { n: analysis.royalties })}</div>`);
-    if (analysis.fantasyland) warn.push(html`<div class="good">★ ${t("board.fl_qualifies")}</div>`);
+    // A board that fouls whatever comes earns no royalties and no Fantasyland.
+    if (analysis.royalties && !foul) warn.push(html`<div class="good" id="royalty-total">${t("board.royalties_so_far", { n: analysis.royalties })}</div>`);
+    if (analysis.fantasyland && !foul) warn.push(html`<div class="good">★ ${t("board.fl_qualifies")}</div>`);
   }
+  // A note on the last tap goes with the warnings: on a phone they float over the head,
+  // so it moves neither the hand nor the discard zone under the action bar.
+  if (T.stageNote) warn.push(html`<div class="stage-note" id="stage-note" role="status">${T.stageNote}</div>`);
   parts.push(html`<div class="warnings" id="warnings">${warn}</div>`);
   parts.push(decisionZoneHTML(T, { d, ds, board, showdown, touch, foul }));
   return html`${parts}`;

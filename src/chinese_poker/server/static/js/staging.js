@@ -150,7 +150,7 @@ export function placementCodes(d) {
 
 /**
  * The server's reason (scoring.FoulReason as data, with its English `text`) when every way
- * to go on from the staging fouls whatever comes, by its answer to the `fouls` message
+ * to go on from the staging fouls whatever comes (of those ways, the shortest reason), by its answer to the `fouls` message
  * (T.fouls, for this decision); null when a way does not, or no answer is there yet.
  */
 export function serverFoul(T) {
@@ -163,7 +163,8 @@ export function serverFoul(T) {
     if (![...code].every((x, i) => !where.has(d.cards[i]) || where.get(d.cards[i]) === x)) continue;
     const reason = known.placements[`${d.hand}:${code}`];
     if (!reason) return null;
-    first = first || reason;
+    // The shortest reason: it names the fewest cards the player has not placed yet.
+    if (!first || reason.text.length < first.text.length) first = reason;
   }
   return first;
 }

@@ -211,6 +211,7 @@ export function tableScreen(app, tableId, wanted, navigate) {
    * @param {import("./tableinput.js").Intent} intent
    */
   function carry(intent) {
+    T.stageNote = null; // a note on the last step lasts until the next one
     switch (intent.type) {
       case "show-pair": page.showPair(intent.id); return true;
       case "pick": state.pick(T, intent.card); render(); return true;
@@ -224,7 +225,8 @@ export function tableScreen(app, tableId, wanted, navigate) {
         const tap = state.tapStaged(T, intent.card, intent.line);
         if (tap.placing) return staged(tap.why);
         if (!tap.tookBack) return false;
-        toast(t("table.took_back", { card: cardLabel(intent.card) }), "info", 3000);
+        // Said beside the hand, not in a toast over the cards and the discard zone.
+        T.stageNote = t("table.took_back", { card: cardLabel(intent.card) });
         changed();
         return true;
       }

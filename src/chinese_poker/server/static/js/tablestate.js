@@ -37,6 +37,8 @@ export function newTableState(tableId, wanted, mine, sortMode) {
     ws: null, msgId: 0, sending: null, alive: true, retry: 0, closed: null,
     sortMode, lastShowdown: null, noHints: false, notice: null,
     leaveAsk: false, rematchOffer: null, moved: null, sound: false,
+    // What the last tap did when it is not to be seen on the board (a card taken back).
+    stageNote: null,
   };
 }
 

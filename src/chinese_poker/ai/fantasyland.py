@@ -352,7 +352,9 @@ def _display_order(line: Iterable[Card]) -> tuple[Card, ...]:
 
 
 #: A line value above every real one: a bound's lines not chosen yet count as this strong.
-_ANY_LINE = 1 << 62
+#: A numpy integer, as the other arguments are: a literal constant in a kernel's call
+#: compiles another copy of the callee for it.
+_ANY_LINE = cast(int, np.int64(1 << 62))
 
 
 @_jit
@@ -412,7 +414,13 @@ def _search(
             base = rb[b] + rm[m]
             if base + (stay if stayed else 0.0) + top_cap[m] < best:
                 continue
-            t = _first_top(m3, v3, ot_plain if stayed else ot_stay, mb | m5[m], vm)
+            used = mb | m5[m]
+            order = ot_plain if stayed else ot_stay
+            t = -1
+            for k in range(m3.shape[0]):  # the first fitting top in this order is the best
+                if not (m3[order[k]] & used or v3[order[k]] > vm):
+                    t = order[k]
+                    break
             if t < 0:
                 continue
             score = base + rt[t] + (stay if stayed or st[t] else 0.0)
@@ -421,81 +429,6 @@ def _search(
                 best_b, best_m, best_t = b, m, t
                 best_vb, best_vm, best_vt = vb, vm, v3[t]
     return best_b, best_m, best_t
-
-
-@_jit
-def _first_top(m3: Any, v3: Any, order: Any, used: int, vm: int) -> int:
-    """The first top in ``order`` that fits beside the cards ``used`` and is no stronger
-    than the middle ``vm`` (the best for the pair in that order), or -1."""
-    for k in range(m3.shape[0]):
-        t = order[k]
-        if not (m3[t] & used or v3[t] > vm):
-            return int(t)
-    return -1
-
-
-@_jit
-def _cards_left(left: int, rest: Any) -> int:
-    """The single-card masks of the bits of ``left`` into ``rest``; returns how many."""
-    c = 0
-    for i in range(17):
-        if left >> i & 1:
-            rest[c] = 1 << i
-            c += 1
-    return c
-
-
-@_jit
-def _keep_slot(key: float, vb: int, vm: int, vt: int, n: int, found: Any, keys: Any,
-               v5: Any, v3: Any) -> int:  # fmt: skip
-    """Where the board of ``key`` and line values ``vb``, ``vm``, ``vt`` goes among the
-    ``n`` kept ones (``n`` itself: a new row), or -1 if it is not kept: a board of the
-    same line values is replaced only by a better one, and when the table is full new
-    line values replace the worst kept board only if they beat it."""
-    for q in range(n):
-        if v5[found[q, 0]] == vb and v5[found[q, 1]] == vm and v3[found[q, 2]] == vt:
-            return q if _beats(key, vb, vm, vt, keys[q], found[q], v5, v3) else -1
-    if n < keys.shape[0]:
-        return n
-    slot = 0
-    for q in range(1, n):
-        w = found[slot]
-        if _beats(keys[slot], v5[w[0]], v5[w[1]], v3[w[2]], keys[q], found[q], v5, v3):
-            slot = q
-    return slot if _beats(key, vb, vm, vt, keys[slot], found[slot], v5, v3) else -1
-
-
-@_jit
-def _pair_tops(
-    b: int, m: int, base: float, stayed: bool, rest: Any, c: int, v5: Any, v3: Any, rt: Any,
-    st: Any, bt: Any, stay: float, idx3: Any, floor: float, n: int, found: Any, keys: Any,
-) -> tuple[int, float]:  # fmt: skip
-    """Every top of the cards ``rest[:c]`` under the pair (``b``, ``m``) worth ``base``
-    offered to the kept boards; returns how many are kept and the worst kept key once
-    the table is full (``floor``, -inf until then)."""
-    vb = v5[b]
-    vm = v5[m]
-    for i in range(c):
-        for j in range(i + 1, c):
-            for h in range(j + 1, c):
-                t = idx3[rest[i] | rest[j] | rest[h]]
-                vt = v3[t]
-                if vt > vm:
-                    continue
-                key = base + rt[t] + bt[t] + (stay if stayed or st[t] else 0.0)
-                if key < floor:
-                    continue
-                slot = _keep_slot(key, vb, vm, vt, n, found, keys, v5, v3)
-                if slot < 0:
-                    continue
-                n = max(n, slot + 1)
-                keys[slot] = key
-                found[slot, 0] = b
-                found[slot, 1] = m
-                found[slot, 2] = t
-                if n == keys.shape[0]:
-                    floor = keys[:n].min()
-    return n, floor
 
 
 @_jit
@@ -508,6 +441,7 @@ def _top_boards(
     score plus bonus (:func:`fantasyland_boards`): fills ``found`` with (bottom, middle,
     top) indices and ``keys`` with their keys, returns how many. A board is skipped only
     when its bound is below the worst key kept while the table is full."""
+    k = keys.shape[0]
     n = 0
     floor = -np.inf
     n5 = m5.shape[0]
@@ -518,6 +452,7 @@ def _top_boards(
         if base_b + suffix_cap[start] < floor:
             continue
         mb = m5[b]
+        vb = v5[b]
         for m in range(start, n5):
             if base_b + suffix_cap[m] < floor:
                 break  # every later middle is weaker and can add no more
@@ -527,14 +462,69 @@ def _top_boards(
             base = rb[b] + rm[m] + bb[b] + bm[m]
             if base + (stay if stayed else 0.0) + top_cap[m] < floor:
                 continue
-            c = _cards_left(full & ~(mb | m5[m]), rest)
-            n, floor = _pair_tops(b, m, base, stayed, rest, c, v5, v3, rt, st, bt, stay, idx3,
-                                  floor, n, found, keys)  # fmt: skip
+            left = full & ~(mb | m5[m])
+            c = 0
+            for i in range(17):
+                if left >> i & 1:
+                    rest[c] = 1 << i
+                    c += 1
+            vm = v5[m]
+            for i in range(c):
+                for j in range(i + 1, c):
+                    for h in range(j + 1, c):
+                        t = idx3[rest[i] | rest[j] | rest[h]]
+                        vt = v3[t]
+                        if vt > vm:
+                            continue
+                        key = base + rt[t] + bt[t]
+                        if stayed or st[t]:
+                            key += stay
+                        if key < floor:
+                            continue
+                        slot = -1
+                        for q in range(n):
+                            if (v5[found[q, 0]] == vb and v5[found[q, 1]] == vm
+                                    and v3[found[q, 2]] == vt):  # fmt: skip
+                                slot = q
+                                break
+                        if slot >= 0:  # these line values are kept: this board must beat them
+                            if not _beats(key, vb, vm, vt, keys[slot], found[slot], v5, v3):
+                                continue
+                        elif n < k:
+                            slot = n
+                            n += 1
+                        else:  # new line values replace the worst kept board, if they beat it
+                            slot = 0
+                            for q in range(1, n):
+                                w = found[slot]
+                                if _beats(keys[slot], v5[w[0]], v5[w[1]], v3[w[2]], keys[q],
+                                          found[q], v5, v3):  # fmt: skip
+                                    slot = q
+                            if not _beats(key, vb, vm, vt, keys[slot], found[slot], v5, v3):
+                                continue
+                        keys[slot] = key
+                        found[slot, 0] = b
+                        found[slot, 1] = m
+                        found[slot, 2] = t
+                        if n == k:
+                            floor = keys[0]
+                            for q in range(1, n):
+                                floor = min(floor, keys[q])
     return n
 
 
 @_jit
 def _beats(key: float, vb: int, vm: int, vt: int, other: float, row: Any, v5: Any, v3: Any) -> bool:
     """Whether a board of ``key`` and line values ``vb``, ``vm``, ``vt`` ranks before the
-    kept board ``row`` of key ``other`` (:func:`_ranks_before`)."""
-    return _ranks_before(key, vb, vm, vt, other, v5[row[0]], v5[row[1]], v3[row[2]])
+    kept board ``row`` of key ``other``: a higher key, or the same with stronger lines
+    (bottom, then middle, then top, as the solver breaks ties)."""
+    if key != other:
+        return key > other
+    ob: int = v5[row[0]]
+    om: int = v5[row[1]]
+    ot: int = v3[row[2]]
+    if vb != ob:
+        return vb > ob
+    if vm != om:
+        return vm > om
+    return vt > ot

@@ -126,15 +126,6 @@ def _reachable(graph: Mapping[str, set[str]], start: str) -> set[str]:
     return out
 
 
-#: The one cycle left, outside the playout modules: the classic setting solver's table
-#: builders (``setting_tables``) import the solver lazily, which imports their tables.
-#: It belongs to the setting solver's split; remove it here when that is done (the test
-#: then fails until it is).
-KNOWN = [
-    ["chinese_poker.ai.setting", "chinese_poker.ai.setting_tables", "chinese_poker.ai.setting"]
-]
-
-
 def ai_sources() -> dict[str, tuple[str, bool]]:
     out = {}
     for path in sorted(AI.rglob("*.py")):
@@ -147,7 +138,7 @@ def test_the_ai_package_has_no_import_cycle() -> None:
     graph = import_graph(ai_sources())
     assert "chinese_poker.ai.rollout.policy" in graph  # the package's modules are read
     found = cycles(graph)
-    assert found == KNOWN, "import cycles: " + "; ".join(" -> ".join(c) for c in found)
+    assert found == [], "import cycles: " + "; ".join(" -> ".join(c) for c in found)
 
 
 _BAD = {

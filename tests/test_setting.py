@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from chinese_poker.ai import setting as setting_module
 from chinese_poker.ai import setting_tables
 from chinese_poker.ai.setting import (
+    TABLE_SETTERS,
     SettingSolution,
     heuristic_setting,
     random_setting,
@@ -508,8 +509,8 @@ def test_table_build_is_reproducible_and_round_trips(tmp_path: object) -> None:
     from pathlib import Path
 
     assert isinstance(tmp_path, Path)
-    one = build_table("high", hands=48, seed=5, iterations=1, strata=4)
-    two = build_table("high", hands=48, seed=5, iterations=1, strata=4)
+    one = build_table("high", setters=TABLE_SETTERS, hands=48, seed=5, iterations=1, strata=4)
+    two = build_table("high", setters=TABLE_SETTERS, hands=48, seed=5, iterations=1, strata=4)
     for a, b in zip(one.counts, two.counts, strict=True):
         assert np.array_equal(a, b)
     assert one.hands == 48 and one.setter == "solver-1"
@@ -520,7 +521,7 @@ def test_table_build_is_reproducible_and_round_trips(tmp_path: object) -> None:
     for a, b in zip(one.counts, back.counts, strict=True):
         assert np.array_equal(a, b)
     with pytest.raises(ValueError):
-        build_table("high", hands=3, seed=1)
+        build_table("high", setters=TABLE_SETTERS, hands=3, seed=1)
 
 
 def test_missing_table_is_built_and_cached(
@@ -534,11 +535,13 @@ def test_missing_table_is_built_and_cached(
     monkeypatch.setattr(setting_tables, "table_path", lambda mode: tmp_path / "none.npz")
     setting_tables.load_table.cache_clear()
     try:
-        table = setting_tables.load_table("lowball_wheel")
+        with pytest.raises(ValueError, match="pass setters"):
+            setting_tables.load_table("lowball_wheel")  # nothing to build it with
+        table = setting_tables.load_table("lowball_wheel", TABLE_SETTERS)
         assert table.mode == "lowball_wheel" and table.hands == 60
         assert list(tmp_path.glob("setting_lowball_wheel_v*.npz"))
         setting_tables.load_table.cache_clear()
-        again = setting_tables.load_table("lowball_wheel")
+        again = setting_tables.load_table("lowball_wheel", TABLE_SETTERS)
         assert np.array_equal(again.counts[1], table.counts[1])
     finally:
         setting_tables.load_table.cache_clear()

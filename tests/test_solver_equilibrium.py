@@ -16,6 +16,7 @@ from chinese_poker.ai.equilibrium import fictitious_play, require_modelled
 from chinese_poker.ai.setting import (
     evaluate_hand,
     expected_points,
+    heuristic_setter,
     random_setting,
     score_terms,
     solve_setting,
@@ -266,7 +267,7 @@ def test_fictitious_play_pools_the_best_responses_and_measures_their_gain() -> N
 
 def test_table_from_pools_equal_parts_like_one_simulation() -> None:
     high = rules_for("classic")
-    setter = setting_tables._heuristic_setter(high)
+    setter = heuristic_setter(high)
     a = setting_tables.deal_and_set("high", setter, hands=80, seed=3, stage=0)
     b = setting_tables.deal_and_set("high", setter, hands=80, seed=3, stage=1)
     pooled = setting_tables.table_from("high", [a, b], strata=4, seed=3, setter="x", meta={})
@@ -283,7 +284,7 @@ def test_fouls_are_counted_under_the_familys_rules() -> None:
     # A low middle must be ten-high without a pair here: boards the mode's own rules
     # (no qualifier) accept foul under the family's, and the model must count them so.
     strict = rules_for("classic-low-middle", low_middle_qualifier="ten_high_no_pair")
-    setter = setting_tables._heuristic_setter(strict)
+    setter = heuristic_setter(strict)
     loose = setting_tables.deal_and_set("lowball", setter, hands=80, seed=3, stage=0)
     mine = setting_tables.deal_and_set("lowball", setter, hands=80, seed=3, stage=0,
                                        rules=strict)  # fmt: skip

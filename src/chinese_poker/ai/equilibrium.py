@@ -50,6 +50,7 @@ import numpy as np
 
 from chinese_poker.ai.setting import (
     SUPPORTED,
+    TABLE_SETTERS,
     EvaluatedHand,
     ScoreTerms,
     best_setting_index,
@@ -211,7 +212,7 @@ def fictitious_play(
             out.append(decision)
         return out
 
-    model = load_table(mode)  # stage 0 answers the mode's table
+    model = load_table(mode, TABLE_SETTERS)  # stage 0 answers the mode's table
     parts: list[Dealt] = []
     for stage in range(max_stages):
         choices.append(decisions(model))

@@ -38,6 +38,8 @@ import numpy.typing as npt
 from chinese_poker.ai.setting_tables import (
     Mode,
     OpponentTable,
+    Setter,
+    TableSetters,
     table_for,
     value_scale,
 )
@@ -53,6 +55,7 @@ from chinese_poker.rules import NATURALS, RoyaltyAward, Rules, RulesError, requi
 from chinese_poker.scoring import DEUCE_OF_SPADES, Natural, line_royalty, natural_of, royalties
 
 __all__ = [
+    "TABLE_SETTERS",
     "EvaluatedHand",
     "ScoreTerms",
     "SettingSolution",
@@ -60,11 +63,13 @@ __all__ = [
     "describe_solution",
     "evaluate_hand",
     "expected_points",
+    "heuristic_setter",
     "heuristic_setting",
     "random_setting",
     "score_terms",
     "solve_setting",
     "solve_with_table",
+    "solver_setter",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -679,7 +684,34 @@ def solve_setting(
     ('dragon', True)
     """
     _check(cards, rules)
-    return solve_with_table(cards, rules, table_for(rules), opponents=opponents, top_n=top_n)
+    table = table_for(rules, TABLE_SETTERS)
+    return solve_with_table(cards, rules, table, opponents=opponents, top_n=top_n)
+
+
+def heuristic_setter(rules: Rules) -> Setter:
+    """Opponents who set with :func:`heuristic_setting` (an opponent table's stage 0)."""
+
+    def setter(cards: Sequence[Card]) -> tuple[Board, bool, str | None]:
+        board = heuristic_setting(cards, rules)
+        natural = natural_of(rules, board)
+        return board, False, None if natural is None else natural.kind
+
+    return setter
+
+
+def solver_setter(rules: Rules, table: OpponentTable) -> Setter:
+    """Opponents who set with the solver against ``table`` (the later stages)."""
+
+    def setter(cards: Sequence[Card]) -> tuple[Board, bool, str | None]:
+        sol = solve_with_table(cards, rules, table, opponents=3, top_n=0)
+        return sol.board, sol.surrender, sol.natural
+
+    return setter
+
+
+#: How the solver's opponents set while their tables are built (handed to
+#: :mod:`chinese_poker.ai.setting_tables`, which does not import the solver).
+TABLE_SETTERS = TableSetters(first=heuristic_setter, next=solver_setter)
 
 
 def solve_with_table(

@@ -26,7 +26,10 @@ mode                      rules                                          opponen
 
 Build the shipped tables (reproducible from the seed) with::
 
-    python -m chinese_poker.ai.setting_tables --hands 50000 --seed 1 --iterations 2
+    python -m chinese_poker.ai.setting_build --hands 50000 --seed 1 --iterations 2
+
+(the builder is its own module because building needs the solver, which reads these
+tables: this module never imports it).
 
 The solver prefers a *family*'s equilibrium table (:mod:`chinese_poker.ai.equilibrium`)
 to its mode's: :data:`FAMILIES` ship, others are built on demand into the user cache, keyed
@@ -44,13 +47,11 @@ cache directory (``$CHINESE_POKER_CACHE``, else ``$XDG_CACHE_HOME/chinese-poker`
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import hashlib
 import itertools
 import json
 import os
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -72,6 +73,8 @@ __all__ = [
     "TABLE_VERSION",
     "Mode",
     "OpponentTable",
+    "Setter",
+    "TableSetters",
     "build_table",
     "cache_dir",
     "deal_and_set",
@@ -81,7 +84,6 @@ __all__ = [
     "family_options",
     "family_path",
     "load_table",
-    "main",
     "mode_of",
     "mode_rules",
     "table_for",
@@ -293,26 +295,16 @@ class OpponentTable:
 Setter = Callable[[Sequence[Card]], tuple[Board, bool, str | None]]
 
 
-def _heuristic_setter(rules: Rules) -> Setter:
-    from chinese_poker.ai.setting import heuristic_setting
-    from chinese_poker.scoring import natural_of
+@dataclass(frozen=True)
+class TableSetters:
+    """How simulated opponents set their hands while a table is built: ``first`` (stage
+    0, from the rules) and ``next`` (later stages, from the rules and the previous
+    stage's table). The solver passes its own (:data:`chinese_poker.ai.setting.
+    TABLE_SETTERS`): given, not imported, so that this module never imports the solver
+    that reads its tables."""
 
-    def setter(cards: Sequence[Card]) -> tuple[Board, bool, str | None]:
-        board = heuristic_setting(cards, rules)
-        natural = natural_of(rules, board)
-        return board, False, None if natural is None else natural.kind
-
-    return setter
-
-
-def _solver_setter(rules: Rules, table: OpponentTable) -> Setter:
-    from chinese_poker.ai.setting import solve_with_table
-
-    def setter(cards: Sequence[Card]) -> tuple[Board, bool, str | None]:
-        sol = solve_with_table(cards, rules, table, opponents=3, top_n=0)
-        return sol.board, sol.surrender, sol.natural
-
-    return setter
+    first: Callable[[Rules], Setter]
+    next: Callable[[Rules, OpponentTable], Setter]
 
 
 @dataclass(frozen=True, eq=False)
@@ -454,6 +446,7 @@ def _strata_of(idx: I64, strata: int) -> I64:
 def build_table(
     mode: Mode,
     *,
+    setters: TableSetters,
     hands: int,
     seed: int = 1,
     iterations: int = 2,
@@ -462,21 +455,22 @@ def build_table(
 ) -> OpponentTable:
     """Simulate the opponents of ``mode`` and return their table.
 
-    Stage 0 sets ``hands`` random hands with :func:`~chinese_poker.ai.setting.heuristic_setting`;
-    each of the ``iterations`` later stages sets fresh hands with the solver playing against
-    the previous stage's table (3 opponents). The result is a pure function of the
+    Stage 0 sets ``hands`` random hands with ``setters.first`` (the solver's: its
+    heuristic); each of the ``iterations`` later stages sets fresh hands with
+    ``setters.next`` (the solver's: the solver playing against the previous stage's
+    table, 3 opponents). The result is a pure function of the
     arguments: each stage deals from ``numpy.random.default_rng([seed, stage])``.
     """
     if hands < 4 * strata or strata < 1:
         raise ValueError(f"need at least {4 * strata} hands for {strata} strata, got {hands}")
     rules = mode_rules(mode)
     table = _simulate(
-        mode, _heuristic_setter(rules), hands=hands, seed=seed, stage=0, strata=strata,
+        mode, setters.first(rules), hands=hands, seed=seed, stage=0, strata=strata,
         name="heuristic", log=log,
     )  # fmt: skip
     for stage in range(1, iterations + 1):
         table = _simulate(
-            mode, _solver_setter(rules, table), hands=hands, seed=seed, stage=stage,
+            mode, setters.next(rules, table), hands=hands, seed=seed, stage=stage,
             strata=strata, name=f"solver-{stage}", log=log,
         )  # fmt: skip
     table.meta.update(iterations=iterations, hands_per_stage=hands)
@@ -506,12 +500,13 @@ def _cache_path(mode: Mode) -> Path:
 
 
 @cache
-def load_table(mode: Mode) -> OpponentTable:
+def load_table(mode: Mode, setters: TableSetters | None = None) -> OpponentTable:
     """The opponent table of ``mode``, loaded once per process.
 
     Looks in the package data, then in the user cache; if neither has a usable table,
-    builds a small one (:data:`ON_THE_FLY_HANDS` hands per stage, one solver iteration,
-    a few seconds) and caches it.
+    builds a small one with ``setters`` (:data:`ON_THE_FLY_HANDS` hands per stage, one
+    solver iteration, a few seconds) and caches it. Without ``setters`` such a mode is
+    a ValueError that says how to build it.
     """
     for path in (table_path(mode), _cache_path(mode)):
         if path.is_file():
@@ -519,7 +514,12 @@ def load_table(mode: Mode) -> OpponentTable:
                 return OpponentTable.load(path)
             except (ValueError, KeyError, OSError):
                 continue
-    table = build_table(mode, hands=ON_THE_FLY_HANDS, seed=1, iterations=1)
+    if setters is None:
+        raise ValueError(
+            f"no opponent table ships or is cached for mode {mode!r}: pass"
+            " setters=chinese_poker.ai.setting.TABLE_SETTERS to build one"
+        )
+    table = build_table(mode, setters=setters, hands=ON_THE_FLY_HANDS, seed=1, iterations=1)
     with contextlib.suppress(OSError):  # a read-only home still gets its table
         table.save(_cache_path(mode))
     return table
@@ -606,10 +606,11 @@ def family_cache_path(rules: Rules) -> Path:
 
 
 @cache
-def table_for(rules: Rules) -> OpponentTable:
+def table_for(rules: Rules, setters: TableSetters | None = None) -> OpponentTable:
     """The opponent table the solver uses for ``rules``: the shipped equilibrium table of
     its family (:mod:`chinese_poker.ai.equilibrium`) when there is one, else one built on
-    demand for its family and cached, else the mode's table."""
+    demand for its family and cached, else the mode's table (:func:`load_table`, which
+    builds a mode that does not ship with ``setters``)."""
     name = family_key(rules)
     if name in FAMILIES and family_path(name).is_file():
         # The file ships with the package: a table that does not load is a broken install,
@@ -631,49 +632,4 @@ def table_for(rules: Rules) -> OpponentTable:
         # family's name is not that family's model.
         if table is not None and table.meta.get("digest") == family_digest(rules):
             return table
-    return load_table(mode_of(rules))
-
-
-# --------------------------------------------------------------------------- command line
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m chinese_poker.ai.setting_tables``: build and write the tables."""
-    parser = argparse.ArgumentParser(
-        prog="python -m chinese_poker.ai.setting_tables",
-        description="Simulate opponents and write the setting solver's tables.",
-    )
-    parser.add_argument("--hands", type=int, default=50000, help="hands per stage")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--iterations", type=int, default=2, help="solver stages after stage 0")
-    parser.add_argument("--strata", type=int, default=DEFAULT_STRATA)
-    parser.add_argument(
-        "--mode", action="append", choices=MODES, help="mode to build (repeatable; default: "
-        + ", ".join(SHIPPED) + ")",
-    )  # fmt: skip
-    parser.add_argument("--out", type=Path, default=None, help="directory (default: package)")
-    args = parser.parse_args(argv)
-    for mode in args.mode or SHIPPED:
-        started = time.perf_counter()
-        table = build_table(
-            mode, hands=args.hands, seed=args.seed, iterations=args.iterations,
-            strata=args.strata, log=lambda text: print(text, file=sys.stderr, flush=True),
-        )  # fmt: skip
-        table.meta["command"] = (
-            f"python -m chinese_poker.ai.setting_tables --hands {args.hands} --seed {args.seed}"
-            f" --iterations {args.iterations} --strata {args.strata} --mode {mode}"
-        )
-        path = (args.out / f"setting_{mode}.npz") if args.out else table_path(mode)
-        table.save(path)
-        size = path.stat().st_size
-        print(
-            f"{mode}: {table.hands} hands/stage, {table.played} kept, naturals {table.naturals},"
-            f" fouls {table.fouls}, {time.perf_counter() - started:.0f} s -> {path}"
-            f" ({size / 1024:.0f} KiB)",
-            flush=True,
-        )
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+    return load_table(mode_of(rules), setters)

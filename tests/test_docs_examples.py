@@ -61,6 +61,9 @@ SKIP: dict[tuple[str, str], str] = {
         "server load benchmarks: minutes each, on a quiet machine, run by hand"
     ),
     ("docs/server.md", ".venv/bin/python bench/bench_server_load.py --think 0 1"): "a benchmark",
+    ("docs/benchmarks.md", ".venv/bin/python bench/bench_failover.py"): (
+        "20 kills of server processes: minutes, run by hand (tests/test_server_failover.py)"
+    ),
     ("docs/env.md", ".venv/bin/python examples/train_pineapple.py"): "trains for minutes",
     ("docs/browser.md", "chinese-poker serve"): "a server that runs until stopped",
     ("docs/server.md", "chinese-poker serve"): "a server that runs until stopped",

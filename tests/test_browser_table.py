@@ -292,6 +292,8 @@ def test_the_phone_shows_every_control_without_scrolling(
             loc = page.locator(sel)
             assert loc.count() >= 1, sel
             for i in range(loc.count()):
+                # Visible first: a render between two look-ups replaces the element.
+                expect(loc.nth(i)).to_be_visible()
                 box = loc.nth(i).bounding_box()
                 assert box is not None, sel
                 assert box["x"] >= 0 and box["y"] >= 0, (sel, box)

@@ -170,6 +170,8 @@ def test_first_command_installs_into_a_fresh_venv_and_serves_the_lobby(
     status, script = fetch(url + "static/app.js")
     assert status == 200 and 'from "./js/table.js"' in script
     status, script = fetch(url + "static/js/table.js")  # the installed package ships js/
+    assert status == 200 and 'from "./tablesocket.js"' in script
+    status, script = fetch(url + "static/js/tablesocket.js")
     assert status == 200 and "WebSocket" in script
     status, body = fetch(url + "api/presets")
     assert status == 200 and "pineapple" in {p["name"] for p in json.loads(body)}

@@ -56,28 +56,25 @@ def test_a_flood_over_all_processes_meets_one_limit(
     assert codes[:expected].count(201) == expected  # the first ones, then only refusals
 
 
-def test_serve_with_a_redis_that_does_not_answer_stops_in_one_line(tmp_path: Path) -> None:
+def serve_with_redis(tmp_path: Path, redis_url: str) -> list[str]:
+    """``serve`` given ``redis_url``: its error lines (it must stop, without a traceback)."""
     done = subprocess.run(
         [sys.executable, "-m", "chinese_poker.cli", "serve", "--port", "0",
-         "--database-url", f"sqlite:///{tmp_path / 'x.db'}", "--redis", "redis://127.0.0.1:9/0"],
+         "--database-url", f"sqlite:///{tmp_path / 'x.db'}", "--redis", redis_url],
         capture_output=True,
         text=True,
         timeout=60,
     )  # fmt: skip
     assert done.returncode != 0
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "cannot reach Redis at redis://127.0.0.1:9/0" in lines[0], lines
     assert "Traceback" not in done.stderr
+    return done.stderr.strip().splitlines()
+
+
+def test_serve_with_a_redis_that_does_not_answer_stops_in_one_line(tmp_path: Path) -> None:
+    lines = serve_with_redis(tmp_path, "redis://127.0.0.1:9/0")
+    assert len(lines) == 1 and "cannot reach Redis at redis://127.0.0.1:9/0" in lines[0], lines
 
 
 def test_serve_with_a_bad_redis_url_stops_in_one_line(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "chinese_poker.cli", "serve", "--port", "0",
-         "--database-url", f"sqlite:///{tmp_path / 'x.db'}", "--redis", "http://nowhere"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )  # fmt: skip
-    assert done.returncode != 0
-    lines = done.stderr.strip().splitlines()
+    lines = serve_with_redis(tmp_path, "http://nowhere")
     assert len(lines) == 1 and "bad Redis URL" in lines[0], lines

@@ -154,29 +154,24 @@ class SharedCounts:
 
     def hit(self, item: RateLimitItem, *identifiers: str) -> bool:
         """Count one hit; False: over the limit."""
-        limiter = self._limiter()
-        if limiter is self._local:
-            return self._local.hit(item, *identifiers)
-        try:
-            allowed = limiter.hit(item, *identifiers)
-        except StorageError as exc:
-            self._failed(exc)
-            return self._local.hit(item, *identifiers)
-        self._recovered()
-        return allowed
+        return self._ask("hit", item, identifiers)
 
     def test(self, item: RateLimitItem, *identifiers: str) -> bool:
         """Whether one more hit would be allowed (counts nothing)."""
+        return self._ask("test", item, identifiers)
+
+    def _ask(self, how: str, item: RateLimitItem, identifiers: tuple[str, ...]) -> bool:
         limiter = self._limiter()
-        if limiter is self._local:
-            return self._local.test(item, *identifiers)
-        try:
-            allowed = limiter.test(item, *identifiers)
-        except StorageError as exc:
-            self._failed(exc)
-            return self._local.test(item, *identifiers)
-        self._recovered()
-        return allowed
+        if limiter is not self._local:
+            try:
+                allowed: bool = getattr(limiter, how)(item, *identifiers)
+            except StorageError as exc:
+                self._failed(exc)
+            else:
+                self._recovered()
+                return allowed
+        answer: bool = getattr(self._local, how)(item, *identifiers)
+        return answer
 
 
 class Limits:

@@ -51,6 +51,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import secrets
+import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
@@ -78,6 +79,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "HAND_SEPARATOR",
+    "NAME_LIMIT",
     "NATURALS",
     "PLAY",
     "SHOWDOWN",
@@ -135,8 +137,12 @@ def new_seed() -> int:
 def validate_player_name(name: object) -> str:
     """``name`` if it can name a player, else :class:`TableError` saying why.
 
-    The one check every client uses (server, terminal, sessions): a non-empty string
-    without :data:`HAND_SEPARATOR`, which would make Criss Cross hand names ambiguous.
+    The one rule every client uses (server create, join, rematch and profile; terminal;
+    sessions): a string of at most :data:`NAME_LIMIT` characters that shows something
+    (not only spaces or invisible characters), without control characters or line
+    breaks (they break the lines a name is shown in), without direction overrides or
+    isolates (they would turn the text after the name around), and without
+    :data:`HAND_SEPARATOR`, which would make Criss Cross hand names ambiguous.
 
     >>> validate_player_name("Ann")
     'Ann'
@@ -144,12 +150,53 @@ def validate_player_name(name: object) -> str:
     Traceback (most recent call last):
     ...
     chinese_poker.engine.table.TableError: a player name cannot contain '/': 'AC/DC'
+    >>> try:
+    ...     validate_player_name("\u200b\u200b")
+    ... except TableError as exc:
+    ...     print(exc)
+    a player name must be a non-empty string of visible characters, not '\u200b\u200b'
     """
-    if not isinstance(name, str) or not name.strip():
-        raise TableError(f"a player name must be a non-empty string, not {name!r}")
+    if not isinstance(name, str) or not _visible(name):
+        raise TableError(
+            f"a player name must be a non-empty string of visible characters, not {name!r}"
+        )
+    if len(name) > NAME_LIMIT:
+        raise TableError(f"a player name has at most {NAME_LIMIT} characters, not {len(name)}")
+    if any(unicodedata.category(ch) in _BREAKING for ch in name):
+        raise TableError(
+            f"a player name cannot contain control characters or line breaks: {name!r}"
+        )
+    if any(ch in _DIRECTION_OVERRIDES for ch in name):
+        raise TableError(f"a player name cannot contain direction overrides or isolates: {name!r}")
     if HAND_SEPARATOR in name:
         raise TableError(f"a player name cannot contain {HAND_SEPARATOR!r}: {name!r}")
     return name
+
+
+#: The longest player name (the lobby's and the profile's field hold as many).
+NAME_LIMIT = 40
+
+#: Unicode categories a name may not hold: controls (NUL, tab, new line...), line and
+#: paragraph separators, and lone surrogates (no text can hold them).
+_BREAKING = frozenset({"Cc", "Zl", "Zp", "Cs"})
+
+#: Embeddings, overrides (U+202A-U+202E) and isolates (U+2066-U+2069).
+_DIRECTION_OVERRIDES = frozenset(chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A)))
+
+
+#: Letters that show as nothing (Hangul fillers, the blank Braille pattern).
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def _visible(name: str) -> bool:
+    """Whether ``name`` shows anything: a character other than spaces and format
+    characters (zero-width space and joiners, soft hyphen, marks of direction)."""
+    return any(
+        not ch.isspace()
+        and unicodedata.category(ch) not in ("Cf", "Cc")
+        and ch not in _BLANK_LETTERS
+        for ch in name
+    )
 
 
 def hand_name(player: str, hand: int, criss_cross: bool) -> str:

@@ -34,7 +34,7 @@ from chinese_poker.engine import (
     Tournament,
 )
 from chinese_poker.engine.history import HandToReplay, ReplayClock, replay_hand
-from chinese_poker.engine.table import check_player_names
+from chinese_poker.engine.table import NAME_LIMIT, check_player_names
 from chinese_poker.rules import Rules, rules_for
 from chinese_poker.server.db import HandEnd, NewHand, Store, StoredSeat, StoredTable
 from chinese_poker.server.fairness import (
@@ -163,7 +163,8 @@ def unique_name(name: str, taken: Collection[str]) -> str:
     checked by the engine's name rule."""
     base, k = name, 2
     while name in taken:
-        name = f"{base} ({k})"
+        suffix = f" ({k})"
+        name = base[: NAME_LIMIT - len(suffix)] + suffix  # a long name still fits the limit
         k += 1
     return check_name(name)
 
@@ -495,8 +496,8 @@ class TableGame:
             seat = free[0]
         elif seat not in free:
             raise LookupError(f"seat {seat} is not a free human seat")
-        wanted = wanted.strip()
-        base = check_name(wanted) if wanted else default_name(seat)
+        # Only an empty name is no name: "  " is refused as the profile refuses it.
+        base = check_name(wanted.strip()) if wanted else default_name(seat)
         taken = {c.player for c in self.chairs if c.seat != seat and (c.taken or c.name)}
         return seat, unique_name(base, taken)
 

@@ -96,3 +96,45 @@ def test_a_long_name_made_unique_stays_within_the_limit(client: TestClient) -> N
 def test_an_emoji_with_joiners_is_a_name() -> None:
     family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
     assert validate_player_name(family) == family
+
+
+def _saved(client: TestClient, name: str) -> dict[str, str]:
+    """The headers of a player who saved ``name`` on his profile."""
+    headers = {"X-Player-Key": secrets.token_urlsafe(24)}
+    assert client.put("/api/me/name", json={"name": name}, headers=headers).status_code == 200
+    return headers
+
+
+def test_the_profile_name_is_the_name_at_a_table_created_without_one(
+    client: TestClient,
+) -> None:
+    me = _saved(client, "Зоя")
+    body = {"bot_delay": 0, "next_hand_delay": 0, "seats": [{"kind": "human"}, {"kind": "human"}]}
+    made = client.post("/api/tables", json=body, headers=me).json()
+    assert made["table"]["seats"][made["seat"]]["name"] == "Зоя"
+    named = {**body, "seats": [{"kind": "human", "name": "Ann"}, {"kind": "human"}]}
+    made = client.post("/api/tables", json=named, headers=me).json()
+    assert made["table"]["seats"][made["seat"]]["name"] == "Ann"  # a name given wins
+    stranger = {"X-Player-Key": secrets.token_urlsafe(24)}
+    made = client.post("/api/tables", json=body, headers=stranger).json()
+    assert made["table"]["seats"][made["seat"]]["name"] == "Player 1"
+
+
+def test_the_profile_name_is_the_name_at_a_table_joined_without_one(
+    client: TestClient,
+) -> None:
+    me = _saved(client, "Host")  # the creator's own name clashes with nobody's
+    made = _create(client, None).json()
+    url = f"/api/tables/{made['table']['id']}/join"
+    joined = client.post(url, json={"code": made["join_code"]}, headers=_saved(client, "Zoë"))
+    assert joined.status_code == 200, joined.text
+    assert joined.json()["player"] == "Zoë"
+    made = _create(client, "Host").json()
+    url = f"/api/tables/{made['table']['id']}/join"
+    joined = client.post(url, json={"code": made["join_code"], "name": ""}, headers=me)
+    assert joined.json()["player"] == "Host (2)"  # unique at the table as any name is
+    bad_key = {"X-Player-Key": "short"}
+    made = _create(client, "Host").json()
+    url = f"/api/tables/{made['table']['id']}/join"
+    joined = client.post(url, json={"code": made["join_code"]}, headers=bad_key)
+    assert joined.json()["player"] == "Player 2"

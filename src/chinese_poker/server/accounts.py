@@ -305,6 +305,21 @@ async def me(request: Request, x_player_key: str | None = Header(None)) -> dict[
     return await off_loop(request, work)
 
 
+async def saved_name(request: Request, key: str | None) -> str:
+    """The name a player saved on his profile, for a table he creates or joins without
+    giving one ("" for no key, an unknown key or no saved name: the table's default)."""
+    if key is None or not KEY_PATTERN.match(key):
+        return ""
+    store = store_of(request)
+
+    def work() -> str:
+        with store.engine.connect() as conn:
+            row = player_for_key(conn, key, create=False)
+            return str(row["name"]) if row is not None else ""
+
+    return await off_loop(request, work)
+
+
 @router.put("/api/me/name")
 async def set_name(
     request: Request, body: NameBody, x_player_key: str | None = Header(None)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from fastapi import APIRouter, HTTPException, Query, Request, Response
+from fastapi import APIRouter, Header, HTTPException, Query, Request, Response
 
+from chinese_poker.server.accounts import saved_name
 from chinese_poker.server.guard import client_address
 from chinese_poker.server.holdings import Holdings, Manager, read_table, table_or_404, throttle
 from chinese_poker.server.responses import (
@@ -76,9 +77,12 @@ async def create_table(
     body: CreateTable,
     holdings: Holdings,
     manager: Manager,
+    x_player_key: str | None = Header(None),
 ) -> dict[str, Any]:
-    """Open a table from a preset with option overrides, seats, timer and mode."""
+    """Open a table from a preset with option overrides, seats, timer and mode; the
+    creator's seat, unnamed, gets the name saved on his profile (``X-Player-Key``)."""
     throttle(request, "create")
+    body = await _with_saved_name(request, body, x_player_key)
     try:
         # Build each bot once in a worker thread: it validates the name and level,
         # and a bot that compiles kernels (mc) does so off the event loop.
@@ -104,6 +108,20 @@ async def create_table(
     }
 
 
+async def _with_saved_name(request: Request, body: CreateTable, key: str | None) -> CreateTable:
+    """``body`` with the creator's seat (the first human one) named by his profile,
+    if he names it not and has saved a name."""
+    first = next((i for i, s in enumerate(body.seats) if s.kind == "human"), None)
+    if not body.join or first is None or body.seats[first].name is not None:
+        return body
+    name = await saved_name(request, key)
+    if not name:
+        return body
+    seats = list(body.seats)
+    seats[first] = seats[first].model_copy(update={"name": name})
+    return body.model_copy(update={"seats": seats})
+
+
 @router.get("/api/tables/{table_id}", response_model=TableInfo)
 async def get_table(request: Request, table_id: str) -> dict[str, Any]:
     """One table."""
@@ -112,9 +130,15 @@ async def get_table(request: Request, table_id: str) -> dict[str, Any]:
 
 @router.post("/api/tables/{table_id}/join", response_model=Joined)
 async def join_table(
-    request: Request, response: Response, table_id: str, body: JoinRequest, holdings: Holdings
+    request: Request,
+    response: Response,
+    table_id: str,
+    body: JoinRequest,
+    holdings: Holdings,
+    x_player_key: str | None = Header(None),
 ) -> dict[str, Any]:
-    """Take a free human seat with the join code of the invite link."""
+    """Take a free human seat with the join code of the invite link; without a name,
+    under the one saved on the player's profile (``X-Player-Key``), else "Player N"."""
     throttle(request, "join")
     limits = holdings.limits
     if not limits.allowed("bad_code", client_address(request)):
@@ -123,8 +147,9 @@ async def join_table(
     if not live.check_code(body.code):
         limits.hit("bad_code", client_address(request))
         raise HTTPException(403, "wrong join code")
+    name = body.name or await saved_name(request, x_player_key)
     try:
-        seat, player, token = live.claim(body.seat, body.name)
+        seat, player, token = live.claim(body.seat, name)
     except LookupError as exc:
         raise HTTPException(409, str(exc.args[0])) from None
     except ValueError as exc:

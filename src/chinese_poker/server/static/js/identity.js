@@ -46,8 +46,32 @@ export async function asMe(method, path, body) {
   return data;
 }
 
-/** This browser's player: {id, name, handle, signed_up}. */
-export const whoAmI = () => asMe("POST", "/api/me");
+const NAME = "cp.name";
+
+/** This browser's player: {id, name, handle, signed_up}. His saved name becomes the
+ * name the lobby and the join page offer (one identity: the profile's name at every table). */
+export async function whoAmI() {
+  const me = await asMe("POST", "/api/me");
+  if (me && me.name) store.set(NAME, me.name);
+  return me;
+}
+
+/** The name saved on this browser's profile; "" for a browser without a player (none is
+ * made for it) or when the server cannot be asked. */
+export async function savedName() {
+  if (!store.get(KEY)) return "";
+  try { return (await whoAmI()).name || ""; } catch { return ""; }
+}
+
+/** Fill the empty name fields of ``root`` (selectors) with the profile's saved name. */
+export async function offerSavedName(root, ...selectors) {
+  const name = await savedName();
+  if (!name) return;
+  for (const sel of selectors) {
+    const input = root.querySelector(sel);
+    if (input && !input.value) input.value = name;
+  }
+}
 
 /** Make a seat this player's (its hands then count for his rating); quiet on failure:
  * playing never depends on it. */

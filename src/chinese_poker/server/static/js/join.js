@@ -6,6 +6,7 @@ import { api, getSeat, saveSeat } from "./net.js";
 import { appendHTML, html, joinHTML, replaceHTML, setHTML, store } from "./util.js";
 import { botWords, gameName } from "./words.js";
 import { t } from "./i18n.js";
+import { offerSavedName } from "./identity.js";
 
 export function joinScreen(app, tableId, code, navigate) {
   const mine = getSeat(tableId);
@@ -14,7 +15,7 @@ export function joinScreen(app, tableId, code, navigate) {
   let alive = true;
   const formHTML = (info, free) => html`
     <form id="join-form" class="form-grid" style="margin-top:10px">
-      <label for="j-name">${t("lobby.your_name")}</label><input id="j-name" type="text" maxlength="30" value="${store.get("cp.name", "")}" placeholder="${t("lobby.your_name")}" required>
+      <label for="j-name">${t("lobby.your_name")}</label><input id="j-name" type="text" maxlength="40" value="${store.get("cp.name", "")}" placeholder="${t("lobby.your_name")}" required>
       <label for="j-code">${t("join.code")}</label><input id="j-code" type="text" value="${code}" required>
       <label for="j-seat">${t("join.seat")}</label><select id="j-seat"><option value="">${t("join.first_free")}</option>${free.map((s) => html`<option value="${s.seat}">${t("seat.n", { n: s.seat + 1 })}</option>`)}</select>
       <span></span><div id="join-error" class="warning" hidden></div>
@@ -50,6 +51,7 @@ export function joinScreen(app, tableId, code, navigate) {
     }
     setHTML($("#join-info", app), summary);
     appendHTML($("#join-panel", app), formHTML(info, free));
+    offerSavedName(app, "#j-name"); // the profile's name when none was typed here before
     $("#join-form", app).onsubmit = submit;
   })();
   async function submit(ev) {

@@ -7,6 +7,7 @@ import { api, getSeat, inviteTarget, saveSeat } from "./net.js";
 import { html, joinHTML, setHTML, store } from "./util.js";
 import { CLOCKS, STRENGTHS, TIMEOUT_POLICIES, botWords, choiceWords, gameHelp, gameName, optionHelp, optionLabel, optionWords, rulePresets, setRuleWords, statusName } from "./words.js";
 import { parseValue, presetCounts, quickTable } from "./tableplan.js";
+import { offerSavedName } from "./identity.js";
 import { t } from "./i18n.js";
 
 const presetName = (p) => p.name || p.preset || p.id;
@@ -27,7 +28,7 @@ export function lobbyScreen(app, navigate) {
       <div class="panel" id="quick-panel">
         <h2>${t("lobby.play_now")}</h2>
         <div class="form-grid">
-          <label for="q-name">${t("lobby.your_name")}</label><input id="q-name" type="text" value="${myName}" placeholder="${t("lobby.player1")}" maxlength="30">
+          <label for="q-name">${t("lobby.your_name")}</label><input id="q-name" type="text" value="${myName}" placeholder="${t("lobby.player1")}" maxlength="40">
           <label for="q-game">${t("lobby.game")}</label><div><select id="q-game"></select><div class="help" id="q-game-help"></div></div>
           <label for="q-strength">${t("lobby.bot")}</label><div><select id="q-strength">${STRENGTHS.map((s) => html`<option value="${s.id}" ${s.id === quick.strength ? "selected" : ""}>${s.label}</option>`)}</select><div class="help" id="q-strength-help"></div></div>
           <label for="q-clock">${t("lobby.clock")}</label><div><select id="q-clock">${CLOCKS.map((c) => html`<option value="${c.id}" ${c.id === quick.clock ? "selected" : ""}>${c.label}</option>`)}</select><div class="help" id="q-clock-help"></div></div>
@@ -53,7 +54,7 @@ export function lobbyScreen(app, navigate) {
       <form id="create-form" autocomplete="off">
         <div class="form-grid">
           <label for="f-name">${t("lobby.table_name")}</label><input id="f-name" name="name" type="text" placeholder="${t("lobby.table_name_example")}" maxlength="60">
-          <label for="f-player">${t("lobby.your_name")}</label><input id="f-player" name="player" type="text" value="${myName}" placeholder="${t("lobby.player1")}" maxlength="30">
+          <label for="f-player">${t("lobby.your_name")}</label><input id="f-player" name="player" type="text" value="${myName}" placeholder="${t("lobby.player1")}" maxlength="40">
           <label for="f-preset">${t("lobby.game")}</label><select id="f-preset" name="preset"></select>
           <span></span><div class="rules-summary help" id="f-preset-summary"></div>
           <label for="f-count">${t("lobby.players")}</label><select id="f-count" name="count"></select>
@@ -88,6 +89,7 @@ export function lobbyScreen(app, navigate) {
   const seatsBox = $("#f-seats", app);
   const optionsBox = $("#f-options", app);
   const currentPreset = () => L.presets.find((p) => presetName(p) === presetSel.value) || { name: presetSel.value };
+  if (!myName) offerSavedName(app, "#q-name", "#f-player"); // the profile's name, saved elsewhere
 
   // ---------------------------------------------------------------- play now
   const quickHelp = () => {

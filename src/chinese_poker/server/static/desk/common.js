@@ -4,7 +4,7 @@
 
 // The card facts and small helpers are the table's own (static/js), not copies.
 import { LINES, RANKS, SIZES, SUITS } from "../js/eval.js";
-import { SUIT_SYMBOL, esc, signed } from "../js/util.js";
+import { SUIT_SYMBOL, cardLabel, esc, signed } from "../js/util.js";
 import { t } from "../js/i18n.js";
 
 export { LINES, RANKS, SIZES, SUITS, esc, signed };
@@ -160,7 +160,7 @@ export class Picker {
         const card = r + s;
         const off = used.has(card) || (only && !only.has(card));
         const title = used.has(card) ? ` title="${esc(card + ": " + used.get(card))}"` : "";
-        html += `<button type="button" class="pcard suit-${s}${off ? " used" : ""}" data-card="${card}"${off ? " disabled" : ""}${title} aria-label="${card}">${r}<i>${SUIT_SYMBOL[s]}</i></button>`;
+        html += `<button type="button" class="pcard suit-${s}${off ? " used" : ""}" data-card="${card}"${off ? " disabled" : ""}${title} aria-label="${esc(`${r}${SUIT_SYMBOL[s]} ${cardLabel(card)}`)}">${r}<i>${SUIT_SYMBOL[s]}</i></button>`;
       }
       html += `</div>`;
     }

@@ -29,7 +29,8 @@ function lineRow(line, board, opts = {}) {
   for (let i = confirmed.length + extra.length; i < size; i++) cells.push(slotHTML());
   const info = opts.info ? opts.info[line] : null;
   const infoHTML = info ? html`<span class="line-info" title="${info.name || ""}${info.royalty ? t("board.royalty_n", { n: info.royalty }) : ""}">${info.royalty && !opts.marks ? html`<span class="roy">+${info.royalty}</span> ` : ""}${info.name || ""}</span>` : html`<span class="line-info"></span>`;
-  const attrs = opts.target ? html`data-drop="${line}" role="button" tabindex="-1" aria-label="${t(DROP_KEYS[line])}"` : "";
+  // The drop hint is a title: the spoken name is what the line shows (WCAG 2.5.3).
+  const attrs = opts.target ? html`data-drop="${line}" role="button" tabindex="-1" title="${t(DROP_KEYS[line])}"` : "";
   const cls = opts.target ? html`target ${confirmed.length + extra.length >= size ? "full" : ""}` : "";
   return html`<div class="line-row ${cls}" data-line="${line}" ${attrs}>${lineLabel(line)}<div class="cards">${cells}</div>${infoHTML}${lineMarksHTML(opts.marks, line)}</div>`;
 }
@@ -210,7 +211,7 @@ function decisionZoneHTML(T, { d, ds, board, showdown, touch, foul }) {
   const asking = !!foul && T.foulAsked && ready(T) && T.sending === null;
   return html`<div class="hand-zone" id="hand-zone"><div class="decision-title">${title} ${tabs} <span class="muted">${t("zone.placed_of", { placed, place: d.place })}</span></div>
     <div class="cards" id="hand" data-drop="hand">${cards.length ? cards.map((c, i) => cardHTML(c, { tag: "button", cls: T.selected === c ? "selected" : "", attrs: html`type="button" draggable="true" data-pick="${c}"`, key: touch ? null : cardKey(i) })) : html`<span class="muted">${t("zone.all_placed")}</span>`}</div>
-    ${d.discard ? html`<div class="discard-zone" data-drop="discard" role="button" tabindex="-1" aria-label="${t("zone.discard_aria")}" id="discard-zone"><span class="label">✕ ${t("zone.discard_n", { n: d.discard })}</span><div class="cards">${sd.map((c) => cardHTML(c, { tag: "button", cls: "staged", attrs: html`type="button" data-unstage="${c}"` }))}${Array.from({ length: Math.max(0, d.discard - sd.length) }, slotHTML)}</div><span class="muted hint-left">${d.discard > sd.length ? t("zone.leave_in_hand") : ""}</span></div>` : ""}
+    ${d.discard ? html`<div class="discard-zone" data-drop="discard" role="button" tabindex="-1" title="${t("zone.discard_aria")}" id="discard-zone"><span class="label">✕ ${t("zone.discard_n", { n: d.discard })}</span><div class="cards">${sd.map((c) => cardHTML(c, { tag: "button", cls: "staged", attrs: html`type="button" data-unstage="${c}"` }))}${Array.from({ length: Math.max(0, d.discard - sd.length) }, slotHTML)}</div><span class="muted hint-left">${d.discard > sd.length ? t("zone.leave_in_hand") : ""}</span></div>` : ""}
     ${asking ? foulQuestionHTML(foul) : html`<div class="actions-bar action-bar" id="action-bar">
       <button data-act="top" title="${t("zone.shortcut", { key: "T" })}">→ ${t("zone.to_top")}</button><button data-act="middle" title="${t("zone.shortcut", { key: "M" })}">→ ${t("zone.to_middle")}</button><button data-act="bottom" title="${t("zone.shortcut", { key: "B" })}">→ ${t("zone.to_bottom")}</button>
       <button data-act="undo" id="undo-btn" ${T.moves.length ? "" : "disabled"} title="${t("zone.shortcut", { key: "U" })}">↶ ${t("zone.undo")}</button>

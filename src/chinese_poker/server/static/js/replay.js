@@ -30,7 +30,7 @@ export async function openReplay(tableId, hand) {
   ov.className = "overlay";
   ov.id = "replay";
   setHTML(ov, html`<div class="dialog" role="dialog" aria-label="${t("replay.aria", { n: hand })}"><h2>${t("replay.title", { n: hand })} <span class="spacer"></span></h2>
-    <div class="replay-controls"><button data-r="first" aria-label="${t("replay.first")}">|◀</button><button data-r="prev" aria-label="${t("replay.prev")}">◀ ${t("replay.back")}</button>
+    <div class="replay-controls"><button data-r="first" aria-label="${t("replay.first")}">|◀</button><button data-r="prev" aria-label="${t("replay.back")}: ${t("replay.prev")}">◀ ${t("replay.back")}</button>
     <button data-r="play" id="replay-play">▶ ${t("replay.play")}</button><button data-r="next" aria-label="${t("replay.next_step")}" id="replay-next">${t("replay.next")} ▶</button><button data-r="last" aria-label="${t("replay.last")}">▶|</button>
     <span class="muted" id="replay-pos"></span><span class="spacer"></span><button data-r="close" id="replay-close">${t("replay.close")}</button></div>
     <div class="replay-step" id="replay-step"></div><div class="replay-boards" id="replay-boards"></div>

@@ -100,9 +100,12 @@ export function cardLabel(name) {
 export function cardHTML(name, { tag = "div", cls = "", attrs = html``, key = null } = {}) {
   const r = name[0], s = name[1];
   const label = cardLabel(name);
+  const shown = `${key || ""}${RANK_NAME[r] || r}${SUIT_SYMBOL[s]}`;
   // The tag is one of two names (never text); the rest goes through html``.
   const open = raw(tag === "button" ? "button" : "div");
-  return html`<${open} class="card suit-${s} ${cls}" data-card="${name}" title="${label}" aria-label="${label}" ${attrs}>${key ? html`<span class="key">${key}</span>` : ""}<span class="rank">${RANK_NAME[r] || r}</span><span class="suit">${SUIT_SYMBOL[s]}</span></${open}>`;
+  // The spoken name starts with what is shown ("1K♠ king of spades"): speech input
+  // users say what they see (WCAG 2.5.3, axe's label-content-name-mismatch).
+  return html`<${open} class="card suit-${s} ${cls}" data-card="${name}" title="${label}" aria-label="${shown} ${label}" ${attrs}>${key ? html`<span class="key">${key}</span>` : ""}<span class="rank">${RANK_NAME[r] || r}</span><span class="suit">${SUIT_SYMBOL[s]}</span></${open}>`;
 }
 export const backHTML = () => html`<div class="card back" aria-label="${t("card.back")}"></div>`;
 export const slotHTML = () => html`<div class="slot"></div>`;

@@ -238,7 +238,9 @@ def test_the_page_shows_the_commitment_before_the_deal_and_verifies_after(
     assert reveal["commitment"] == first
     ann_value = next(c for c in reveal["contributions"] if c["player"] == "Ann")
     assert ann_value == {"player": "Ann", "source": "player", "value": saved["sent"]["1"]}
-    assert next(c for c in reveal["contributions"] if c["source"] == "bot")["player"] == "rules-2"
+    assert (
+        next(c for c in reveal["contributions"] if c["source"] == "bot")["player"] == "Casual bot"
+    )
 
     # The page's checker on hand 1 against hand 1's showdown (the view it checked with),
     # whatever state the page has received since.

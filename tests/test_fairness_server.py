@@ -128,7 +128,11 @@ def test_values_are_taken_before_the_deal_and_mixed_into_it(tmp_path: Path) -> N
         assert reveal["contributions"] == [
             {"player": "Ann", "source": "player", "value": values["Ann"]},
             {"player": "Bob", "source": "player", "value": values["Bob"]},
-            {"player": "random-2", "source": "bot", "value": reveal["contributions"][2]["value"]},
+            {
+                "player": "Beginner bot",
+                "source": "bot",
+                "value": reveal["contributions"][2]["value"],
+            },
         ]
         records = _history(client, tid)
         checks = verify_records(records)

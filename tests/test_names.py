@@ -3,13 +3,19 @@ seats at creation, a join, the profile), with the same 400 and words."""
 
 from __future__ import annotations
 
+import json
+import re
 import secrets
+from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import select, update
 
 from chinese_poker.engine import TableError, validate_player_name
+from chinese_poker.server.accounts import PLAYERS, bot_player
+from chinese_poker.server.bot_names import STRENGTHS, bot_name
 from test_server import client
 
 __all__ = ["client"]  # the fixture, shared with test_server
@@ -138,3 +144,40 @@ def test_the_profile_name_is_the_name_at_a_table_joined_without_one(
     url = f"/api/tables/{made['table']['id']}/join"
     joined = client.post(url, json={"code": made["join_code"]}, headers=bad_key)
     assert joined.json()["player"] == "Player 2"
+
+
+STATIC = Path(__file__).resolve().parents[1] / "src/chinese_poker/server/static"
+
+
+def test_the_server_names_strengths_as_the_lobby_offers_them() -> None:
+    words = (STATIC / "js/words.js").read_text()
+    rows = re.findall(r'\{ id: "(\w+)",.*?bot: "([\w-]+)", level: (null|\d+) \}', words)
+    catalogue = json.loads((STATIC / "i18n/en.json").read_text())
+    offered = {
+        (bot, None if level == "null" else int(level)): catalogue[f"bot.{strength}"]
+        for strength, bot, level in rows
+    }
+    assert offered == STRENGTHS
+    for (bot, level), word in offered.items():  # the one-click table's bot seat
+        assert catalogue["join.bot_of"].format(level=word) == bot_name(bot, level)
+
+
+@pytest.mark.parametrize(("bot", "level"), [("rules", None), ("random", None), ("mc", 1)])
+def test_a_bot_has_one_name_at_the_table_in_the_history_and_on_the_leaderboard(
+    client: TestClient, bot: str, level: int | None
+) -> None:
+    seat: dict[str, Any] = {"kind": "bot", "bot": bot}
+    if level is not None:
+        seat["level"] = level
+    body = {"bot_delay": 0, "next_hand_delay": 0, "seats": [{"kind": "human"}, seat]}
+    made = client.post("/api/tables", json=body).json()
+    at_table = made["table"]["seats"][1]["name"]
+    assert at_table == bot_name(bot, level)
+    store = client.app.state.store  # type: ignore[attr-defined]
+    with store.engine.begin() as conn:
+        pid = bot_player(conn, bot, level)
+        assert conn.execute(select(PLAYERS.c.name).where(PLAYERS.c.id == pid)).scalar() == at_table
+        conn.execute(update(PLAYERS).where(PLAYERS.c.id == pid).values(name=f"{bot} bot"))
+        bot_player(conn, bot, level)  # a row named by the older rule is renamed
+        assert conn.execute(select(PLAYERS.c.name).where(PLAYERS.c.id == pid)).scalar() == at_table
+    assert client.get(f"/api/players/{pid}").json()["name"] == at_table

@@ -54,6 +54,7 @@ from sqlalchemy import Table as SATable
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
+from chinese_poker.server.bot_names import bot_name
 from chinese_poker.server.db import Base
 from chinese_poker.server.guard import client_address
 from chinese_poker.server.holdings import holdings_of, manager_of, store_of
@@ -190,8 +191,11 @@ def player_for_key(conn: Connection, key: str, *, create: bool) -> dict[str, Any
 def bot_player(conn: Connection, bot: str, level: int | None) -> str:
     """The player id of a bot at a level (its row created on first sight)."""
     pid = f"bot-{bot}" + (f"-{level}" if level is not None else "")
-    if conn.execute(select(PLAYERS.c.id).where(PLAYERS.c.id == pid)).first() is None:
-        name = f"{bot} bot" + (f" (level {level})" if level is not None else "")
+    name = bot_name(bot, level)
+    stored = conn.execute(select(PLAYERS.c.name).where(PLAYERS.c.id == pid)).first()
+    if stored is not None and stored.name != name:  # a row named by an older rule
+        conn.execute(update(PLAYERS).where(PLAYERS.c.id == pid).values(name=name))
+    if stored is None:
         conn.execute(
             insert(PLAYERS).values(
                 id=pid,

@@ -36,6 +36,7 @@ from chinese_poker.engine import (
 from chinese_poker.engine.history import HandToReplay, ReplayClock, replay_hand
 from chinese_poker.engine.table import NAME_LIMIT, check_player_names
 from chinese_poker.rules import Rules, rules_for
+from chinese_poker.server.bot_names import bot_name
 from chinese_poker.server.db import HandEnd, NewHand, Store, StoredSeat, StoredTable
 from chinese_poker.server.fairness import (
     Commitment,
@@ -258,7 +259,7 @@ def _plan_seat(i: int, s: SeatSpec, check_bot: BotCheck, used: set[str]) -> Stor
         if not s.bot:
             raise ValueError(f"seat {i}: a bot seat needs a bot name")
         check_bot(s.bot, s.level)
-        name = s.name if s.name is not None else f"{s.bot}-{i}"
+        name = s.name if s.name is not None else bot_name(s.bot, s.level)
     else:
         if s.bot is not None or s.level is not None:
             raise ValueError(f"seat {i}: bot and level are for bot seats")

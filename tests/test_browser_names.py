@@ -6,6 +6,7 @@ Shares tests/test_browser.py's server, browser and helpers."""
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import urllib.request
 from typing import Any
@@ -53,3 +54,16 @@ def test_the_profile_name_is_offered_in_the_lobby_and_on_the_join_page(
     other.goto(f"{server.base}/join/{made['table']['id']}?code={made['join_code']}")
     expect(other.locator("#j-name")).to_have_value("Zoë")
     no_page_errors(other)
+
+
+def test_a_player_who_gives_no_name_is_named_in_his_language(browser: Any, server: Server) -> None:
+    page = new_page(browser, locale="ru-RU")
+    page.goto(server.base + "/")
+    expect(page.locator("#q-name")).to_have_value("")
+    page.click("#play-bot")
+    page.wait_for_url(re.compile(r"/table/t-"))
+    table_id = page.url.rsplit("/", 1)[-1].split("?")[0]
+    seats = server.get(f"/api/tables/{table_id}")["seats"]
+    assert seats[0]["name"] == "Игрок 1"
+    assert seats[1]["name"] == "бот «Любитель»"  # the one-click table's bot, in Russian too
+    no_page_errors(page)

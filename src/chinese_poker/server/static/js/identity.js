@@ -63,6 +63,12 @@ export async function savedName() {
   try { return (await whoAmI()).name || ""; } catch { return ""; }
 }
 
+/** The name to seat this player under: the one typed, else the profile's, else
+ * ``fallback`` (the player's language's "Player 1": the server's default is English). */
+export async function nameToPlay(typed, fallback) {
+  return typed || (await savedName()) || fallback;
+}
+
 /** Fill the empty name fields of ``root`` (selectors) with the profile's saved name. */
 export async function offerSavedName(root, ...selectors) {
   const name = await savedName();

@@ -7,7 +7,7 @@ import { api, getSeat, inviteTarget, saveSeat } from "./net.js";
 import { html, joinHTML, setHTML, store } from "./util.js";
 import { CLOCKS, STRENGTHS, TIMEOUT_POLICIES, botWords, choiceWords, gameHelp, gameName, optionHelp, optionLabel, optionWords, rulePresets, setRuleWords, statusName } from "./words.js";
 import { parseValue, presetCounts, quickTable } from "./tableplan.js";
-import { offerSavedName } from "./identity.js";
+import { nameToPlay, offerSavedName } from "./identity.js";
 import { t } from "./i18n.js";
 
 const presetName = (p) => p.name || p.preset || p.id;
@@ -100,8 +100,9 @@ export function lobbyScreen(app, navigate) {
   for (const id of ["#q-game", "#q-strength", "#q-clock"]) $(id, app).addEventListener("change", quickHelp);
 
   async function playNow(friend) {
-    const name = $("#q-name", app).value.trim();
-    if (name) store.set("cp.name", name);
+    const typed = $("#q-name", app).value.trim();
+    if (typed) store.set("cp.name", typed);
+    const name = await nameToPlay(typed, t("lobby.player1"));
     const choice = { game: $("#q-game", app).value, strength: $("#q-strength", app).value, clock: $("#q-clock", app).value };
     store.set("cp.quick", choice);
     const body = quickTable({ ...choice, name, friend });
@@ -253,6 +254,7 @@ export function lobbyScreen(app, navigate) {
     ev.preventDefault();
     const player = $("#f-player", app).value.trim();
     if (player) store.set("cp.name", player);
+    const you = await nameToPlay(player, t("lobby.player1"));
     const options = {};
     for (const row of $$(".option-row", optionsBox)) {
       const key = $(".o-name", row).value;
@@ -267,7 +269,7 @@ export function lobbyScreen(app, navigate) {
     const chips = $("#f-chips", app).value;
     if (mode === "tournament" && chips) options.starting_chips = Number(chips);
     const seats = $$(".seat-row", seatsBox).map((row, i) => {
-      if (i === 0) return player ? { kind: "human", name: player } : { kind: "human" };
+      if (i === 0) return { kind: "human", name: you };
       const name = $(".s-name", row).value.trim();
       if ($(".s-kind", row).value === "human") return name ? { kind: "human", name } : { kind: "human" };
       const st = STRENGTHS.find((x) => x.id === $(".s-bot", row).value) || STRENGTHS[1];

@@ -9,6 +9,7 @@ import { ApiError, api } from "./net.js";
 import { asMe, newKey, setPlayerKey, whoAmI } from "./identity.js";
 import { html, joinHTML, raw, replaceHTML, setHTML, signed, textWith } from "./util.js";
 import { t } from "./i18n.js";
+import { STRENGTHS } from "./words.js";
 
 const familyWords = (f) => t(`profile.family.${f}`);
 
@@ -27,7 +28,7 @@ export function profileHTML(p) {
       ${(p.history || {})[f.family] && p.history[f.family].length ? raw(lineChart([{ name: t("profile.chart_series"), values: p.history[f.family].map((e) => e.rating) }], { width: 360, label: t("profile.chart", { family: familyWords(f.family) }), point: (name, i, v) => t("chart.point", { name, hand: i, value: v }) })) : ""}
     </div>`);
   const id = textWith(t("profile.id", { id: "\u0000" }), "\u0000", html`<code id="profile-id">${p.id}</code>`);
-  return html`<h2 id="profile-name">${p.name || t("profile.no_name")} ${p.kind === "bot" ? html`<span class='chip'>${t("profile.bot")}</span>` : ""}</h2>
+  return html`<h2 id="profile-name">${shownName(p.id, p.kind, p.name)} ${p.kind === "bot" ? html`<span class='chip'>${t("profile.bot")}</span>` : ""}</h2>
     <p class="muted" style="font-size:12px">${id}. ${t("profile.about")}</p>
     ${fams.length ? fams : html`<p id="no-hands">${t("profile.no_hands")}</p>`}`;
 }
@@ -96,9 +97,18 @@ export function mePage(app) {
 }
 
 /** The leaderboard as HTML (pure). */
+/** A player's name as shown: a bot the lobby offers as a strength in the reader's
+ * language (its id is "bot-<bot>[-<level>]"), the words of the one-click table's bot. */
+function shownName(id, kind, name) {
+  const m = kind === "bot" ? /^bot-(.+?)(?:-(\d+))?$/.exec(id || "") : null;
+  const level = m && m[2] ? Number(m[2]) : null;
+  const s = m ? STRENGTHS.find((x) => x.bot === m[1] && (x.level === null || x.level === level)) : null;
+  return s ? t("join.bot_of", { level: s.label }) : name || t("profile.no_name");
+}
+
 export function leaderboardHTML(board) {
   const rows = (board.players || []).map((r, i) => html`<tr data-player="${r.player}" data-kind="${r.kind}"><td>${i + 1}</td>
-      <td><a href="/profile/${encodeURIComponent(r.player)}" data-link>${r.name}</a>${r.kind === "bot" ? html` <span class='chip'>${t("profile.bot")}</span>` : ""}</td>
+      <td><a href="/profile/${encodeURIComponent(r.player)}" data-link>${shownName(r.player, r.kind, r.name)}</a>${r.kind === "bot" ? html` <span class='chip'>${t("profile.bot")}</span>` : ""}</td>
       <td class="rating">${r.rating.toFixed(1)}</td><td>${r.hands}</td><td>${signed(Math.round(r.points_per_hand * 100) / 100)}</td><td>${r.foul_percent.toFixed(1)}%</td></tr>`);
   return rows.length
     ? html`<table class="ledger-table" id="leaderboard-table"><thead><tr><th>#</th>${["player", "rating", "hands", "points_per_hand", "fouls"].map((k) => html`<th>${t(`leaderboard.${k}`)}</th>`)}</tr></thead><tbody>${rows}</tbody></table>`

@@ -297,13 +297,7 @@ def _split_numbers(text: str) -> list[str]:
 def _scoring_custom(value: object) -> tuple[int, int, int] | None:
     if _is_noneword(value):
         return None
-    parts: list[object]
-    if isinstance(value, str):
-        parts = list(_split_numbers(value))
-    elif isinstance(value, list | tuple):
-        parts = list(value)
-    else:
-        raise ValueError
+    parts = _number_parts(value)
     if len(parts) != 3:
         raise ValueError("needs exactly three numbers v, o, s")
     v, o, s = (_as_int(part) for part in parts)
@@ -312,15 +306,17 @@ def _scoring_custom(value: object) -> tuple[int, int, int] | None:
     return (v, o, s)
 
 
-def _level_values(value: object) -> tuple[int, ...]:
-    parts: list[object]
+def _number_parts(value: object) -> list[object]:
+    """The parts of a list of numbers given as text ("1 2 3", "1,2,3") or as a list."""
     if isinstance(value, str):
-        parts = list(_split_numbers(value))
-    elif isinstance(value, list | tuple):
-        parts = list(value)
-    else:
-        raise ValueError
-    numbers = tuple(_as_int(part) for part in parts)
+        return list(_split_numbers(value))
+    if isinstance(value, list | tuple):
+        return list(value)
+    raise ValueError
+
+
+def _level_values(value: object) -> tuple[int, ...]:
+    numbers = tuple(_as_int(part) for part in _number_parts(value))
     if not numbers or min(numbers) < 1:
         raise ValueError("needs at least one level, each a positive integer")
     return numbers

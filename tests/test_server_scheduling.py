@@ -327,6 +327,40 @@ def test_a_players_share_is_one_over_every_process_sharing_a_redis(
     assert there.held == 2
 
 
+def test_places_given_back_during_a_redis_blip_are_freed_once_it_answers(
+    redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A place whose giving back failed is removed with the next take that reaches
+    Redis: a blip does not leave the player refused on every process until expiry."""
+    from chinese_poker.server import fair_share
+
+    clock = [1000.0]
+    monkeypatch.setattr(fair_share.time, "monotonic", lambda: clock[0])
+    places = SharedPlaces(redis_server.url)
+    here = FairShare(32, 2, shared=places)
+    there = FairShare(32, 2, shared=SharedPlaces(redis_server.url))
+    held = [here.take("10.0.0.1"), here.take("10.0.0.1")]
+    assert None not in held
+    real_zrem = places._redis.zrem
+
+    def down(*args: object) -> int:
+        raise fair_share_error("Redis blinked")
+
+    import redis
+
+    fair_share_error = redis.ConnectionError
+    monkeypatch.setattr(places._redis, "zrem", down)
+    for place in held:
+        here.give_back(place)  # Redis fails: the places stay in its set for now
+    monkeypatch.setattr(places._redis, "zrem", real_zrem)
+    clock[0] += fair_share.REDIS_RETRY_SECONDS + 0.1
+    assert there.take("10.0.0.9") is not None  # somebody else; this process saw no blip
+    mine = here.take("10.0.0.2")  # the first take here that reaches Redis again
+    assert mine is not None
+    first, second = there.take("10.0.0.1"), there.take("10.0.0.1")
+    assert first is not None and second is not None  # the two owed places are gone
+
+
 def test_a_turn_held_on_a_loop_that_is_gone_does_not_hold_the_next_loops_work() -> None:
     share = FairShare(places=8, per_player=2)
 

@@ -67,6 +67,9 @@ class SharedPlaces:
         )
         self._prefix = f"{prefix}:places"
         self._down_until = 0.0
+        # Places whose giving back failed (Redis away): removed with the next take that
+        # reaches Redis, so a blip does not hold a player's places until they expire.
+        self._owed: set[tuple[str, str]] = set()
 
     def _key(self, kind: str, player: str) -> str:
         return f"{self._prefix}:{kind}:{player}"
@@ -81,28 +84,34 @@ class SharedPlaces:
         Redis cannot be reached (the caller counts in its own process)."""
         key = self._key(kind, place.player)
         now = time.time()
+        owed = list(self._owed)
         try:
             with self._redis.pipeline() as pipe:
+                for owed_key, member in owed:
+                    pipe.zrem(owed_key, member)
                 pipe.zremrangebyscore(key, "-inf", now)
                 pipe.zadd(key, {place.number: now + PLACE_SECONDS})
                 pipe.zcard(key)
                 pipe.expire(key, int(PLACE_SECONDS) + 1)
-                held = int(pipe.execute()[2])
-            if held > share:
-                self._redis.zrem(key, place.number)
-                return False
+                held = int(pipe.execute()[len(owed) + 2])
+            self._owed.difference_update(owed)
         except Exception as exc:  # redis' errors: connection, timeout, response
             self._failed(exc)
             return None
+        if held > share:
+            self.give_back(kind, place)
+            return False
         if self._down_until:
             log.warning("hint places: Redis answers again; the places are shared again")
             self._down_until = 0.0
         return True
 
     def give_back(self, kind: str, place: Place) -> None:
+        key = self._key(kind, place.player)
         try:
-            self._redis.zrem(self._key(kind, place.player), place.number)
-        except Exception as exc:  # it expires by itself
+            self._redis.zrem(key, place.number)
+        except Exception as exc:  # removed with the next take that reaches Redis
+            self._owed.add((key, place.number))
             self._failed(exc)
 
     def _failed(self, exc: Exception) -> None:

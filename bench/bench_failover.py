@@ -166,6 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--modes", nargs="+", default=["reconnect", "sweep"],
                     choices=["reconnect", "sweep"])  # fmt: skip
     ap.add_argument("--timeout", type=float, default=15.0, help="seconds a kill may take")
+    ap.add_argument(
+        "--within", type=float, default=5.0, help="a takeover slower than this fails (5)"
+    )
     args = ap.parse_args(argv)
     problems = []
     print(f"load average before: {os.getloadavg()[0]:.2f}; lease {args.lease} s")
@@ -173,6 +176,9 @@ def main(argv: list[str] | None = None) -> int:
         for mode in args.modes:
             times = run(mode, args.kills, args.lease, args.timeout, Path(tmp))
             problems.append(short(f"{mode}: kills", len(times), args.kills))
+            if times and max(times) > args.within:
+                slowest = f"{mode}: slowest takeover {max(times):.2f} s"
+                problems.append(f"{slowest}, over {args.within} s")
             if times:
                 print(
                     f"{mode:9}  kills {len(times):3}  p50 {percentile(times, 0.5) * 1000:7.0f} ms"

@@ -327,6 +327,13 @@ def test_the_failover_bench_fails_loudly_when_it_measured_fewer_kills(
     assert out.err == "bench_failover: FAILED: sweep: kills: measured 2 of 3 asked\n"
     monkeypatch.setattr(bench, "run", lambda mode, kills, *_: [0.5] * kills)
     assert bench.main(["--kills", "3"]) == 0
+    # Every kill measured, but one takeover slower than the bound: a failure too.
+    monkeypatch.setattr(bench, "run", lambda mode, kills, *_: [0.5] * (kills - 1) + [6.0])
+    capsys.readouterr()
+    assert bench.main(["--kills", "3", "--modes", "sweep"]) == 1
+    assert capsys.readouterr().err == (
+        "bench_failover: FAILED: sweep: slowest takeover 6.00 s, over 5.0 s\n"
+    )
 
 
 def test_ready_counts_and_the_handover_in_one_process(tmp_path: Path) -> None:

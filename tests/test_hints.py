@@ -206,3 +206,16 @@ def test_fantasyland_hint_ranks_no_forbidden_stay_first() -> None:
         assert got == want, [(e.value, e.explanation) for e in entries]
         if streak == 2:
             assert not any("stays in Fantasyland" in e.explanation for e in entries)
+
+
+def test_trips_on_top_are_called_fantasyland_only_where_the_rules_have_it() -> None:
+    from chinese_poker.cards import parse_cards
+    from chinese_poker.rules import rules_for
+
+    top = tuple(parse_cards("Qh Qd Qs"))
+    with_fl = hints._line_phrase(rules_for("pineapple"), 0, top[:2], top[2:], [])
+    without = hints._line_phrase(
+        rules_for("pineapple", fantasyland_enabled=False), 0, top[:2], top[2:], []
+    )
+    assert "(Fantasyland" in with_fl
+    assert "Fantasyland" not in without

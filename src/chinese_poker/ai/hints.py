@@ -282,7 +282,8 @@ def _sets_phrase(
         return f"four {_PLURAL[ranks[0]]} {where}"
     if best == 3:
         trips = max(r for r, n in counts.items() if n == 3)
-        return f"three {_PLURAL[trips]} {where}" + (" (Fantasyland)" if line == 0 else "")
+        fantasyland = line == 0 and fl_pair is not None  # only where the rules have it
+        return f"three {_PLURAL[trips]} {where}" + (" (Fantasyland)" if fantasyland else "")
     if len(pairs) >= 2:
         return f"two pair {where}"
     if not pairs:

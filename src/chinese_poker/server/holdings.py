@@ -63,7 +63,7 @@ class ServerHoldings:
     owner_address: str
     lease_seconds: float
     renew_seconds: float
-    sign_ins: SharedCounts = field(default_factory=SharedCounts)
+    sign_ins: SharedCounts
     """Sign-in and identity attempts (:mod:`.accounts`), counted where ``limits`` counts:
     in this process, or in the Redis all processes share."""
     open_sockets: dict[str, int] = field(default_factory=dict)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ValidationError
 
 from chinese_poker.engine import action_from_dict
-from chinese_poker.engine.views import placement_fouls
+from chinese_poker.engine.views import View, placement_fouls
 from chinese_poker.server import scheduling
 from chinese_poker.server.commit import Step
 from chinese_poker.server.connections import Conn
@@ -271,27 +271,28 @@ class TableDispatch(TablePart):
         chair = conn.chair
         assert chair is not None
         live = self.live
+        # The cheap refusals first: a hint that cannot be given takes no place.
+        if not live.spec.hints:
+            self.error(conn, msg.id, ErrorCode.HINTS_DISABLED, "this table does not allow hints")
+            return
+        table = live.table
+        seat = live.game.engine_seat(chair)
+        if table is None or table.over or seat is None or seat not in table.to_act:
+            self.error(conn, msg.id, ErrorCode.NO_HAND, "you have nothing to decide now")
+            return
         workers = live.manager.workers
         key = (live.id, chair)
         if not workers.hint_slot(key, conn.address):
             text = "a hint is already being worked out; wait for it"
             self.error(conn, msg.id, ErrorCode.BUSY, text)
             return
-        task = live.loop.create_task(self._hint(conn, chair, msg))
+        task = live.loop.create_task(self._hint(conn, msg, table.view(seat)))
         task.add_done_callback(lambda _t: workers.hint_done(key))
 
-    async def _hint(self, conn: Conn, chair: int, msg: HintMsg) -> None:
+    async def _hint(self, conn: Conn, msg: HintMsg, view: View) -> None:
+        """The hint for ``view``, the position the player asked about."""
         live = self.live
         ref = msg.id
-        if not live.spec.hints:
-            self.error(conn, ref, ErrorCode.HINTS_DISABLED, "this table does not allow hints")
-            return
-        table = live.table
-        seat = live.game.engine_seat(chair)
-        if table is None or table.over or seat is None or seat not in table.to_act:
-            self.error(conn, ref, ErrorCode.NO_HAND, "you have nothing to decide now")
-            return
-        view = table.view(seat)
         from chinese_poker.ai import hints as ai_hints  # imported on first use: a quick start
 
         try:

@@ -11,7 +11,6 @@ import dataclasses
 import hashlib
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -311,12 +310,6 @@ def fingerprint(rules: Rules) -> str:
     for a in arrays:
         h.update(np.ascontiguousarray(a).tobytes())
     return h.hexdigest()[:16]
-
-
-def table_of(data: dict[str, Any], rules: Rules) -> F64 | None:
-    """The table (14 x features, read-only) of shipped ``data`` whose fingerprint is that
-    of ``rules``; None when there is none."""
-    return learned.table_with_fingerprint(data, fingerprint(rules))
 
 
 @lru_cache(maxsize=8)

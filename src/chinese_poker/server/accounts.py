@@ -93,7 +93,8 @@ T = TypeVar("T")
 
 
 class PlayerRow(Base):
-    """A person (``kind`` human) or a bot at one level (``kind`` bot)."""
+    """A person (``kind`` human), one of our bots at one level (``kind`` bot, no owner)
+    or a bot account a person made (``kind`` bot, ``owner`` that person's id)."""
 
     __tablename__ = "players"
 
@@ -103,6 +104,9 @@ class PlayerRow(Base):
     handle: Mapped[str | None] = mapped_column(String(40), nullable=True, unique=True)
     password_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
     created_at: Mapped[float] = mapped_column(Double)
+    # The person who made this bot account (null for people and for our own bots); no
+    # foreign key, so that SQLite adds the column without rebuilding ``players``.
+    owner: Mapped[str | None] = mapped_column(String(40), nullable=True, index=True)
 
 
 class PlayerKeyRow(Base):

@@ -18,6 +18,8 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = [
     "ACTIONS",
+    "BOT_ACCOUNTS",
+    "BOT_PRESENCE",
     "HANDS",
     "LEASES",
     "SEATS",
@@ -25,6 +27,8 @@ __all__ = [
     "ActionRow",
     "Base",
     "BigId",
+    "BotAccountRow",
+    "BotPresenceRow",
     "HandEnd",
     "HandRow",
     "LeaseRow",
@@ -226,3 +230,44 @@ class NewHand:
     seed: str
     salt: str
     commitment: str
+
+
+# --------------------------------------------------------------------------- bot accounts
+
+
+class BotAccountRow(Base):
+    """What a bot account (a ``players`` row of kind bot with an owner) has beyond a
+    player: its owner's description, its token (SHA-256; null once revoked), its faults."""
+
+    __tablename__ = "bot_accounts"
+
+    player_id: Mapped[str] = mapped_column(
+        String(40), ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    description: Mapped[str] = mapped_column(Text)
+    token_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, unique=True)
+    created_at: Mapped[float] = mapped_column(Double)
+    # Faults (a timeout, an illegal action, a drop mid-hand) since its last good action;
+    # reaching the limit pauses the account (paused_at set) until its owner resumes it.
+    faults: Mapped[int] = mapped_column(Integer)
+    faults_total: Mapped[int] = mapped_column(Integer)
+    paused_at: Mapped[float | None] = mapped_column(Double, nullable=True)
+
+
+class BotPresenceRow(Base):
+    """A bot account connected now: which process holds its socket, what it accepts
+    (JSON: presets and player counts), when that process last said it is still there."""
+
+    __tablename__ = "bot_presence"
+
+    player_id: Mapped[str] = mapped_column(
+        String(40), ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    process: Mapped[str] = mapped_column(String(40))
+    accepts: Mapped[str] = mapped_column(Text)
+    connected_at: Mapped[float] = mapped_column(Double)
+    seen_at: Mapped[float] = mapped_column(Double, index=True)
+
+
+BOT_ACCOUNTS = cast(SATable, BotAccountRow.__table__)
+BOT_PRESENCE = cast(SATable, BotPresenceRow.__table__)

@@ -313,6 +313,9 @@ class TableGame:
         ]
         self.clock = Clock()
         self.rules_digest = rules_digest(self.rules)
+        # A bot match's table (server.bot_matches): its hands are the session's own
+        # seeded decks, so both seatings of a duplicate deal get the same cards.
+        self.match: dict[str, Any] | None = stored.config.get("match")
         self.session: Session | None = None
         self.hands: dict[int, HandState] = {}
         self.hand_no = 0
@@ -442,8 +445,16 @@ class TableGame:
 
     def _record(self, record: Mapping[str, Any], number: int) -> dict[str, Any]:
         data = dict(record)
-        data["fairness"] = self.hands[number].fair.reveal()
+        if self.match is not None:
+            # The record's hand seed gives its deck; no commitment was used for it.
+            data["match"] = {key: self.match[key] for key in ("id", "deal", "seating")}
+        else:
+            data["fairness"] = self.hands[number].fair.reveal()
         return data
+
+    def bot_seed(self, chair: int) -> int | None:
+        """The seed a bot match gives the bot of ``chair`` (None: not a match table)."""
+        return None if self.match is None else int(self.match["bot_seeds"][chair])
 
     # ------------------------------------------------------------------ fair shuffles
 
@@ -454,11 +465,12 @@ class TableGame:
             return [c.player for c in self.chairs]
         return list(session.next_participants())
 
-    def close(self, number: int) -> tuple[Card, ...]:
-        """Hand ``number`` is being dealt: fix its contributions; its deck."""
+    def close(self, number: int) -> tuple[Card, ...] | None:
+        """Hand ``number`` is being dealt: fix its contributions; its deck (None: the
+        session's seeded deck, at a bot match's table)."""
         bots = {c.player for c in self.chairs if c.kind == "bot"}
         deck = self.hands[number].fair.close(self._dealt_players(), bots)
-        return deck_for(deck, number)
+        return None if self.match is not None else deck_for(deck, number)
 
     def all_contributed(self, number: int) -> bool:
         """Every person to be dealt into hand ``number`` has sent his value for it."""

@@ -144,7 +144,9 @@ class TableBots(TablePart):
         if bot is None:
             c = self.live.game.chairs[chair]
             # A person's chair has no bot of its own: its stand-in plays sound rules.
-            name, seed = c.bot or "rules", secrets.randbits(32)
+            name, seed = c.bot or "rules", self.live.game.bot_seed(chair)
+            if seed is None:  # not a bot match's table: a fresh seed
+                seed = secrets.randbits(32)
             try:
                 bot = make_server_bot(name, c.level, seed)
             except ValueError:

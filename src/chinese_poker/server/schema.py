@@ -19,6 +19,8 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 __all__ = [
     "ACTIONS",
     "BOT_ACCOUNTS",
+    "BOT_MATCHES",
+    "BOT_MATCH_HANDS",
     "BOT_PRESENCE",
     "HANDS",
     "LEASES",
@@ -28,6 +30,8 @@ __all__ = [
     "Base",
     "BigId",
     "BotAccountRow",
+    "BotMatchHandRow",
+    "BotMatchRow",
     "BotPresenceRow",
     "HandEnd",
     "HandRow",
@@ -271,3 +275,49 @@ class BotPresenceRow(Base):
 
 BOT_ACCOUNTS = cast(SATable, BotAccountRow.__table__)
 BOT_PRESENCE = cast(SATable, BotPresenceRow.__table__)
+
+
+# --------------------------------------------------------------------------- bot matches
+
+
+class BotMatchRow(Base):
+    """A duplicate match the server runs between two bots (``server.bot_matches``): what
+    it plays (preset, the bots by player id, JSON, in the order of the first seating) and
+    its seed, from which each deal's session seed and each bot's seed are derived."""
+
+    __tablename__ = "bot_matches"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    family: Mapped[str] = mapped_column(String(16), index=True)
+    preset: Mapped[str] = mapped_column(String(40))
+    seed: Mapped[int] = mapped_column(BigInteger)
+    players: Mapped[str] = mapped_column(Text)
+    deals: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    created_at: Mapped[float] = mapped_column(Double, index=True)
+    finished_at: Mapped[float | None] = mapped_column(Double, nullable=True)
+
+
+class BotMatchHandRow(Base):
+    """One seat of one hand of a bot match: the deal (its session), the seating, the
+    hand, who sat there and what the seat scored, from the stored history line."""
+
+    __tablename__ = "bot_match_hands"
+
+    match_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("bot_matches.id", ondelete="CASCADE"), primary_key=True
+    )
+    deal: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seating: Mapped[int] = mapped_column(Integer, primary_key=True)
+    hand: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    table_id: Mapped[str] = mapped_column(String(32))
+    player_id: Mapped[str] = mapped_column(String(40), index=True)
+    hand_seed: Mapped[str] = mapped_column(String(48))
+    points: Mapped[int] = mapped_column(Integer)
+    fouled: Mapped[int] = mapped_column(Integer)
+    fantasyland: Mapped[int] = mapped_column(Integer)
+
+
+BOT_MATCHES = cast(SATable, BotMatchRow.__table__)
+BOT_MATCH_HANDS = cast(SATable, BotMatchHandRow.__table__)

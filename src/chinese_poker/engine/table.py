@@ -94,6 +94,7 @@ __all__ = [
     "fantasyland_stays_left",
     "hand_name",
     "seat_names",
+    "showable_line",
     "shuffled_deck",
     "validate_player_name",
 ]
@@ -196,6 +197,22 @@ def _visible(name: str) -> bool:
         and unicodedata.category(ch) not in ("Cf", "Cc")
         and ch not in _BLANK_LETTERS
         for ch in name
+    )
+
+
+def showable_line(text: str) -> bool:
+    """Whether ``text`` can be shown as one line the way a person typed it: the name
+    rule of :func:`validate_player_name` without its length and ``/`` (it shows
+    something, and holds no control character, line break, direction override or
+    isolate). A chat line at a table passes it too (``server.table_chat``).
+
+    >>> showable_line("gl hf"), showable_line("\u200b"), showable_line("a\u202eb")
+    (True, False, False)
+    """
+    return (
+        _visible(text)
+        and not any(unicodedata.category(ch) in _BREAKING for ch in text)
+        and not any(ch in _DIRECTION_OVERRIDES for ch in text)
     )
 
 

@@ -331,6 +331,10 @@ class TableGame:
         self.stand_ins: set[int] = {int(c) for c in live.get("stand_in", [])}
         self.left: str | None = live.get("left")
         self.rematch: str | None = live.get("rematch")
+        # The table's last chat lines (server.table_chat), stored only while it is played.
+        self.chat: list[dict[str, Any]] = []
+        if stored.status != "finished":
+            self.chat = list(live.get("chat", []))
         self._rebuild(stored)
 
     def live_state(self) -> dict[str, Any]:
@@ -343,6 +347,8 @@ class TableGame:
             data["left"] = self.left
         if self.rematch is not None:
             data["rematch"] = self.rematch
+        if self.chat and self.status != "finished":
+            data["chat"] = self.chat
         return data
 
     # ------------------------------------------------------------------ rebuilding

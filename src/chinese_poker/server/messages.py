@@ -148,6 +148,9 @@ class CreateTable(BaseModel):
     button: int = Field(default=0, ge=0, description="the first hand's button seat")
     hints: bool = True
     spectators: bool = True
+    spectator_chat: bool = Field(
+        default=False, description="spectators may read and write the table's chat"
+    )
     bot_delay: float = Field(default=0.5, ge=0, le=10)
     next_hand_delay: float = Field(default=3.0, ge=0, le=60)
     join: bool = Field(default=True, description="the creator takes the first human seat")

@@ -107,6 +107,9 @@ class TableInfo(BaseModel):
     time_limit: float | None
     hints: bool
     spectators: bool
+    spectator_chat: bool = Field(
+        default=False, description="spectators may read and write the table's chat"
+    )
     bot_delay: float
     next_hand_delay: float
     seats: list[SeatInfo]

@@ -37,6 +37,7 @@ from chinese_poker.server.messages import (
     parse_client_message,
     validation_message,
 )
+from chinese_poker.server.table_chat import CHAT
 from chinese_poker.server.table_part import TablePart
 
 if TYPE_CHECKING:
@@ -75,6 +76,9 @@ class TableDispatch(TablePart):
                 self.error(conn, None, ErrorCode.SERVER_ERROR, "the table was reloaded; send again")
             return
         data = self._decode(conn, text)
+        if data is not None and data.get("type") == CHAT:  # the chat checks its own
+            live.chat.hear(conn, data)
+            return
         parsed = self._message(conn, data) if data is not None else None
         if parsed is None:
             return

@@ -56,6 +56,7 @@ def table_record(game: TableGame, spectators_connected: int) -> dict[str, Any]:
         "time_limit": game.rules.time_limit,
         "hints": spec.hints,
         "spectators": spec.spectators,
+        "spectator_chat": spec.spectator_chat,
         "bot_delay": spec.bot_delay,
         "next_hand_delay": spec.next_hand_delay,
         "seats": seats_record(game),
@@ -152,6 +153,7 @@ def summary_record(summary: TableSummary, unavailable: bool) -> dict[str, Any]:
         "time_limit": time_limit,
         "hints": request.get("hints", True),
         "spectators": request.get("spectators", True),
+        "spectator_chat": request.get("spectator_chat", False),
         "bot_delay": request.get("bot_delay", 0.5),
         "next_hand_delay": request.get("next_hand_delay", 3.0),
         "seats": [

@@ -15,8 +15,9 @@ parts that each own their state: its flow (:mod:`.table_flow`: sessions, hands, 
 a table's state only changes in :meth:`LiveTable.submit`), its ownership and transport
 (:mod:`.table_ownership`: writes waiting for the group commit, messages sent once
 stored, stepping down), its bots (:mod:`.table_bots`), its clocks (:mod:`.table_clocks`),
-who is present (:mod:`.table_presence`: seats, sockets, grace periods, stand-ins) and
-the dispatch of client messages (:mod:`.table_dispatch`).
+who is present (:mod:`.table_presence`: seats, sockets, grace periods, stand-ins),
+the dispatch of client messages (:mod:`.table_dispatch`) and its chat
+(:mod:`.table_chat`).
 
 A process plays only the tables whose lease it holds (:meth:`.db.Store.acquire`): one
 that another live process of the same database plays is not loaded here
@@ -52,6 +53,7 @@ from chinese_poker.server.messages import MAX_MESSAGE, CreateTable, SeatSpec, To
 from chinese_poker.server.metrics import ProcessCounts, Timings
 from chinese_poker.server.scheduling import Deferred, Workers
 from chinese_poker.server.table_bots import TableBots, bot_catalogue, check_bot, make_server_bot
+from chinese_poker.server.table_chat import TableChat
 from chinese_poker.server.table_clocks import TableClocks
 from chinese_poker.server.table_dispatch import TableDispatch
 from chinese_poker.server.table_flow import FIRST_DEAL_WAIT, Result, TableFlow, new_hand
@@ -106,7 +108,7 @@ def _max_length(model: type[BaseModel], field: str) -> int:
 
 class LiveTable:
     """One table in memory: its game, sockets and view cache, and its parts (flow,
-    ownership, bots, clocks, presence, dispatch). What the rest of the server calls."""
+    ownership, bots, clocks, presence, dispatch, chat). What the rest of the server calls."""
 
     def __init__(self, manager: TableManager, stored: StoredTable) -> None:
         self.manager = manager
@@ -122,6 +124,7 @@ class LiveTable:
         self.timekeeper = TableClocks(self)
         self.presence = TablePresence(self)
         self.dispatch = TableDispatch(self)
+        self.chat = TableChat(self)
 
     # ------------------------------------------------------------------ state
 
@@ -268,6 +271,7 @@ class LiveTable:
     def attach(self, conn: Conn) -> None:
         """A socket joined: welcome it and send the full state with the hand's log."""
         self.presence.attach(conn)
+        self.chat.welcome(conn)
 
     def detach(self, conn: Conn) -> None:
         self.presence.detach(conn)
@@ -284,6 +288,7 @@ class LiveTable:
     def committed(self, steps: list[Step]) -> None:
         """The steps' writes are stored: send their messages, run what follows."""
         self.ownership.committed(steps)
+        self.chat.session_over()  # a session whose end was just stored forgets its chat
 
     def write_failed(self, steps: list[Step]) -> None:
         """The steps' writes failed: nothing of them is broadcast; rebuild the table."""

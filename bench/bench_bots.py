@@ -48,6 +48,9 @@ from chinese_poker.engine.actions import Action
 from chinese_poker.engine.views import View
 from chinese_poker.rules import Rules, rules_for
 
+sys.path.insert(0, str(Path(__file__).parent))
+from shortfall import short, verdict
+
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "bots.md"
 RESULTS = ROOT / "bench" / "results" / "bots.json"
@@ -423,6 +426,7 @@ def main(argv: list[str] | None = None) -> int:
     warm = Table(rules, 2, seed=1)
     make_bot("mc", seed=0, level=1).act(warm.view(warm.to_act[0]))
 
+    problems: list[str | None] = []
     data: dict[str, Any] = {
         "date": time.strftime("%Y-%m-%d"),
         "machine": f"{platform.machine()}, {platform.system()} {platform.release()}",
@@ -437,6 +441,8 @@ def main(argv: list[str] | None = None) -> int:
             hands = max(2, hands // 5) if quick else hands
             t = decision_times(rules, level, hands, args.seed + level)
             data["times"].append(t)
+            # Every hand has at least one street decision of mc's.
+            problems.append(short(f"level {level}: street decisions", t["decisions"], hands))
             log(f"level {level}: median {t['median'] * 1000:.0f} ms, p90 {t['p90'] * 1000:.0f} ms"
                 f" over {t['decisions']} decisions")  # fmt: skip
     if not args.skip_strength:
@@ -454,6 +460,9 @@ def main(argv: list[str] | None = None) -> int:
             (mc, quick_mc, 6 if quick else 80),
         ]
         data["strength"] = strength(rules, pairs, args.seed)
+        for (a, b, groups), line in zip(pairs, data["strength"], strict=True):
+            problems.append(short(f"{a.label} against {b.label}: duplicate groups",
+                                  line["groups"], max(groups, 2)))  # fmt: skip
     if args.fl:
         data["fantasyland"] = fantasyland_values(10 if quick else 150, args.seed)
     text = render(data)
@@ -462,7 +471,7 @@ def main(argv: list[str] | None = None) -> int:
     RESULTS.write_text(json.dumps(data, indent=2), encoding="utf-8")
     if not args.no_docs and not quick:
         write_docs(text)
-    return 0
+    return verdict("bench_bots", problems)
 
 
 if __name__ == "__main__":

@@ -13,11 +13,16 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from chinese_poker.engine import Table
 from chinese_poker.rules import preset_names, rules_for
+
+sys.path.insert(0, str(Path(__file__).parent))
+from shortfall import short, verdict
 
 REFERENCE = [("pineapple", 2), ("ofc", 4)]
 TARGET_PINEAPPLE = 5000.0  # hands/s for 2-player Pineapple (200 us per hand)
@@ -26,7 +31,7 @@ TARGET_PINEAPPLE = 5000.0  # hands/s for 2-player Pineapple (200 us per hand)
 def play(preset: str, players: int, hands: int, seed: int = 0) -> dict[str, Any]:
     rules = rules_for(preset)
     rng = random.Random(seed)
-    actions = 0
+    actions = settled = 0
     # Warm up the caches (placement patterns, scorer tables).
     for i in range(50):
         t = Table(rules, players, seed=i)
@@ -39,12 +44,14 @@ def play(preset: str, players: int, hands: int, seed: int = 0) -> dict[str, Any]
         while not t.over:
             t.apply(t.random_action(t.to_act[0], rng))
         actions += t.version
+        settled += t.settlement is not None
     elapsed = time.perf_counter() - start
     cpu = time.process_time() - cpu_start
     return {
         "preset": preset,
         "players": players,
         "hands": hands,
+        "settled": settled,
         "seconds": round(elapsed, 4),
         "cpu_seconds": round(cpu, 4),
         # CPU time of this process: robust when other jobs share the cores.
@@ -55,35 +62,35 @@ def play(preset: str, players: int, hands: int, seed: int = 0) -> dict[str, Any]
     }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=5000)
     parser.add_argument("--all", action="store_true", help="every preset at every player count")
     parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     cases = REFERENCE
     if args.all:
         cases = [(p, n) for p in preset_names() for n in rules_for(p).player_counts]
     results = [play(p, n, args.hands) for p, n in cases]
+    # A hand counts only if it reached its settlement (a hand cut short would be cheaper).
+    problems = [short(f"{r['preset']} x{r['players']}: settled hands", r["settled"], args.hands)
+                for r in results]  # fmt: skip
     if args.json:
         print(json.dumps(results, indent=2))
-        return
-    print(
-        f"{'preset':24} {'players':>7} {'hands/s':>10} {'us/hand':>9} {'actions':>8}"
-        f" {'wall hands/s':>13}"
-    )
+        return verdict("bench_engine", problems)
+    print("| Preset | Players | Hands/s | µs/hand | Actions/hand | Wall hands/s |")
+    print("|---|---:|---:|---:|---:|---:|")
     for r in results:
-        print(
-            f"{r['preset']:24} {r['players']:>7} {r['hands_per_second']:>10.0f}"
-            f" {r['us_per_hand']:>9.1f} {r['actions_per_hand']:>8.1f}"
-            f" {r['wall_hands_per_second']:>13.0f}"
-        )
-    print("hands/s and us/hand are per CPU second of this process (one core)")
+        print(f"| {r['preset']} | {r['players']} | {r['hands_per_second']:,.0f} |"
+              f" {r['us_per_hand']:.1f} | {r['actions_per_hand']:.1f} |"
+              f" {r['wall_hands_per_second']:,.0f} |")  # fmt: skip
+    print("\nHands/s and µs/hand are per CPU second of this process (one core).")
     pine = next((r for r in results if (r["preset"], r["players"]) == ("pineapple", 2)), None)
     if pine is not None:
-        verdict = "meets" if pine["hands_per_second"] >= TARGET_PINEAPPLE else "misses"
-        print(f"2-player Pineapple {verdict} the target of {TARGET_PINEAPPLE:.0f} hands/s")
+        met = "meets" if pine["hands_per_second"] >= TARGET_PINEAPPLE else "misses"
+        print(f"2-player Pineapple {met} the target of {TARGET_PINEAPPLE:,.0f} hands/s.")
+    return verdict("bench_engine", problems)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

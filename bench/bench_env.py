@@ -30,27 +30,34 @@ import numpy as np
 from chinese_poker.env import aec_env, raw_env
 from chinese_poker.rules import preset_names, rules_for
 
+sys.path.insert(0, str(Path(__file__).parent))
+from shortfall import short, verdict
+
 TARGET = 20000.0  # actions/s for heads-up Pineapple on one core
 
 
-def run(env: Any, hands: int, seed: int) -> tuple[int, int, float]:
-    """Play ``hands`` episodes; return (actions, step calls, CPU seconds)."""
+def run(env: Any, hands: int, seed: int) -> tuple[int, int, float, int]:
+    """Play ``hands`` episodes; return (actions, step calls, CPU seconds, whole hands:
+    episodes that ended by the hand's end, not truncated)."""
     rng = random.Random(seed)
     env.reset(seed=seed)
-    actions = calls = 0
+    actions = calls = whole = 0
     start = time.process_time()
     for _ in range(hands):
         env.reset()
+        cut = False
         for _agent in env.agent_iter():
             obs, _reward, terminated, truncated, _info = env.last()
             calls += 1
             if terminated or truncated:
+                cut = cut or bool(truncated)
                 env.step(None)
                 continue
             legal = np.flatnonzero(obs["action_mask"])
             env.step(int(legal[rng.randrange(len(legal))]))
             actions += 1
-    return actions, calls, time.process_time() - start
+        whole += not cut
+    return actions, calls, time.process_time() - start, whole
 
 
 def measure(preset: str, players: int, hands: int, repeats: int, wrapped: bool) -> dict[str, Any]:
@@ -62,12 +69,13 @@ def measure(preset: str, players: int, hands: int, repeats: int, wrapped: bool) 
         if best is None or result[2] < best[2]:
             best = result
     assert best is not None
-    actions, calls, cpu = best
+    actions, calls, cpu, whole = best
     return {
         "preset": preset,
         "players": players,
         "env": "aec_env (wrapped)" if wrapped else "raw_env",
         "hands": hands,
+        "whole_hands": whole,
         "cpu_seconds": round(cpu, 4),
         "actions_per_second": round(actions / cpu, 1),
         "steps_per_second": round(calls / cpu, 1),
@@ -76,14 +84,14 @@ def measure(preset: str, players: int, hands: int, repeats: int, wrapped: bool) 
     }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--hands", type=int, default=3000, help="hands per repeat")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--all", action="store_true", help="every preset, every player count")
     parser.add_argument("--json", action="store_true", help="also print the results as JSON")
     parser.add_argument("--out", default="bench/results/env.json")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     cases: list[tuple[str, int, bool]] = [("pineapple", 2, False), ("pineapple", 2, True)]
     if args.all:
@@ -99,24 +107,28 @@ def main() -> None:
         results.append(measure(preset, n, hands, args.repeats, wrapped))
 
     print(
-        f"{'preset':22} {'players':>7} {'env':>18} {'actions/s':>10} {'step()/s':>10}"
-        f" {'actions':>8} {'us/hand':>9}"
+        "| Preset | Players | Environment | Actions/s | `step()` calls/s | Actions/hand | µs/hand |"
     )
+    print("|---|---:|---|---:|---:|---:|---:|")
     for r in results:
-        print(
-            f"{r['preset']:22} {r['players']:>7} {r['env']:>18} {r['actions_per_second']:>10.0f}"
-            f" {r['steps_per_second']:>10.0f} {r['actions_per_hand']:>8} {r['us_per_hand']:>9}"
-        )
-    print("per CPU second of this process (one core); classic presets include the set solver")
+        rates = [f"{r['actions_per_second']:,.0f}", f"{r['steps_per_second']:,.0f}"]
+        cells = [r["preset"], r["players"], r["env"], *rates, r["actions_per_hand"],
+                 r["us_per_hand"]]  # fmt: skip
+        print("| " + " | ".join(map(str, cells)) + " |")
+    print("\nPer CPU second of this process (one core); classic presets include the set solver.")
     ref = results[0]["actions_per_second"]
-    verdict = "meets" if ref >= TARGET else "MISSES"
-    print(f"heads-up Pineapple (raw_env) {verdict} the target of {TARGET:.0f} actions/s")
+    met = "meets" if ref >= TARGET else "MISSES"
+    print(f"Heads-up Pineapple (`raw_env`) {met} the target of {TARGET:,.0f} actions/s.")
+    # A truncated episode is less than the hand it is counted as.
+    problems = [short(f"{r['preset']} x{r['players']} {r['env']}: whole hands", r["whole_hands"],
+                      r["hands"]) for r in results]  # fmt: skip
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     if args.json:
         print(json.dumps(results, indent=2))
+    return verdict("bench_env", problems)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -16,13 +16,18 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import sys
 import time
+from pathlib import Path
 
 from chinese_poker.ai import make_bot
 from chinese_poker.ai.fantasyland import DEFAULT_STAY_VALUE, solve_fantasyland
 from chinese_poker.engine import Place, Table
 from chinese_poker.engine.views import View
 from chinese_poker.rules import rules_for
+
+sys.path.insert(0, str(Path(__file__).parent))
+from shortfall import short, verdict
 
 
 def time_solver(deals: int, seed: int) -> list[tuple[int, float, float, float]]:
@@ -48,6 +53,7 @@ class SolverSeat:
     def __init__(self, stay_value: float, fallback_seed: int) -> None:
         self.stay_value = stay_value
         self.fallback = make_bot("rules", seed=fallback_seed)
+        self.solved = 0  # Fantasyland deals this seat set with the solver
 
     def act(self, view: View) -> Place:
         decision = view.decisions[0]
@@ -55,43 +61,53 @@ class SolverSeat:
             return self.fallback.act(view)  # type: ignore[return-value]
         rules = rules_for("pineapple")
         sol = solve_fantasyland(decision.cards, rules, stay_value=self.stay_value)
+        self.solved += 1
         b = sol.board
         return Place(view.seat, b.top, b.middle, b.bottom, sol.discards, version=view.version)
 
 
-def stay_value_estimate(hands: int, seed: int) -> tuple[float, float, float]:
+def stay_value_estimate(hands: int, seed: int) -> tuple[float, float, float, int]:
+    """Seat 0's mean points, its 95% half-width, the stay rate, and how many of the hands
+    were Fantasyland hands set by the solver (each should be)."""
     rules = rules_for("pineapple")
-    points, stays = [], 0
+    points, stays, solved = [], 0, 0
     for i in range(hands):
         table = Table(rules, 2, button=1, seed=seed * 1_000_003 + i, fantasyland={0: 14})
-        agents = {0: SolverSeat(DEFAULT_STAY_VALUE, i), 1: make_bot("rules", seed=i)}
+        seat = SolverSeat(DEFAULT_STAY_VALUE, i)
+        agents = {0: seat, 1: make_bot("rules", seed=i)}
         while not table.over:
             s = table.to_act[0]
             table.apply(agents[s].act(table.view(s)))
         points.append(table.totals[table.players[0]])
         stays += table.fantasyland_next.get(0) is not None
+        solved += seat.solved == 1
     mean = statistics.fmean(points)
-    half = 1.96 * statistics.stdev(points) / len(points) ** 0.5
-    return mean, half, stays / hands
+    half = 1.96 * statistics.stdev(points) / len(points) ** 0.5 if len(points) > 1 else 0.0
+    return mean, half, stays / hands, solved
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=200)
     parser.add_argument("--hands", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=2026)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.deals < 1 or args.hands < 2:
+        parser.error("--deals must be at least 1 and --hands at least 2 (for an interval)")
     print("| Cards | Median ms | p90 ms | Max ms |\n|---:|---:|---:|---:|")
     for n, med, p90, worst in time_solver(args.deals, args.seed):
         print(f"| {n} | {med:.2f} | {p90:.2f} | {worst:.2f} |")
     t0 = time.perf_counter()
-    mean, half, stay_rate = stay_value_estimate(args.hands, args.seed)
+    mean, half, stay_rate, solved = stay_value_estimate(args.hands, args.seed)
     print(
         f"\nFantasyland hand (14 cards, solver) vs rules bot, {args.hands} hands: "
         f"{mean:+.2f} ± {half:.2f} points/hand; stays {stay_rate:.1%} "
         f"({time.perf_counter() - t0:.0f} s)"
     )
+    # A hand the solver did not set (no Fantasyland deal) would not measure its value.
+    return verdict("bench_fantasyland", [short("Fantasyland hands set by the solver", solved,
+                                               args.hands)])  # fmt: skip
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -32,10 +32,15 @@ def pairing(preset: str, bots: str, players: int, hands: int, seed: int) -> tupl
     result = simulate(job)
     first = result.bots[0]
     p = first.points
+    # Fewer than two duplicate groups give no interval: a figure without one is short.
+    interval = "no interval" if p.ci95 is None else f"± {p.ci95:.2f}"
+    problems = [simulation_shortfall(f"{preset} {bots}", result, hands)]
+    if p.ci95 is None:
+        problems.append(f"{preset} {bots}: no 95% interval (fewer than two duplicate groups)")
     return (f"| {preset} | {players} | {bots.replace(',', ' vs ')} | {result.hands} | "
-            f"{p.mean:+.2f} ± {p.ci95:.2f} | {first.foul_rate:.1%} | "
+            f"{p.mean:+.2f} {interval} | {first.foul_rate:.1%} | "
             f"{first.fl_earned_rate:.1%} |",
-            simulation_shortfall(f"{preset} {bots}", result, hands))  # fmt: skip
+            "; ".join(x for x in problems if x) or None)  # fmt: skip
 
 
 def first_streets(deals: int, seed: int) -> str:
@@ -77,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--hands", type=int, help="hands per pairing (default 1000 against random, "
+                    "150 against mc-v1; --quick a quarter)")  # fmt: skip
+    ap.add_argument("--deals", type=int, help="first streets checked (default 400)")
     args = ap.parse_args(argv)
     warm_kernels()
     scale = 4 if args.quick else 1
@@ -89,11 +97,11 @@ def main(argv: list[str] | None = None) -> int:
         ("pineapple", "rules,mc-v1", 2, 150),
         ("ofc", "rules,mc-v1", 2, 150),
     ]:
-        row, problem = pairing(preset, bots, players, hands // scale, args.seed)
+        row, problem = pairing(preset, bots, players, args.hands or hands // scale, args.seed)
         print(row, flush=True)
         problems.append(problem)
     print()
-    print(first_streets(400 // scale, args.seed))
+    print(first_streets(args.deals or 400 // scale, args.seed))
     return verdict("bench_rulebot", problems)
 
 

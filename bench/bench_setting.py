@@ -33,6 +33,9 @@ from chinese_poker.cards import Board, Card
 from chinese_poker.rules import Rules, rules_for
 from chinese_poker.scoring import Hand, settle
 
+sys.path.insert(0, str(Path(__file__).parent))
+from shortfall import short, verdict
+
 Setter = Callable[[Sequence[Card]], Board]
 
 
@@ -49,7 +52,7 @@ def bench_speed(rules: Rules, hands: int, seed: int) -> dict[str, float]:
         times.append(1000 * (time.perf_counter() - start))
     times.sort()
     return {
-        "hands": hands,
+        "hands": len(times),
         "median_ms": statistics.median(times),
         "p90_ms": times[int(0.9 * (len(times) - 1))],
         "mean_ms": statistics.fmean(times),
@@ -87,7 +90,7 @@ def play(
         mean = statistics.fmean(xs)
         half = 1.96 * statistics.stdev(xs) / math.sqrt(len(xs))
         out[name] = {
-            "deals": deals,
+            "deals": len(xs),
             "mean": mean,
             "ci_low": mean - half,
             "ci_high": mean + half,
@@ -107,6 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args(argv)
+    if args.hands < 1 or args.deals < 2 or args.hu_deals < 2:
+        parser.error("--hands must be at least 1, --deals and --hu-deals at least 2")
     rules = rules_for(args.preset)
     started = time.perf_counter()
 
@@ -146,7 +151,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         figures = {"preset": args.preset, "speed": speed, "four_players": four,
                    "heads_up": heads_up}  # fmt: skip
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
-    return 0
+    problems = [short("hands timed", int(speed["hands"]), args.hands)]
+    for label, result, asked in (("4 players", four, args.deals),
+                                 ("heads-up", heads_up, args.hu_deals)):  # fmt: skip
+        problems += [short(f"{label} against {name}: deals", int(r["deals"]), asked)
+                     for name, r in result.items()]  # fmt: skip
+    return verdict("bench_setting", problems)
 
 
 if __name__ == "__main__":

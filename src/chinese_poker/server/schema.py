@@ -293,6 +293,8 @@ class BotMatchRow(Base):
     seed: Mapped[int] = mapped_column(BigInteger)
     players: Mapped[str] = mapped_column(Text)
     deals: Mapped[int] = mapped_column(Integer)
+    # The match's tables (JSON), by deal then seating: what is collected once finished.
+    tables: Mapped[str] = mapped_column(Text)
     status: Mapped[str] = mapped_column(String(16), index=True)
     created_at: Mapped[float] = mapped_column(Double, index=True)
     finished_at: Mapped[float | None] = mapped_column(Double, nullable=True)

@@ -17,9 +17,10 @@ depends_on = None
 
 
 def upgrade() -> None:
-    """Create ``bot_matches`` (preset, family, seed, the two bots, how many deals, status)
-    and ``bot_match_hands`` (per deal, seating, hand and seat: the table, the player, the
-    hand's seed and what the seat scored: points, a foul, Fantasyland earned)."""
+    """Create ``bot_matches`` (preset, family, seed, the two bots, how many deals, their
+    tables, status) and ``bot_match_hands`` (per deal, seating, hand and seat: the table,
+    the player, the hand's seed and what the seat scored: points, a foul, Fantasyland
+    earned)."""
     op.create_table(
         "bot_matches",
         sa.Column("id", sa.String(32), primary_key=True),
@@ -28,6 +29,7 @@ def upgrade() -> None:
         sa.Column("seed", sa.BigInteger(), nullable=False),
         sa.Column("players", sa.Text(), nullable=False),
         sa.Column("deals", sa.Integer(), nullable=False),
+        sa.Column("tables", sa.Text(), nullable=False),
         sa.Column("status", sa.String(16), nullable=False, index=True),
         sa.Column("created_at", sa.Double(), nullable=False, index=True),
         sa.Column("finished_at", sa.Double(), nullable=True),

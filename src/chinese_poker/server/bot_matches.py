@@ -1,0 +1,448 @@
+"""Bot-against-bot duplicate matches that the server runs on its own (issue 42 item 3).
+
+A **match** is two bots, a preset, a number of **deals** and a seed. Each deal is one
+session (RULES §10: an orbit of the button plus the Fantasyland hands) played twice, once
+in each **seating** (the bots' chairs swapped), on the same decks: hand k of both seatings
+is dealt from the same hand seed, so what one bot was dealt in one seating the other was
+dealt in the other, and luck cancels out. It is ``chinese-poker simulate --duplicate``'s
+group, built from the same :class:`~chinese_poker.ai.simulate.Job`: deal d's session seed
+is ``derive_seed(seed, "session", d)``, the bot in chair c of seating s gets
+``derive_seed(seed, "bot", d, s, instance)``, so a match's figures equal a ``simulate``
+run of the same bots with the same seed (``tests/test_bot_matches.py``).
+
+Each seating of each deal is an ordinary table of the server (:class:`~.tables.LiveTable`
+with two bot chairs, stored, leased, replayed after a restart), with the match in its
+config: it deals the session's own seeded decks instead of a commitment (both seatings
+must get the same cards; no person is at the table to protect), and seeds its bots from
+the match. Its hands are rated like any (:mod:`.ratings`). When every table of a match is
+finished, :class:`MatchRunner` stores what each seat of each hand scored in
+``bot_match_hands`` (migration 0007), and the ladder (:mod:`.ladder`) reads them.
+
+**The operator's budget** (:class:`MatchBudget`, ``serve --bot-matches``; off unless
+given): at most ``hands_per_hour`` planned match hands started in any hour and at most
+``at_once`` matches being played. Which two bots play next: the pair of the family that
+has played the fewest matches (:func:`next_pair`), among our own bots at each level
+(:func:`house_bots`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Connection, func, insert, select, update
+
+from chinese_poker.ai.simulate import Job, derive_seed, make_job
+from chinese_poker.rules import rules_for
+from chinese_poker.server.accounts import bot_player
+from chinese_poker.server.fairness import new_commitment
+from chinese_poker.server.game import plan_table
+from chinese_poker.server.messages import CreateTable, SeatSpec
+from chinese_poker.server.ratings import Family, family_of
+from chinese_poker.server.schema import BOT_MATCH_HANDS, BOT_MATCHES, HANDS, SEATS, TABLES
+
+if TYPE_CHECKING:
+    from chinese_poker.server.tables import TableManager
+
+__all__ = [
+    "HOUSE_LEVELS",
+    "BotInMatch",
+    "MatchBudget",
+    "MatchRunner",
+    "Seating",
+    "house_bots",
+    "match_job",
+    "may_start",
+    "next_pair",
+    "planned_hands",
+    "seating",
+    "start_match",
+]
+
+log = logging.getLogger("chinese_poker.server")
+
+#: Our own bots on the ladder, per family: the rules bot and the Monte Carlo bot at each
+#: level it is offered at (in classic it sets hands with the setting solver at every
+#: level: one entry).
+HOUSE_LEVELS: dict[Family, tuple[tuple[str, int | None], ...]] = {
+    Family.OPEN_FACE: (("rules", None), ("mc", 1), ("mc", 2), ("mc", 3)),
+    Family.CLASSIC: (("rules", None), ("mc", None)),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class BotInMatch:
+    """A bot that plays matches: its player id (its ratings' and the ladder's), and the
+    server bot that plays its chairs."""
+
+    player_id: str
+    bot: str
+    level: int | None
+
+    @property
+    def spec(self) -> str:
+        """Its name for :func:`~chinese_poker.ai.simulate.make_job` (the level apart)."""
+        return self.bot
+
+
+def house_bots(conn: Connection, family: Family) -> list[BotInMatch]:
+    """Our own bots of ``family`` (their player rows made on first sight)."""
+    return [BotInMatch(bot_player(conn, b, lv), b, lv) for b, lv in HOUSE_LEVELS[family]]
+
+
+AT_ONCE, DEALS, PRESETS = 1, 10, ("pineapple", "classic")
+"""A budget's defaults: one match at a time, of ten deals, over Pineapple and classic."""
+BUDGET_FORM = "HANDS_PER_HOUR[,AT_ONCE[,DEALS[,PRESET...]]]"
+
+
+@dataclass(frozen=True, slots=True)
+class MatchBudget:
+    """What the operator lets bot matches use: ``hands_per_hour`` planned hands started
+    in any hour, ``at_once`` matches at a time, ``deals`` per match, over ``presets``
+    (two-player presets; each family's ladder is made of its presets' matches)."""
+
+    hands_per_hour: int
+    at_once: int = AT_ONCE
+    deals: int = DEALS
+    presets: tuple[str, ...] = PRESETS
+
+    def __post_init__(self) -> None:
+        if self.hands_per_hour < 1 or self.at_once < 1 or self.deals < 1:
+            raise ValueError("bot matches need at least one hand an hour, match and deal")
+        for preset in self.presets:
+            if 2 not in rules_for(preset).player_counts:
+                raise ValueError(f"{preset} is not played heads-up")
+
+    @classmethod
+    def parse(cls, text: str) -> MatchBudget:
+        """``HANDS_PER_HOUR[,AT_ONCE[,DEALS[,PRESET...]]]`` (``serve --bot-matches``).
+
+        >>> MatchBudget.parse("400,2,5,pineapple")
+        MatchBudget(hands_per_hour=400, at_once=2, deals=5, presets=('pineapple',))
+        """
+        parts = [p.strip() for p in text.split(",") if p.strip()]
+        try:
+            numbers = [int(p) for p in parts[:3]]
+        except ValueError:
+            raise ValueError(f"bad bot match budget {text!r}: {BUDGET_FORM}") from None
+        if not numbers:
+            raise ValueError("the bot match budget needs its hands per hour")
+        presets = tuple(parts[3:]) or PRESETS
+        hands, at_once, deals = [*numbers, *(0, AT_ONCE, DEALS)[len(numbers) :]]
+        return cls(hands, at_once, deals, presets)
+
+
+def planned_hands(deals: int) -> int:
+    """The hands a match of ``deals`` deals is planned at: per deal an orbit of two hands
+    in each of the two seatings (its Fantasyland hands come on top)."""
+    return deals * 2 * 2
+
+
+def may_start(
+    budget: MatchBudget,
+    now: float,
+    started: Sequence[tuple[float, int]],
+    playing: int,
+    planned: int,
+) -> bool:
+    """Whether a match of ``planned`` hands may start at ``now``: fewer than ``at_once``
+    matches are ``playing``, and the planned hands of the matches ``started`` in the last
+    hour ((start time, planned hands) each) plus this one's fit ``hands_per_hour``.
+
+    >>> b = MatchBudget(100, at_once=2)
+    >>> may_start(b, 5000.0, [(1500.0, 60)], 0, 40), may_start(b, 5000.0, [(1500.0, 61)], 0, 40)
+    (True, False)
+    >>> may_start(b, 5200.0, [(1500.0, 61)], 0, 40), may_start(b, 5200.0, [], 2, 40)
+    (True, False)
+    """
+    if playing >= budget.at_once:
+        return False
+    recent = sum(hands for at, hands in started if now - at < 3600.0)
+    return recent + planned <= budget.hands_per_hour
+
+
+def next_pair(
+    bots: Sequence[BotInMatch], played: Mapping[frozenset[str], int]
+) -> tuple[BotInMatch, BotInMatch] | None:
+    """The two bots whose pairing has played the fewest matches (``played``, by the
+    pair's player ids); the first such pair in the bots' order. None with fewer than two.
+
+    >>> a, b, c = (BotInMatch(p, "rules", None) for p in "abc")
+    >>> pair = next_pair([a, b, c], {frozenset("ab"): 2, frozenset("ac"): 1})
+    >>> [x.player_id for x in pair]
+    ['b', 'c']
+    """
+    pairs = list(combinations(bots, 2))
+    if not pairs:
+        return None
+    return min(pairs, key=lambda p: played.get(frozenset((p[0].player_id, p[1].player_id)), 0))
+
+
+def match_job(preset: str, bots: Sequence[BotInMatch], deals: int, seed: int) -> Job:
+    """The ``simulate`` job a match is: the same bots, seeds and duplicate deals (its
+    ``hands`` is the planned count; the match plays every deal whole)."""
+    return make_job(
+        preset, [b.spec for b in bots], hands=planned_hands(deals), seed=seed,
+        duplicate=True,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Seating:
+    """One table of a match: deal ``deal`` in seating ``seating``: its session seed, and
+    per chair the bot (an index into the match's bots) and that bot's seed."""
+
+    deal: int
+    seating: int
+    session_seed: int
+    bots: tuple[int, ...]
+    bot_seeds: tuple[int, ...]
+
+
+def seating(job: Job, deal: int, rotation: int) -> Seating:
+    """Deal ``deal`` in seating ``rotation`` as ``simulate`` plays it (RULES §10's group:
+    instance j at seat j + rotation, the same session seed in every seating).
+
+    >>> job = make_job("pineapple", ["rules", "random"], hands=8, seed=7, duplicate=True)
+    >>> one, two = seating(job, 0, 0), seating(job, 0, 1)
+    >>> one.session_seed == two.session_seed, one.bots, two.bots
+    (True, (0, 1), (1, 0))
+    """
+    instances = job.instances(rotation)
+    return Seating(
+        deal,
+        rotation,
+        derive_seed(job.seed, "session", deal),
+        instances,
+        tuple(derive_seed(job.seed, "bot", deal, rotation, inst) for inst in instances),
+    )
+
+
+def _table_request(preset: str, bots: Sequence[BotInMatch], plan: Seating) -> CreateTable:
+    """The lobby request a match table is (no person, no wait between moves and hands)."""
+    return CreateTable(
+        name=f"Bot match: {preset}",
+        preset=preset,
+        seats=[SeatSpec(kind="bot", bot=bots[i].bot, level=bots[i].level) for i in plan.bots],
+        hints=False,
+        bot_delay=0,
+        next_hand_delay=0,
+        join=False,
+    )
+
+
+def start_match(
+    manager: TableManager,
+    preset: str,
+    bots: Sequence[BotInMatch],
+    deals: int,
+    seed: int | None = None,
+    now: float | None = None,
+) -> str:
+    """Store a match between ``bots`` and open its tables (every deal in both seatings;
+    each starts at once and is played as the server plays any table). Its id."""
+    from chinese_poker.server.table_bots import check_bot
+    from chinese_poker.server.table_presence import secret_hash
+    from chinese_poker.server.tables import LiveTable, new_hand
+
+    seed = secrets.randbits(63) if seed is None else seed
+    job = match_job(preset, bots, deals, seed)
+    match_id = "m-" + secrets.token_hex(6)
+    store = manager.store
+    tables: list[tuple[str, Seating]] = []
+    for deal in range(deals):
+        for rotation in range(job.rotations):
+            tables.append(("t-" + secrets.token_hex(6), seating(job, deal, rotation)))
+    with store.engine.begin() as conn:
+        conn.execute(
+            insert(BOT_MATCHES).values(
+                id=match_id,
+                family=family_of(job.rules).value,
+                preset=preset,
+                seed=seed,
+                players=json.dumps([b.player_id for b in bots]),
+                deals=deals,
+                tables=json.dumps([t for t, _ in tables]),
+                status="playing",
+                created_at=time.time() if now is None else now,
+                finished_at=None,
+            )
+        )
+    for table_id, plan in tables:
+        spec = _table_request(preset, bots, plan)
+        chairs = plan_table(spec, check_bot)
+        match = {"id": match_id, "deal": plan.deal, "seating": plan.seating,
+                 "bot_seeds": list(plan.bot_seeds)}  # fmt: skip
+        store.create_table(
+            table_id=table_id,
+            name=spec.name or preset,
+            config={
+                "request": spec.model_dump(mode="json"),
+                "preset": preset,
+                "rules": chairs.rules.to_dict(),
+                "match": match,
+            },
+            join_code_hash=secret_hash(secrets.token_urlsafe(8)),
+            session_seed=str(plan.session_seed),
+            start_button=0,
+            seats=chairs.seats,
+            status="waiting",
+            first=new_hand(new_commitment(table_id, 1, chairs.rules)),
+        )
+        loaded = store.load_table(table_id)
+        assert loaded is not None
+        live = LiveTable(manager, loaded)
+        manager.tables[table_id] = live
+        live.start_session()
+    return match_id
+
+
+# --------------------------------------------------------------------------- collecting
+
+
+def _seat_rows(
+    match: Mapping[str, Any],
+    record: Mapping[str, Any],
+    players: Sequence[str],
+    chairs: Mapping[str, int],
+) -> list[dict[str, Any]]:
+    """The ``bot_match_hands`` rows of one stored hand of a match table (``match``: its
+    config's match; ``players``: the player id in each chair; ``chairs``: each name's)."""
+    fouled = set((record.get("settlement") or {}).get("fouled") or [])
+    qualified = record.get("fantasyland_qualified") or {}
+    names = record["players"]
+    rows = []
+    for name in names:
+        chair = chairs[name]
+        rows.append(
+            {
+                "match_id": match["id"],
+                "deal": int(match["deal"]),
+                "seating": int(match["seating"]),
+                "hand": int(record["session"]["hand"]),
+                "seat": chair,
+                "table_id": match["table"],
+                "player_id": players[chair],
+                "hand_seed": str(record["seed"]),
+                "points": int(record["totals"][name]),
+                "fouled": int(name in fouled),
+                "fantasyland": int(bool(qualified.get(name))),
+            }
+        )
+    return rows
+
+
+def collect(conn: Connection, match_id: str) -> bool:
+    """Store the hands of a match whose tables are all finished, and mark it finished
+    (in ``conn``'s transaction); False (nothing written) while a table plays on."""
+    row = conn.execute(select(BOT_MATCHES).where(BOT_MATCHES.c.id == match_id)).mappings().one()
+    table_ids: list[str] = json.loads(row["tables"])
+    players: list[str] = json.loads(row["players"])
+    found = {
+        r.id: r
+        for r in conn.execute(
+            select(TABLES.c.id, TABLES.c.status, TABLES.c.config).where(TABLES.c.id.in_(table_ids))
+        )
+    }
+    if len(found) < len(table_ids) or any(r.status != "finished" for r in found.values()):
+        return False
+    rows: list[dict[str, Any]] = []
+    for table_id in table_ids:
+        match = {**json.loads(found[table_id].config)["match"], "table": table_id}
+        chairs = {
+            str(name): int(seat)
+            for name, seat in conn.execute(
+                select(SEATS.c.name, SEATS.c.seat).where(SEATS.c.table_id == table_id)
+            )
+        }
+        # Seating s puts the match's bot j in chair j + s (simulate's rotation).
+        n, rotation = len(players), int(match["seating"])
+        in_chair = [players[(chair - rotation) % n] for chair in range(n)]
+        for (text,) in conn.execute(
+            select(HANDS.c.record)
+            .where(HANDS.c.table_id == table_id, HANDS.c.record.is_not(None))
+            .order_by(HANDS.c.number)
+        ):
+            rows.extend(_seat_rows(match, json.loads(text), in_chair, chairs))
+    if rows:
+        conn.execute(insert(BOT_MATCH_HANDS), rows)
+    conn.execute(
+        update(BOT_MATCHES)
+        .where(BOT_MATCHES.c.id == match_id)
+        .values(status="finished", finished_at=time.time())
+    )
+    return True
+
+
+# --------------------------------------------------------------------------- the runner
+
+
+@dataclass
+class MatchRunner:
+    """Starts matches within the budget and collects the finished ones, every
+    ``interval`` seconds on the server's event loop (``serve --bot-matches``);
+    ``entrants`` says who may be paired in a family (our own bots by default)."""
+
+    manager: TableManager
+    budget: MatchBudget
+    interval: float = 2.0
+    clock: Callable[[], float] = time.time
+    entrants: Callable[[Connection, Family], list[BotInMatch]] = house_bots
+    _turn: int = field(default=0, init=False)
+
+    async def run(self) -> None:
+        """Tick until cancelled (a failed tick is logged; the next one tries again)."""
+        while True:
+            try:
+                self.tick()
+            except Exception:
+                log.exception("bot matches: a tick failed")
+            await asyncio.sleep(self.interval)
+
+    def tick(self) -> str | None:
+        """Collect the finished matches, then start one if the budget allows: its id."""
+        store = self.manager.store
+        with store.engine.begin() as conn:
+            for (match_id,) in conn.execute(
+                select(BOT_MATCHES.c.id).where(BOT_MATCHES.c.status == "playing")
+            ).all():
+                collect(conn, match_id)
+        if self.manager.draining or not self.manager.ready:
+            return None
+        preset = self.budget.presets[self._turn % len(self.budget.presets)]
+        self._turn += 1
+        planned = planned_hands(self.budget.deals)
+        with store.engine.begin() as conn:
+            now = self.clock()
+            started = [
+                (float(at), planned_hands(deals))
+                for at, deals in conn.execute(
+                    select(BOT_MATCHES.c.created_at, BOT_MATCHES.c.deals).where(
+                        BOT_MATCHES.c.created_at > now - 3600.0
+                    )
+                )
+            ]
+            playing = conn.execute(
+                select(func.count()).where(BOT_MATCHES.c.status == "playing")
+            ).scalar_one()
+            if not may_start(self.budget, now, started, int(playing), planned):
+                return None
+            family = family_of(rules_for(preset))
+            bots = self.entrants(conn, family)
+            played: dict[frozenset[str], int] = {}
+            for (text,) in conn.execute(
+                select(BOT_MATCHES.c.players).where(BOT_MATCHES.c.family == family.value)
+            ):
+                key = frozenset(json.loads(text))
+                played[key] = played.get(key, 0) + 1
+        pair = next_pair(bots, played)
+        if pair is None:
+            return None
+        return start_match(self.manager, preset, pair, self.budget.deals, now=now)

@@ -331,6 +331,11 @@ class TableGame:
         self.stand_ins: set[int] = {int(c) for c in live.get("stand_in", [])}
         self.left: str | None = live.get("left")
         self.rematch: str | None = live.get("rematch")
+        # The cards each chair staged but has not confirmed (timeout_filler.Staging's
+        # stored form): a timeout keeps them, on whichever process plays the table.
+        self.staged: dict[int, dict[str, Any]] = {
+            int(k): v for k, v in live.get("staged", {}).items()
+        }
         # The table's last chat lines (server.table_chat), stored only while it is played.
         self.chat: list[dict[str, Any]] = []
         if stored.status != "finished":
@@ -338,7 +343,8 @@ class TableGame:
         self._rebuild(stored)
 
     def live_state(self) -> dict[str, Any]:
-        """What :attr:`banks`, :attr:`stand_ins`, :attr:`left` and :attr:`rematch` store."""
+        """What :attr:`banks`, :attr:`stand_ins`, :attr:`left`, :attr:`rematch` and
+        :attr:`staged` store."""
         data: dict[str, Any] = {
             "banks": {str(k): round(v, 3) for k, v in sorted(self.banks.items())},
             "stand_in": sorted(self.stand_ins),
@@ -347,6 +353,8 @@ class TableGame:
             data["left"] = self.left
         if self.rematch is not None:
             data["rematch"] = self.rematch
+        if self.staged:
+            data["staged"] = {str(k): v for k, v in sorted(self.staged.items())}
         if self.chat and self.status != "finished":
             data["chat"] = self.chat
         return data

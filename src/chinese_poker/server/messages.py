@@ -33,11 +33,13 @@ __all__ = [
     "ErrorCode",
     "FoulsMsg",
     "HintMsg",
+    "HoldMsg",
     "LeaveMsg",
     "LegalMsg",
     "NextMsg",
     "PingMsg",
     "SeatSpec",
+    "StageMsg",
     "SyncMsg",
     "TournamentSpec",
     "error_text",
@@ -247,6 +249,27 @@ class ContributeMsg(_Msg):
     value: str = Field(pattern=r"^[0-9a-f]{64}$", description="32 random bytes, hex")
 
 
+class StageMsg(_Msg):
+    """The cards the player has staged on this street and not confirmed: a timeout keeps
+    them (server/timeout_filler.py). No answer unless it is malformed."""
+
+    type: Literal["stage"]
+    hand: StrictInt = Field(ge=1, description="the table's hand number")
+    street: StrictInt = Field(ge=1)
+    top: list[str] = Field(default_factory=list, max_length=5)
+    middle: list[str] = Field(default_factory=list, max_length=5)
+    bottom: list[str] = Field(default_factory=list, max_length=5)
+    discard: list[str] = Field(default_factory=list, max_length=5)
+
+
+class HoldMsg(_Msg):
+    """The player opened (``on``) or closed the review or replay of the hand just played:
+    the next deal waits for him, once per hand and within the table's limit."""
+
+    type: Literal["hold"]
+    on: StrictBool
+
+
 class AuthMsg(BaseModel):
     """The first message of a seat's socket: its token (never in the URL)."""
 
@@ -266,10 +289,15 @@ _Client = (
     | ContributeMsg
     | NextMsg
     | LeaveMsg
+    | StageMsg
+    | HoldMsg
 )
 ClientMessage = Annotated[_Client, Field(discriminator="type")]
 _CLIENT: TypeAdapter[_Client] = TypeAdapter(ClientMessage)
-TYPES = ("action", "sync", "hint", "legal", "fouls", "ping", "contribute", "next", "leave")
+TYPES = (
+    "action", "sync", "hint", "legal", "fouls", "ping", "contribute", "next", "leave", "stage",
+    "hold",
+)  # fmt: skip
 
 
 def validation_message(exc: ValidationError) -> str:

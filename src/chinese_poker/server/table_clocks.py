@@ -4,24 +4,32 @@ what happens when time runs out (docs/server.md "Leavers and clocks").
 The timers themselves are :class:`.scheduling.Timers`; this part gives each human engine
 seat its limit (the move's plus its chair's bank), charges an overrun to the bank, and
 on expiry either times the seat out (the engine's ``Timeout``) or, on a casual table,
-makes only the decision due (RULES §10's placement) and tells the player.
+makes only the decision due and tells the player: the cards he had staged stay where he
+put them and the rest goes where the rules bot would put it (:mod:`.timeout_filler`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import secrets
 from typing import TYPE_CHECKING, Any
 
-from chinese_poker.engine import Table, Timeout, timeout_action
+from chinese_poker.engine import Table, Timeout
 from chinese_poker.server.scheduling import Timers
 from chinese_poker.server.table_part import TablePart
+from chinese_poker.server.timeout_filler import Staging, filler_action
 
 if TYPE_CHECKING:
     from chinese_poker.server.tables import LiveTable
 
-__all__ = ["TableClocks"]
+__all__ = ["STAGING_SAVE_DELAY", "TableClocks"]
 
 log = logging.getLogger("chinese_poker.server")
+
+STAGING_SAVE_DELAY = 1.0
+"""Seconds a player's staging waits before it is stored (tables.live): one write for a
+quick run of cards, not one per card; a failover within that second loses the last ones."""
 
 
 class TableClocks(TablePart):
@@ -34,6 +42,7 @@ class TableClocks(TablePart):
         # them), and when each engine seat's decision started (for them).
         self._bank: dict[int, float] = live.game.banks
         self._started: dict[int, tuple[tuple[Any, ...], float, int]] = {}
+        self._staging_save: asyncio.TimerHandle | None = None
 
     def humans(self) -> list[int]:
         """The engine seats of this hand held by people (not by a stand-in bot)."""
@@ -61,6 +70,32 @@ class TableClocks(TablePart):
 
     def stop(self) -> None:
         self.timers.cancel_all()
+        if self._staging_save is not None:
+            self._staging_save.cancel()
+            self._staging_save = None
+
+    def stage(self, chair: int, staged: Staging) -> None:
+        """The player's staging now (what a timeout keeps), stored shortly after."""
+        game = self.live.game
+        if not staged.cards:
+            if game.staged.pop(chair, None) is None:
+                return
+        else:
+            game.staged[chair] = staged.to_dict()
+        if self._staging_save is None:
+            self._staging_save = self.live.loop.call_later(STAGING_SAVE_DELAY, self._save_staging)
+
+    def _save_staging(self) -> None:
+        self._staging_save = None
+        self.live.ownership.save_live()
+
+    def staging(self, chair: int) -> Staging | None:
+        """The chair's stored staging (None if it has none or it does not read)."""
+        data = self.live.game.staged.get(chair)
+        try:
+            return Staging.from_dict(data) if data is not None else None
+        except (KeyError, TypeError, ValueError):
+            return None
 
     def bank_left(self, chair: int) -> float:
         return self._bank.setdefault(chair, float(self.live.spec.time_bank))
@@ -81,13 +116,17 @@ class TableClocks(TablePart):
             log.warning("table %s: timeout of seat %d refused: %s", live.id, seat, result.message)
 
     def timeout_decision(self, table: Table, seat: int, chair: int) -> None:
-        """Casual tables: time ran out, so only this decision is made (RULES §10's
-        placement), as an ordinary action; the player is told which cards went where."""
+        """Casual tables: time ran out, so only this decision is made, as an ordinary
+        action: the staged cards kept, the rest as the rules bot plays it (about 10 ms
+        on a first street: made here, not in a worker, so that nothing moves between);
+        the player is told which cards went where."""
         live = self.live
-        decisions = table.decisions(seat)
-        if not decisions:
+        if not table.decisions(seat):
             return
-        action = timeout_action(decisions[0], table.version)
+        view = table.view(seat)
+        action = filler_action(view, self.staging(chair), live.hand_no, secrets.randbits(32))
+        if table.check(action) is not None:  # never expected: the rules bot's whole street
+            action = filler_action(view, None, live.hand_no, secrets.randbits(32))
         result = live.submit(chair, action)
         if not result.ok:
             log.warning(
@@ -96,6 +135,7 @@ class TableClocks(TablePart):
             return
         self._bank[chair] = 0.0
         self._started.pop(seat, None)
+        live.game.staged.pop(chair, None)
         live.ownership.save_live()
         name = live.game.chairs[chair].name
         live.presence.notice(

@@ -28,10 +28,12 @@ from chinese_poker.server.messages import (
     ErrorCode,
     FoulsMsg,
     HintMsg,
+    HoldMsg,
     LeaveMsg,
     LegalMsg,
     NextMsg,
     PingMsg,
+    StageMsg,
     SyncMsg,
     error_text,
     parse_client_message,
@@ -39,6 +41,7 @@ from chinese_poker.server.messages import (
 )
 from chinese_poker.server.table_chat import CHAT
 from chinese_poker.server.table_part import TablePart
+from chinese_poker.server.timeout_filler import Staging
 
 if TYPE_CHECKING:
     from chinese_poker.server.tables import LiveTable
@@ -160,6 +163,20 @@ class TableDispatch(TablePart):
     def _leave(self, conn: Conn, msg: LeaveMsg, read_at: float | None) -> None:
         assert conn.chair is not None
         self.live.flow.leave(conn, conn.chair, msg)
+
+    def _stage(self, conn: Conn, msg: StageMsg, read_at: float | None) -> None:
+        """The player's unconfirmed cards, kept by a timeout (table_clocks)."""
+        assert conn.chair is not None
+        try:
+            staged = Staging.from_dict(msg.model_dump())
+        except ValueError as exc:
+            self.error(conn, msg.id, ErrorCode.BAD_MESSAGE, f"bad card: {exc}")
+            return
+        self.live.timekeeper.stage(conn.chair, staged)
+
+    def _hold(self, conn: Conn, msg: HoldMsg, read_at: float | None) -> None:
+        assert conn.chair is not None
+        self.live.flow.hold(conn, conn.chair, msg)
 
     def _contribute(self, conn: Conn, msg: ContributeMsg, read_at: float | None) -> None:
         """A seat's value for a hand's shuffle (docs/fairness.md)."""
@@ -338,6 +355,8 @@ HANDLERS: Mapping[type[BaseModel], Callable[[TableDispatch, Conn, Any, float | N
     LegalMsg: TableDispatch._legal,
     FoulsMsg: TableDispatch._fouls,
     HintMsg: TableDispatch._start_hint,
+    StageMsg: TableDispatch._stage,
+    HoldMsg: TableDispatch._hold,
 }
 """Each client message type's handler (the type was checked by ``parse_client_message``)."""
 

@@ -4,7 +4,9 @@ A table's state only changes in :meth:`TableFlow.submit`, which asks the engine
 (``check``), applies the action, queues its rows for the group commit and, once they are
 stored, broadcasts the new state, each socket receiving its own seat's view. A hand's
 settlement follows just after the action that ended it is acknowledged; the next hand is
-dealt after ``next_hand_delay`` (or once every person present pressed Next).
+dealt after ``next_hand_delay`` (or once every person present pressed Next), later while a
+player looks at the review or replay of the hand just played (his hold: once per hand,
+:data:`HOLD_SECONDS` at most).
 """
 
 from __future__ import annotations
@@ -21,20 +23,24 @@ from chinese_poker.server.connections import Conn
 from chinese_poker.server.db import NewHand, compact_json
 from chinese_poker.server.fairness import Commitment, new_commitment
 from chinese_poker.server.game import Applied, Refusal
-from chinese_poker.server.messages import ErrorCode, LeaveMsg
+from chinese_poker.server.messages import ErrorCode, HoldMsg, LeaveMsg
 from chinese_poker.server.table_ownership import WriteFailed
 from chinese_poker.server.table_part import TablePart
 
 if TYPE_CHECKING:
     from chinese_poker.server.tables import LiveTable
 
-__all__ = ["FIRST_DEAL_WAIT", "Result", "TableFlow", "new_hand"]
+__all__ = ["FIRST_DEAL_WAIT", "HOLD_SECONDS", "Result", "TableFlow", "new_hand"]
 
 log = logging.getLogger("chinese_poker.server")
 
 FIRST_DEAL_WAIT = 2.0
 """Seconds hand 1 waits, once every seat is taken, for the players' fair-shuffle values
 (never longer than ``next_hand_delay``; not at all once everybody has sent his)."""
+
+HOLD_SECONDS = 30.0
+"""The longest one player's review or replay of the hand just played holds the next deal
+(counted from when he opened it; the table's own pause runs within it)."""
 
 
 @dataclass
@@ -59,6 +65,9 @@ class TableFlow(TablePart):
         self.next_hand: asyncio.TimerHandle | None = None
         self.settle_pending = False  # the hand's settlement waits in manager.deferred
         self._done: set[int] = set()  # chairs that pressed Next after this showdown
+        self.holds: dict[int, float] = {}  # chair -> loop time his hold of the deal ends
+        self._held: set[int] = set()  # chairs that held since the last deal (once each)
+        self._deal_at = 0.0  # loop time the next deal is due, holds aside
 
     # ------------------------------------------------------------------ recovery
 
@@ -127,13 +136,57 @@ class TableFlow(TablePart):
             self.schedule_next_hand(wait)
 
     def schedule_next_hand(self, delay: float | None = None) -> None:
+        wait = self.live.spec.next_hand_delay if delay is None else delay
+        self._deal_at = self.live.loop.time() + wait
+        self._arm_next_hand()
+
+    def _arm_next_hand(self) -> None:
+        """The next deal at its due time, or when the last hold ends if that is later."""
         if self.next_hand is not None:
             self.next_hand.cancel()
-        wait = self.live.spec.next_hand_delay if delay is None else delay
-        self.next_hand = self.live.loop.call_later(wait, self.start_next_hand)
+        at = max([self._deal_at, *self.holds.values()])
+        self.next_hand = self.live.loop.call_at(at, self.start_next_hand)
+
+    def hold(self, conn: Conn, chair: int, msg: HoldMsg) -> None:
+        """A seated person opened (or closed) the review or replay of the hand just
+        played: the next deal waits for him, :data:`HOLD_SECONDS` at most, once per
+        hand; everybody is told who the table waits for and how long at most."""
+        live = self.live
+        if not msg.on:
+            self.release(chair)
+            return
+        table = live.table
+        if table is None or not table.over or self.next_hand is None:
+            text = "the deal waits only between hands"
+            live.dispatch.error(conn, msg.id, ErrorCode.TOO_LATE, text)
+            return
+        if chair in self._held or chair in live.game.stand_ins:
+            text = "the table waited for you once this hand already"
+            live.dispatch.error(conn, msg.id, ErrorCode.DUPLICATE, text)
+            return
+        self._held.add(chair)
+        self.holds[chair] = live.loop.time() + HOLD_SECONDS
+        self._arm_next_hand()
+        self._tell_hold(chair, HOLD_SECONDS)
+
+    def release(self, chair: int) -> None:
+        """The chair's hold ends (he closed the review, or left): the deal comes at its
+        own time, or when another hold ends."""
+        if self.holds.pop(chair, None) is None:
+            return
+        if self.next_hand is not None:
+            self._arm_next_hand()
+        self._tell_hold(chair, None)
+
+    def _tell_hold(self, chair: int, seconds: float | None) -> None:
+        live = self.live
+        name = live.game.chairs[chair].name
+        text = {"type": "hold", "table_id": live.id, "chair": chair, "player": name}
+        live.presence.tell_all(compact_json({**text, "seconds": seconds}))
 
     def start_next_hand(self) -> None:
         self.next_hand = None
+        self.holds.clear()  # the deal comes now: every hold ended (or ran out)
         live = self.live
         session = live.game.session
         if session is None or session.over or live.manager.closing:
@@ -155,6 +208,8 @@ class TableFlow(TablePart):
         if session is None or session.over or live.status == "finished":
             return  # the session ended while the deal was being stored
         self._done.clear()
+        self._held.clear()
+        game.staged.clear()  # last hand's staging (stored with the next live write)
         table = game.deal(number, now)
         live.views.clear()
         live.bots.new_deal()

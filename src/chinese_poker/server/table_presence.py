@@ -248,6 +248,7 @@ class TablePresence(TablePart):
                 if chair.connected == 0:
                     self.broadcast_seats()
                     self.left(chair.seat)
+                    live.flow.release(chair.seat)  # nobody left to look: no hold
         conn.close()
         if live.status == "finished" and live.idle:
             # Leaves memory just after its last socket, not at the next sweep: a busy

@@ -58,6 +58,7 @@ from chinese_poker.server.bot_names import bot_name
 from chinese_poker.server.db import Base
 from chinese_poker.server.guard import client_address
 from chinese_poker.server.holdings import holdings_of, manager_of, store_of
+from chinese_poker.server.name_rule import PlayerNameRoute
 
 __all__ = [
     "IDENTITY_PER_ADDRESS",
@@ -268,7 +269,7 @@ class SeatBody(BaseModel):
     token: str = Field(min_length=1, max_length=200)
 
 
-router = APIRouter(tags=["players"])
+router = APIRouter(tags=["players"], route_class=PlayerNameRoute)
 
 PER_ADDRESS = parse(SIGNIN_PER_ADDRESS)
 PER_HANDLE = parse(SIGNIN_PER_HANDLE)

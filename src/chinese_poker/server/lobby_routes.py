@@ -15,6 +15,7 @@ from fastapi import APIRouter, Header, HTTPException, Query, Request, Response
 from chinese_poker.server.accounts import saved_name
 from chinese_poker.server.guard import client_address
 from chinese_poker.server.holdings import Holdings, Manager, read_table, table_or_404, throttle
+from chinese_poker.server.name_rule import PlayerNameRoute
 from chinese_poker.server.responses import (
     Created,
     Joined,
@@ -28,7 +29,7 @@ from chinese_poker.server.tables import CreateTable, WriteFailed, make_server_bo
 
 __all__ = ["SEAT_COOKIE_DAYS", "router", "seat_cookie"]
 
-router = APIRouter(tags=["lobby"])
+router = APIRouter(tags=["lobby"], route_class=PlayerNameRoute)
 
 SEAT_COOKIE_DAYS = 30
 """How long the browser keeps a seat's cookie (the seat survives restarts)."""

@@ -186,10 +186,30 @@ export function itemText(pair, it, hand = null) {
   return it.text || it.kind;
 }
 
+/** The name rule's refusals (engine.table.validate_player_name, the same at every
+ * entry of a name) and the keys of their words in the player's language. */
+/** @type {{ pattern: RegExp, key: string, args?: (m: RegExpExecArray) => object }[]} */
+const NAME_RULE = [
+  { pattern: /^a player name has at most (\d+) characters, not (\d+)$/, key: "name.too_long", args: (m) => ({ max: m[1], n: m[2] }) },
+  { pattern: /^a player name must be a non-empty string of visible characters/, key: "name.invisible" },
+  { pattern: /^a player name cannot contain control characters or line breaks/, key: "name.control" },
+  { pattern: /^a player name cannot contain direction overrides or isolates/, key: "name.direction" },
+  { pattern: /^a player name cannot contain '(.)'/, key: "name.separator", args: (m) => ({ char: m[1] }) },
+];
+
+/** A server's one line in the player's words where it is one the page knows. */
+function detailWords(detail) {
+  for (const { pattern, key, args } of NAME_RULE) {
+    const m = pattern.exec(detail);
+    if (m) return t(key, args ? args(m) : {});
+  }
+  return detail;
+}
+
 /** A REST error's detail in words. */
 export function plainDetail(status, data) {
   const detail = data && data.detail;
-  if (typeof detail === "string") return detail;
+  if (typeof detail === "string") return detailWords(detail);
   if (Array.isArray(detail)) {
     return detail.map((d) => {
       const where = (d.loc || []).filter((x) => x !== "body").join(".");

@@ -11,10 +11,14 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import select
-from tests._helpers import wait_until
+from sqlalchemy import insert, select
 
+from _helpers import wait_until
+from chinese_poker.ai import make_bot
 from chinese_poker.ai.simulate import interval, make_job, simulate
+from chinese_poker.engine import Session
+from chinese_poker.rules import rules_for
+from chinese_poker.server.accounts import PLAYERS, SeatPlayerRow
 from chinese_poker.server.app import create_app
 from chinese_poker.server.bot_matches import (
     BotInMatch,
@@ -24,7 +28,9 @@ from chinese_poker.server.bot_matches import (
     may_start,
     start_match,
 )
-from chinese_poker.server.schema import BOT_MATCH_HANDS, BOT_MATCHES
+from chinese_poker.server.db import Store, StoredSeat
+from chinese_poker.server.ratings import RATINGS, rate_pending, same_owner
+from chinese_poker.server.schema import BOT_MATCH_HANDS, BOT_MATCHES, HANDS
 from chinese_poker.server.tables import TableManager
 
 SEED = 20261207
@@ -163,3 +169,63 @@ def test_the_runner_starts_no_more_than_the_budget(client: TestClient) -> None:
     assert len(rows) == 3 and all(deals == 1 for _, deals in rows)
     # Different pairs first: the runner spreads the matches over the house bots.
     assert len({frozenset(json.loads(p)) for p, _ in rows[:2]}) == 2
+
+
+# --------------------------------------------------------------------------- same owner
+
+
+def stored_hand_between(store: Store, table_id: str, players: dict[int, str]) -> None:
+    """A finished heads-up hand at a new table whose chairs the given players proved."""
+    names = ["Ann", "Bob"]
+    session = Session(rules_for("pineapple"), names, seed=5)
+    table = session.start_hand()
+    bots = [make_bot("rules", seed=1), make_bot("rules", seed=2)]
+    while not table.over:
+        seat = table.to_act[0]
+        table.apply(bots[seat].act(table.view(seat)))
+    record = session.finish_hand().record
+    seats = [
+        StoredSeat(i, "human", n, None, None, None, None) for i, n in enumerate(["Ann", "Bob"])
+    ]
+    store.create_table(
+        table_id=table_id, name="t", config={}, join_code_hash="0" * 64, session_seed="5",
+        start_button=0, seats=seats, status="finished",
+    )  # fmt: skip
+    with store.engine.begin() as conn:
+        conn.execute(
+            insert(HANDS).values(
+                table_id=table_id, number=1, seed="0", salt="0", commitment="0",
+                committed_at=1.0, started_at=1.0, finished_at=2.0, record=json.dumps(record),
+            )
+        )  # fmt: skip
+        for chair, pid in players.items():
+            conn.execute(insert(SeatPlayerRow).values(table_id=table_id, seat=chair, player_id=pid))
+
+
+def test_games_between_accounts_of_one_owner_are_not_rated(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'owners.db'}")
+    store.migrate()
+    with store.engine.begin() as conn:
+        for pid, kind, owner in [
+            ("p-ann", "human", None),
+            ("p-cy", "human", None),
+            ("b-ann1", "bot", "p-ann"),
+            ("b-ann2", "bot", "p-ann"),
+            ("b-cy", "bot", "p-cy"),
+        ]:
+            conn.execute(
+                insert(PLAYERS).values(id=pid, kind=kind, name=pid, created_at=1.0, owner=owner)
+            )
+    stored_hand_between(store, "t-own-bot", {0: "p-ann", 1: "b-ann1"})  # a person, his bot
+    stored_hand_between(store, "t-two-bots", {0: "b-ann1", 1: "b-ann2"})  # one owner's two
+    assert rate_pending(store) == 2
+    with store.engine.connect() as conn:
+        assert conn.execute(select(RATINGS)).all() == []
+        assert not same_owner(conn, ["p-ann", "b-cy"]) and same_owner(conn, ["b-ann2", "p-ann"])
+    # Another owner's bot against Ann's: rated, both.
+    stored_hand_between(store, "t-strangers", {0: "b-cy", 1: "b-ann1"})
+    rate_pending(store)
+    with store.engine.connect() as conn:
+        rated = {r.player_id for r in conn.execute(select(RATINGS.c.player_id))}
+    assert rated == {"b-cy", "b-ann1"}
+    store.close()

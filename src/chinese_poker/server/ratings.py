@@ -67,6 +67,7 @@ __all__ = [
     "model",
     "rate_hand",
     "rate_pending",
+    "same_owner",
 ]
 
 
@@ -304,6 +305,8 @@ def _rate_in(conn: Connection, table_id: str, number: int, finished_at: float | 
             ids[name] = bot_player(conn, s["bot"], s["level"])
         else:
             ids[s["name"] or f"Seat {s['seat'] + 1}"] = linked.get(s["seat"])
+    if same_owner(conn, [pid for pid in ids.values() if pid is not None]):
+        return  # claimed, never rated: nobody farms a rating off his own accounts
     _rate_one(
         conn,
         table_id,
@@ -313,6 +316,25 @@ def _rate_in(conn: Connection, table_id: str, number: int, finished_at: float | 
         ids,
         bots,
     )
+
+
+def same_owner(conn: Connection, player_ids: Sequence[str]) -> bool:
+    """Two of ``player_ids`` answer to the same person: a person and a bot account he
+    owns, or two bot accounts of one owner (issue 42 item 5: such a hand is not rated,
+    for anyone at it). Our own bots have no owner, and a person is his own.
+    """
+    from chinese_poker.server.accounts import PLAYERS
+
+    if len(player_ids) < 2:
+        return False
+    rows = conn.execute(
+        select(PLAYERS.c.id, PLAYERS.c.kind, PLAYERS.c.owner).where(
+            PLAYERS.c.id.in_(sorted(set(player_ids)))
+        )
+    ).all()
+    answers = {pid: owner if kind == "bot" else pid for pid, kind, owner in rows}
+    whose = [answers[pid] for pid in player_ids if answers.get(pid) is not None]
+    return len(whose) != len(set(whose))
 
 
 def _rate_one(

@@ -37,6 +37,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).parent))
+from shortfall import verdict
+
 ROOT = Path(__file__).resolve().parents[1]
 CLI = [sys.executable, "-m", "chinese_poker"]
 SETTING = ["4d", "Td", "Qc", "3s", "Js", "8d", "2h", "7d", "9s", "6s", "5s", "Tc", "Jc"]
@@ -91,7 +94,10 @@ def _bot(cache: str) -> tuple[float, float, str]:
     return ready, first, proc.stderr.read().strip()
 
 
-def cold_starts() -> None:
+def cold_starts() -> list[str]:
+    """Print the cold, warm and warmed-ahead table; return the runs that were not cold
+    (compiled nothing, so their figure is not a cold start)."""
+    problems = []
     print(
         "| command | cold cache (s) | warm cache (s) | after `python -m chinese_poker.ai.warm`"
         " (s) | notice on the cold run |\n|---|---|---|---|---|"
@@ -103,6 +109,8 @@ def cold_starts() -> None:
             subprocess.run([*CLI[:1], "-m", "chinese_poker.ai.warm"], env=_env(ahead),
                            check=True, capture_output=True)  # fmt: skip
             a, _ = _timed(args, ahead)
+        if not note:
+            problems.append(f"`{name}`: the cold run compiled nothing (not cold)")
         print(f"| `{name}` | {c:.1f} | {w:.1f} | {a:.1f} | {'yes' if note else 'no'} |", flush=True)
     with tempfile.TemporaryDirectory() as cold, tempfile.TemporaryDirectory() as ahead:
         r0, f0, note = _bot(cold)
@@ -111,8 +119,11 @@ def cold_starts() -> None:
                        check=True, capture_output=True)  # fmt: skip
         r2, f2, _ = _bot(ahead)
     said = "yes" if note else "no"
+    if not note:
+        problems.append("`bot --bot mc`: the cold run compiled nothing (not cold)")
     print(f"| `bot --bot mc`: to `ready` | {r0:.1f} | {r1:.1f} | {r2:.1f} | {said} |")
     print(f"| `bot --bot mc`: `ready` to first action | {f0:.2f} | {f1:.2f} | {f2:.2f} | |")
+    return problems
 
 
 def budgets(hands: int) -> None:
@@ -354,13 +365,12 @@ def main() -> None:
         try:
             first_run(install=not args.no_install)
         except Shortfall as exc:
-            print(f"bench_cold: {exc}", file=sys.stderr)
-            raise SystemExit(1) from None
+            raise SystemExit(verdict("bench_cold", [str(exc)])) from None
         print(f"load average at end: {os.getloadavg()[0]:.1f}")
         return
-    if not args.quick:
-        cold_starts()
+    problems = [] if args.quick else cold_starts()
     budgets(args.hands)
+    raise SystemExit(verdict("bench_cold", problems))
 
 
 if __name__ == "__main__":

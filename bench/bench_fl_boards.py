@@ -37,6 +37,7 @@ from chinese_poker.engine.actions import Place
 from chinese_poker.evaluate import evaluate, evaluate3
 from chinese_poker.rules import Rules, rules_for
 from chinese_poker.scoring import Hand, settle
+from shortfall import short, verdict
 
 
 def _stays(rules: Rules, board: Board) -> bool:
@@ -58,11 +59,12 @@ def run(preset: str, deals: int, seed: int, cards: int, players: int, bot: BotSp
         opponent: BotSpec) -> dict[str, Any]:  # fmt: skip
     rules = rules_for(preset)
     gains, points, stays, times = [], [], [], []
-    differ = 0
+    differ = sets = 0
     for k in range(seed, seed + deals):
         table = Table(rules, players, seed=k, fantasyland={0: cards})
         view = table.view(0)
         dec = view.decisions[0]
+        sets += dec.kind == "set"
         stay = mc.view_stay_value(view, dec)
         solver = mc.MonteCarloBot._solver_place(view, dec)
         ours = bot.build(k)
@@ -85,7 +87,7 @@ def run(preset: str, deals: int, seed: int, cards: int, players: int, bot: BotSp
     ms = sorted(1000 * t for t in times)
     return {
         "preset": preset, "cards": cards, "players": players, "bot": bot.text,
-        "opponent": opponent.text, "deals": deals, "seed": seed,
+        "opponent": opponent.text, "deals": deals, "fantasyland_sets": sets, "seed": seed,
         "gain_per_fantasyland_hand": round(float(g.mean()), 3), "ci95": round(half, 3),
         "points": round(float(np.mean(points)), 3), "stays": round(float(np.mean(stays)), 3),
         "boards_differ": round(differ / deals, 3),
@@ -122,7 +124,9 @@ def main(argv: list[str] | None = None) -> int:
     row = run(args.preset, args.deals, args.seed, cards, args.players, BotSpec(args.bot),
               BotSpec(args.opponent))  # fmt: skip
     print(json.dumps(row), flush=True)
-    return 0
+    # A deal that did not open with seat 0's Fantasyland set compares no Fantasyland boards.
+    return verdict("bench_fl_boards", [short("deals opening with seat 0's Fantasyland set",
+                                             row["fantasyland_sets"], args.deals)])  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ from chinese_poker.engine import Session, Table, play_hand
 from chinese_poker.engine.actions import Action
 from chinese_poker.engine.views import View
 from chinese_poker.rules import Rules, rules_for
+from shortfall import verdict
 
 
 def log(message: str) -> None:
@@ -289,7 +290,11 @@ def main(argv: list[str] | None = None) -> int:
     out = measure(args.preset, args.players, BotSpec(args.a), BotSpec(args.b), args.hands,
                   args.seed, args.seat_seeds)  # fmt: skip
     print(json.dumps(out), flush=True)
-    return 0
+    # One duplicate group gives a mean without an interval: not the figure it claims.
+    no_interval = math.isnan(out["ci95"])
+    return verdict("bench_mc_bots", [
+        f"no 95% interval: {out['groups']} duplicate group(s), two needed" if no_interval else None
+    ])  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ from chinese_poker.ai.rollout import policy
 from chinese_poker.cards import Card, card_rank, parse_cards
 from chinese_poker.evaluate import evaluate, evaluate3
 from chinese_poker.rules import rules_for
+from shortfall import short, verdict
 
 
 def policy_boards(
@@ -65,10 +66,10 @@ def policy_boards(
     return {
         "measure": "policy", "preset": preset, "fills": fills, "choice": choice,
         "repair": repair, "residual": residual, "learned_value": learned,
-        "boards": boards, "foul_rate": round(float(foul.mean()), 4),
+        "boards": len(v), "foul_rate": round(float(foul.mean()), 4),
         "fantasyland_rate": round(float(fl.mean()), 4),
         "pair_on_top": round(float(((hi >> 4) == 1).mean()), 4),
-        "royalties_per_board": round(float(roy[~foul].sum() / boards), 3),
+        "royalties_per_board": round(float(roy[~foul].sum() / len(v)), 3),
         "royalties_per_valid_board": round(float(roy[~foul].mean()), 3),
         "policy_value": round(float(value.mean()), 3),
     }  # fmt: skip
@@ -209,6 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--policy-only", action="store_true",
                    help="only the policy's boards (the first measurement)")  # fmt: skip
     args = p.parse_args(argv)
+    problems: list[str | None] = []
     for preset in args.presets.split(","):
         for item in args.policies.split(","):
             # v: the learned value (BoardValue.ITERATED); s: refined on search (SEARCH); l: with
@@ -220,13 +222,16 @@ def main(argv: list[str] | None = None) -> int:
             row = policy_boards(preset, args.boards, fills, choice, int(repair or 0),
                                 args.seed, float(weight or 0), learned)  # fmt: skip
             print(json.dumps(row), flush=True)
+            completed = row["boards"]
+            assert isinstance(completed, int)
+            problems.append(short(f"{preset} {item}: boards completed", completed, args.boards))
     if args.policy_only:
-        return 0
+        return verdict("bench_ofc_fantasyland", problems)
     print(json.dumps(chances(args.chance_boards, args.seed)), flush=True)
     print(json.dumps(ceiling(args.deals, args.seed)), flush=True)
     for row in spots(args.draws, 5, args.seed):
         print(json.dumps(row), flush=True)
-    return 0
+    return verdict("bench_ofc_fantasyland", problems)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from chinese_poker.ai import make_bot
 from chinese_poker.engine import Table
 from chinese_poker.rules import rules_for
 from chinese_poker.server.ratings import BOT_SIGMA, Participant, model, rate_hand
+from shortfall import short, verdict
 
 FAMILIES = {"open-face": "pineapple", "classic": "classic"}
 # The Monte Carlo bot sets a classic hand with the setting solver at every level: one
@@ -35,7 +36,11 @@ def _bot(name: str, level: int | None, seed: int) -> object:
     return make_bot(name, seed=seed, level=level)
 
 
-def run(family: str, deals: int, seed: int) -> dict[tuple[str, int | None], tuple[float, float]]:
+def run(
+    family: str, deals: int, seed: int, rated: list[int] | None = None
+) -> dict[tuple[str, int | None], tuple[float, float]]:
+    """The bots' (mu, sigma) after ``deals`` deals of every pairing; each hand rated is
+    counted in ``rated[0]`` when given."""
     rules = rules_for(FAMILIES[family])
     m = model()
     bots = BOTS[family]
@@ -57,18 +62,21 @@ def run(family: str, deals: int, seed: int) -> dict[tuple[str, int | None], tupl
                 after = rate_hand(parts, [table.totals["P1"], table.totals["P2"]])
                 for x, r in zip(who, after, strict=True):
                     ratings[x] = r
+                if rated is not None:
+                    rated[0] += 1
         print(f"{family}: deal {deal + 1}/{deals} ({time.perf_counter() - started:.0f} s)",
               file=sys.stderr)  # fmt: skip
     return ratings
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--deals", type=int, default=40, help="deals per pairing (each played twice)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--family", choices=list(FAMILIES), action="append")
-    args = p.parse_args()
-    results = {f: run(f, args.deals, args.seed) for f in args.family or list(FAMILIES)}
+    args = p.parse_args(argv)
+    counts = {f: [0] for f in args.family or list(FAMILIES)}
+    results = {f: run(f, args.deals, args.seed, counts[f]) for f in counts}
     print("| family | bot | mu | sigma |\n|---|---|---|---|")
     for family, ratings in results.items():
         for (name, level), (mu, sigma) in ratings.items():
@@ -80,7 +88,11 @@ def main() -> None:
         for (name, level), (mu, _) in ratings.items():
             print(f'        ("{name}", {level}): {mu:.1f},')
         print("    },")
+    # Every pairing's every deal is two rated hands (seats swapped).
+    asked = {f: args.deals * len(list(itertools.combinations(BOTS[f], 2))) * 2 for f in counts}
+    problems = [short(f"{f}: hands rated", counts[f][0], asked[f]) for f in counts]
+    return verdict("bench_rating_anchors", problems)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -183,7 +183,7 @@ class Worker:
 
 
 def fail(message: str) -> None:
-    print(f"bench_scoring: {message}", file=sys.stderr)
+    print(f"bench_scoring: FAILED: {message}", file=sys.stderr)
     raise SystemExit(2)
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import math
 import statistics
+import sys
 import time
 
 import numpy as np
@@ -30,6 +31,7 @@ from chinese_poker.ai.setting_tables import FAMILIES, OpponentTable, load_table,
 from chinese_poker.cards import Card
 from chinese_poker.rules import Rules
 from chinese_poker.scoring import Hand, settle
+from shortfall import short, verdict
 
 #: The families the presets use (two_four-plain is the issue's no-royalty reference).
 PRESET_FAMILIES = ("classic", "classic-1-6", "classic-low-middle", "classic-wheel")
@@ -44,8 +46,11 @@ def _ms(ts: list[float]) -> str:
     return f"{statistics.median(ms):.2f} / {ms[int(0.99 * (len(ms) - 1))]:.2f}"
 
 
-def run(name: str, deals: int, four_deals: int, seed: int) -> list[str]:
-    """The figures of family ``name`` as one markdown table row (and notes)."""
+def run(
+    name: str, deals: int, four_deals: int, seed: int, problems: list[str | None] | None = None
+) -> list[str]:
+    """The figures of family ``name`` as one markdown table row (and notes); what it
+    measured less than asked is added to ``problems`` when given."""
     rules: Rules = FAMILIES[name]
     new, old = table_for(rules), load_table(mode_of(rules))
     if new.meta.get("family") != name:
@@ -90,15 +95,18 @@ def run(name: str, deals: int, four_deals: int, seed: int) -> list[str]:
             total += settle(rules, table).totals["new"] / 3
         four.append(total / 4)
     gains, selfs = new.meta["gains"], new.meta["self_values"]
+    if problems is not None:
+        problems += [short(f"{name}: heads-up deals", len(hu), deals),
+                     short(f"{name}: 4-player deals", len(four), four_deals)]  # fmt: skip
     return [
         f"| {name} | {len(gains)} | {gains[-1]:.4f} (stage 1: {gains[0]:.4f}) |"
-        f" {selfs[-1]:+.4f} | {deals}: {_ci(hu)} | {four_deals}: {_ci(four)} |"
+        f" {selfs[-1]:+.4f} | {len(hu)}: {_ci(hu)} | {len(four)}: {_ci(four)} |"
         f" {same / (2 * deals):.0%} | {_ci(predicted['new'])} | {_ci(predicted['old'])} |"
         f" {_ms(times['new'])} | {_ms(times['old'])} |"
     ]
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument(
         "--family",
@@ -109,7 +117,10 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=2000, help="heads-up deals")
     ap.add_argument("--four", type=int, default=400, help="4-player deals")
     ap.add_argument("--seed", type=int, default=7)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
+    if args.deals < 2 or args.four < 2:
+        ap.error("--deals and --four must be at least 2 (an interval needs two)")
+    problems: list[str | None] = []
     print(
         "| Family | Stages | Best response's gain (points/hand) | Model's prediction for"
         " itself | Heads-up vs the mode's table: deals, points/hand (95%) | 4 players, per"
@@ -119,9 +130,10 @@ def main() -> None:
         flush=True,
     )
     for name in args.family or PRESET_FAMILIES:
-        for line in run(name, args.deals, args.four, args.seed):
+        for line in run(name, args.deals, args.four, args.seed, problems):
             print(line, flush=True)
+    return verdict("bench_solver_fp", problems)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

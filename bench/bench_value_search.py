@@ -25,6 +25,7 @@ import numpy as np
 from chinese_poker.ai import value
 from chinese_poker.ai.rollout import BoardValue
 from chinese_poker.rules import rules_for
+from shortfall import short, verdict
 
 
 def regrets(samples: value.SearchSamples, table: np.ndarray, placed: int,
@@ -57,6 +58,9 @@ def main(argv: list[str] | None = None) -> int:
     samples = value.search_samples(rules, args.seed, args.sessions, rollouts=args.rollouts)
     tables = {kind.name.lower(): value.value_table(rules, kind)
               for kind in (BoardValue.ITERATED, BoardValue.SEARCH)}  # fmt: skip
+    problems = []
+    if samples.placed.size == 0:
+        problems.append(f"no decision sampled in {args.sessions} session(s)")
     for placed in sorted(int(k) for k in np.unique(samples.placed)):
         row: dict[str, object] = {"preset": args.preset, "seed": args.seed,
                                   "sessions": args.sessions, "placed": placed}  # fmt: skip
@@ -65,7 +69,9 @@ def main(argv: list[str] | None = None) -> int:
             row[name] = {"regret": round(lost, 3), "agree": round(agree, 3)}
             row["decisions"] = n
         print(json.dumps(row), flush=True)
-    return 0
+        # Each session plays at least one hand, so every street has a decision per session.
+        problems.append(short(f"{placed} cards placed: decisions", n, args.sessions))
+    return verdict("bench_value_search", problems)
 
 
 if __name__ == "__main__":

@@ -80,8 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         results = list(pool.map(run_step, jobs))
     failed: list[str | None] = []
-    print("| preset | step | hands | points a hand (95%) | fouls A (B) | median ms A (B) |")
-    print("|---|---|---:|---|---:|---:|")
+    print("| preset | step | hands | points a hand (95%) | fouls A (B) | Fantasyland A (B) |"
+          " median ms A (B) |")  # fmt: skip
+    print("|---|---|---:|---|---:|---:|---:|")
     for res in results:
         print(json.dumps(res), file=sys.stderr)
         step = f"{res['a']} over {res['b']} in {res['preset']}"
@@ -89,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         shown = f"{res['mean']:+.2f} ± {res['ci95']:.2f}"
         print(f"| {res['preset']} | {res['a']} over {res['b']} | {res['hands']:,} | {shown} | "
               f"{a_side['foul_rate']:.1%} ({b_side['foul_rate']:.1%}) | "
+              f"{a_side['fantasyland_rate']:.1%} ({b_side['fantasyland_rate']:.1%}) | "
               f"{a_side['median_ms']:.1f} ({b_side['median_ms']:.1f}) |")  # fmt: skip
         failed.append(short(f"{step}, hands", res["hands"], args.hands))
         if not res["mean"] - res["ci95"] > 0:

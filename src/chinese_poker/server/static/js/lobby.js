@@ -73,6 +73,7 @@ export function lobbyScreen(app, navigate) {
           <div>
             <label class="toggle"><input type="checkbox" id="f-hints" checked> ${t("lobby.hints_allowed")}</label>
             <label class="toggle"><input type="checkbox" id="f-spect" checked> ${t("lobby.spectators_allowed")}</label>
+            <label class="toggle"><input type="checkbox" id="f-spect-chat"> ${t("lobby.spectator_chat")}</label>
           </div>
           <label for="f-botdelay">${t("lobby.bot_delay")}</label><input id="f-botdelay" type="number" min="0" max="10" step="0.1" value="0.5">
           <label for="f-nextdelay">${t("lobby.next_delay")}</label><input id="f-nextdelay" type="number" min="0" max="60" step="0.5" value="5">
@@ -294,6 +295,7 @@ export function lobbyScreen(app, navigate) {
       tournament: mode === "tournament" ? { stacks: null, level_hands: $("#f-levels", app).value ? Number($("#f-levels", app).value) : null } : null,
       hints: $("#f-hints", app).checked,
       spectators: $("#f-spect", app).checked,
+      spectator_chat: $("#f-spect-chat", app).checked,
       bot_delay: Number($("#f-botdelay", app).value || 0),
       next_hand_delay: Number($("#f-nextdelay", app).value || 0),
       join: true,

@@ -24,6 +24,7 @@ export function tablePage(app, T, { tableId, touch, fairWatch }) {
     if (!$(".table-screen", app)) {
       setHTML(app, html`<div class="table-screen"><div id="table-main"></div><aside class="side" id="side"></aside></div>`);
     }
+    if (T.chat) T.chat.mount($(".table-screen", app)); // the chat's panel (chat.js) keeps its own content
     setHTML($("#table-main", app), mainHTML);
     renderSide();
   }

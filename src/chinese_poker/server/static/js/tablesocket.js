@@ -7,6 +7,7 @@ import { banner, connBadge, toast } from "./ui.js";
 import { CLOSE_WORDS } from "./words.js";
 import { closedWith } from "./tablestate.js";
 import { t } from "./i18n.js";
+import { tableChat } from "./chat.js";
 
 /**
  * The socket of table `tableId` for the state T: `onMessage` gets each message, `render`
@@ -17,6 +18,9 @@ import { t } from "./i18n.js";
  * @param {{ onMessage: (msg: any) => void, render: () => void }} handlers
  */
 export function tableSocket(T, tableId, { onMessage, render }) {
+  // The chat rides on the table's socket: its messages and errors stop here (chat.js).
+  const chat = T.chat = tableChat(T, tableId, { send: (msg) => send(msg) });
+
   function wsURL() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
     // The seat token goes in the first message, never in the URL (access logs).
@@ -36,7 +40,7 @@ export function tableSocket(T, tableId, { onMessage, render }) {
     ws.onmessage = (ev) => {
       let msg;
       try { msg = JSON.parse(ev.data); } catch { return; }
-      onMessage(msg);
+      if (!chat.onMessage(msg)) onMessage(msg);
     };
     ws.onclose = (ev) => {
       if (T.ws !== ws) return;
@@ -79,6 +83,7 @@ export function tableSocket(T, tableId, { onMessage, render }) {
 
   /** Closes it for good (the screen is left). */
   function close() {
+    chat.stop();
     if (T.ws) { const ws = T.ws; T.ws = null; ws.close(); }
   }
 

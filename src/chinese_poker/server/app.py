@@ -32,7 +32,10 @@ from fastapi.staticfiles import StaticFiles
 from chinese_poker import __version__
 from chinese_poker.server import (
     accounts,
+    bot_accounts,
+    bot_socket,
     desk,
+    ladder,
     lobby_routes,
     meta_routes,
     pages,
@@ -41,6 +44,7 @@ from chinese_poker.server import (
     results_routes,
     reviews,
 )
+from chinese_poker.server.bot_matches import MatchBudget, MatchRunner
 from chinese_poker.server.db import LEASE_SECONDS, Owner, Store
 from chinese_poker.server.defaults import SOCKETS_PER_ADDRESS
 from chinese_poker.server.desk import StudyPool
@@ -67,6 +71,9 @@ ROUTERS = (
     lobby_routes.router,
     results_routes.router,
     play_socket.router,
+    ladder.router,
+    bot_accounts.router,
+    bot_socket.router,
 )
 """Every area's routes, in the order the application matches them."""
 
@@ -87,6 +94,7 @@ def create_app(
     lease_seconds: float = LEASE_SECONDS,
     renew_seconds: float | None = None,
     redis_url: str | None = None,
+    bot_matches: MatchBudget | None = None,
 ) -> FastAPI:
     """Build the application.
 
@@ -109,6 +117,8 @@ def create_app(
     (default: 0.3 of it) (docs/server.md "Processes"). ``redis_url``: the Redis that
     every process of this site shares, where the rate limits, sign-in throttles and each
     player's places in the hint and study queues are counted (None: in this process).
+    ``bot_matches``: the operator's budget for the bot-against-bot duplicate matches
+    this process runs (:mod:`.bot_matches`; None: none).
     """
     renew_seconds = lease_seconds * 0.3 if renew_seconds is None else renew_seconds
     if not 0 < renew_seconds < lease_seconds:
@@ -147,6 +157,7 @@ def create_app(
         lifespan=running,
     )
     app.state.holdings = holdings
+    app.state.bot_matches = bot_matches
     app.state.limits = holdings.limits  # what the server applies, for operators and tests
     app.state.sockets_per_address = holdings.sockets_per_address
     app.add_middleware(UnicodeText)  # inside BodyLimit: it reads bodies already bounded
@@ -196,6 +207,8 @@ async def running(app: FastAPI) -> AsyncIterator[None]:
         log.error("%d table(s) unavailable (see above)", len(manager.quarantined))
     evictor = asyncio.create_task(_evict(manager, holdings.idle_seconds))
     leases = asyncio.create_task(_keep_leases(manager, holdings.renew_seconds))
+    budget: MatchBudget | None = app.state.bot_matches
+    matches = asyncio.create_task(MatchRunner(manager, budget).run()) if budget else None
     try:
         yield
     finally:
@@ -203,6 +216,8 @@ async def running(app: FastAPI) -> AsyncIterator[None]:
         starting_desk.cancel()
         evictor.cancel()
         leases.cancel()
+        if matches is not None:
+            matches.cancel()
         manager.timings.stop()
         if pacer is not None:
             pacer.stop()

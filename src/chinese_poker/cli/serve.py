@@ -101,6 +101,13 @@ def register(sub: Any) -> None:
         " processes meets one limit (default: counted in this process; docs/deploy.md)",
     )
     p.add_argument(
+        "--bot-matches",
+        default=None,
+        metavar="BUDGET",
+        help="run bot-against-bot duplicate matches for the ladder within a budget:"
+        " HANDS_PER_HOUR[,AT_ONCE[,DEALS[,PRESET...]]] (default: none; docs/ladder.md)",
+    )
+    p.add_argument(
         "--log-level",
         default="warning",
         choices=["critical", "error", "warning", "info", "debug"],
@@ -119,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from chinese_poker.server.app import create_app
+    from chinese_poker.server.bot_matches import MatchBudget
     from chinese_poker.server.db import default_database_url
     from chinese_poker.server.transport import http_protocol
 
@@ -127,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
     _check_database(url)
     if args.redis is not None:
         _check_redis(args.redis)
+    matches = MatchBudget.parse(args.bot_matches) if args.bot_matches is not None else None
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -152,6 +161,7 @@ def run(args: argparse.Namespace) -> int:
         owner_address=args.process_url or args.public_url or f"http://{shown}:{port}",
         lease_seconds=args.lease_seconds,
         redis_url=args.redis,
+        bot_matches=matches,
     )
     config = uvicorn.Config(
         app,

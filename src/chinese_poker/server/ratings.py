@@ -62,6 +62,7 @@ __all__ = [
     "Family",
     "Participant",
     "RatingRow",
+    "bot_anchor",
     "display",
     "family_of",
     "model",
@@ -398,7 +399,7 @@ def _participant(
     family: Family, bot: tuple[str, int | None] | None, row: Mapping[str, Any] | None
 ) -> Participant:
     """A seat going into the match: a bot's anchor, a stored rating, or a newcomer's."""
-    anchor = _anchor(family, bot)
+    anchor = bot_anchor(family, bot)
     if anchor is not None:
         return Participant(anchor, BOT_SIGMA, anchor=True)
     if row is not None:
@@ -470,7 +471,9 @@ def _store_rating(
     )
 
 
-def _anchor(family: Family, bot: tuple[str, int | None] | None) -> float | None:
+def bot_anchor(family: Family, bot: tuple[str, int | None] | None) -> float | None:
+    """The fixed rating (mean) of our ``bot`` (name, level) in ``family``; None for a bot
+    without one (rated like a person)."""
     if bot is None:
         return None
     from chinese_poker.ai.mc import DEFAULT_LEVEL

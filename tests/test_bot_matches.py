@@ -37,11 +37,16 @@ SEED = 20261207
 DEALS = 3
 
 
-@pytest.fixture
-def client(tmp_path: Path) -> Iterator[TestClient]:
+def served(tmp_path: Path) -> Iterator[TestClient]:
+    """A server on a fresh SQLite database, its lifespan running."""
     app = create_app(f"sqlite:///{tmp_path / 'matches.db'}", hint_processes=False)
     with TestClient(app) as c:
         yield c
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    yield from served(tmp_path)
 
 
 def manager_of(client: TestClient) -> TableManager:

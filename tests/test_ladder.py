@@ -14,18 +14,15 @@ from fastapi.testclient import TestClient
 from sqlalchemy import insert, select
 
 from chinese_poker.server.accounts import PLAYERS
-from chinese_poker.server.app import create_app
 from chinese_poker.server.ladder import house_key
 from chinese_poker.server.ratings import BOT_ANCHORS, BOT_SIGMA, Family
 from chinese_poker.server.schema import BOT_ACCOUNTS, BOT_MATCH_HANDS
-from test_bot_matches import RANDOM_BOT, RULES_BOT, manager_of, played_match
+from test_bot_matches import RANDOM_BOT, RULES_BOT, manager_of, played_match, served
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    app = create_app(f"sqlite:///{tmp_path / 'ladder.db'}", hint_processes=False)
-    with TestClient(app) as c:
-        yield c
+    yield from served(tmp_path)
 
 
 def test_our_bots_are_on_each_familys_ladder_at_every_level(client: TestClient) -> None:

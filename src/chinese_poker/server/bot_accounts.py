@@ -42,7 +42,7 @@ from chinese_poker.server.accounts import (
 )
 from chinese_poker.server.holdings import holdings_of, manager_of, store_of, throttle
 from chinese_poker.server.schema import BOT_ACCOUNTS, BOT_PRESENCE, TABLES
-from chinese_poker.server.tables import CreateTable, SeatSpec, WriteFailed
+from chinese_poker.server.tables import CreateTable, SeatSpec, WriteFailed, make_server_bot
 
 __all__ = [
     "BOTS_PER_OWNER",
@@ -316,6 +316,13 @@ class ChallengeBody(BaseModel):
     hands: Literal["orbit", "continuous"] = "orbit"
     timeouts: Literal["hand", "decision"] = "hand"
     name: str | None = Field(default=None, min_length=1, max_length=40, description="yours")
+    opponent: str | None = Field(
+        default=None,
+        max_length=40,
+        description="null: you play the bot; else one of the server's bots (GET /api/bots)"
+        " plays it and you watch",
+    )
+    opponent_level: int | None = Field(default=None, ge=0, le=100)
 
 
 router = APIRouter(tags=["bots"])
@@ -518,18 +525,25 @@ async def challenge(
         raise HTTPException(404, f"no bot {bot_id!r} is online")
     if not accepts_table(bot["accepts"], body.preset, 2):
         raise HTTPException(409, f"{bot['name']} does not accept {body.preset} for 2 players")
+    if body.opponent is None:
+        first = SeatSpec(kind="human", name=body.name)
+    else:
+        first = SeatSpec(kind="bot", bot=body.opponent, level=body.opponent_level)
     spec = CreateTable(
         name=f"{bot['name']} ({body.preset})",
         preset=body.preset,
-        seats=[SeatSpec(kind="human", name=body.name), SeatSpec(kind="human", name=bot["name"])],
+        seats=[first, SeatSpec(kind="human", name=bot["name"])],
         time_limit=body.time_limit,
         hands=body.hands,
         timeouts=body.timeouts,
+        join=body.opponent is None,
+        bot_delay=0.0,
     )
+    bot_chair = 1
     try:
+        if body.opponent is not None:
+            await manager.workers.setup(make_server_bot, body.opponent, body.opponent_level, 0)
         made = manager.create(spec)
-        assert made.seat is not None and made.token is not None
-        bot_chair = 1 - made.seat
         made.table.claim(bot_chair, bot["name"])
     except ValueError as exc:
         raise HTTPException(400, str(exc)) from None
@@ -543,7 +557,7 @@ async def challenge(
                 insert(SEAT_PLAYERS).values(table_id=table_id, seat=bot_chair, player_id=bot_id)
             )
             person = player_for_key(conn, x_player_key, create=False) if x_player_key else None
-            if person is not None and person["id"] != bot_id:
+            if person is not None and made.seat is not None:
                 conn.execute(
                     insert(SEAT_PLAYERS).values(
                         table_id=table_id, seat=made.seat, player_id=person["id"]
@@ -558,5 +572,5 @@ async def challenge(
         "seat": made.seat,
         "token": made.token,
         "bot": {"id": bot_id, "name": bot["name"], "seat": bot_chair},
-        "ws_url": f"{ws}/ws/tables/{table_id}?role=seat",
+        "ws_url": f"{ws}/ws/tables/{table_id}?role=seat" if made.token else None,
     }

@@ -78,6 +78,7 @@ POLL_SECONDS = 0.5
 
 CLOSE_BAD_TOKEN = 4401
 CLOSE_PAUSED = 4403
+CLOSE_FINISHED = 4410
 
 
 class Accepts(BaseModel):
@@ -287,6 +288,9 @@ async def _table(websocket: WebSocket, holdings: ServerHoldings, table_id: str) 
         return
     if live is None:
         await websocket.close(code=4404, reason="no such table")
+        return
+    if live.status == "finished":  # nothing to play: the bot's client stops asking
+        await websocket.close(code=CLOSE_FINISHED, reason="the table is finished")
         return
     seat = BotSeat(websocket, live, chair, account)
     conn = Conn(chair, seat.sink, client_address(websocket))

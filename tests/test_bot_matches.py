@@ -3,7 +3,9 @@ each deal on the same cards, the operator's budget, and agreement with ``simulat
 
 from __future__ import annotations
 
+import contextlib
 import json
+import random
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
@@ -13,6 +15,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import insert, select
 
+from _bots import bot_lobby, bot_table, new_bot, person, poll, random_answer
 from _helpers import wait_until
 from chinese_poker.ai import make_bot
 from chinese_poker.ai.simulate import interval, make_job, simulate
@@ -26,6 +29,7 @@ from chinese_poker.server.bot_matches import (
     MatchRunner,
     collect,
     may_start,
+    online_accounts,
     start_match,
 )
 from chinese_poker.server.db import Store, StoredSeat
@@ -162,7 +166,7 @@ def test_the_runner_starts_no_more_than_the_budget(client: TestClient) -> None:
         manager,
         MatchBudget(hands_per_hour=8, at_once=5, deals=1, presets=("pineapple",)),
         clock=lambda: now[0],
-        entrants=lambda conn, family: cheap,
+        entrants=lambda conn, preset: cheap,
     )
     started = [client.portal.call(runner.tick) for _ in range(4)]  # type: ignore[attr-defined]
     # 4 planned hands a match, 8 an hour: two matches, then nothing within the hour.
@@ -234,3 +238,60 @@ def test_games_between_accounts_of_one_owner_are_not_rated(tmp_path: Path) -> No
         rated = {r.player_id for r in conn.execute(select(RATINGS.c.player_id))}
     assert rated == {"b-cy", "b-ann1"}
     store.close()
+
+
+# --------------------------------------------------------------------------- an outside bot
+
+
+def test_an_online_bot_account_plays_a_duplicate_match_over_its_socket(client: TestClient) -> None:
+    """The runner pairs a bot account that is online and accepts the preset; its chairs
+    are taken in its name and played by its program over the bot socket, in both
+    seatings on the same cards; the ladder lists it with its owner's words."""
+    manager = manager_of(client)
+    owner = person(client, "ann")
+    bot_id, token = new_bot(client, owner, "Pebble")
+    rng = random.Random(3)
+    answer = random_answer(rng)
+    with bot_lobby(client, token, presets=["pineapple"], players=[2]) as lobby:
+        runner = MatchRunner(
+            manager,
+            MatchBudget(hands_per_hour=100, deals=1, presets=("pineapple",)),
+            # Our casual bot and the accounts online (only Pebble accepts pineapple).
+            entrants=lambda conn, preset: [RULES_BOT, *online_accounts(conn, preset)],
+        )
+        match_id = client.portal.call(runner.tick)  # type: ignore[attr-defined]
+        assert match_id is not None
+        tables: set[str] = set()
+        while len(tables) < 2:  # an invitation per seating
+            m = poll(lobby, 5)
+            assert m is not None, "no invitation came"
+            if m["type"] == "invite":
+                tables.add(m["table_id"])
+        with contextlib.ExitStack() as stack:
+            sockets = [stack.enter_context(bot_table(client, t, token)) for t in sorted(tables)]
+
+            def finished() -> bool:
+                for ws in sockets:
+                    m = poll(ws, 0.02)
+                    if m is not None and m["type"] == "act":
+                        ws.send_json(answer(m))
+                with manager.store.engine.begin() as conn:
+                    return collect(conn, match_id) or _status(client, match_id) == "finished"
+
+            wait_until(finished, "the match with the bot account", 240)
+    rows = stored_hands(client, match_id)
+    first = [r for r in rows if r["hand"] == 1]
+    assert {(r["seating"], r["player_id"]) for r in first} == {
+        (s, p) for s in (0, 1) for p in ("bot-rules", bot_id)
+    }
+    seat_of = {(r["seating"], r["player_id"]): r["seat"] for r in first}
+    assert seat_of[0, bot_id] == seat_of[1, "bot-rules"]  # swapped chairs ...
+    store = manager.store
+    decks = {r["seating"]: store.records(r["table_id"], 1)[0]["deck"] for r in first}
+    assert decks[0] == decks[1]  # ... on the same cards
+    board = client.get("/api/ladder").json()
+    pebble = next(b for b in board["bots"] if b["player"] == bot_id)
+    assert pebble["description"] == "d" and pebble["match_hands"] == len(
+        [r for r in rows if r["player_id"] == bot_id]
+    )
+    assert any(p["player"] == bot_id and p["opponent"] == "bot-rules" for p in board["pairs"])

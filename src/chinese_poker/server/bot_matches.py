@@ -22,7 +22,9 @@ finished, :class:`MatchRunner` stores what each seat of each hand scored in
 given): at most ``hands_per_hour`` planned match hands started in any hour and at most
 ``at_once`` matches being played. Which two bots play next: the pair of the family that
 has played the fewest matches (:func:`next_pair`), among our own bots at each level
-(:func:`house_bots`).
+(:func:`house_bots`) and the bot accounts online that accept the preset heads-up
+(:func:`online_accounts`): an account's chair is taken in its name, and its own program
+plays it over its socket (:mod:`.bot_socket`), with a clock (:data:`ACCOUNT_TIME_LIMIT`).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ import logging
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
@@ -41,26 +43,37 @@ from sqlalchemy import Connection, func, insert, select, update
 
 from chinese_poker.ai.simulate import Job, derive_seed, make_job
 from chinese_poker.rules import rules_for
-from chinese_poker.server.accounts import bot_player
+from chinese_poker.server.accounts import PLAYERS, SeatPlayerRow, bot_player
 from chinese_poker.server.fairness import new_commitment
 from chinese_poker.server.game import plan_table
 from chinese_poker.server.messages import CreateTable, SeatSpec
 from chinese_poker.server.ratings import Family, family_of
-from chinese_poker.server.schema import BOT_MATCH_HANDS, BOT_MATCHES, HANDS, SEATS, TABLES
+from chinese_poker.server.schema import (
+    BOT_ACCOUNTS,
+    BOT_MATCH_HANDS,
+    BOT_MATCHES,
+    BOT_PRESENCE,
+    HANDS,
+    SEATS,
+    TABLES,
+)
 
 if TYPE_CHECKING:
     from chinese_poker.server.tables import TableManager
 
 __all__ = [
+    "ACCOUNT_TIME_LIMIT",
     "HOUSE_LEVELS",
     "BotInMatch",
     "MatchBudget",
     "MatchRunner",
     "Seating",
+    "entrants",
     "house_bots",
     "match_job",
     "may_start",
     "next_pair",
+    "online_accounts",
     "planned_hands",
     "seating",
     "start_match",
@@ -80,21 +93,53 @@ HOUSE_LEVELS: dict[Family, tuple[tuple[str, int | None], ...]] = {
 @dataclass(frozen=True, slots=True)
 class BotInMatch:
     """A bot that plays matches: its player id (its ratings' and the ladder's), and the
-    server bot that plays its chairs."""
+    server bot that plays its chairs (``bot``, ``level``), or for a bot account (``bot``
+    None) its name: its own program plays its chairs over its socket (:mod:`.bot_socket`).
+    """
 
     player_id: str
-    bot: str
-    level: int | None
+    bot: str | None
+    level: int | None = None
+    name: str = ""
 
     @property
     def spec(self) -> str:
-        """Its name for :func:`~chinese_poker.ai.simulate.make_job` (the level apart)."""
-        return self.bot
+        """Its bot for :class:`~chinese_poker.ai.simulate.Job` (the level apart), or the
+        account's id (a job's bot it only names: no seed reaches a program elsewhere)."""
+        return self.bot if self.bot is not None else "account:" + self.player_id
 
 
 def house_bots(conn: Connection, family: Family) -> list[BotInMatch]:
     """Our own bots of ``family`` (their player rows made on first sight)."""
     return [BotInMatch(bot_player(conn, b, lv), b, lv) for b, lv in HOUSE_LEVELS[family]]
+
+
+def online_accounts(conn: Connection, preset: str) -> list[BotInMatch]:
+    """The bot accounts online now (on any process), not paused, that accept ``preset``
+    heads-up (:func:`.bot_accounts.accepts_table`)."""
+    from chinese_poker.server.bot_accounts import PRESENCE_SECONDS, accepts_table
+
+    rows = conn.execute(
+        select(PLAYERS.c.id, PLAYERS.c.name, BOT_PRESENCE.c.accepts)
+        .join(BOT_PRESENCE, BOT_PRESENCE.c.player_id == PLAYERS.c.id)
+        .join(BOT_ACCOUNTS, BOT_ACCOUNTS.c.player_id == PLAYERS.c.id)
+        .where(
+            BOT_PRESENCE.c.seen_at >= time.time() - PRESENCE_SECONDS,
+            BOT_ACCOUNTS.c.paused_at.is_(None),
+        )
+        .order_by(PLAYERS.c.id)
+    ).all()
+    return [
+        BotInMatch(r.id, None, name=r.name)
+        for r in rows
+        if accepts_table(json.loads(r.accepts), preset, 2)
+    ]
+
+
+def entrants(conn: Connection, preset: str) -> list[BotInMatch]:
+    """Who may be paired for a match of ``preset``: our own bots of its family, and the
+    bot accounts online that accept it."""
+    return house_bots(conn, family_of(rules_for(preset))) + online_accounts(conn, preset)
 
 
 AT_ONCE, DEALS, PRESETS = 1, 10, ("pineapple", "classic")
@@ -187,11 +232,11 @@ def next_pair(
 
 def match_job(preset: str, bots: Sequence[BotInMatch], deals: int, seed: int) -> Job:
     """The ``simulate`` job a match is: the same bots, seeds and duplicate deals (its
-    ``hands`` is the planned count; the match plays every deal whole)."""
-    return make_job(
-        preset, [b.spec for b in bots], hands=planned_hands(deals), seed=seed,
-        duplicate=True,
-    )  # fmt: skip
+    ``hands`` is the planned count; the match plays every deal whole). Built as
+    :func:`~chinese_poker.ai.simulate.make_job` builds it, without checking the bots: a
+    bot account is no bot ``simulate`` could start."""
+    job = make_job(preset, "random", players=len(bots), hands=planned_hands(deals), seed=seed)
+    return replace(job, bots=tuple(b.spec for b in bots), duplicate=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,12 +270,25 @@ def seating(job: Job, deal: int, rotation: int) -> Seating:
     )
 
 
+ACCOUNT_TIME_LIMIT = 10.0
+"""Seconds a bot account has per decision at a match table (the table's timeout rule and
+the account's faults apply as at any table); a table of our own bots only has no clock."""
+
+
+def _seat(bot: BotInMatch) -> SeatSpec:
+    if bot.bot is None:  # an account's chair: taken in its name, its socket plays it
+        return SeatSpec(kind="human", name=bot.name)
+    return SeatSpec(kind="bot", bot=bot.bot, level=bot.level)
+
+
 def _table_request(preset: str, bots: Sequence[BotInMatch], plan: Seating) -> CreateTable:
-    """The lobby request a match table is (no person, no wait between moves and hands)."""
+    """The lobby request a match table is (no wait between moves and hands)."""
+    accounts = any(b.bot is None for b in bots)
     return CreateTable(
         name=f"Bot match: {preset}",
         preset=preset,
-        seats=[SeatSpec(kind="bot", bot=bots[i].bot, level=bots[i].level) for i in plan.bots],
+        seats=[_seat(bots[i]) for i in plan.bots],
+        time_limit=ACCOUNT_TIME_LIMIT if accounts else None,
         hints=False,
         bot_delay=0,
         next_hand_delay=0,
@@ -300,7 +358,18 @@ def start_match(
         assert loaded is not None
         live = LiveTable(manager, loaded)
         manager.tables[table_id] = live
-        live.start_session()
+        for chair, index in enumerate(plan.bots):
+            bot = bots[index]
+            if bot.bot is None:  # the account's seat, found by its socket (an invitation)
+                live.claim(chair, bot.name)
+                with store.engine.begin() as conn:
+                    conn.execute(
+                        insert(SeatPlayerRow).values(
+                            table_id=table_id, seat=chair, player_id=bot.player_id
+                        )
+                    )
+        if live.game.session is None:
+            live.start_session()
     return match_id
 
 
@@ -394,7 +463,7 @@ class MatchRunner:
     budget: MatchBudget
     interval: float = 2.0
     clock: Callable[[], float] = time.time
-    entrants: Callable[[Connection, Family], list[BotInMatch]] = house_bots
+    entrants: Callable[[Connection, str], list[BotInMatch]] = entrants
     _turn: int = field(default=0, init=False)
 
     async def run(self) -> None:
@@ -435,7 +504,7 @@ class MatchRunner:
             if not may_start(self.budget, now, started, int(playing), planned):
                 return None
             family = family_of(rules_for(preset))
-            bots = self.entrants(conn, family)
+            bots = self.entrants(conn, preset)
             played: dict[frozenset[str], int] = {}
             for (text,) in conn.execute(
                 select(BOT_MATCHES.c.players).where(BOT_MATCHES.c.family == family.value)

@@ -38,7 +38,7 @@ import os
 import random
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Literal, TypeVar
 
@@ -60,6 +60,7 @@ from chinese_poker.engine.position import (
     parse_position,
     position_from_dict,
 )
+from chinese_poker.language import DEFAULT_LANGUAGE, LANGUAGES, text_in
 from chinese_poker.rules import Rules, RulesError, rules_for, rules_from_document
 from chinese_poker.server.fair_share import FairShare, SharedPlaces
 from chinese_poker.server.guard import client_address
@@ -128,6 +129,9 @@ class StudyPool:
 
     def _new_pool(self) -> Executor:
         self._cold = self.processes  # its first job also starts the worker
+        # The worker said it is still compiling its kernels (start()'s probe or a job's
+        # answer): a request that runs over may be stuck behind numba's compiler.
+        self.compiling = False
         if self.processes:
             return ProcessPoolExecutor(
                 self.workers, mp_context=multiprocessing.get_context("spawn"),
@@ -141,11 +145,21 @@ class StudyPool:
         return self.share.held
 
     async def run(
-        self, fn: Callable[..., T], *args: Any, budget: float = STUDY_SECONDS, player: str = ""
+        self,
+        fn: Callable[..., T],
+        *args: Any,
+        budget: float = STUDY_SECONDS,
+        player: str = "",
+        preparing: str | None = None,
     ) -> T:
         """``fn(*args)`` in the pool at ``player``'s turn (a module-level function and
         picklable arguments for a process pool); 503 when the pool or the player's share
-        of it is full, or the budget is exceeded."""
+        of it is full, or the budget is exceeded.
+
+        ``preparing``: the reason to answer (503) for a request still unanswered after
+        its budget while the worker compiles its kernels; the worker is not stopped (it
+        would lose the compiling). Without it such a request waits up to the grace of a
+        worker's start, :data:`STUDY_WARMUP`."""
         place = self.share.take(player)
         if place is None:
             raise HTTPException(503, "the study desk is busy: try again in a moment")
@@ -156,13 +170,15 @@ class StudyPool:
             # stopped for running over holds no other request (which a fresh, cold
             # pool would then have had to start again).
             async with self.share.turn(player):
-                return await self._run(call, budget)
+                return await self._run(call, budget, preparing)
         except TimeoutError:
             raise HTTPException(
                 503, f"the request took longer than its budget of {budget:g} seconds"
             ) from None
         except _Unavailable as exc:
             raise HTTPException(exc.status, exc.detail) from None
+        except _Preparing:
+            raise HTTPException(503, preparing) from None
         finally:
             self.share.give_back(place)
 
@@ -172,16 +188,25 @@ class StudyPool:
         the first request, the first hint waited about 6 s beyond its 2 s budget."""
         if self.processes:
             with contextlib.suppress(RuntimeError):  # already shut down
-                self._pool.submit(os.getpid)
+                pool = self._pool
+                probe = pool.submit(_still_warming)
+                probe.add_done_callback(functools.partial(self._heard, pool))
 
-    async def _run(self, call: Callable[[], T], budget: float) -> T:
+    def _heard(self, pool: Executor, probe: Future[bool]) -> None:
+        if pool is self._pool and not probe.cancelled() and probe.exception() is None:
+            self.compiling = probe.result()
+
+    async def _run(self, call: Callable[[], T], budget: float, preparing: str | None) -> T:
         for attempt in range(2):
             pool = self._pool
+            stuck = preparing is not None and self.compiling
             try:
                 # A fresh worker first imports the solvers and loads their compiled
                 # kernels, and on a fresh machine compiles them: that is not held against
                 # a request's budget (nor is the worker stopped for it, losing the work).
-                grace = STUDY_WARMUP if self._cold else 1.0
+                # Once it says it compiles, a request that can be refused is not held
+                # for it either: a hint blocked behind numba's compiler waited 62 s.
+                grace = 1.0 if stuck or not self._cold else STUDY_WARMUP
                 loop = asyncio.get_running_loop()
                 if not self.processes:
                     return await asyncio.wait_for(loop.run_in_executor(pool, call), budget + grace)
@@ -189,12 +214,15 @@ class StudyPool:
                 result, self._cold = await asyncio.wait_for(
                     loop.run_in_executor(pool, work), budget + grace
                 )
+                self.compiling = self._cold
                 return result
             except BrokenProcessPool:  # a worker died: a fresh pool, one more try
                 self._restart(pool)
                 if attempt:
                     raise HTTPException(503, "the study desk failed; try again") from None
             except TimeoutError:
+                if stuck:  # the worker finishes it once compiled, and is warm then
+                    raise _Preparing from None
                 if self.processes:  # the worker may still be busy with it: stop it
                     self._restart(pool)
                 raise
@@ -222,6 +250,13 @@ def _with_warmth(call: Callable[[], T]) -> tuple[T, bool]:
     return call(), not is_warm()
 
 
+def _still_warming() -> bool:
+    """In a study worker: whether it is still compiling (or loading) kernels."""
+    from chinese_poker.ai.warm import is_warm
+
+    return not is_warm()
+
+
 def _study_worker(server: int) -> None:
     """A study worker yields the processors to the server's event loop, and loads the
     kernels before its first request, as the hint worker does
@@ -235,6 +270,10 @@ def _study_worker(server: int) -> None:
     with contextlib.suppress(OSError, AttributeError):
         os.nice(10)
     warm_worker()
+
+
+class _Preparing(Exception):
+    """A request that ran over its budget while the worker compiles its kernels."""
 
 
 class _Unavailable(Exception):
@@ -681,8 +720,33 @@ def _doc(model: type[BaseModel] | None, examples: Mapping[str, Any]) -> dict[str
     }}}}  # fmt: skip
 
 
-def _desk_hint(req: HintRequest, budget: float) -> dict[str, Any]:
-    return hint_position(_parse_position(req.position), req.level, req.seed, budget)
+def _desk_hint(req: HintRequest, budget: float, lang: str) -> dict[str, Any]:
+    position = _parse_position(req.position)
+    _check_cards_left(position, lang)
+    return hint_position(position, req.level, req.seed, budget)
+
+
+def _check_cards_left(position: Position, lang: str) -> None:
+    """Refuse, before any sampling, a position whose unseen cards cannot deal the rest
+    of the hand (too many dead cards given): the words in the page's language."""
+    from chinese_poker.ai.rollout import Situation
+
+    try:
+        Situation.from_view(position.view())
+    except ValueError as exc:
+        if "not enough unseen cards" not in str(exc):
+            raise
+        raise ValueError(text_in(lang, "desk.no_cards_left")) from None
+
+
+def desk_language(request: Request) -> str:
+    """The language of the page asking: the first of its ``Accept-Language`` that the
+    catalogues speak (the desk's pages send the one they show), else English."""
+    for part in request.headers.get("accept-language", "").split(","):
+        tag = part.split(";", 1)[0].strip().lower().split("-", 1)[0]
+        if tag in LANGUAGES:
+            return tag
+    return DEFAULT_LANGUAGE
 
 
 def _trainer_next(kind: str, name: str, draw_seed: int) -> dict[str, Any]:
@@ -709,6 +773,7 @@ async def _run(
             *args,
             budget=STUDY_SECONDS if budget is None else budget,
             player=client_address(request),
+            preparing=text_in(desk_language(request), "desk.preparing"),
         )
     except _UserError as exc:
         raise HTTPException(400, str(exc)) from None
@@ -775,7 +840,7 @@ async def hint(request: Request) -> dict[str, Any]:
     throttle(request, "study")
     req = await _read(request, HintRequest)
     budget = min(req.time_budget, STUDY_SECONDS)
-    return await _run(request, _desk_hint, req, budget, budget=budget)
+    return await _run(request, _desk_hint, req, budget, desk_language(request), budget=budget)
 
 
 @router.get("/api/trainer/next")

@@ -5,7 +5,7 @@
 // The card facts and small helpers are the table's own (static/js), not copies.
 import { LINES, RANKS, SIZES, SUITS } from "../js/eval.js";
 import { SUIT_SYMBOL, cardLabel, esc, signed } from "../js/util.js";
-import { t } from "../js/i18n.js";
+import { language, t } from "../js/i18n.js";
 
 export { LINES, RANKS, SIZES, SUITS, esc, signed };
 const SUIT_FROM = { "♠": "s", "♤": "s", "♥": "h", "♡": "h", "♦": "d", "♢": "d", "♣": "c", "♧": "c" };
@@ -90,7 +90,8 @@ export async function api(path, body, method) {
   try {
     res = await fetch(path, {
       method: method || (body === undefined ? "GET" : "POST"),
-      headers: body === undefined ? {} : { "Content-Type": "application/json" },
+      // The page's language: the server's refusals it can put in words come in it.
+      headers: { "Accept-Language": language(), ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
       body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
     });
   } catch (e) {

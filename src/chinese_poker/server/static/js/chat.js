@@ -92,6 +92,22 @@ function made(tag, className = "", text = "") {
   return el;
 }
 
+/** A speech bubble drawn in SVG (an emoji shows as a box where no emoji font is installed). */
+function bubble() {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "0 0 20 20");
+  svg.setAttribute("width", "18");
+  svg.setAttribute("height", "18");
+  svg.setAttribute("aria-hidden", "true");
+  svg.classList.add("chat-icon");
+  const path = document.createElementNS(ns, "path");
+  path.setAttribute("d", "M3 3h14a1 1 0 0 1 1 1v9a1 1 0 0 1-1 1H9l-4 4v-4H3a1 1 0 0 1-1-1V4a1 1 0 0 1 1-1z");
+  path.setAttribute("fill", "currentColor");
+  svg.append(path);
+  return svg;
+}
+
 /**
  * The chat of table `tableId` for the state T, sending with `send` (the table socket's):
  * onMessage(msg) takes the chat's messages and its own errors (true: handled), mount(screen)
@@ -156,8 +172,7 @@ export function tableChat(T, tableId, { send }) {
   toggle.hidden = true;
   toggle.setAttribute("aria-controls", "chat");
   toggle.setAttribute("aria-expanded", "false");
-  const icon = made("span", "", "💬 ");
-  icon.setAttribute("aria-hidden", "true");
+  const icon = bubble();
   const badge = made("span", "chat-unread");
   badge.setAttribute("aria-hidden", "true");
   toggle.append(icon, made("span", "label", t("chat.open")), badge);

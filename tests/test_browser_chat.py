@@ -1,0 +1,192 @@
+"""Chat at the table (issue 40 item 9) in Debian's Chromium, as players: by taps on a
+phone in Russian (the top bar's button with the count of unread lines, a quick phrase,
+hiding a player, kept over a reload) and by the keyboard on a desktop in Croatian (a
+line typed and sent with Enter, the card keys silent while typing, a flood refused in
+the player's words), with a friend in English; markup typed into the chat is shown as
+text; a spectator of a table that does not allow it has no chat; axe-core finds no
+critical or serious violation with the chat open.
+
+Screenshots go to ``CP_SCREENSHOT_DIR`` (docs/screenshots for docs/browser.md).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import test_browser
+from test_browser import (
+    Server,
+    element_shot,
+    new_page,
+    no_page_errors,
+    open_seat,
+    play_keys,
+    wait_decision,
+)
+from test_browser_a11y import problems
+
+browser = test_browser.browser
+server = test_browser.server
+shots = test_browser.shots
+pytestmark = test_browser.pytestmark
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+
+
+def two_people(server: Server, name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A table of Ann and Bob: the creation (Ann's seat) and Bob's join."""
+    made = server.post(
+        "/api/tables",
+        {
+            "name": name,
+            "preset": "pineapple",
+            "seats": [{"kind": "human", "name": "Ann"}, {"kind": "human"}],
+            "time_limit": 300,
+            "next_hand_delay": 30,
+        },
+    )
+    tid = made["table"]["id"]
+    joined = server.post(f"/api/tables/{tid}/join", {"code": made["join_code"], "name": "Bob"})
+    return made, {"table": made["table"], "token": joined["token"], "seat": joined["seat"]}
+
+
+def seated(browser: Any, server: Server, seat: dict[str, Any], locale: str, **kw: Any) -> Any:
+    page = new_page(browser, locale=locale, **kw)
+    open_seat(page, server, seat)
+    page.wait_for_function("() => window.__cp && window.__cp.info")
+    return page
+
+
+def dealt(*pages: Any) -> None:
+    """Both are seated: the hand is dealt and each page shows it."""
+    for page in pages:
+        page.wait_for_function(
+            "() => window.__cp && window.__cp.view && document.querySelector('#my-board')"
+        )
+
+
+def said(page: Any) -> list[str]:
+    """The chat lines the page shows: who, then what."""
+    return page.locator("#chat-log .chat-line").all_inner_texts()  # type: ignore[no-any-return]
+
+
+def below(upper: dict[str, float], lower: dict[str, float]) -> bool:
+    return upper["y"] + upper["height"] <= lower["y"] + 0.5
+
+
+def test_phone_taps_in_russian(browser: Any, server: Server, shots: Path) -> None:
+    ann_seat, bob_seat = two_people(server, "chat-phone")
+    ann = seated(
+        browser, server, ann_seat, "ru-RU",
+        viewport=PHONE, is_mobile=True, has_touch=True, device_scale_factor=2,
+    )  # fmt: skip
+    bob = seated(browser, server, bob_seat, "en-GB", viewport=DESKTOP)
+    dealt(ann, bob)
+    play_keys(bob, wait_decision(bob))  # Bob, left of the button, acts first
+    wait_decision(ann)
+    toggle = ann.locator("#chat-toggle")
+    # Closed on a phone: a button in the top bar, above the cards and the action bar.
+    expect(toggle).to_be_visible()
+    expect(ann.locator("#chat")).to_be_hidden()
+    box, hand = toggle.bounding_box(), ann.locator("#my-board").bounding_box()
+    assert box is not None and hand is not None and below(box, hand)
+
+    bob.locator("#chat-input").fill("Hi <b>Ann</b>")
+    bob.keyboard.press("Enter")
+    expect(toggle.locator(".chat-unread")).to_have_text("1")
+    assert "1" in (toggle.get_attribute("aria-label") or "")
+    ann.screenshot(path=str(shots / "chat-phone-unread-ru.png"))
+
+    toggle.tap()
+    panel = ann.locator("#chat")
+    expect(panel).to_be_visible()
+    expect(toggle.locator(".chat-unread")).to_have_text("")
+    expect(ann.locator("#chat-log .chat-line")).to_have_text(["Bob Hi <b>Ann</b>"])
+    assert ann.locator("#chat-log b:has-text('Ann')").count() == 0  # text, never markup
+    # The open panel leaves the pinned action bar uncovered.
+    opened, bar = panel.bounding_box(), ann.locator(".action-bar").first.bounding_box()
+    assert opened is not None and bar is not None and below(opened, bar)
+    expect(ann.locator(".chat-kept")).to_contain_text("50")
+
+    ann.locator(".chat-phrase[data-phrase='gl']").tap()
+    expect(ann.locator("#chat-log .chat-line").last).to_have_text("Ann (вы) Удачи!")
+    expect(bob.locator("#chat-log .chat-line").last).to_have_text("Ann Good luck!")
+    found = problems(ann, "table, the phone's chat open")
+    element_shot(panel, shots / "chat-phone-ru.png")
+
+    # Hiding Bob: his lines go, even after a reload, and come back when shown again.
+    ann.locator(".chat-mute[data-mute='seat:1']").tap()
+    expect(ann.locator(".chat-mute[data-mute='seat:1']")).to_have_attribute("aria-pressed", "true")
+    bob.locator("#chat-input").fill("can you see this?")
+    bob.keyboard.press("Enter")
+    expect(bob.locator("#chat-log .chat-line").last).to_have_text("Bob (you) can you see this?")
+    expect(ann.locator("#chat-log .chat-line")).to_have_text(["Ann (вы) Удачи!"])
+    expect(toggle.locator(".chat-unread")).to_have_text("")
+    ann.reload()
+    dealt(ann)
+    ann.locator("#chat-toggle").tap()
+    expect(ann.locator("#chat-log .chat-line")).to_have_text(["Ann (вы) Удачи!"])
+    ann.locator(".chat-mute[data-mute='seat:1']").tap()
+    expect(ann.locator("#chat-log .chat-line")).to_have_count(3)
+    ann.locator(".chat-close").tap()
+    expect(ann.locator("#chat")).to_be_hidden()
+    assert found == []
+    no_page_errors(ann)
+    no_page_errors(bob)
+    ann.context.close()
+    bob.context.close()
+
+
+def test_desktop_keyboard_in_croatian(browser: Any, server: Server, shots: Path) -> None:
+    ann_seat, bob_seat = two_people(server, "chat-desktop")
+    ann = seated(browser, server, ann_seat, "hr-HR", viewport=DESKTOP)
+    bob = seated(browser, server, bob_seat, "en-GB", viewport=DESKTOP)
+    dealt(ann, bob)
+    # A desktop: the panel beside the table, no button.
+    expect(ann.locator("#chat")).to_be_visible()
+    expect(ann.locator("#chat-toggle")).to_be_hidden()
+    expect(ann.locator("#chat-log")).to_contain_text("Još nema poruka.")
+    # Tab from the page to the chat's field; the card keys (1, b, m, t) stay silent there.
+    ann.locator("#chat-log").focus()
+    ann.keyboard.press("Tab")  # the first quick phrase
+    for _ in range(20):
+        if ann.evaluate("() => document.activeElement.id") == "chat-input":
+            break
+        ann.keyboard.press("Tab")
+    ann.keyboard.type("1b 1m 1t sretno")
+    assert ann.evaluate("() => window.__cp.moves.length") == 0
+    ann.keyboard.press("Enter")
+    expect(bob.locator("#chat-log .chat-line")).to_have_text(["Ann 1b 1m 1t sretno"])
+    expect(ann.locator("#chat-input")).to_have_value("")
+    # Bob's phrase in Ann's words.
+    bob.locator(".chat-phrase[data-phrase='nh']").click()
+    expect(ann.locator("#chat-log .chat-line").last).to_have_text("Bob Lijepa ruka!")
+    # A flood: past the burst, the sender is told in his words; nobody else hears it.
+    for i in range(5):
+        ann.locator("#chat-input").fill(f"flood {i}")
+        ann.keyboard.press("Enter")
+    expect(ann.locator(".chat-problem")).to_contain_text("Polako")
+    # Ann's first line and three of the flood make the burst of four; Bob's phrase is his.
+    expect(bob.locator("#chat-log .chat-line")).to_have_count(5)
+    expect(bob.locator("#chat-log .chat-line").last).to_have_text("Ann flood 2")
+    found = problems(ann, "table, the desktop's chat")
+    element_shot(ann.locator("#chat"), shots / "chat-desktop-hr.png")
+    ann.screenshot(path=str(shots / "chat-table-desktop-hr.png"))
+
+    # A spectator of a table that does not let spectators chat has none.
+    watcher = new_page(browser, locale="en-GB", viewport=DESKTOP)
+    watcher.goto(f"{server.base}/watch/{ann_seat['table']['id']}")
+    watcher.wait_for_function("() => window.__cp && window.__cp.view")
+    expect(watcher.locator("#chat")).to_be_hidden()
+    expect(watcher.locator("#chat-toggle")).to_be_hidden()
+    assert "flood" not in watcher.content()
+    assert found == []
+    no_page_errors(ann)
+    for page in (ann, bob, watcher):
+        page.context.close()

@@ -31,8 +31,10 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from _helpers import bench_module, random_action
+from chinese_poker.server import metrics as metrics_module
 from chinese_poker.server.app import create_app, hand_over
 from chinese_poker.server.db import Store
+from chinese_poker.server.metrics import ProcessCounts
 from chinese_poker.server.table_ownership import handed_over
 from test_server_leases import Server, lease_address, same_action
 
@@ -336,6 +338,24 @@ def test_the_failover_bench_fails_loudly_when_it_measured_fewer_kills(
     )
 
 
+def against_a_bot(client: TestClient) -> Msg:
+    """A Pineapple table of Ann and a rules bot, opened through ``client``."""
+    made: Msg = client.post(
+        "/api/tables",
+        json={"preset": "pineapple", "seats": [{"kind": "human", "name": "Ann"},
+                                               {"kind": "bot", "bot": "rules"}]},
+    ).json()  # fmt: skip
+    return made
+
+
+def to_decide(ws: Any) -> Msg:
+    """The next state in which the socket's seat has something to decide."""
+    while True:
+        message: Msg = json.loads(ws.receive_text())
+        if message["type"] == "state" and message["view"].get("decisions"):
+            return message
+
+
 def test_ready_counts_and_the_handover_in_one_process(tmp_path: Path) -> None:
     """``/api/ready`` is 200 once the tables are resumed and 503 ("draining") once the
     process was told to stop; ``/api/metrics`` counts the moves and the tables owned; the
@@ -345,16 +365,11 @@ def test_ready_counts_and_the_handover_in_one_process(tmp_path: Path) -> None:
     app = create_app(url, hint_processes=False)
     with TestClient(app, client=("127.0.0.1", 50000)) as client:
         assert client.get("/api/ready").json() == {"ready": True, "state": "ready"}
-        made = client.post(
-            "/api/tables",
-            json={"preset": "pineapple", "seats": [{"kind": "human", "name": "Ann"},
-                                                   {"kind": "bot", "bot": "rules"}]},
-        ).json()  # fmt: skip
+        made = against_a_bot(client)
         tid = made["table"]["id"]
         with client.websocket_connect(f"/ws/tables/{tid}?role=seat") as ws:
             ws.send_text(json.dumps({"type": "auth", "token": made["token"]}))
-            state = next(m for m in iter(lambda: json.loads(ws.receive_text()), None)
-                         if m["type"] == "state" and m["view"].get("decisions"))  # fmt: skip
+            state = to_decide(ws)
             action = random_action(state["view"], random.Random(1))
             ws.send_text(json.dumps({"type": "action", "id": 1, "action": action}))
             while json.loads(ws.receive_text()).get("ack") != 1:
@@ -377,3 +392,66 @@ def test_ready_counts_and_the_handover_in_one_process(tmp_path: Path) -> None:
         assert client.get(f"/api/tables/{tid}").status_code == 200  # resumed at start
         counts = client.get("/api/metrics").json()["process"]
         assert counts["handovers_taken"] == 1 and counts["takeovers"] == 0
+
+
+def test_moves_per_second_are_kept_in_buckets_of_a_second(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A busy process keeps one count per second of the last minute, not one number
+    per move."""
+    clock = [1000.2]
+    monkeypatch.setattr(metrics_module.time, "monotonic", lambda: clock[0])
+    counts = ProcessCounts()
+    for _ in range(3000):
+        counts.move()
+    clock[0] = 1000.9
+    counts.move()
+    clock[0] = 1001.1
+    for _ in range(1000):
+        counts.move()
+    assert len(counts.recent) == 2
+    snapshot = counts.snapshot(tables_owned=1)
+    assert snapshot["moves_applied"] == 4001
+    assert snapshot["moves_per_second"] == round(4001 / 60, 3)
+    clock[0] = 1060.5  # the second 1000 is over a minute ago
+    assert counts.snapshot(1)["moves_per_second"] == round(1000 / 60, 3)
+    clock[0] = 1061.0
+    assert counts.snapshot(1)["moves_per_second"] == 0
+    assert counts.snapshot(1)["moves_applied"] == 4001 and not counts.recent
+
+
+def test_a_move_is_counted_once_stored_not_when_its_write_failed(tmp_path: Path) -> None:
+    """While the database refuses every write, an action is answered server_error and
+    the process counts no move; once writes work again its next action is counted."""
+    app = create_app(f"sqlite:///{tmp_path / 'count.db'}", hint_processes=False)
+    with TestClient(app, client=("127.0.0.1", 50000)) as client:
+        made = against_a_bot(client)
+        tid = made["table"]["id"]
+        store = app.state.store
+
+        def moves() -> int:
+            counted: int = client.get("/api/metrics").json()["process"]["moves_applied"]
+            return counted
+
+        with client.websocket_connect(f"/ws/tables/{tid}?role=seat") as ws:
+            ws.send_text(json.dumps({"type": "auth", "token": made["token"]}))
+            state = to_decide(ws)
+            before = moves()
+            real = store.write_batch
+
+            def refused(*args: Any, **kwargs: Any) -> None:
+                raise RuntimeError("the disk is full")
+
+            store.write_batch = refused
+            action = random_action(state["view"], random.Random(1))
+            ws.send_text(json.dumps({"type": "action", "id": 1, "action": action}))
+            while (answer := json.loads(ws.receive_text())).get("ref") != 1:
+                pass
+            assert answer["type"] == "error" and answer["code"] == "server_error", answer
+            assert moves() == before
+            store.write_batch = real
+            ws.send_text(json.dumps({"type": "sync"}))
+            state = to_decide(ws)
+            action = random_action(state["view"], random.Random(2))
+            ws.send_text(json.dumps({"type": "action", "id": 2, "action": action}))
+            while json.loads(ws.receive_text()).get("ack") != 2:
+                pass
+            assert moves() >= before + 1

@@ -12,6 +12,8 @@ is also checked on two stores in one process, where nothing but the database ref
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dataclasses
 import json
 import os
 import random
@@ -31,6 +33,8 @@ from websockets.sync.client import ClientConnection, connect
 from _helpers import random_action
 from chinese_poker.server.commit import GroupCommit, Step
 from chinese_poker.server.db import LeaseLost, NewHand, Owner, Store, StoredSeat
+from chinese_poker.server.leases import Lease
+from chinese_poker.server.table_ownership import handed_over, other_process_address
 from test_server_restart import Server as ServeProcess
 from test_server_restart import own_postgres_database, recv, recv_state
 
@@ -426,3 +430,67 @@ def test_a_lease_time_that_cannot_work_is_refused_in_one_line() -> None:
     assert done.returncode == 2 and done.stdout == ""
     (line,) = done.stderr.strip().splitlines()
     assert "--lease-seconds" in line and "0.1" in line, line
+
+
+@contextlib.contextmanager
+def two_stores(database_url: str, name: str, lease: float) -> Iterator[tuple[Store, Store, str]]:
+    """Stores A and B (two processes, at http://a and http://b) and a table id of this
+    test; the table, if made, is deleted afterwards."""
+    a = Store(database_url, owner=Owner.here("http://a"), lease_seconds=lease)
+    b = Store(database_url, owner=Owner.here("http://b"), lease_seconds=lease)
+    a.migrate()
+    table_id = f"t-{name}{os.getpid() % 10000}"
+    try:
+        yield a, b, table_id
+    finally:
+        a.delete_table(table_id)
+        a.close()
+        b.close()
+
+
+def test_a_takeover_reads_the_lease_once_and_names_the_lease_it_replaced(
+    database_url: str,
+) -> None:
+    """B takes a table A handed over (one path with a plain release: A's name kept,
+    expired at HANDED_OVER): B reads the lease once (the takeover is counted from
+    ``previous``, not from another read), and the lease it is given is as stored."""
+    with two_stores(database_url, "once", 2.0) as (a, b, table_id):
+        _new_table(a, table_id)
+        a.release([table_id], hand_over=True)
+        given = a.lease(table_id)
+        assert given is not None and handed_over(given) and given.owner == a.owner.id  # type: ignore[union-attr]
+        assert table_id not in a.fences
+        reads: list[str] = []
+        read = b.lease
+
+        def counted(tid: str) -> Lease | None:
+            reads.append(tid)
+            return read(tid)
+
+        b.lease = counted  # type: ignore[method-assign]
+        taken = b.acquire(table_id)
+        assert reads == [table_id]
+        assert taken is not None and taken.previous is not None and taken.fence == 2
+        assert dataclasses.replace(taken.previous, now=given.now) == given
+        stored = read(table_id)
+        assert stored is not None
+        assert (taken.owner, taken.address, taken.fence) == (stored.owner, "http://b", 2)
+        assert taken.expires_at == pytest.approx(stored.expires_at)
+        assert taken.expires_at - taken.now == pytest.approx(2.0)
+        again = b.acquire(table_id)  # already B's: nothing taken from anybody
+        assert again is not None and again.previous is None
+
+
+def test_the_address_handed_to_is_read_on_the_databases_clock(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process stopping names another live one to its clients: which leases are live
+    is judged on the database's clock, so a machine whose clock is an hour ahead still
+    finds B (it found nobody when it compared with its own clock)."""
+    with two_stores(database_url, "clock", 5.0) as (a, b, table_id):
+        _new_table(b, table_id)
+        local = time.time
+        with monkeypatch.context() as patch:
+            patch.setattr(time, "time", lambda: local() + 3600)
+            assert other_process_address(a) == "http://b"
+            assert other_process_address(b) is None  # itself it does not name

@@ -55,7 +55,7 @@ from sqlalchemy import (
 from sqlalchemy import text as sql_text
 from sqlalchemy.pool import ConnectionPoolEntry
 
-from chinese_poker.server.leases import LEASE_SECONDS, Lease, LeaseLost, Owner
+from chinese_poker.server.leases import HANDED_OVER, LEASE_SECONDS, Lease, LeaseLost, Owner
 from chinese_poker.server.schema import (
     ACTIONS,
     HANDS,
@@ -338,6 +338,7 @@ class Store:
                         "UPDATE table_leases SET owner = :o, node = :n, pid = :p,"
                         f" address = :a, fence = fence + 1, expires_at = {self._now} + :s"
                         " WHERE table_id = :t AND fence = :f AND expires_at = :e"
+                        " RETURNING expires_at"
                     ),
                     {
                         "t": table_id,
@@ -346,10 +347,16 @@ class Store:
                         "s": self.lease_seconds,
                         **self._owner_values(me),
                     },
-                ).rowcount
-            if taken == 1:
+                ).first()
+            if taken is not None:
+                # The lease as written (its expiry is the database's now plus the lease
+                # time), with the one it replaced: no second read.
                 self.fences[table_id] = lease.fence + 1
-                return self.lease(table_id)
+                expires = float(taken[0])
+                return Lease(
+                    table_id, me.id, me.node, me.pid, me.address, lease.fence + 1,
+                    expires, expires - self.lease_seconds, previous=lease,
+                )  # fmt: skip
         lease = self.lease(table_id)
         if lease is not None and lease.owner == me.id:
             self.fences[table_id] = lease.fence
@@ -380,19 +387,49 @@ class Store:
             del self.fences[t]
         return lost
 
-    def release(self, table_ids: Sequence[str]) -> None:
+    def release(self, table_ids: Sequence[str], *, hand_over: bool = False) -> None:
         """Give up these tables' leases (kept with their fencing numbers: the next
-        process to take one raises it)."""
+        process to take one raises it). ``hand_over`` (at shutdown): each keeps its
+        holder's name but expires at :data:`~.leases.HANDED_OVER`, so the other
+        processes take it at once (their sweep finds it) and count it as handed over."""
         mine = [(t, self.fences.pop(t)) for t in table_ids if t in self.fences]
         if not mine:
             return
+        freed: dict[str, Any] = (
+            {"expires_at": HANDED_OVER}
+            if hand_over
+            else {"owner": None, "node": None, "pid": None, "address": None}
+        )
         with self._tx() as conn:
             conn.execute(
                 update(LEASES)
                 .where(LEASES.c.table_id == bindparam("t"), LEASES.c.fence == bindparam("f"))
-                .values(owner=None, node=None, pid=None, address=None),
+                .values(**freed),
                 [{"t": t, "f": f} for t, f in mine],
             )
+
+    def other_owner_address(self) -> str | None:
+        """Where another live process of this database is reached (the one whose lease
+        runs longest, so it renewed last, on the database's clock), None if none is
+        known."""
+        owner = self.owner
+        if owner is None:
+            return None
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(LEASES.c.address)
+                .where(
+                    LEASES.c.owner.is_not(None),
+                    LEASES.c.owner != owner.id,
+                    LEASES.c.address.is_not(None),
+                    LEASES.c.address != "",
+                    LEASES.c.address != owner.address,
+                    LEASES.c.expires_at > sql_text(self._now),
+                )
+                .order_by(LEASES.c.expires_at.desc())
+                .limit(1)
+            ).first()
+        return None if row is None else str(row[0])
 
     def orphans(self) -> list[str]:
         """The unfinished tables whose lease ran out while a process held it (that

@@ -15,10 +15,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["LEASE_SECONDS", "Lease", "LeaseLost", "Owner"]
+__all__ = ["HANDED_OVER", "LEASE_SECONDS", "Lease", "LeaseLost", "Owner", "handed_over"]
 
 LEASE_SECONDS = 5.0
 """How long a table's lease lasts unless renewed (the server renews it well before)."""
+
+HANDED_OVER = 0.0
+"""The expiry a lease handed over at shutdown is given: long past, and never the expiry
+of a lease that ran out (those are a renewal's time plus the lease time)."""
 
 
 def _node() -> str:
@@ -70,6 +74,9 @@ class Lease:
     fence: int
     expires_at: float
     now: float
+    previous: Lease | None = None
+    """The lease as it was when this process took it just now (None: it was not taken
+    from anybody just now), so a takeover is counted without reading the lease again."""
 
     def takeable(self, me: Owner) -> bool:
         """Free, run out, mine, or held by a process of this machine that is gone (a
@@ -94,3 +101,8 @@ class LeaseLost(RuntimeError):
     def __init__(self, table_ids: Sequence[str]) -> None:
         self.table_ids = tuple(table_ids)
         super().__init__(f"this process no longer holds table(s) {', '.join(self.table_ids)}")
+
+
+def handed_over(lease: Lease) -> bool:
+    """The lease was handed over by a process that shut down (not run out)."""
+    return lease.owner is not None and lease.expires_at == HANDED_OVER

@@ -107,35 +107,40 @@ class Timings:
 @dataclass
 class ProcessCounts:
     """What one server process did since it started, counted where it happens: moves
-    applied (:mod:`.table_flow`), leases renewed, tables taken over from a process that
-    died or stalled, tables handed over at its shutdown and taken from one that handed
-    them over (:mod:`.tables`)."""
+    applied (once stored, :mod:`.table_ownership`), leases renewed, tables taken over
+    from a process that died or stalled, tables handed over at its shutdown and taken
+    from one that handed them over (:mod:`.tables`)."""
 
     moves: int = 0
     lease_renewals: int = 0
     takeovers: int = 0
     handovers_given: int = 0
     handovers_taken: int = 0
-    recent: deque[float] = field(default_factory=deque)
-    """When the moves of the last :data:`RATE_WINDOW` seconds were applied."""
+    recent: deque[list[int]] = field(default_factory=deque)
+    """The moves of the last :data:`RATE_WINDOW` seconds, one ``[second, moves]`` pair
+    per second that had any (at most 60 pairs, however many moves)."""
 
     def move(self) -> None:
         self.moves += 1
-        now = time.monotonic()
-        self.recent.append(now)
-        self._forget(now)
-
-    def _forget(self, now: float) -> None:
+        second = int(time.monotonic())
         recent = self.recent
-        while recent and recent[0] < now - RATE_WINDOW:
+        if recent and recent[-1][0] == second:
+            recent[-1][1] += 1
+        else:
+            recent.append([second, 1])
+            self._forget(second)
+
+    def _forget(self, second: int) -> None:
+        recent = self.recent
+        while recent and recent[0][0] <= second - RATE_WINDOW:
             recent.popleft()
 
     def snapshot(self, tables_owned: int) -> dict[str, Any]:
-        self._forget(time.monotonic())
+        self._forget(int(time.monotonic()))
         return {
             "tables_owned": tables_owned,
             "moves_applied": self.moves,
-            "moves_per_second": round(len(self.recent) / RATE_WINDOW, 3),
+            "moves_per_second": round(sum(n for _s, n in self.recent) / RATE_WINDOW, 3),
             "lease_renewals": self.lease_renewals,
             "takeovers": self.takeovers,
             "handovers_given": self.handovers_given,

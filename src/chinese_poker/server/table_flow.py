@@ -293,7 +293,6 @@ class TableFlow(TablePart):
             live.manager.reload(live)
             return Result(False, str(ErrorCode.SERVER_ERROR), "the action failed; try again")
         live.ownership.enqueue(step)
-        live.manager.counts.move()
         return Result(True)
 
     def _step(self, chair: int, applied: Applied, ref: object, sender: Conn | None) -> Step:

@@ -20,14 +20,11 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from sqlalchemy import and_, bindparam, select, update
-
 from chinese_poker.server.commit import Step
 from chinese_poker.server.connections import Conn
 from chinese_poker.server.db import LeaseLost, Store, compact_json
-from chinese_poker.server.leases import Lease
+from chinese_poker.server.leases import HANDED_OVER, handed_over
 from chinese_poker.server.messages import ErrorCode, moved_message
-from chinese_poker.server.schema import LEASES
 from chinese_poker.server.table_part import TablePart
 
 if TYPE_CHECKING:
@@ -45,60 +42,16 @@ __all__ = [
 
 log = logging.getLogger("chinese_poker.server")
 
-HANDED_OVER = 0.0
-"""The expiry a lease handed over at shutdown is given: long past, and never the expiry
-of a lease that ran out (those are a renewal's time plus the lease time)."""
-
 
 def hand_over_leases(store: Store, table_ids: Sequence[str]) -> None:
     """Give these tables' leases up at once for another process to take (each keeps its
     fencing number: the next holder raises it, and a late write of this one is refused)."""
-    owner = store.owner
-    mine = [(t, store.fences.pop(t)) for t in table_ids if t in store.fences]
-    if owner is None or not mine:
-        return
-    with store.engine.begin() as conn:
-        conn.execute(
-            update(LEASES)
-            .where(
-                and_(
-                    LEASES.c.table_id == bindparam("t"),
-                    LEASES.c.fence == bindparam("f"),
-                    LEASES.c.owner == owner.id,
-                )
-            )
-            .values(expires_at=HANDED_OVER),
-            [{"t": t, "f": f} for t, f in mine],
-        )
-
-
-def handed_over(lease: Lease) -> bool:
-    """The lease was handed over by a process that shut down (not run out)."""
-    return lease.owner is not None and lease.expires_at == HANDED_OVER
+    store.release(table_ids, hand_over=True)
 
 
 def other_process_address(store: Store) -> str | None:
-    """Where another live process of this database is reached (the one whose lease runs
-    longest, so it renewed last), None if none is known."""
-    owner = store.owner
-    now = time.time()  # the database's clock may differ a little: a guess, not a fence
-    if owner is None:
-        return None
-    with store.engine.connect() as conn:
-        row = conn.execute(
-            select(LEASES.c.address)
-            .where(
-                LEASES.c.owner.is_not(None),
-                LEASES.c.owner != owner.id,
-                LEASES.c.address.is_not(None),
-                LEASES.c.address != "",
-                LEASES.c.address != owner.address,
-                LEASES.c.expires_at > now,
-            )
-            .order_by(LEASES.c.expires_at.desc())
-            .limit(1)
-        ).first()
-    return None if row is None else str(row[0])
+    """Where another live process of this database is reached (None if none is known)."""
+    return store.other_owner_address()
 
 
 class WriteFailed(RuntimeError):
@@ -147,8 +100,11 @@ class TableOwnership(TablePart):
 
     def committed(self, steps: list[Step]) -> None:
         """The steps' writes are stored: send their messages, run what follows."""
-        timings = self.live.manager.timings
+        manager = self.live.manager
+        timings = manager.timings
         for step in steps:
+            if step.rows:  # an applied action: a move, counted once it is stored
+                manager.counts.move()
             for conn, text in step.messages:
                 conn.send(text)
             if step.read_at is not None:

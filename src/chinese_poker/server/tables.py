@@ -405,13 +405,12 @@ class TableManager:
             raise TableMoved(table_id, self.handed_to)
         owner = self.store.owner
         if owner is not None:
-            before = self.store.lease(table_id)
             lease = self.store.acquire(table_id)
             if lease is None:
                 return None
             if lease.owner != owner.id:
                 raise TableMoved(table_id, lease.address)
-            self._count_taken(before)
+            self._count_taken(lease.previous)
         try:
             stored = self.store.load_table(table_id)
             if stored is None:

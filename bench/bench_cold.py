@@ -27,6 +27,7 @@ move. It exits 1, naming what, if any figure could not be measured as it is labe
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import statistics
@@ -126,6 +127,18 @@ def cold_starts() -> list[str]:
     return problems
 
 
+#: Rollouts a decision is given in the budget check: far more than a budget of 100 ms
+#: lets the top level run (it offers 470), so that every budget binds.
+BOUND_ROLLOUTS = 3500
+
+
+def budget_bound(bot: Any) -> Any:
+    """``bot`` (an ``mc`` bot at its top level) with :data:`BOUND_ROLLOUTS` rollouts."""
+    bot.params = dataclasses.replace(bot.params, rollouts=BOUND_ROLLOUTS)
+    bot.throwing_params = dataclasses.replace(bot.throwing_params, rollouts=BOUND_ROLLOUTS)
+    return bot
+
+
 def budgets(hands: int) -> None:
     from chinese_poker.ai.mc import MonteCarloBot
     from chinese_poker.ai.warm import warm_kernels
@@ -143,8 +156,9 @@ def budgets(hands: int) -> None:
             cpu_over: list[float] = []
             for seed in range(hands):
                 table = Table(rules_for(preset), 2, seed=seed)
-                bots = [MonteCarloBot(seed=2 * seed + i, level=5, time_budget=budget)
+                made = [MonteCarloBot(seed=2 * seed + i, level=3, time_budget=budget)
                         for i in range(2)]  # fmt: skip
+                bots = [budget_bound(bot) for bot in made]
                 while not table.over:
                     seat = table.to_act[0]
                     view = table.view(seat)

@@ -43,7 +43,7 @@ def pairing(preset: str, bots: str, players: int, hands: int, seed: int) -> tupl
             "; ".join(x for x in problems if x) or None)  # fmt: skip
 
 
-def first_streets(deals: int, seed: int) -> str:
+def first_streets(deals: int, seed: int) -> tuple[str, list[str]]:
     """How often the rules bot keeps a four-card flush or a pair in the bottom, puts a
     pair on top, or a jack or better in the middle with nothing else, on random deals."""
     rng = random.Random(seed)
@@ -73,9 +73,13 @@ def first_streets(deals: int, seed: int) -> str:
             seen["nothing"] += 1
             done["nothing"] += all(c >> 2 < 9 for c in place.middle)
     rows = ["| first five | deals | played as the articles say |", "|---|---|---|"]
-    for kind in ("four-card flush", "a pair", "nothing"):
-        rows.append(f"| {kind} | {seen[kind]} | {done[kind] / max(seen[kind], 1):.0%} |")
-    return "\n".join(rows)
+    kinds = ("four-card flush", "a pair", "nothing")
+    for kind in kinds:
+        share = f"{done[kind] / seen[kind]:.0%}" if seen[kind] else "no deal"
+        rows.append(f"| {kind} | {seen[kind]} | {share} |")
+    # A kind no deal showed has no share to report.
+    missing = [f"first streets: no deal with {kind} in {deals}" for kind in kinds if not seen[kind]]
+    return "\n".join(rows), missing
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,7 +105,9 @@ def main(argv: list[str] | None = None) -> int:
         print(row, flush=True)
         problems.append(problem)
     print()
-    print(first_streets(args.deals or 400 // scale, args.seed))
+    table, missing = first_streets(args.deals or 400 // scale, args.seed)
+    print(table)
+    problems += missing
     return verdict("bench_rulebot", problems)
 
 

@@ -82,7 +82,7 @@ BENCHES: tuple[Bench, ...] = (
           "--hands 8 --workers 1 --repeats 1", 1.0),
     Bench("bots-times", "bench_bots.py", "--no-docs --skip-strength",
           "--no-docs --skip-strength --quick --levels 1", 2.0),
-    Bench("rulebot", "bench_rulebot.py", "", "--hands 4 --deals 10", 3.0),
+    Bench("rulebot", "bench_rulebot.py", "", "--hands 8 --deals 80", 3.0),
     Bench("cold", "bench_cold.py", "", "--quick --hands 1", 2.5),
     Bench("cold-first-run", "bench_cold.py", "--first-run", "--first-run --no-install", 5.0),
     Bench("server-lockstep", SERVER, "--target lockstep", "--tables 4 --hands 1", 1.5),

@@ -198,3 +198,21 @@ def test_ofc_fantasyland_fails_a_policy_short_of_its_boards(
     assert found == [
         "bench_ofc_fantasyland: FAILED: ofc 6x5: boards completed: measured 3 of 4 asked"
     ]
+
+
+def test_rulebot_fails_first_streets_with_a_kind_no_deal_showed() -> None:
+    rulebot = bench_module("bench_rulebot")
+    table, missing = rulebot.first_streets(10, 11)
+    assert "| four-card flush | 0 | no deal |" in table
+    assert missing == ["first streets: no deal with four-card flush in 10"]
+    assert rulebot.first_streets(80, 11)[1] == []
+
+
+def test_the_budget_check_plays_a_level_that_exists_with_budgets_that_bind() -> None:
+    from chinese_poker.ai.mc import MonteCarloBot
+
+    cold = bench_module("bench_cold")
+    bot = cold.budget_bound(MonteCarloBot(seed=1, level=3, time_budget=0.1))
+    assert bot.params.rollouts == bot.throwing_params.rollouts == cold.BOUND_ROLLOUTS
+    offered = MonteCarloBot(seed=1, level=3).throwing_params.rollouts
+    assert offered * 3 < cold.BOUND_ROLLOUTS

@@ -34,6 +34,16 @@ def _loads(values: list[float]) -> str:
     return " / ".join(f"{v:.2f}" for v in values)
 
 
+def as_markdown(report: str) -> str:
+    """A bench's report as the page shows it: Markdown as printed; a report with no table
+    (plain columns) in a text block, so that its lines stay lines."""
+    if not report:
+        return "(it printed nothing)"
+    if any(line.startswith("|") for line in report.splitlines()):
+        return report
+    return f"```text\n{report}\n```"
+
+
 def render(results: dict[str, Any] | None) -> str:
     """The section's Markdown (between the markers, without them)."""
     if results is None:
@@ -65,7 +75,7 @@ def render(results: dict[str, Any] | None) -> str:
         ]
         for short in run["short"]:
             lines.append(f"**Fell short:** {short}")
-        lines += ["", run["report"] or "(it printed nothing)"]
+        lines += ["", as_markdown(run["report"])]
     if results.get("separate"):
         lines += ["", "Not in this run (separate dated runs, below on this page):", ""]
         for sep in results["separate"]:

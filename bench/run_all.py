@@ -88,7 +88,7 @@ BENCHES: tuple[Bench, ...] = (
     Bench("server-lockstep", SERVER, "--target lockstep", "--tables 4 --hands 1", 1.5),
     Bench("server-human", SERVER, "--target human", "--tables 4 --hands 1 --think 0.1", 3.0),
     Bench("server-memory", SERVER, "--target memory", "--tables 4 --hands 1 --runs 2", 2.5),
-    Bench("server-flood", SERVER, "--target flood", "--tables 2 --hands 1", 1.0),
+    Bench("server-flood", SERVER, "--target flood", "--hint-flood --flood-seconds 2", 1.0),
     Bench("failover", "bench_failover.py", "", "--kills 1 --modes reconnect", 7.0),
     # Separate dated runs: hours of duplicate deals, or a second install (Ray).
     Bench("bots-strength", "bench_bots.py", "--no-docs --skip-times",

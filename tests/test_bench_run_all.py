@@ -109,6 +109,7 @@ def test_the_runner_writes_one_file_that_renders_as_the_docs_section(tmp_path: P
     text = to_md.render(results)
     assert "at the smallest sizes (not figures to quote)" in text
     assert engine["report"] in text and engine["command"] in text
+    assert to_md.as_markdown("reconnect  kills 1") == "```text\nreconnect  kills 1\n```"
     page = f"# Page\n\nbefore\n{to_md.BEGIN}\nold\n{to_md.END}\nafter\n"
     written = to_md.replace_section(page, text)
     assert to_md.section_of(written) == text

@@ -13,11 +13,11 @@ import pytest
 from sqlalchemy import insert
 
 import test_browser
-from chinese_poker.server.accounts import PLAYERS
 from chinese_poker.server.db import Store
-from chinese_poker.server.schema import BOT_ACCOUNTS, BOT_MATCH_HANDS, BOT_MATCHES
+from chinese_poker.server.schema import BOT_MATCH_HANDS, BOT_MATCHES
 from test_browser import Server, new_page, start_server
 from test_browser_a11y import VIEWPORTS, problems
+from test_ladder import add_pebble
 
 browser = test_browser.browser
 pytestmark = test_browser.pytestmark
@@ -32,18 +32,7 @@ def fill(store: Store) -> None:
     """Ann, her bot account Pebble, and a finished two-deal match of Pebble against our
     casual bot (the rules bot)."""
     with store.engine.begin() as conn:
-        conn.execute(insert(PLAYERS).values(id="p-ann", kind="human", name="Ann", created_at=1.0))
-        conn.execute(
-            insert(PLAYERS).values(
-                id="b-pebble", kind="bot", name="Pebble", created_at=1.0, owner="p-ann"
-            )
-        )
-        conn.execute(
-            insert(BOT_ACCOUNTS).values(
-                player_id="b-pebble", description="Royalties first.", created_at=1.0,
-                faults=0, faults_total=0,
-            )
-        )  # fmt: skip
+        add_pebble(conn, "Royalties first.")
         conn.execute(
             insert(BOT_MATCHES).values(
                 id="m-1", family="open-face", preset="pineapple", seed=1,

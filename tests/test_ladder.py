@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import insert, select
+from sqlalchemy import Connection, insert, select
 
 from chinese_poker.server.accounts import PLAYERS
 from chinese_poker.server.ladder import house_key
-from chinese_poker.server.ratings import BOT_ANCHORS, BOT_SIGMA, Family
+from chinese_poker.server.ratings import BOT_ANCHORS, BOT_SIGMA, RATINGS, Family
 from chinese_poker.server.schema import BOT_ACCOUNTS, BOT_MATCH_HANDS
 from test_bot_matches import RANDOM_BOT, RULES_BOT, manager_of, played_match, served
 
@@ -78,24 +78,27 @@ def test_the_ladders_figures_are_the_stored_match_results(client: TestClient) ->
     assert casual["rated_hands"] == len(mine) and casual["mu"] == 25.0
 
 
+def add_pebble(conn: Connection, description: str) -> None:
+    """Ann (p-ann) and her bot account Pebble (b-pebble) with its ``description``."""
+    conn.execute(insert(PLAYERS).values(id="p-ann", kind="human", name="Ann", created_at=1.0))
+    conn.execute(
+        insert(PLAYERS).values(
+            id="b-pebble", kind="bot", name="Pebble", created_at=1.0, owner="p-ann"
+        )
+    )
+    conn.execute(
+        insert(BOT_ACCOUNTS).values(
+            player_id="b-pebble", description=description, created_at=1.0, faults=0,
+            faults_total=0,
+        )
+    )  # fmt: skip
+
+
 def test_a_bot_account_shows_its_owners_name_and_description(client: TestClient) -> None:
     client.get("/api/ladder")  # the store is migrated and ready
     store = manager_of(client).store
     with store.engine.begin() as conn:
-        conn.execute(insert(PLAYERS).values(id="p-ann", kind="human", name="Ann", created_at=1.0))
-        conn.execute(
-            insert(PLAYERS).values(
-                id="b-pebble", kind="bot", name="Pebble", created_at=1.0, owner="p-ann"
-            )
-        )
-        conn.execute(
-            insert(BOT_ACCOUNTS).values(
-                player_id="b-pebble", description="Greedy: royalties first.", created_at=1.0,
-                faults=0, faults_total=0,
-            )
-        )  # fmt: skip
-        from chinese_poker.server.ratings import RATINGS
-
+        add_pebble(conn, "Greedy: royalties first.")
         conn.execute(
             insert(RATINGS).values(
                 player_id="b-pebble", family="open-face", mu=20.0, sigma=2.0, hands=40,

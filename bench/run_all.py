@@ -12,6 +12,8 @@ at the documented sizes, committed; ``bench/results/smallest.json`` for ``--smal
 not to be published): the commit, whether the tree had local changes, the machine (cores,
 CPU model), and per bench its command, start, seconds, load before and after, exit status,
 its report (the Markdown it printed) and the figures of that report, one per table cell.
+Only the whole short run writes ``published.json`` unless ``--out`` names it; ``--only``
+and ``--budget`` write ``bench/results/partial.json``.
 A published run then rewrites the section of docs/benchmarks.md between the markers
 (:mod:`results_to_md`), so the page shows exactly that run's figures.
 
@@ -45,6 +47,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 PUBLISHED = ROOT / "bench" / "results" / "published.json"
 SMALLEST = ROOT / "bench" / "results" / "smallest.json"
+PARTIAL = ROOT / "bench" / "results" / "partial.json"
 
 
 @dataclass(frozen=True)
@@ -278,8 +281,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--only", nargs="+", metavar="NAME", help="these benches (see --list)")
     ap.add_argument("--smallest", action="store_true",
                     help="the smallest sizes: proves the runner, publishes nothing")  # fmt: skip
-    ap.add_argument("--out", type=Path, help=f"results file (default {PUBLISHED.name}, "
-                    f"or {SMALLEST.name} with --smallest)")  # fmt: skip
+    defaults = f"{PUBLISHED.name} for the whole short run, {SMALLEST.name}, {PARTIAL.name}"
+    ap.add_argument("--out", type=Path, help=f"results file (default: {defaults})")
     ap.add_argument("--allow-dirty", action="store_true",
                     help="run although src/ or bench/ have uncommitted changes")  # fmt: skip
     ap.add_argument("--no-docs", action="store_true", help="do not rewrite docs/benchmarks.md")
@@ -295,7 +298,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("run_all: src/ or bench/ have uncommitted changes: the figures would belong to "
               "no commit (commit them, or --allow-dirty for a trial)", file=sys.stderr)  # fmt: skip
         return 2
-    out = args.out or (SMALLEST if args.smallest else PUBLISHED)
+    # Only the whole short run at the documented sizes is published by default: a part of
+    # it would leave the page with the figures of the benches it did not run missing.
+    whole = not (args.smallest or args.only or args.budget is not None)
+    out = args.out or (PUBLISHED if whole else SMALLEST if args.smallest else PARTIAL)
     results = run(benches, args.smallest, out, dirty)
     print(f"results in {out}", file=sys.stderr)
     if out == PUBLISHED and not args.no_docs:

@@ -123,3 +123,19 @@ def test_a_trial_on_uncommitted_code_is_refused_without_allow_dirty(
     monkeypatch.setattr(run_all, "git", lambda *a: " M src/x.py" if a[0] == "status" else "")
     assert run_all.main(["--only", "engine"]) == 2
     assert "uncommitted changes" in capsys.readouterr().err
+
+
+def test_only_the_whole_short_run_is_published_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    run_all = bench_module("run_all")
+    written: list[Path] = []
+
+    def record(benches: Any, smallest: bool, out: Path, dirty: bool) -> dict[str, Any]:
+        written.append(out)
+        return {"runs": []}
+
+    monkeypatch.setattr(run_all, "run", record)
+    monkeypatch.setattr(run_all, "git", lambda *a: "")
+    monkeypatch.setattr(bench_module("results_to_md"), "write_docs", lambda results: None)
+    for argv in ([], ["--only", "engine"], ["--budget", "5"], ["--smallest"]):
+        assert run_all.main(argv) == 0
+    assert written == [run_all.PUBLISHED, run_all.PARTIAL, run_all.PARTIAL, run_all.SMALLEST]

@@ -216,3 +216,21 @@ def test_the_budget_check_plays_a_level_that_exists_with_budgets_that_bind() -> 
     assert bot.params.rollouts == bot.throwing_params.rollouts == cold.BOUND_ROLLOUTS
     offered = MonteCarloBot(seed=1, level=3).throwing_params.rollouts
     assert offered * 3 < cold.BOUND_ROLLOUTS
+
+
+def test_cold_first_run_names_what_it_could_not_measure(
+    monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    cold = bench_module("bench_cold")
+
+    def not_cold(install: bool) -> None:
+        raise cold.Shortfall("the cold open-face run compiled nothing (not cold)")
+
+    monkeypatch.setattr(cold, "first_run", not_cold)
+    monkeypatch.setattr(cold.sys, "argv", ["bench_cold.py", "--first-run", "--no-install"])
+    with pytest.raises(SystemExit) as stop:
+        cold.main()
+    assert stop.value.code == 1
+    assert failures(capsys.readouterr().err, "bench_cold") == [
+        "bench_cold: FAILED: the cold open-face run compiled nothing (not cold)"
+    ]

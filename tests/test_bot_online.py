@@ -12,15 +12,24 @@ import random
 import secrets
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
+from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
 from websockets.sync.client import ClientConnection, connect
 
+from _bots import bot_lobby, bot_table, hello, new_bot, person, play, poll, random_answer
+from _bots import challenge as challenge_here
 from _helpers import random_action, wait_until
+from chinese_poker.server.app import create_app
+from test_server import connect as connect_here
+from test_server import recv as recv_here
+from test_server import recv_until
 from test_server_restart import Server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -150,3 +159,239 @@ def test_the_example_bot_plays_whole_hands_against_a_person_and_our_bot(
         bot.stop()
     log = (tmp_path / "bot.log").read_text()
     assert "connected as Example" in log and "Traceback" not in log
+
+
+def test_a_bot_connected_to_one_process_plays_a_table_another_owns(tmp_path: Path) -> None:
+    """Two processes on one database: the bot connects to B only; a person challenges it
+    on A, which owns the table. The invitation reaches the bot through the database, its
+    table socket is sent from B to A (``moved``), and the session is played on A."""
+    database = f"sqlite:///{tmp_path / 'two.db'}"
+    a = Server(database, tmp_path / "a.log")
+    b = Server(database, tmp_path / "b.log")
+    bot = None
+    try:
+        headers = account(a.url)
+        bot_id, token = bot_account(a.url, headers, "Faraway")
+        bot = BotProcess(b.url, token, tmp_path / "bot.log", "--bot", EXAMPLE)
+        wait_until(lambda: online(a.url, bot_id), "the bot online, seen from A", 60)
+        made = challenge(a.url, headers, bot_id, preset="pineapple", time_limit=20)
+        tid = made["table"]["id"]
+        seen = play_person(a.ws, tid, made["token"], 2)
+        records = history(a.url, tid)
+        assert len(records) >= 2 and seen[-1]["ledger"]["hands_played"] == len(records)
+        assert timeouts(records, "Faraway") == 0
+    finally:
+        if bot is not None:
+            bot.stop()
+        a.stop()
+        b.stop()
+
+
+# --------------------------------------------------------------------------- faults
+# Over the TestClient: a bot's socket and a person's in one test, the clock real.
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with TestClient(create_app(f"sqlite:///{tmp_path / 'faults.db'}")) as c:
+        yield c
+
+
+def my_bot(client: TestClient, headers: dict[str, str], bot_id: str) -> Msg:
+    bots: list[Msg] = client.get("/api/me/bots", headers=headers).json()
+    return next(b for b in bots if b["id"] == bot_id)
+
+
+def seated(client: TestClient, **body: Any) -> tuple[dict[str, str], str, str, Msg]:
+    """A person, his bot online (its lobby socket closed again), and a challenge."""
+    headers = person(client)
+    bot_id, token = new_bot(client, headers)
+    with bot_lobby(client, token):
+        made = challenge_here(client, headers, bot_id, preset="pineapple", **body)
+    return headers, bot_id, token, made
+
+
+def test_a_bot_that_times_out_gets_the_tables_timeout_rule_and_a_fault(
+    client: TestClient,
+) -> None:
+    headers, bot_id, token, made = seated(client, time_limit=1.0)
+    tid = made["table"]["id"]
+    rng = random.Random(5)
+    with bot_table(client, tid, token) as bot, connect_here(client, tid, made["token"]) as me:
+        # The bot never answers: the clock times its seat out (the rest of its hand is
+        # played for it) and the person's hand goes on to its end.
+        seen: list[Msg] = []
+        play(bot, me, lambda act: None, rng, until=lambda m: m["type"] == "result", seen=seen)
+        assert any(m["type"] == "act" for m in seen)
+        seat = seen[0]["seat"]
+        assert seat in seen[-1]["view"]["timed_out"]
+    assert my_bot(client, headers, bot_id)["faults"] == 1
+    records = [json.loads(x) for x in client.get(f"/api/tables/{tid}/history").text.splitlines()]
+    assert sum(a["type"] == "timeout" for a in records[0]["actions"]) == 1
+
+
+def test_an_illegal_action_is_a_fault_and_gets_the_timeout_rule_at_once(
+    client: TestClient,
+) -> None:
+    headers, bot_id, token, made = seated(client, time_limit=30.0)
+    tid = made["table"]["id"]
+    with bot_table(client, tid, token) as bot:
+        act = recv_until(bot, lambda m: m["type"] == "act")
+        decision = act["view"]["decisions"][0]
+        wrong = {
+            "type": "place",
+            "seat": act["view"]["seat"],
+            "hand": decision["hand"],
+            "top": decision["cards"],
+        }
+        started = time.monotonic()
+        bot.send_json({"type": "action", "id": act["id"], "action": wrong})
+        error = recv_until(bot, lambda m: m["type"] == "error")
+        assert error["code"] == "illegal" and error["id"] == act["id"]
+        # Not after the 30 s clock: the timeout rule at once.
+        with connect_here(client, tid) as watcher:
+            state = recv_until(watcher, lambda m: m["type"] == "state")
+            if act["view"]["seat"] not in state["view"]["timed_out"]:
+                recv_until(
+                    watcher,
+                    lambda m: (
+                        m["type"] == "state" and act["view"]["seat"] in m["view"]["timed_out"]
+                    ),
+                )
+        assert time.monotonic() - started < 10
+    assert my_bot(client, headers, bot_id)["faults"] == 1
+
+
+def test_bad_input_gets_an_error_to_that_bot_only_and_changes_nothing(
+    client: TestClient,
+) -> None:
+    headers, bot_id, token, made = seated(client, time_limit=60.0)
+    tid = made["table"]["id"]
+    with connect_here(client, tid, made["token"]) as me, bot_table(client, tid, token) as bot:
+        act = recv_until(bot, lambda m: m["type"] == "act")
+        view = act["view"]
+        good = act["legal"][0] if act["legal"] else random_action(view, random.Random(1))
+        state = recv_until(me, lambda m: m["type"] == "state")
+        while poll(me) is not None:  # what the bot's arrival sent
+            pass
+        bad = [
+            ("not json", "bad_json"),
+            (json.dumps([1, 2]), "bad_json"),
+            (json.dumps({"type": "chat", "text": "hi"}), "unknown_type"),
+            (
+                json.dumps({"type": "action", "id": act["id"], "action": {"type": "x"}}),
+                "bad_message",
+            ),
+            (json.dumps({"type": "action", "id": act["id"], "action": "place"}), "bad_message"),
+            (json.dumps({"type": "action", "id": act["id"] + 7, "action": good}), "stale"),
+            (
+                json.dumps(
+                    {
+                        "type": "action",
+                        "id": act["id"],
+                        "action": {**good, "seat": 1 - view["seat"]},
+                    }
+                ),
+                "not_your_seat",
+            ),
+            (
+                json.dumps(
+                    {
+                        "type": "action",
+                        "id": act["id"],
+                        "action": {**good, "version": view["version"] + 5},
+                    }
+                ),
+                "stale",
+            ),
+            (
+                json.dumps(
+                    {
+                        "type": "action",
+                        "id": act["id"],
+                        "action": {"type": "timeout", "seat": view["seat"]},
+                    }
+                ),
+                "bad_message",
+            ),
+        ]
+        for text, code in bad:
+            bot.send_text(text)
+            error = recv_until(bot, lambda m: m["type"] == "error")
+            assert error["code"] == code, (text, error)
+        # A flood: past the burst, errors and nothing read into the table.
+        for _ in range(60):
+            bot.send_json({"type": "ping"})
+        answers = [recv_here(bot) for _ in range(60)]
+        assert {a["type"] for a in answers} == {"pong", "error"}
+        assert any(a.get("code") == "too_many" for a in answers)
+        # The person heard nothing of it, the table did not move, no fault counted.
+        assert poll(me, 0.3) is None
+        assert my_bot(client, headers, bot_id)["faults"] == 0
+        now = client.get(f"/api/tables/{tid}").json()
+        assert now["status"] == "playing"
+        with connect_here(client, tid) as watcher:
+            again = recv_until(watcher, lambda m: m["type"] == "state")
+        assert again["view"]["version"] == state["view"]["version"]
+        # And the good answer is still taken.
+        time.sleep(2.0)  # the bucket fills again
+        bot.send_json({"type": "action", "id": act["id"], "action": good})
+        moved_on = recv_until(me, lambda m: m["type"] == "state")
+        assert moved_on["view"]["version"] > state["view"]["version"]
+
+
+def test_a_dropped_connection_is_a_fault_the_clock_plays_and_the_bot_goes_on(
+    client: TestClient,
+) -> None:
+    headers, bot_id, token, made = seated(client, time_limit=1.0, hands="continuous")
+    tid = made["table"]["id"]
+    rng = random.Random(8)
+    with connect_here(client, tid, made["token"]) as me:
+        with bot_table(client, tid, token) as bot:
+            recv_until(bot, lambda m: m["type"] == "act")  # then the socket closes
+        wait_until(lambda: my_bot(client, headers, bot_id)["faults"] >= 1, "a fault", 10)
+        # Back again, it plays on (its hand went on without it: the clock's rule).
+        with bot_table(client, tid, token) as bot:
+            hello_again = recv_here(bot)
+            assert hello_again["type"] == "hello"
+            result = play(bot, me, random_answer(rng), rng, until=lambda m: m["type"] == "result")
+            assert result["type"] == "result"
+            act = play(bot, me, random_answer(rng), rng, until=lambda m: m["type"] == "act")
+            bot.send_json(random_answer(rng)(act))
+            wait_until(lambda: my_bot(client, headers, bot_id)["faults"] == 0, "faults reset", 10)
+
+
+def test_repeated_faults_pause_the_account_and_a_paused_bot_gets_no_invitation(
+    client: TestClient,
+) -> None:
+    rng = random.Random(9)
+    headers, bot_id, token, made = seated(client, time_limit=0.5, timeouts="decision")
+    tid = made["table"]["id"]
+    with connect_here(client, tid, made["token"]) as me, bot_table(client, tid, token) as bot:
+        seen: list[Msg] = []
+        with pytest.raises(WebSocketDisconnect) as closed:
+            play(bot, me, lambda act: None, rng, until=lambda m: False, seen=seen)
+        assert closed.value.code == 4403
+        assert any(m["type"] == "paused" for m in seen)
+    mine = my_bot(client, headers, bot_id)
+    assert mine["paused"] and mine["faults"] == 3 and mine["faults_total"] == 3
+    # Paused: its sockets are refused, it is offered to nobody, and nobody can challenge it.
+    with client.websocket_connect("/ws/bot") as ws:
+        ws.send_json(hello(token))
+        with pytest.raises(WebSocketDisconnect) as closed:
+            ws.receive_json()
+        assert closed.value.code == 4403
+    assert client.get("/api/bots/online").json() == []
+    r = client.post(f"/api/bots/{bot_id}/challenge", json={}, headers=headers)
+    assert r.status_code == 404
+    # Its owner resumes it: online and invited again.
+    r = client.post(f"/api/me/bots/{bot_id}/resume", headers=headers)
+    assert not r.json()[0]["paused"] and r.json()[0]["faults"] == 0
+    with bot_lobby(client, token) as lobby:
+        assert lobby.receive_json() == {
+            "type": "invite",
+            "table_id": tid,
+            "seat": made["bot"]["seat"],
+            "preset": "pineapple",
+            "players": 2,
+        }

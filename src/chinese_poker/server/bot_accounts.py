@@ -391,7 +391,7 @@ async def create_bot(
     """Make a bot account owned by this (signed-up) person; its token, shown once."""
     from chinese_poker.engine import validate_player_name
 
-    throttle(request, "create")
+    await throttle(request, "create")
     try:
         name = validate_player_name(body.name.strip())
     except ValueError as exc:
@@ -502,7 +502,7 @@ async def online_bots(
 ) -> list[dict[str, Any]]:
     """The bot accounts connected now (on any process) and not paused; with ``preset``
     (and ``players``, default 2) only those that accept such a table."""
-    throttle(request, "read")
+    await throttle(request, "read")
     bots = await off_loop(request, _online, store_of(request).engine)
     if preset is None:
         return bots
@@ -515,7 +515,7 @@ async def challenge(
 ) -> dict[str, Any]:
     """Open a table for this person and an online bot that accepts the preset: the
     person's seat token (as ``POST /api/tables`` gives it); the bot is invited."""
-    throttle(request, "create")
+    await throttle(request, "create")
     store = store_of(request)
     manager = manager_of(request)
     bot = next(

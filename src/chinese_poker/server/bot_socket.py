@@ -145,7 +145,7 @@ async def _hello(websocket: WebSocket, holdings: ServerHoldings) -> tuple[Hello,
         await websocket.close(code=4400, reason="send the token in the hello message, not the URL")
         return None
     where = client_address(websocket)
-    if not holdings.limits.allowed("bad_code", where):
+    if not await holdings.limits.allowed("bad_code", where):
         await websocket.close(code=4429, reason="too many wrong tokens from your address")
         return None
     try:
@@ -168,7 +168,7 @@ async def _hello(websocket: WebSocket, holdings: ServerHoldings) -> tuple[Hello,
 
     account = await manager_of(websocket).workers.setup(find)
     if account is None:
-        holdings.limits.hit("bad_code", where)
+        await holdings.limits.hit("bad_code", where)
         await websocket.close(code=CLOSE_BAD_TOKEN, reason="unknown or revoked bot token")
         return None
     if account.paused:
@@ -319,8 +319,10 @@ async def _table(websocket: WebSocket, holdings: ServerHoldings, table_id: str) 
         dropped = seat.open_question() and not seat.done
         live.detach(conn)
         writer.cancel()
-        if dropped:
-            await seat.fault("the connection was lost mid-hand")
+        if dropped:  # shielded: a server cancelling the socket's task still counts it
+            counted = asyncio.ensure_future(seat.fault("the connection was lost mid-hand"))
+            with contextlib.suppress(Exception):
+                await asyncio.shield(counted)
         if seat.done:
             with contextlib.suppress(Exception):
                 await websocket.close(code=seat.close_code, reason=seat.close_reason)

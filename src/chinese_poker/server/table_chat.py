@@ -24,11 +24,12 @@ import unicodedata
 from typing import TYPE_CHECKING, Any, Literal
 
 from limits import parse
+from limits.storage import MemoryStorage
+from limits.strategies import MovingWindowRateLimiter
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
 from chinese_poker.engine.table import showable_line
 from chinese_poker.server.db import compact_json
-from chinese_poker.server.guard import SharedCounts
 from chinese_poker.server.messages import ErrorCode, validation_message
 from chinese_poker.server.table_part import TablePart
 
@@ -67,7 +68,7 @@ STEADY = parse("12 per minute")
 """Lines one seat may say in a row, after the burst."""
 
 # Counted in this process: a table's chat reaches only the process that plays it.
-_COUNTS = SharedCounts()
+_COUNTS = MovingWindowRateLimiter(MemoryStorage())
 
 Phrase = Literal["hello", "gl", "gg", "nh", "wp", "thinking", "thanks", "sorry", "oops", "bye"]
 
@@ -185,9 +186,11 @@ class TableChat(TablePart):
         return True
 
     def welcome(self, conn: Conn) -> None:
-        """A socket joined: the lines kept, if it may read them."""
-        if self.may_chat(conn):
-            conn.send(compact_json({"type": "chat_lines", "lines": self.live.game.chat}))
+        """A socket joined: the lines kept, if there are any and it may read them (a table
+        nobody spoke at sends nothing more than before the chat)."""
+        lines = self.live.game.chat
+        if lines and self.may_chat(conn):
+            conn.send(compact_json({"type": "chat_lines", "lines": lines}))
 
     def session_over(self) -> None:
         """Once the session's end is stored: delete the stored lines (the readers still

@@ -183,3 +183,89 @@ def test_every_language_names_the_same_screen_fully(browser: Any, server: Server
         assert not re.search(r"\{\w+\}", text), lang
     no_page_errors(page)
     page.context.close()  # its table plays on otherwise, beside the next tests
+
+
+# What can overflow or overlap at the table: the line labels (their words beside the
+# cards), the buttons of the action bar and the hand zone, the discard zone's label.
+# Returns one sentence per problem: text beyond its box, a label over the cards, two
+# buttons over each other, a control beyond the screen's edge.
+FIT_JS = """() => {
+  const seen = (el) => {
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== 'hidden';
+  };
+  const textBox = (el) => {
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    const rects = [...range.getClientRects()].filter((r) => r.width > 0 && r.height > 0);
+    if (!rects.length) return null;
+    const most = (side, pick) => pick(...rects.map((r) => r[side]));
+    return { left: most('left', Math.min), right: most('right', Math.max),
+             top: most('top', Math.min), bottom: most('bottom', Math.max) };
+  };
+  const meet = (a, b) => a.left < b.right - 1 && b.left < a.right - 1
+    && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const name = (el) => `${el.id ? '#' + el.id : el.className || el.tagName}`
+    + ` "${el.innerText.trim()}" (${Math.round(el.clientWidth)} px for ${el.scrollWidth})`;
+  const out = [];
+  const width = document.documentElement.clientWidth;
+  for (const label of document.querySelectorAll('.line-row .line-label')) {
+    if (!seen(label)) continue;
+    const box = label.getBoundingClientRect(), text = textBox(label);
+    if (!text) continue;
+    const spills = text.right > box.right + 1 || text.left < box.left - 1;
+    if (spills) out.push('overflows: ' + name(label));
+    const cards = label.parentElement.querySelector('.cards');
+    const onCards = cards && meet(text, cards.getBoundingClientRect());
+    if (onCards) out.push('on the cards: ' + name(label));
+  }
+  const controls = [...document.querySelectorAll(['#action-bar button', '.hand-zone button',
+    '.discard-zone .label', '.table-head button', '.decision-zone button'].join(', '))]
+    .filter((el) => seen(el) && !el.classList.contains('card'));
+  for (const el of controls) {
+    const box = el.getBoundingClientRect(), text = textBox(el);
+    const spills = text && (text.right > box.right + 1 || text.left < box.left - 1);
+    if (el.scrollWidth > el.clientWidth + 1 || spills) out.push('overflows: ' + name(el));
+    if (box.right > width + 1 || box.left < -1) out.push('beyond the screen: ' + name(el));
+  }
+  const bar = [...document.querySelectorAll('#action-bar button')].filter(seen);
+  for (let i = 0; i < bar.length; i++) {
+    for (let j = i + 1; j < bar.length; j++) {
+      const [a, b] = [bar[i], bar[j]];
+      const over = meet(a.getBoundingClientRect(), b.getBoundingClientRect());
+      if (over) out.push(`overlap: ${name(a)} / ${name(b)}`);
+    }
+  }
+  return out;
+}"""
+
+VIEWPORTS = {"phone": {"width": 360, "height": 740}, "desktop": {"width": 1280, "height": 900}}
+
+
+@pytest.mark.parametrize("size", list(VIEWPORTS))
+@pytest.mark.parametrize("lang", list(LOCALES))
+def test_labels_and_buttons_fit_in_every_language(
+    browser: Any, server: Server, lang: str, size: str
+) -> None:
+    """Issue 40 item 7: on a 360x740 phone and a desktop, in each language, no line
+    label runs over the cards or out of its box ("СЕРЕДИНА", "AIZMUGURĒJĀ" did), and no
+    button of the action bar or the hand zone overflows, overlaps another or leaves the
+    screen: with nothing staged, then with a card staged (Undo, Reset and Confirm
+    enabled), on a Pineapple street with a discard."""
+    page = new_page(browser, locale=LOCALES[lang], viewport=VIEWPORTS[size])
+    open_seat(page, server, create_table(server, name=f"fit-{lang}-{size}"))
+    d = wait_decision(page)
+    assert page.get_attribute("html", "lang") == lang
+    problems = page.evaluate(FIT_JS)
+    page.keyboard.press("1")
+    page.keyboard.press("b")
+    page.wait_for_function("() => window.__cp.moves.length === 1")
+    problems += page.evaluate(FIT_JS)
+    play_keys(page, {**d, "place": d["place"] - 1, "free": [f - (i == 2) for i, f in
+                                                            enumerate(d["free"])]})  # fmt: skip
+    d = wait_decision(page, timeout=30)
+    if not d.get("showdown"):  # street 2: a discard zone and the discard's words
+        problems += page.evaluate(FIT_JS)
+    assert not problems, f"{lang} {size}: {sorted(set(problems))}"
+    no_page_errors(page)
+    page.context.close()

@@ -94,6 +94,9 @@ export async function setLanguage(lang, { remember = true } = {}) {
   if (remember) store.set(STORE_KEY, lang);
   if (globalThis.document) {
     document.documentElement.lang = lang;
+    // The line labels' column is as wide as this language's longest line word (style.css).
+    const longest = Math.max(...["line.top", "line.middle", "line.bottom"].map((k) => t(k).length));
+    document.documentElement.style.setProperty("--line-word-chars", String(longest));
     translateDOM(document);
   }
   for (const fn of listeners) fn(lang);

@@ -147,12 +147,15 @@ def test_a_revoked_token_closes_the_bots_sockets(client: TestClient) -> None:
     with bot_lobby(client, token) as lobby:
         made = challenge(client, h, bot_id, preset="pineapple")
         assert lobby.receive_json()["type"] == "invite"
-        r = client.delete(f"/api/me/bots/{bot_id}/token", headers=h)
-        assert r.status_code == 200 and not r.json()[0]["has_token"]
-        with pytest.raises(WebSocketDisconnect) as closed:
-            for _ in range(100):
-                lobby.receive_json()
-        assert closed.value.code == 4401
+        with bot_table(client, made["table"]["id"], token) as seat:
+            assert seat.receive_json()["type"] == "hello"  # playing
+            r = client.delete(f"/api/me/bots/{bot_id}/token", headers=h)
+            assert r.status_code == 200 and not r.json()[0]["has_token"]
+            for ws in (lobby, seat):  # both of its sockets close
+                with pytest.raises(WebSocketDisconnect) as closed:
+                    for _ in range(100):
+                        ws.receive_json()
+                assert closed.value.code == 4401
     with client.websocket_connect(f"/ws/bot/tables/{made['table']['id']}") as ws:
         ws.send_json(hello(token))
         with pytest.raises(WebSocketDisconnect) as closed:

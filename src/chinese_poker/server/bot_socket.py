@@ -35,6 +35,7 @@ from typing import Any
 
 from fastapi import APIRouter, WebSocket
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
+from sqlalchemy import Engine
 from starlette.websockets import WebSocketDisconnect
 
 from chinese_poker import __version__
@@ -160,13 +161,9 @@ async def _hello(websocket: WebSocket, holdings: ServerHoldings) -> tuple[Hello,
             code=4400, reason=f"this server speaks bot protocol {PROTOCOL_VERSION}"
         )
         return None
-    store = store_of(websocket)
-
-    def find() -> BotAccount | None:
-        with store.engine.connect() as conn:
-            return account_for_token(conn, hello.token)
-
-    account = await manager_of(websocket).workers.setup(find)
+    account = await manager_of(websocket).workers.setup(
+        _account, store_of(websocket).engine, hello.token
+    )
     if account is None:
         await holdings.limits.hit("bad_code", where)
         await websocket.close(code=CLOSE_BAD_TOKEN, reason="unknown or revoked bot token")
@@ -175,6 +172,11 @@ async def _hello(websocket: WebSocket, holdings: ServerHoldings) -> tuple[Hello,
         await websocket.close(code=CLOSE_PAUSED, reason="this bot account is paused by faults")
         return None
     return hello, account
+
+
+def _account(engine: Engine, token: str) -> BotAccount | None:
+    with engine.connect() as conn:
+        return account_for_token(conn, token)
 
 
 # =========================================================================== the lobby socket
@@ -273,7 +275,7 @@ async def _table(websocket: WebSocket, holdings: ServerHoldings, table_id: str) 
     opened = await _hello(websocket, holdings)
     if opened is None:
         return
-    account = opened[1]
+    hello, account = opened
     manager = manager_of(websocket)
     chair = await manager.workers.setup(bot_seat, store_of(websocket).engine, account.id, table_id)
     if chair is None:
@@ -297,6 +299,7 @@ async def _table(websocket: WebSocket, holdings: ServerHoldings, table_id: str) 
     seat.conn = conn
     live.attach(conn)
     writer = asyncio.create_task(_drain(websocket, conn))
+    watcher = asyncio.create_task(_watch_token(seat, hello.token))
     bucket = _Refusals()
     try:
         while not seat.done:
@@ -319,6 +322,7 @@ async def _table(websocket: WebSocket, holdings: ServerHoldings, table_id: str) 
         dropped = seat.open_question() and not seat.done
         live.detach(conn)
         writer.cancel()
+        watcher.cancel()
         if dropped:  # shielded: a server cancelling the socket's task still counts it
             counted = asyncio.ensure_future(seat.fault("the connection was lost mid-hand"))
             with contextlib.suppress(Exception):
@@ -326,6 +330,19 @@ async def _table(websocket: WebSocket, holdings: ServerHoldings, table_id: str) 
         if seat.done:
             with contextlib.suppress(Exception):
                 await websocket.close(code=seat.close_code, reason=seat.close_reason)
+
+
+async def _watch_token(seat: BotSeat, token: str) -> None:
+    """Close the seat's socket once its token is revoked (or made anew)."""
+    websocket = seat.websocket
+    manager = manager_of(websocket)
+    engine = store_of(websocket).engine
+    while not seat.done:
+        await asyncio.sleep(POLL_SECONDS)
+        if await manager.workers.setup(_account, engine, token) is None:
+            seat.done = True
+            with contextlib.suppress(Exception):
+                await websocket.close(code=CLOSE_BAD_TOKEN, reason="the bot's token was revoked")
 
 
 async def _drain(websocket: WebSocket, conn: Conn) -> None:

@@ -78,8 +78,10 @@ __all__ = [
     "check_against_view",
     "close_all_external_bots",
     "command_problem",
+    "hello_message",
     "legal_for_view",
     "message_problem",
+    "result_message",
     "serve",
     "view_from_dict",
 ]
@@ -176,6 +178,34 @@ def act_message(view: View, msg_id: int, deadline: float) -> dict[str, Any]:
         "view": view.to_dict(),
         "legal": legal,
         "legal_count": count,
+    }
+
+
+def hello_message(
+    rules: Rules, players: Sequence[str], seat: int | None, player: str | None, deadline: float
+) -> dict[str, Any]:
+    """The ``hello`` message: the protocol's version, the rules, the seat, the deadline
+    per decision (the same whether the engine runs the bot or a server seats it)."""
+    return {
+        "type": "hello",
+        "protocol": PROTOCOL_VERSION,
+        "engine": f"chinese-poker {__version__}",
+        "rules": rules.to_dict(),
+        "players": list(players),
+        "seat": seat,
+        "player": player,
+        "deadline_ms": round(deadline * 1000),
+    }
+
+
+def result_message(view: View, hand: int | None, over: bool) -> dict[str, Any]:
+    """The ``result`` message after a hand: its totals and the seat's final view."""
+    return {
+        "type": "result",
+        "hand": hand,
+        "session_over": over,
+        "totals": view.totals,
+        "view": view.to_dict(),
     }
 
 
@@ -356,19 +386,7 @@ class ExternalBot:
         reader.start()
         writer.start()
         self._threads = [reader, writer]
-        deadline = self._deadline(rules)
-        self._send(
-            {
-                "type": "hello",
-                "protocol": PROTOCOL_VERSION,
-                "engine": f"chinese-poker {__version__}",
-                "rules": rules.to_dict(),
-                "players": list(players),
-                "seat": seat,
-                "player": player,
-                "deadline_ms": round(deadline * 1000),
-            }
-        )
+        self._send(hello_message(rules, players, seat, player, self._deadline(rules)))
         try:
             answer = self._receive(None, self.startup_timeout)
             if answer.get("type") != "ready":
@@ -425,15 +443,7 @@ class ExternalBot:
         """Send the ``result`` of a finished hand (the seat's final view)."""
         if not self.running:
             return
-        self._send(
-            {
-                "type": "result",
-                "hand": hand,
-                "session_over": over,
-                "totals": view.totals,
-                "view": view.to_dict(),
-            }
-        )
+        self._send(result_message(view, hand, over))
 
     def close(self) -> None:
         """Send ``quit`` and make sure the program ends (terminate, then kill)."""

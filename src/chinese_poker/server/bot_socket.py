@@ -44,6 +44,8 @@ from chinese_poker.ai.protocol import (
     PROTOCOL_VERSION,
     act_message,
     check_against_view,
+    hello_message,
+    result_message,
     view_from_dict,
 )
 from chinese_poker.engine import Timeout
@@ -386,17 +388,10 @@ class BotSeat:
         if kind == "state":
             await self._state(data)
         elif kind == "hand_end":
-            view = self.view.to_dict() if self.view is not None else None
-            await self._send(
-                {
-                    "type": "result",
-                    "table_id": data["table_id"],
-                    "hand": data["hand"],
-                    "session_over": data["session_over"],
-                    "totals": data["totals"],
-                    "view": view,
-                }
-            )
+            if self.view is not None:
+                result = result_message(self.view, data["hand"], data["session_over"])
+                # The table's totals: the last view may be from before the settlement.
+                await self._send({**result, "totals": data["totals"], "table_id": self.live.id})
             if not data["session_over"]:
                 # After this send, not inside it: the table's answer comes to this sink.
                 live, conn = self.live, self.conn_or_fail()
@@ -428,19 +423,9 @@ class BotSeat:
             await self._timed_out()
         if not self.greeted:
             self.greeted = True
-            await self._send(
-                {
-                    "type": "hello",
-                    "protocol": PROTOCOL_VERSION,
-                    "engine": f"chinese-poker {__version__}",
-                    "table_id": self.live.id,
-                    "rules": view.rules.to_dict(),
-                    "players": list(view.players),
-                    "seat": view.seat,
-                    "player": view.player,
-                    "deadline_ms": round(self._deadline(data, view) * 1000),
-                }
-            )
+            deadline = self._deadline(data, view)
+            hello = hello_message(view.rules, view.players, view.seat, view.player, deadline)
+            await self._send({**hello, "table_id": self.live.id})
         if not view.decisions:
             self.asked = None
             return

@@ -295,3 +295,15 @@ def test_an_online_bot_account_plays_a_duplicate_match_over_its_socket(client: T
         [r for r in rows if r["player_id"] == bot_id]
     )
     assert any(p["player"] == bot_id and p["opponent"] == "bot-rules" for p in board["pairs"])
+
+
+def test_serve_refuses_a_bad_budget_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from chinese_poker.cli import main
+
+    url = f"sqlite:///{tmp_path / 'serve.db'}"
+    for budget, words in [("lots", "HANDS_PER_HOUR"), ("10,1,1,ofc-nowhere", "ofc-nowhere")]:
+        assert main(["serve", "--port", "0", "--database-url", url, "--bot-matches", budget]) == 2
+        err = capsys.readouterr().err
+        assert words in err and err.count("\n") == 1, err

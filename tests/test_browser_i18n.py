@@ -47,7 +47,7 @@ LINE_WORDS = {
     "en": ("top", "middle", "bottom"),
     "bg": ("горна", "средна", "долна"),
     "hr": ("gornja", "srednja", "donja"),
-    "ru": ("верх", "середина", "низ"),
+    "ru": ("верхняя", "средняя", "нижняя"),
     "lv": ("priekšējā", "vidējā", "aizmugurējā"),
 }
 LEDGER = {"en": "Ledger", "bg": "Сметка", "hr": "Obračun", "ru": "Счёт", "lv": "Rēķins"}
@@ -151,7 +151,7 @@ def test_the_switch_changes_the_page_and_a_reload_keeps_it(browser: Any, server:
     page.keyboard.press("b")
     page.wait_for_function("() => window.__cp.moves.length === 1")
     page.select_option("#lang", "ru")
-    expect(page.locator("#my-board .line-label .long").first).to_have_text("верх")
+    expect(page.locator("#my-board .line-label .long").first).to_have_text("верхняя")
     page.wait_for_function("() => window.__cp.view && window.__cp.moves.length === 1")
     assert d["staged"] == 0
 

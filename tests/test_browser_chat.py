@@ -3,8 +3,9 @@ phone in Russian (the top bar's button with the count of unread lines, a quick p
 hiding a player, kept over a reload) and by the keyboard on a desktop in Croatian (a
 line typed and sent with Enter, the card keys silent while typing, a flood refused in
 the player's words), with a friend in English; markup typed into the chat is shown as
-text; a spectator of a table that does not allow it has no chat; axe-core finds no
-critical or serious violation with the chat open.
+text; a spectator of a table that does not allow it has no chat, and at one that does
+(a phone in Bulgarian) his phrase reaches the player, who may hide the spectators;
+axe-core finds no critical or serious violation with the chat open.
 
 Screenshots go to ``CP_SCREENSHOT_DIR`` (docs/screenshots for docs/browser.md).
 """
@@ -190,3 +191,33 @@ def test_desktop_keyboard_in_croatian(browser: Any, server: Server, shots: Path)
     no_page_errors(ann)
     for page in (ann, bob, watcher):
         page.context.close()
+
+
+def test_a_table_that_lets_spectators_chat(browser: Any, server: Server) -> None:
+    made = server.post(
+        "/api/tables",
+        {
+            "name": "chat-watchers",
+            "preset": "pineapple",
+            "seats": [{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "rules"}],
+            "spectator_chat": True,
+            "next_hand_delay": 30,
+        },
+    )
+    ann = seated(browser, server, made, "en-GB", viewport=DESKTOP)
+    dealt(ann)
+    watcher = new_page(browser, locale="bg-BG", viewport=PHONE, is_mobile=True, has_touch=True)
+    watcher.goto(f"{server.base}/watch/{made['table']['id']}")
+    watcher.wait_for_function("() => window.__cp && window.__cp.view")
+    watcher.locator("#chat-toggle").tap()
+    watcher.locator(".chat-phrase[data-phrase='gg']").tap()
+    expect(watcher.locator("#chat-log .chat-line")).to_have_text(["Зрител Добра игра!"])
+    expect(ann.locator("#chat-log .chat-line")).to_have_text(["Spectator Good game!"])
+    # Ann may hide the spectators as one; the rules bot has no button: bots do not chat.
+    expect(ann.locator(".chat-mute")).to_have_count(1)
+    ann.locator(".chat-mute[data-mute='watchers']").click()
+    expect(ann.locator("#chat-log .chat-line")).to_have_count(0)
+    no_page_errors(ann)
+    no_page_errors(watcher)
+    ann.context.close()
+    watcher.context.close()

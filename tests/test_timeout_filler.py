@@ -126,7 +126,7 @@ def test_a_timeout_keeps_the_staged_cards_sent_by_the_page(
 ) -> None:
     hold = held_bots(monkeypatch)
     monkeypatch.setattr(table_clocks.secrets, "randbits", lambda _bits: 7)
-    made = casual_table(client, time_limit=1.5)
+    made = casual_table(client, time_limit=3.0)
     tid = made["table"]["id"]
     seen: list[Any] = []
     with connect(client, tid, made["token"]) as ws:

@@ -8,11 +8,20 @@ address and :data:`~.scheduling.HINT_QUEUE` on the server with the hints, more a
 ``503 busy``), never on the event loop. A review
 never changes, so it is stored (``hand_reviews``) and the next request reads it.
 Histories are public (``/history``), and so are their reviews.
+
+Each hand a person played is reviewed as soon as it ends (:func:`review_ahead`, called
+by the table), in the same workers at the table's own place in the fair share, so that
+opening it shows it at once. A request for a review being worked out waits for that
+work (never a second one); if the workers were full when the hand ended, the review is
+worked out when it is first asked for, as before.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
+import weakref
 from typing import Any, cast
 
 from fastapi import APIRouter, HTTPException, Request
@@ -28,7 +37,9 @@ from chinese_poker.server.ratings import HandReviewRow
 from chinese_poker.server.scheduling import HINT_DEADLINE
 from chinese_poker.server.tables import TableManager
 
-__all__ = ["SESSION_REVIEW_NEW", "hand_review", "router", "stored_review"]
+__all__ = ["SESSION_REVIEW_NEW", "hand_review", "review_ahead", "router", "stored_review"]
+
+log = logging.getLogger("chinese_poker.server")
 
 router = APIRouter(tags=["results"])
 
@@ -53,24 +64,64 @@ def stored_review(store: Store, table_id: str, hand: int) -> dict[str, Any] | No
     return data
 
 
+# The reviews each server's manager is working out now, by (table, hand).
+_WORKING: weakref.WeakKeyDictionary[
+    TableManager, dict[tuple[str, int], asyncio.Task[dict[str, Any]]]
+] = weakref.WeakKeyDictionary()
+_AHEAD: set[asyncio.Task[None]] = set()  # the reviews ahead running (held till done)
+
+
 async def hand_review(
     manager: TableManager, table_id: str, hand: int, player: str = ""
 ) -> dict[str, Any]:
-    """The review of a finished hand, stored or computed at ``player``'s turn (his
-    client address: the fair share of :mod:`.scheduling`)."""
-    store = manager.store
-    cached = stored_review(store, table_id, hand)
+    """The review of a finished hand: stored, being worked out (it waits for that), or
+    computed now at ``player``'s turn (his client address: the fair share of
+    :mod:`.scheduling`)."""
+    cached = stored_review(manager.store, table_id, hand)
     if cached is not None:
         return cached
-    records = store.records(table_id, hand)
-    if not records:
-        raise HTTPException(409, f"hand {hand} of this table is not finished")
+    working = _WORKING.setdefault(manager, {})
+    key = (table_id, hand)
+    task = working.get(key)
+    if task is None:
+        records = manager.store.records(table_id, hand)
+        if not records:
+            raise HTTPException(409, f"hand {hand} of this table is not finished")
+        task = asyncio.ensure_future(_work_out(manager, table_id, hand, records[0], player))
+        working[key] = task
+        task.add_done_callback(lambda _t: working.pop(key, None))
+    # Shielded: a reader who goes away does not cancel the work another one waits for.
+    return await asyncio.shield(task)
+
+
+def review_ahead(manager: TableManager, table_id: str, hand: int) -> None:
+    """Start reviewing a hand that just ended, so that it opens at once (the table is
+    its own player in the fair share: one table's hands do not crowd out others')."""
+
+    async def ahead() -> None:
+        try:
+            await hand_review(manager, table_id, hand, f"table:{table_id}")
+        except HTTPException as exc:  # busy, or too long: worked out when asked for
+            log.info("table %s: hand %d not reviewed ahead: %s", table_id, hand, exc.detail)
+        except Exception:
+            log.exception("table %s: reviewing hand %d ahead failed", table_id, hand)
+
+    task = asyncio.ensure_future(ahead())
+    _AHEAD.add(task)
+    task.add_done_callback(_AHEAD.discard)
+
+
+async def _work_out(
+    manager: TableManager, table_id: str, hand: int, record: dict[str, Any], player: str
+) -> dict[str, Any]:
+    """Review the hand in the hint workers and store it."""
+    store = manager.store
     workers = manager.workers
     key = (f"review:{table_id}", hand)
-    if not workers.hint_slot(key, player):
+    if not workers.hint_slot(key, player) or not await workers.hint_admitted(key):
         raise HTTPException(503, "the server is busy with other reviews: try again soon")
     try:
-        result: dict[str, Any] = await workers.hint_for(player, review_record, records[0], hand)
+        result: dict[str, Any] = await workers.hint_for(player, review_record, record, hand)
     except TimeoutError:
         raise HTTPException(
             503, f"the review took longer than {HINT_DEADLINE:.0f} s: try again later"
@@ -103,7 +154,7 @@ def _live_manager(request: Request, table_id: str) -> TableManager:
 async def review(request: Request, table_id: str, hand: int) -> dict[str, Any]:
     """Each decision of the hand next to the best one, the expected points lost and
     the marks (docs/review.md); 409 while the hand is not finished."""
-    throttle(request, "read")
+    await throttle(request, "read")
     manager = _live_manager(request, table_id)
     if hand < 1:
         raise HTTPException(400, "hands are numbered from 1")
@@ -118,7 +169,7 @@ async def session_review(request: Request, table_id: str) -> dict[str, Any]:
     per request; ``pending`` counts the others (ask again for them)."""
     from chinese_poker.ai.review import HandReview
 
-    throttle(request, "read")
+    await throttle(request, "read")
     manager = _live_manager(request, table_id)
     live = manager.get(table_id)
     assert live is not None  # _live_manager found it

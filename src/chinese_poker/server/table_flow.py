@@ -359,10 +359,22 @@ class TableFlow(TablePart):
         if self.live.game.left is not None:
             self.live.ownership.save_live()  # who left (the hand's history line says it ended)
         self.after_change()
+        self._review_ahead()
 
     def _ended(self) -> None:
         self.schedule_next_hand()
         self.after_change()
+        self._review_ahead()
+
+    def _review_ahead(self) -> None:
+        """The hand just stored is reviewed now if a person at the table may open it
+        (a table of bots only is never reviewed unasked)."""
+        live = self.live
+        if any(c.kind == "human" and c.connected > 0 for c in live.game.chairs):
+            # Imported here: reviews reads the table manager, which imports this module.
+            from chinese_poker.server.reviews import review_ahead
+
+            review_ahead(live.manager, live.id, live.hand_no)
 
     def _session_end_text(self) -> str:
         live = self.live

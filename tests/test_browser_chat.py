@@ -5,7 +5,7 @@ line typed and sent with Enter, the card keys silent while typing, a flood refus
 the player's words), with a friend in English; markup typed into the chat is shown as
 text; a spectator of a table that does not allow it has no chat, and at one that does
 (a phone in Bulgarian) his phrase reaches the player, who may hide the spectators;
-axe-core finds no critical or serious violation with the chat open.
+axe-core finds no critical or serious violation in the chat, open.
 
 Screenshots go to ``CP_SCREENSHOT_DIR`` (docs/screenshots for docs/browser.md).
 """
@@ -27,7 +27,7 @@ from test_browser import (
     play_keys,
     wait_decision,
 )
-from test_browser_a11y import problems
+from test_browser_a11y import AXE
 
 browser = test_browser.browser
 server = test_browser.server
@@ -75,6 +75,22 @@ def dealt(*pages: Any) -> None:
 def said(page: Any) -> list[str]:
     """The chat lines the page shows: who, then what."""
     return page.locator("#chat-log .chat-line").all_inner_texts()  # type: ignore[no-any-return]
+
+
+# axe-core on the chat's own elements (the whole page is test_browser_a11y's).
+RUN_AXE_ON_CHAT = """async () => {
+  const chat = {include: [['#chat'], ['#chat-toggle']]};
+  const result = await axe.run(chat, {resultTypes: ['violations']});
+  return result.violations
+    .filter((v) => v.impact === 'critical' || v.impact === 'serious')
+    .flatMap((v) => v.nodes.map((n) => `${v.impact} ${v.id}: ${n.target.join(' ')}`));
+}"""
+
+
+def problems(page: Any, name: str) -> list[str]:
+    """The critical and serious axe violations of the chat's panel and button."""
+    page.add_script_tag(path=str(AXE))
+    return [f"{name}: {line}" for line in page.evaluate(RUN_AXE_ON_CHAT)]
 
 
 def below(upper: dict[str, float], lower: dict[str, float]) -> bool:

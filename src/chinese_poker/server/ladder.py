@@ -136,14 +136,14 @@ def ladder(conn: Connection, family: Family) -> dict[str, Any]:
     ]
     in_matches = {p for pair in matches.values() for p in pair}
     entries: list[dict[str, Any]] = []
-    for house in house_bots(conn, family):
-        anchor = bot_anchor(family, (house.bot, house.level))
+    for (bot, level), house in zip(HOUSE_LEVELS[family], house_bots(conn, family), strict=True):
+        anchor = bot_anchor(family, (bot, level))
         entries.append(
             {
                 "player": house.player_id,
-                "house": house_key(house.bot, house.level),
-                "bot": house.bot,
-                "level": house.level,
+                "house": house_key(bot, level),
+                "bot": bot,
+                "level": level,
                 "fixed": (anchor, BOT_SIGMA) if anchor is not None else None,
             }
         )

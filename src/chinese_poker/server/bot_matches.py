@@ -40,6 +40,7 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
 
 from chinese_poker.ai.simulate import Job, derive_seed, make_job
 from chinese_poker.rules import rules_for
@@ -478,11 +479,16 @@ class MatchRunner:
     def tick(self) -> str | None:
         """Collect the finished matches, then start one if the budget allows: its id."""
         store = self.manager.store
-        with store.engine.begin() as conn:
-            for (match_id,) in conn.execute(
+        with store.engine.connect() as conn:
+            unfinished = conn.execute(
                 select(BOT_MATCHES.c.id).where(BOT_MATCHES.c.status == "playing")
-            ).all():
-                collect(conn, match_id)
+            ).all()
+        for (match_id,) in unfinished:
+            try:
+                with store.engine.begin() as conn:  # each match in a transaction of its own
+                    collect(conn, match_id)
+            except IntegrityError:
+                pass  # another process's runner collected it first
         if self.manager.draining or not self.manager.ready:
             return None
         preset = self.budget.presets[self._turn % len(self.budget.presets)]

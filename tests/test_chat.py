@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from limits.storage import MemoryStorage
+from limits.strategies import MovingWindowRateLimiter
 from starlette.testclient import WebSocketTestSession
 
 from chinese_poker.ai import simple
@@ -30,7 +32,7 @@ Msg = dict[str, Any]
 @pytest.fixture(autouse=True)
 def fresh_counts(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test counts its own lines (the counts are the process's)."""
-    monkeypatch.setattr(table_chat, "_COUNTS", table_chat.SharedCounts())
+    monkeypatch.setattr(table_chat, "_COUNTS", MovingWindowRateLimiter(MemoryStorage()))
 
 
 def say(ws: WebSocketTestSession, ref: object, **line: Any) -> Msg:
@@ -154,7 +156,8 @@ def test_the_last_lines_come_back_to_a_socket_that_reconnects(client: TestClient
     with connect(client, tid, made["token"]) as ann:
         first_state(ann)
         for i in range(KEEP_LINES + 3):
-            table_chat._COUNTS = table_chat.SharedCounts()  # not a flood: a long evening
+            # Not a flood: a long evening.
+            table_chat._COUNTS = MovingWindowRateLimiter(MemoryStorage())
             say(ann, i, text=f"line {i}")
     with connect(client, tid, joined["token"]) as bob:
         kept = recv_until(bob, lambda m: m["type"] == "chat_lines")["lines"]

@@ -5,8 +5,9 @@ page shows it in his own language) or free text, normalised (NFC, every run of w
 space one space) and refused when empty, longer than :data:`TEXT_LIMIT`, or holding
 what a player's name may not hold (``engine.table.showable_line``). Each seat (and each
 spectator's address, where the table lets spectators chat) may say a few lines at once
-and then a steady few a minute (:data:`BURST`, :data:`STEADY`); past that only the
-sender is told (``busy``).
+and then a steady few a minute (:data:`BURST`, :data:`STEADY`: moving windows of the
+``limits`` library, as the server's guard counts); past that only the sender is told
+(``busy``).
 
 What is kept: the last :data:`KEEP_LINES` lines, with the table's live state
 (``tables.live``, ``TableGame.chat``) while its session is played, so a socket that
@@ -67,7 +68,8 @@ BURST = parse("4 per 10 seconds")
 STEADY = parse("12 per minute")
 """Lines one seat may say in a row, after the burst."""
 
-# Counted in this process: a table's chat reaches only the process that plays it.
+# Counted in this process's memory, at once (no wait on Redis): a table's chat reaches
+# only the process that plays the table, so its seats' counts need no sharing.
 _COUNTS = MovingWindowRateLimiter(MemoryStorage())
 
 Phrase = Literal["hello", "gl", "gg", "nh", "wp", "thinking", "thanks", "sorry", "oops", "bye"]

@@ -4,7 +4,8 @@ hiding a player, kept over a reload) and by the keyboard on a desktop in Croatia
 line typed and sent with Enter, the card keys silent while typing, a flood refused in
 the player's words), with a friend in English; markup typed into the chat is shown as
 text; a spectator of a table that does not allow it has no chat, and at one that does
-(a phone in Bulgarian) his phrase reaches the player, who may hide the spectators;
+(ticked in the lobby; a phone in Bulgarian) his phrase reaches the player, who may hide
+the spectators;
 axe-core finds no critical or serious violation in the chat, open.
 
 Screenshots go to ``CP_SCREENSHOT_DIR`` (docs/screenshots for docs/browser.md).
@@ -207,20 +208,25 @@ def test_desktop_keyboard_in_croatian(browser: Any, server: Server, shots: Path)
 
 
 def test_a_table_that_lets_spectators_chat(browser: Any, server: Server) -> None:
-    made = server.post(
-        "/api/tables",
-        {
-            "name": "chat-watchers",
-            "preset": "pineapple",
-            "seats": [{"kind": "human", "name": "Ann"}, {"kind": "bot", "bot": "rules"}],
-            "spectator_chat": True,
-            "next_hand_delay": 30,
-        },
-    )
-    ann = seated(browser, server, made, "en-GB", viewport=DESKTOP)
+    # Created in the lobby with "Spectators may chat" ticked (off by default).
+    ann = new_page(browser, locale="en-GB", viewport=DESKTOP)
+    ann.goto(server.base + "/")
+    ann.wait_for_selector("#f-preset option[value=pineapple]", state="attached")
+    ann.click("#custom summary")
+    ann.fill("#f-player", "Ann")
+    ann.select_option("#f-count", "2")
+    ann.select_option(".seat-row[data-seat='1'] .s-kind", "bot")
+    ann.select_option(".seat-row[data-seat='1'] .s-bot", "casual")
+    tick = ann.get_by_label("Spectators may chat")
+    expect(tick).not_to_be_checked()
+    tick.check()
+    ann.click("#create-btn")
+    ann.wait_for_url("**/table/*")
+    tid = ann.url.rsplit("/", 1)[1]
+    assert server.get(f"/api/tables/{tid}")["spectator_chat"] is True
     dealt(ann)
     watcher = new_page(browser, locale="bg-BG", viewport=PHONE, is_mobile=True, has_touch=True)
-    watcher.goto(f"{server.base}/watch/{made['table']['id']}")
+    watcher.goto(f"{server.base}/watch/{tid}")
     watcher.wait_for_function("() => window.__cp && window.__cp.view")
     watcher.locator("#chat-toggle").tap()
     watcher.locator(".chat-phrase[data-phrase='gg']").tap()

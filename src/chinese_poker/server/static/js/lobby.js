@@ -7,7 +7,7 @@ import { api, getSeat, inviteTarget, saveSeat } from "./net.js";
 import { html, joinHTML, setHTML, store } from "./util.js";
 import { CLOCKS, STRENGTHS, TIMEOUT_POLICIES, botWords, choiceWords, gameHelp, gameName, optionHelp, optionLabel, optionWords, rulePresets, setRuleWords, statusName } from "./words.js";
 import { parseValue, presetCounts, quickTable } from "./tableplan.js";
-import { nameToPlay, offerSavedName } from "./identity.js";
+import { asMe, nameToPlay, offerSavedName } from "./identity.js";
 import { t } from "./i18n.js";
 
 const presetName = (p) => p.name || p.preset || p.id;
@@ -39,6 +39,11 @@ export function lobbyScreen(app, navigate) {
         </div>
         <p class="help">${t("lobby.play_help")}</p>
         <div id="created"></div>
+      </div>
+      <div class="panel" id="online-bots">
+        <h2>${t("lobby.bots_online")}</h2>
+        <p class="help">${t("lobby.bots_online_help")}</p>
+        <div id="online-bots-list"><p class="muted">${t("common.loading")}</p></div>
       </div>
       <div class="panel">
         <h2>${t("lobby.join_friend")}</h2>
@@ -132,6 +137,34 @@ export function lobbyScreen(app, navigate) {
     $("#created", app).scrollIntoView({ block: "nearest" });
     loadTables();
   }
+
+  // ---------------------------------------------------------------- bots online
+  // Bot accounts connected now that accept the game chosen above; a challenge opens a
+  // table with this person and the bot, on the clock chosen above (a bot always has one).
+  async function loadOnlineBots() {
+    const game = $("#q-game", app).value || quick.game;
+    let bots;
+    try { bots = await api("GET", `/api/bots/online?preset=${encodeURIComponent(game)}`); } catch { return; }
+    if (!L.alive) return;
+    setHTML($("#online-bots-list", app), bots.length
+      ? html`<ul class="online-bots">${bots.map((b) => html`<li data-bot="${b.id}"><a href="/profile/${encodeURIComponent(b.id)}" data-link><b>${b.name}</b></a> <span class="muted">${b.description}</span> <button type="button" class="small primary challenge" data-bot="${b.id}">${t("lobby.challenge")}</button></li>`)}</ul>`
+      : html`<p class="muted">${t("lobby.bots_none")}</p>`);
+  }
+  $("#online-bots-list", app).addEventListener("click", async (ev) => {
+    const button = ev.target.closest && ev.target.closest("button.challenge");
+    if (!button) return;
+    const typed = $("#q-name", app).value.trim();
+    const clock = CLOCKS.find((c) => c.id === $("#q-clock", app).value);
+    const body = { preset: $("#q-game", app).value, time_limit: (clock && clock.time_limit) || 60, name: await nameToPlay(typed, t("lobby.player1")) };
+    button.disabled = true;
+    try {
+      await created(await asMe("POST", `/api/bots/${encodeURIComponent(button.dataset.bot)}/challenge`, body), 1);
+    } catch (err) {
+      toast(t("lobby.open_failed", { reason: err.message }));
+      button.disabled = false;
+    }
+  });
+  $("#q-game", app).addEventListener("change", loadOnlineBots);
 
   // ---------------------------------------------------------------- custom table
   function fillPresets() {
@@ -372,6 +405,7 @@ export function lobbyScreen(app, navigate) {
   })();
   fillPresets();
   loadTables();
-  L.timer = setInterval(loadTables, 5000);
+  loadOnlineBots();
+  L.timer = setInterval(() => { loadTables(); loadOnlineBots(); }, 5000);
   return { stop() { L.alive = false; clearInterval(L.timer); } };
 }

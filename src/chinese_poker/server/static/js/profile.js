@@ -59,18 +59,43 @@ function accountHTML(me) {
     <p class="warning" id="account-error" hidden></p></div>`;
 }
 
+/** The /me page's bot accounts (pure): each with its state and buttons, the form to
+ * make one, and a token just made (shown once: the server keeps only its hash). */
+export function botsHTML(me, bots, fresh) {
+  if (!me.signed_up) return html`<div class="panel" id="bots"><h2>${t("bots.title")}</h2><p class="muted" id="bots-need-account">${t("bots.need_account")}</p></div>`;
+  const state = (b) => (b.paused ? t("bots.paused") : !b.has_token ? t("bots.no_token") : b.online ? t("bots.online") : t("bots.offline"));
+  const rows = bots.map((b) => html`<li class="bot-account" data-bot="${b.id}">
+      <a href="/profile/${encodeURIComponent(b.id)}" data-link><b>${b.name}</b></a> <span class="chip bot-state">${state(b)}</span>
+      <span class="muted" style="font-size:12px">${t("bots.faults", { count: b.faults_total })}</span>
+      <form class="row bot-desc-form" data-bot="${b.id}"><label>${t("bots.description")} <input class="bot-desc" maxlength="2000" value="${b.description}"></label><button type="submit" class="small">${t("bots.save")}</button></form>
+      <div class="row"><button type="button" class="small" data-bot-action="token" data-bot="${b.id}">${t("bots.new_token")}</button>
+      ${b.has_token ? html`<button type="button" class="small" data-bot-action="revoke" data-bot="${b.id}">${t("bots.revoke")}</button>` : ""}
+      ${b.paused ? html`<button type="button" class="small primary" data-bot-action="resume" data-bot="${b.id}">${t("bots.resume")}</button>` : ""}</div></li>`);
+  const token = fresh ? html`<p id="bot-token">${t("bots.token_once", { name: fresh.bot.name })} <code>${fresh.token}</code></p>` : "";
+  return html`<div class="panel" id="bots"><h2>${t("bots.title")}</h2>
+    <p class="muted" style="font-size:13px">${t("bots.intro")}</p>
+    ${token}
+    ${rows.length ? html`<ul id="bot-list">${rows}</ul>` : html`<p class="muted" id="bots-none">${t("bots.none")}</p>`}
+    <form id="bot-form" class="row"><label>${t("bots.name")} <input id="bot-name" maxlength="40" required></label><label>${t("bots.description")} <input id="bot-description" maxlength="2000"></label><button type="submit">${t("bots.create")}</button></form>
+    <p class="warning" id="bots-error" hidden></p></div>`;
+}
+
 export function mePage(app) {
   setHTML(app, html`<div id="me-page"><p class="muted">${t("common.loading")}</p></div>`);
   let alive = true;
+  let fresh = null; // a bot's token just made: shown by the next render only
   const show = async () => {
     let me;
     try { me = await whoAmI(); } catch (err) { if (alive) setHTML(app, html`<p class="warning">${err.message}</p>`); return; }
     let profile = null;
     try { profile = await api("GET", `/api/players/${encodeURIComponent(me.id)}`); } catch { /* shown below */ }
+    let bots = [];
+    if (me.signed_up) { try { bots = await asMe("GET", "/api/me/bots"); } catch { /* shown as none */ } }
     if (!alive) return;
-    setHTML($("#me-page", app), html`${accountHTML(me)}<div class="panel" id="profile">${profile ? profileHTML(profile) : ""}</div>`);
+    setHTML($("#me-page", app), html`${accountHTML(me)}${botsHTML(me, bots, fresh)}<div class="panel" id="profile">${profile ? profileHTML(profile) : ""}</div>`);
+    fresh = null;
   };
-  const fail = (err) => { const el = $("#account-error", app); if (el) { el.hidden = false; el.textContent = err.message; } };
+  const fail = (err, where = "#account-error") => { const el = $(where, app); if (el) { el.hidden = false; el.textContent = err.message; } };
   const onSubmit = async (ev) => {
     ev.preventDefault();
     try {
@@ -83,6 +108,12 @@ export function mePage(app) {
           : { handle: $("#me-handle", app).value.trim(), password: $("#me-password", app).value };
         await asMe("POST", "/api/me/password", body);
       }
+      else if (ev.target.id === "bot-form" || ev.target.classList.contains("bot-desc-form")) {
+        try {
+          if (ev.target.id === "bot-form") fresh = await asMe("POST", "/api/me/bots", { name: $("#bot-name", app).value.trim(), description: $("#bot-description", app).value });
+          else await asMe("PUT", `/api/me/bots/${encodeURIComponent(ev.target.dataset.bot)}`, { description: $(".bot-desc", ev.target).value });
+        } catch (err) { fail(err, "#bots-error"); return; }
+      }
       else if (ev.target.id === "signin-form") {
         const key = newKey();
         await api("POST", "/api/signin", { handle: $("#signin-handle", app).value.trim(), password: $("#signin-password", app).value, key });
@@ -91,9 +122,22 @@ export function mePage(app) {
       await show();
     } catch (err) { fail(err); }
   };
+  // A bot's buttons: a new token (shown once), revoke it, resume a paused bot.
+  const onClick = async (ev) => {
+    const button = ev.target.closest && ev.target.closest("[data-bot-action]");
+    if (!button) return;
+    const path = `/api/me/bots/${encodeURIComponent(button.dataset.bot)}`;
+    try {
+      const action = button.dataset.botAction;
+      if (action === "token") fresh = await asMe("POST", `${path}/token`);
+      else await asMe(action === "revoke" ? "DELETE" : "POST", action === "revoke" ? `${path}/token` : `${path}/resume`);
+      await show();
+    } catch (err) { fail(err, "#bots-error"); }
+  };
   app.addEventListener("submit", onSubmit);
+  app.addEventListener("click", onClick);
   show();
-  return { stop() { alive = false; app.removeEventListener("submit", onSubmit); } };
+  return { stop() { alive = false; app.removeEventListener("submit", onSubmit); app.removeEventListener("click", onClick); } };
 }
 
 /** The leaderboard as HTML (pure). */

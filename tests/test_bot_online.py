@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -395,3 +396,60 @@ def test_repeated_faults_pause_the_account_and_a_paused_bot_gets_no_invitation(
             "preset": "pineapple",
             "players": 2,
         }
+
+
+def test_our_bot_through_connect_holds_two_tables_at_once(server: Server, tmp_path: Path) -> None:
+    """``--bot rules`` (one of ours) through ``--connect``: two people challenge it at the
+    same time and it plays both tables from one process."""
+    headers = account(server.url)
+    bot_id, token = bot_account(server.url, headers, "Ours")
+    bot = BotProcess(server.url, token, tmp_path / "ours.log", "--bot", "rules", "--tables", "2")
+    try:
+        wait_until(lambda: online(server.url, bot_id), "the bot online", 60)
+        tables = [
+            challenge(server.url, account(server.url), bot_id, preset="pineapple", time_limit=20)
+            for _ in range(2)
+        ]
+        with ThreadPoolExecutor(2) as pool:
+            ends = list(
+                pool.map(
+                    lambda made: play_person(server.ws, made["table"]["id"], made["token"], 3),
+                    tables,
+                )
+            )
+        for made, seen in zip(tables, ends, strict=True):
+            records = history(server.url, made["table"]["id"])
+            assert len(records) == seen[-1]["ledger"]["hands_played"] >= 2
+            assert timeouts(records, "Ours") == 0
+    finally:
+        bot.stop()
+    log = (tmp_path / "ours.log").read_text()
+    assert log.count("invited to table") == 2
+
+
+def run_bot_command(*args: str, token: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "CHINESE_POKER_BOT_TOKEN"}
+    if token is not None:
+        env["CHINESE_POKER_BOT_TOKEN"] = token
+    return subprocess.run(
+        [sys.executable, "-m", "chinese_poker.cli", "bot", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+
+
+def test_connect_says_what_is_missing_in_one_line() -> None:
+    no_token = run_bot_command("--connect", "http://127.0.0.1:9")
+    assert no_token.returncode == 2 and "CHINESE_POKER_BOT_TOKEN" in no_token.stderr
+    bad_bot = run_bot_command(
+        "--connect", "http://127.0.0.1:9", "--bot", "cmd:surely-no-such-program", token="cpb-x"
+    )
+    assert bad_bot.returncode == 2 and "command not found" in bad_bot.stderr
+    assert "Traceback" not in no_token.stderr + bad_bot.stderr
+
+
+def test_a_refused_token_stops_the_client(server: Server) -> None:
+    done = run_bot_command("--connect", server.url, token="cpb-not-a-token")
+    assert done.returncode == 1 and "unknown or revoked bot token" in done.stderr

@@ -12,8 +12,9 @@ import { t } from "./i18n.js";
 import { lineHandName } from "./eval.js";
 
 const lineLabel = (line) => { const w = lineName(line); return html`<span class="line-label"><span class="long">${w}</span><span class="short">${w[0].toLocaleUpperCase()}</span></span>`; };
-/** A button's words, and on a phone only their first letter (the whole words are its name). */
-const shortWord = (w) => html`<span class="long">${w}</span><span class="short" aria-hidden="true">${w[0].toLocaleUpperCase()}</span>`;
+/** A line button: its words, on a phone only their first letter (its name is the words;
+ * the arrow is the stylesheet's, so what is seen stays within the name, WCAG 2.5.3). */
+const lineButton = (act, key, words) => html`<button data-act="${act}" class="to-line" aria-label="${words}" title="${t("zone.shortcut", { key })}"><span class="long">${words}</span><span class="short">${words[0].toLocaleUpperCase()}</span></button>`;
 const ORDER_KEYS = { dealt: "order.dealt", rank: "order.rank", suit: "order.suit" };
 const DROP_KEYS = { top: "board.drop.top", middle: "board.drop.middle", bottom: "board.drop.bottom" };
 
@@ -215,7 +216,7 @@ function decisionZoneHTML(T, { d, ds, board, showdown, touch, foul }) {
     <div class="cards" id="hand" data-drop="hand">${cards.length ? cards.map((c, i) => cardHTML(c, { tag: "button", cls: T.selected === c ? "selected" : "", attrs: html`type="button" draggable="true" data-pick="${c}"`, key: touch ? null : cardKey(i) })) : html`<span class="muted">${t("zone.all_placed")}</span>`}</div>
     ${d.discard ? html`<div class="discard-zone" data-drop="discard" role="button" tabindex="-1" title="${t("zone.discard_aria")}" id="discard-zone"><span class="label">✕ ${t("zone.discard_n", { n: d.discard })}</span><div class="cards">${sd.map((c) => cardHTML(c, { tag: "button", cls: "staged", attrs: html`type="button" data-unstage="${c}"` }))}${Array.from({ length: Math.max(0, d.discard - sd.length) }, slotHTML)}</div><span class="muted hint-left">${d.discard > sd.length ? t("zone.leave_in_hand") : ""}</span></div>` : ""}
     ${asking ? foulQuestionHTML(foul) : html`<div class="actions-bar action-bar" id="action-bar">
-      <button data-act="top" aria-label="→ ${t("zone.to_top")}" title="${t("zone.shortcut", { key: "T" })}">→ ${shortWord(t("zone.to_top"))}</button><button data-act="middle" aria-label="→ ${t("zone.to_middle")}" title="${t("zone.shortcut", { key: "M" })}">→ ${shortWord(t("zone.to_middle"))}</button><button data-act="bottom" aria-label="→ ${t("zone.to_bottom")}" title="${t("zone.shortcut", { key: "B" })}">→ ${shortWord(t("zone.to_bottom"))}</button>
+      ${lineButton("top", "T", t("zone.to_top"))}${lineButton("middle", "M", t("zone.to_middle"))}${lineButton("bottom", "B", t("zone.to_bottom"))}
       <button data-act="undo" id="undo-btn" aria-label="↶ ${t("zone.undo")}" ${T.moves.length ? "" : "disabled"} title="${t("zone.shortcut", { key: "U" })}">↶ <span class="long">${t("zone.undo")}</span></button>
       ${isSet ? html`<button data-act="reset" ${T.moves.length ? "" : "disabled"}>${t("zone.clear")}</button>` : ""}
       <button data-act="sort" class="opt" title="${t("zone.order_help")}">${t("zone.order", { mode: t(ORDER_KEYS[sortMode(T)] || sortMode(T)) })}</button>

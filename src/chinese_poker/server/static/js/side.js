@@ -69,5 +69,5 @@ export function handsHTML(tableId, hands) {
 
 export function logHTML(log, players) {
   if (!log.length) return "";
-  return html`<div class="panel" id="log-panel"><h2>${t("log.title")}</h2><ol class="log" id="log">${log.map((a) => html`<li>${describeAction(a, players)}</li>`)}</ol></div>`;
+  return html`<div class="panel" id="log-panel"><h2 id="log-title">${t("log.title")}</h2><ol class="log" id="log" tabindex="0" aria-labelledby="log-title">${log.map((a) => html`<li>${describeAction(a, players)}</li>`)}</ol></div>`;
 }

@@ -453,3 +453,26 @@ def test_connect_says_what_is_missing_in_one_line() -> None:
 def test_a_refused_token_stops_the_client(server: Server) -> None:
     done = run_bot_command("--connect", server.url, token="cpb-not-a-token")
     assert done.returncode == 1 and "unknown or revoked bot token" in done.stderr
+
+
+def test_an_act_stays_open_while_another_seat_acts(client: TestClient) -> None:
+    """Classic: both seats set at once. The person sets first (the version moves), the
+    bot is not asked again, and its answer to the first act is taken."""
+    headers = person(client)
+    bot_id, token = new_bot(client, headers, "Setter")
+    with bot_lobby(client, token):
+        made = challenge_here(client, headers, bot_id, preset="classic", time_limit=60.0)
+    tid = made["table"]["id"]
+    rng = random.Random(4)
+    with connect_here(client, tid, made["token"]) as me, bot_table(client, tid, token) as bot:
+        act = recv_until(bot, lambda m: m["type"] == "act")
+        mine = recv_until(me, lambda m: m["type"] == "state" and bool(m["view"]["decisions"]))
+        me.send_json({"type": "action", "action": random_action(mine["view"], rng)})
+        recv_until(
+            me, lambda m: m["type"] == "state" and m["view"]["version"] > act["view"]["version"]
+        )
+        assert poll(bot, 0.5) is None  # asked once
+        bot.send_json(random_answer(rng)(act))
+        seen: list[Msg] = []
+        play(bot, me, random_answer(rng), rng, until=lambda m: m["type"] == "result", seen=seen)
+        assert all(m["type"] != "error" for m in seen), seen

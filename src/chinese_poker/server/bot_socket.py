@@ -367,7 +367,12 @@ class BotSeat:
         self.account = account
         self.conn: Conn | None = None
         self.view: View | None = None
-        self.asked: tuple[int, int] | None = None  # (hand, version) of the open act
+        # The open act: its (hand, decisions) and the view it showed. Another seat's
+        # action moves the version but not this seat's decisions: the act stays open
+        # (the engine takes an action made on a view since which the seat's situation
+        # did not change), so a slow bot is not asked again.
+        self.asked: tuple[int, str] | None = None
+        self.act_view: View | None = None
         self.act_id = 0
         self.greeted = False
         self.expect_timeout = False  # a timeout we applied ourselves: counted already
@@ -401,7 +406,9 @@ class BotSeat:
             self.done = True
         elif kind == "notice" and data.get("kind") == "timeout" and data.get("chair") == self.chair:
             await self._timed_out()
-        elif kind in ("error", "moved"):
+        elif kind == "error":  # the table refused an answer: its ref is the act's id
+            await self._send({**data, "id": data.get("ref")})
+        elif kind == "moved":
             await self._send(data)
 
     def conn_or_fail(self) -> Conn:
@@ -429,10 +436,11 @@ class BotSeat:
         if not view.decisions:
             self.asked = None
             return
-        key = (int(data["hand"]), view.version)
+        key = (int(data["hand"]), json.dumps(data["view"]["decisions"], sort_keys=True))
         if self.asked == key:
             return
         self.asked = key
+        self.act_view = view
         self.act_id += 1
         message = act_message(view, self.act_id, self._deadline(data, view))
         await self._send({**message, "table_id": self.live.id, "hand": data["hand"]})
@@ -473,7 +481,7 @@ class BotSeat:
         if kind != "action":
             await self._send_error(ref, "unknown_type", "a bot sends 'action' (or 'ping')")
             return
-        view = self.view
+        view = self.act_view
         if view is None or self.asked is None or ref != self.act_id:
             await self._send_error(ref, "stale", f"no open act with id {ref!r}")
             return

@@ -4,8 +4,10 @@
 // gesture in progress (the card dragged, the touch ghost) is kept here.
 
 import { LINES } from "./eval.js";
+import { t } from "./i18n.js";
 import { $, $$ } from "./ui.js";
-import { keyIndex } from "./util.js";
+import { cardLabel, keyIndex } from "./util.js";
+import { lineName } from "./words.js";
 
 /**
  * What the player asked for. `type` says what; the other fields are its details:
@@ -64,6 +66,56 @@ export function keyIntent(key, code, shift) {
   return null;
 }
 
+/** The cards staged on the page, each with where it is ("top", ..., "discard"). */
+function stagedOnPage() {
+  /** @type {Map<string, string>} */
+  const out = new Map();
+  for (const el of $$("[data-unstage]")) {
+    const where = /** @type {HTMLElement | null} */ (el.closest("[data-line], [data-drop]"));
+    out.set(el.dataset.unstage || "", where ? where.dataset.line || where.dataset.drop || "" : "");
+  }
+  return out;
+}
+
+/**
+ * What a key did, in words for a screen reader: the card selected, the card placed and
+ * where, the card taken back (compared with the staged cards before the key: `before`);
+ * "" when nothing is worth saying.
+ * @param {Intent} intent @param {Map<string, string>} before
+ */
+export function keyWords(intent, before) {
+  if (!["pick-nth", "pick-next", "stage", "undo"].includes(intent.type)) return "";
+  const now = stagedOnPage();
+  if (intent.type === "pick-nth" || intent.type === "pick-next") {
+    const picked = /** @type {HTMLElement | null} */ ($("#hand .card.selected"));
+    return picked ? t("live.selected", { card: cardLabel(picked.dataset.card || "") }) : "";
+  }
+  for (const [card, where] of now) {
+    if (!before.has(card)) {
+      const line = where === "discard" ? t("term.discard") : lineName(where);
+      return t("live.staged", { card: cardLabel(card), line });
+    }
+  }
+  for (const card of before.keys()) {
+    if (!now.has(card)) return t("live.taken_back", { card: cardLabel(card) });
+  }
+  return "";
+}
+
+/** Say ``words`` in the page's polite live region for play (made on first use). */
+export function announce(words) {
+  let live = document.getElementById("play-live");
+  if (!live) {
+    live = document.createElement("div");
+    live.id = "play-live";
+    live.className = "sr-only";
+    live.setAttribute("aria-live", "polite");
+    live.setAttribute("aria-atomic", "true");
+    document.body.appendChild(live);
+  }
+  live.textContent = words;
+}
+
 /** The element under `target` (an event's) that matches `selector`, if any. */
 function under(target, selector) {
   return target instanceof Element ? /** @type {HTMLElement | null} */ (target.closest(selector)) : null;
@@ -112,8 +164,14 @@ export function listenToPlayer(app, carry) {
     if ($(".overlay")) return;
     const press = keyIntent(ev.key, ev.code, ev.shiftKey);
     if (!press) return;
+    // Keys act on what is not focused (a card chosen by its number): say what they did.
+    const before = stagedOnPage();
     const done = carry(press.intent);
     if (press.prevent === "always" || (press.prevent === "done" && done)) ev.preventDefault();
+    if (done) {
+      const words = keyWords(press.intent, before);
+      if (words) announce(words);
+    }
   }
 
   function dropOn(zone, card) {

@@ -135,6 +135,7 @@ def server(tmp_path: Path) -> Iterator[Server]:
         s.stop()
 
 
+@pytest.mark.slow  # served processes, as tests/test_server_processes.py
 def test_the_example_bot_plays_whole_hands_against_a_person_and_our_bot(
     server: Server, tmp_path: Path
 ) -> None:
@@ -162,6 +163,7 @@ def test_the_example_bot_plays_whole_hands_against_a_person_and_our_bot(
     assert "connected as Example" in log and "Traceback" not in log
 
 
+@pytest.mark.slow  # served processes, as tests/test_server_processes.py
 def test_a_bot_connected_to_one_process_plays_a_table_another_owns(tmp_path: Path) -> None:
     """Two processes on one database: the bot connects to B only; a person challenges it
     on A, which owns the table. The invitation reaches the bot through the database, its
@@ -398,6 +400,7 @@ def test_repeated_faults_pause_the_account_and_a_paused_bot_gets_no_invitation(
         }
 
 
+@pytest.mark.slow  # served processes, as tests/test_server_processes.py
 def test_our_bot_through_connect_holds_two_tables_at_once(server: Server, tmp_path: Path) -> None:
     """``--bot rules`` (one of ours) through ``--connect``: two people challenge it at the
     same time and it plays both tables from one process."""
@@ -450,6 +453,7 @@ def test_connect_says_what_is_missing_in_one_line() -> None:
     assert "Traceback" not in no_token.stderr + bad_bot.stderr
 
 
+@pytest.mark.slow  # served processes, as tests/test_server_processes.py
 def test_a_refused_token_stops_the_client(server: Server) -> None:
     done = run_bot_command("--connect", server.url, token="cpb-not-a-token")
     assert done.returncode == 1 and "unknown or revoked bot token" in done.stderr

@@ -37,6 +37,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from base_commit import UnknownCommit, export_src, full_sha
+
 ROOT = Path(__file__).resolve().parents[1]
 #: The commit before issue #39's settlement work (the itemised breakdown built eagerly).
 BASE = "5c58190efc7f3da4bc8ed458da8e2dd1926d2af6"
@@ -189,17 +191,12 @@ def fail(message: str) -> None:
 
 def export_base(commit: str, into: Path) -> str:
     """Write the base commit's ``src`` under ``into``; return its short sha."""
-
-    def git(*args: str) -> bytes:
-        done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, check=False)
-        if done.returncode:
-            fail(f"git {' '.join(args)} failed: {done.stderr.decode().strip()}")
-        return done.stdout
-
-    short = git("rev-parse", "--short", f"{commit}^{{commit}}").decode().strip()
-    archive = git("archive", "--format=tar", commit, "src")
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    return short
+    try:
+        export_src(commit, into)
+        return full_sha(commit)[:7]
+    except UnknownCommit as exc:
+        fail(f"--base {commit}: {exc}")
+        raise
 
 
 def load() -> str:

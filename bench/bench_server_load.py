@@ -20,7 +20,9 @@ Two kinds of run (``--think``; several values give one run each, on a fresh serv
 The clients run in ``--clients`` separate processes (default 1) on a minimal WebSocket
 client (orjson when installed), because they share the machine's cores with the server.
 Bounded: ``--hands`` per table and ``--timeout`` seconds; the server is stopped at the
-end. The server it starts lets one address hold every seat's WebSocket
+end. The server's CPU per action is its user and kernel time from /proc (the kernel's
+part, socket reads and writes and the database file's, also on its own). The server it
+starts lets one address hold every seat's WebSocket
 (``serve --sockets-per-address``; the default of 64 would seat only 32 tables). A run
 that measured less than it was asked (a table that did not play its hands, a seat left
 unfinished, an error, an action sent and never acknowledged) prints its figures, then
@@ -47,7 +49,11 @@ More runs (issue 9):
   minutes for their compilation) beside the current tree's, and the runs alternate
   between the two (base first, ``--runs`` each, same tables and load): the rows name
   their server and a last line gives both median server CPU per action and their
-  ratio, e.g. ``--tables 100 --runs 3 --base HEAD~3``;
+  ratio, e.g. ``--tables 100 --runs 3 --base HEAD~3``; each server's p99 is pooled
+  apart, and only the current tree's runs are held to the targets;
+* ``--tree DIR``: the current server runs the checkout DIR's package (a git worktree of
+  the commit to measure, say) rather than this tree's, so that others' work in
+  progress here stays out of the figures;
 * ``--hint-flood``: one seat keeps 200 hints outstanding (it resends one per answer)
   while a 4-bot table plays and tables are created; reports the bot table's move rate
   with and without the flood and the creation times.
@@ -78,6 +84,7 @@ from typing import Any
 
 import httpx2
 
+from base_commit import UnknownCommit, export_src, full_sha
 from shortfall import short, verdict
 
 TARGET_TABLES = 200
@@ -364,12 +371,18 @@ async def open_seat(
 
 
 def start_server(
-    db: Path, log: Path, ws: str = "auto", sockets: int | None = None, source: Path | None = None
+    db: Path | str,
+    log: Path,
+    ws: str = "auto",
+    sockets: int | None = None,
+    source: Path | None = None,
+    options: tuple[str, ...] = (),
 ) -> tuple[subprocess.Popen[str], str]:
-    """Start ``chinese-poker serve`` on a free loopback port; ``sockets``: the WebSockets
-    one address may hold (every seat of a run comes from 127.0.0.1; None: the default);
-    ``source``: a folder holding the package to serve (``chinese_poker``; None: the
-    installed one), e.g. another commit's ``src``."""
+    """Start ``chinese-poker serve`` on a free loopback port; ``db``: a SQLite file, or
+    a database URL; ``sockets``: the WebSockets one address may hold (every seat of a
+    run comes from 127.0.0.1; None: the default); ``source``: a folder holding the
+    package to serve (``chinese_poker``; None: the installed one), e.g. another commit's
+    ``src``; ``options``: more of serve's options (``--redis URL``)."""
     env = dict(os.environ)
     if source is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(source), *filter(None, [env.get("PYTHONPATH")])])
@@ -385,12 +398,13 @@ def start_server(
             "--port",
             "0",
             "--database-url",
-            f"sqlite:///{db}",
+            db if isinstance(db, str) else f"sqlite:///{db}",
             "--ws",
             ws,
             "--rate-limits",
             NO_LIMITS,
             *more,
+            *options,
         ],
         stdout=subprocess.PIPE,
         stderr=log.open("w"),
@@ -417,30 +431,28 @@ def start_server(
 
 
 def commit_source(commit: str, into: Path | None = None) -> tuple[Path, str]:
-    """The package of ``commit`` of this repository, extracted by ``git archive`` (the
-    working tree and the repository are left alone) into ``into`` (default: the
-    temporary folder) and kept there, with the kernels its server compiles beside it,
-    for the next run: its ``src`` folder and the commit's short hash."""
-    repo = Path(__file__).resolve().parent.parent
-    sha = subprocess.run(
-        ["git", "-C", str(repo), "rev-parse", f"{commit}^{{commit}}"],
-        capture_output=True,
-        text=True,
-    )
-    if sha.returncode != 0:
-        raise SystemExit(f"bench_server_load: --base {commit}: {sha.stderr.strip()}")
-    full = sha.stdout.strip()
+    """The package of ``commit`` of this repository (:func:`base_commit.export_src`)
+    extracted into ``into`` (default: the temporary folder) and kept there, with the
+    kernels its server compiles beside it, for the next run: its ``src`` folder and the
+    commit's short hash."""
+    try:
+        full = full_sha(commit)
+    except UnknownCommit as exc:
+        raise SystemExit(f"bench_server_load: --base {commit}: {exc}") from None
     home = Path(into or tempfile.gettempdir()) / f"chinese-poker-bench-base-{full}"
     if not (home / "src").is_dir():
-        archive = subprocess.run(
-            ["git", "-C", str(repo), "archive", "--format=tar", full, "src"],
-            capture_output=True,
-            check=True,
-        )
         part = Path(tempfile.mkdtemp(prefix=home.name + "-", dir=home.parent))
-        subprocess.run(["tar", "-x", "-C", str(part)], input=archive.stdout, check=True)
+        export_src(full, part)
         part.rename(home)  # whole or not at all: another run may be extracting it too
     return home / "src", full[:7]
+
+
+def by_server(results: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The runs of each server ("current", "base", or "" without ``--base``), in order."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for r in results:
+        out.setdefault(r.get("server", "").split(" ")[0], []).append(r)
+    return out
 
 
 def compare_cpu(results: list[dict[str, Any]], base: str) -> str:
@@ -485,16 +497,17 @@ def stop_server(proc: subprocess.Popen[str]) -> None:
         proc.kill()
 
 
-def process_cpu(pid: int | None) -> float:
-    """CPU seconds (user + system) used so far by process ``pid`` (Linux /proc)."""
+def process_times(pid: int | None) -> tuple[float, float]:
+    """CPU seconds in user space and in the kernel used so far by process ``pid``."""
     if pid is None:
-        return float("nan")
+        return float("nan"), float("nan")
     try:
         with open(f"/proc/{pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
     except OSError:
-        return float("nan")
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return float("nan"), float("nan")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
 
 
 def answer(got: httpx2.Response, what: str) -> Any:
@@ -642,9 +655,28 @@ def _client_process(
     result_q.put(result)
 
 
-def run(args: argparse.Namespace, url: str, think: float, pid: int | None = None) -> dict[str, Any]:
-    """Open the tables, play them from ``args.clients`` client processes, measure."""
-    urls = _run_loop(make_tables(url, args.tables, args.preset))
+def run(
+    args: argparse.Namespace,
+    url: str | list[str],
+    think: float,
+    pid: int | list[int | None] | None = None,
+) -> dict[str, Any]:
+    """Open the tables, play them from ``args.clients`` client processes, measure.
+    Several servers (``url`` and ``pid`` lists, processes of one site): the tables are
+    opened on each in turn, every seat connects to its table's server, and the CPU
+    and the servers' own timings are those of all of them."""
+    urls_of = [url] if isinstance(url, str) else url
+    pids = pid if isinstance(pid, list) else [pid] * len(urls_of)
+    shares_of = [
+        (args.tables // len(urls_of)) + (i < args.tables % len(urls_of))
+        for i in range(len(urls_of))
+    ]
+    urls = [
+        seat
+        for server, n in zip(urls_of, shares_of, strict=True)
+        if n
+        for seat in _run_loop(make_tables(server, n, args.preset))
+    ]
     ctx = mp.get_context("spawn")
     ready_q, result_q, go = ctx.Queue(), ctx.Queue(), ctx.Event()
     k = max(1, min(args.clients, len(urls)))
@@ -678,14 +710,17 @@ def run(args: argparse.Namespace, url: str, think: float, pid: int | None = None
             raise SystemExit("a client process could not connect its seats")
     connect_s = time.perf_counter() - t0
     load0 = os.getloadavg()[0]
-    server_timings(url, reset=True)
-    server0 = process_cpu(pid)
+    for server in urls_of:
+        server_timings(server, reset=True)
+    server0 = [process_times(p) for p in pids]
     start = time.perf_counter()
     go.set()
     results = [result_q.get(timeout=args.timeout + 60) for _ in procs]
     elapsed = time.perf_counter() - start
-    server_cpu = process_cpu(pid) - server0
-    own = server_timings(url)
+    server1 = [process_times(p) for p in pids]
+    server_cpu = sum(sum(b) - sum(a) for a, b in zip(server0, server1, strict=True))
+    server_sys = sum(b[1] - a[1] for a, b in zip(server0, server1, strict=True))
+    own = slowest([server_timings(server) for server in urls_of])
     load1 = os.getloadavg()[0]
     for p in procs:
         p.join(10)
@@ -738,6 +773,8 @@ def run(args: argparse.Namespace, url: str, think: float, pid: int | None = None
         "client_cpu_seconds": round(client_cpu, 2),
         "server_cpu_seconds": round(server_cpu, 2),
         "server_cpu_us_per_action": per_action(server_cpu),
+        # The kernel's part (socket reads and writes, the database file's writes).
+        "server_sys_us_per_action": per_action(server_sys),
         "client_cpu_us_per_action": per_action(client_cpu),
         "server_cpu_share_of_a_core": (
             round(server_cpu / elapsed, 2) if elapsed and server_cpu == server_cpu else None
@@ -749,7 +786,8 @@ def run(args: argparse.Namespace, url: str, think: float, pid: int | None = None
         "server_json": _server_json(),
         "ws": args.ws,
         "failures": [res["failed"] for res in results if "failed" in res],
-        "server_rss_mib": server_rss_mib(pid),
+        "servers": len(urls_of),
+        "server_rss_mib": sum_or_none([server_rss_mib(p) for p in pids]),
         # Python's own count of live memory blocks and of objects the GC pacer froze:
         # flat blocks with a growing RSS is the allocator keeping a high-water mark.
         "server_allocated_blocks": own.get("allocated_blocks"),
@@ -767,6 +805,27 @@ def run(args: argparse.Namespace, url: str, think: float, pid: int | None = None
         "client_loop_lag_ms_p99": client_lag_p99,
         "client_loop_lag_ms_max": round(lags[-1] * 1000, 2) if lags else None,
     }
+
+
+def slowest(timings: list[dict[str, Any]]) -> dict[str, Any]:
+    """Several servers' timings as one: the slowest server's figure for each (their
+    live-block and frozen counts added up)."""
+    if len(timings) == 1:
+        return timings[0]
+    out: dict[str, Any] = {}
+    for key in ("actions", "loop_lag", "gc_pauses"):
+        out[key] = {
+            part: max((t[key][part] for t in timings if t[key][part] is not None), default=None)
+            for part in timings[0][key]
+        }
+    for key in ("allocated_blocks", "gc_frozen"):
+        out[key] = sum_or_none([t.get(key) for t in timings])
+    return out
+
+
+def sum_or_none(values: list[Any]) -> Any:
+    """The sum, or None if any value is unknown."""
+    return None if any(v is None for v in values) else sum(values)
 
 
 def server_timings(url: str, reset: bool = False) -> dict[str, Any]:
@@ -969,8 +1028,9 @@ def argument_problem(args: argparse.Namespace) -> str | None:
         return f"--timeout must be above 0, not {args.timeout:g}"
     if args.sockets_per_address is not None and args.sockets_per_address < 1:
         return f"--sockets-per-address must be at least 1, not {args.sockets_per_address}"
-    if args.base and (args.url or args.hint_flood):
-        return "--base starts its own servers: not with --url or --hint-flood"
+    if (args.base or args.tree) and (args.url or args.hint_flood):
+        which = "--base" if args.base else "--tree"
+        return f"{which} starts its own servers: not with --url or --hint-flood"
     return None
 
 
@@ -1077,6 +1137,13 @@ def main(argv: list[str] | None = None) -> int:
         " a last line compares their median server CPU per action (not with --url)",
     )
     parser.add_argument(
+        "--tree",
+        metavar="DIR",
+        help="serve the package of the checkout DIR (DIR/src, e.g. a git worktree) as the"
+        " current server instead of this one's: other work in progress in this tree is"
+        " left out, and its kernels compile once for the runs that follow",
+    )
+    parser.add_argument(
         "--target",
         choices=sorted(TARGETS),
         help="one of issue 9's benchmarks with its own settings (overrides"
@@ -1117,7 +1184,9 @@ def main(argv: list[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(dir=args.db_dir) as tmp:
             servers: list[tuple[str, subprocess.Popen[str], str]] = []
             try:
-                sources: list[tuple[str, Path | None]] = [("current", None)]
+                sources: list[tuple[str, Path | None]] = [
+                    ("current", Path(args.tree) / "src" if args.tree else None)
+                ]
                 if args.base:
                     src, base_sha = commit_source(args.base)
                     sources.insert(0, (f"base {base_sha}", src))
@@ -1153,19 +1222,26 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 for _name, proc, _url in servers:
                     stop_server(proc)
-    pooled = sorted(x for r in results for x in r.pop("_rtts", []))
+    # Each server's round trips apart: a base commit's runs are no part of the current
+    # tree's p99, nor of its targets.
+    rtts = {id(r): r.pop("_rtts", []) for r in results}
     print_table(results)
-    if len(results) > 1 and pooled:
-        p99 = pooled[min(len(pooled) - 1, int(0.99 * len(pooled)))] * 1000
-        print(
-            f"\nall {len(results)} runs: p99 {p99:.2f} ms over {len(pooled)} round trips"
-            f" (target < {TARGET_P99_MS:.0f} ms: {'met' if p99 < TARGET_P99_MS else 'NOT met'});"
-            f" each run's p99: {', '.join(str(r['rtt_ms_p99']) for r in results)}",
-            file=sys.stderr,
-        )
+    for name, runs in by_server(results).items():
+        pooled = sorted(x for r in runs for x in rtts[id(r)])
+        if len(runs) > 1 and pooled:
+            p99 = pooled[min(len(pooled) - 1, int(0.99 * len(pooled)))] * 1000
+            met = "met" if p99 < TARGET_P99_MS else "NOT met"
+            print(
+                f"\n{name or 'all'} {len(runs)} runs: p99 {p99:.2f} ms over {len(pooled)} round"
+                f" trips{f' (target < {TARGET_P99_MS:.0f} ms: {met})' if name != 'base' else ''};"
+                f" each run's p99: {', '.join(str(r['rtt_ms_p99']) for r in runs)}",
+                file=sys.stderr,
+            )
     if args.base and results:
         print(compare_cpu(results, results[0]["server"].removeprefix("base ")))
     for r in results:
+        if r.get("server", "current") != "current":
+            continue  # the base's runs are measured for the comparison, not the targets
         # The target's own table count: 200 in lock step, 3,000 human-paced.
         want = max(TARGET_TABLES, r["tables"]) if r["think_seconds"] else TARGET_TABLES
         ok = (
@@ -1179,6 +1255,7 @@ def main(argv: list[str] | None = None) -> int:
             f" with p99 < {TARGET_P99_MS:.0f} ms: {'met' if ok else 'NOT met'}",
             file=sys.stderr,
         )
+    for r in results:
         print(json.dumps(r), file=sys.stderr)
     if args.json:
         RESULTS.mkdir(exist_ok=True)

@@ -53,3 +53,36 @@ def test_a_commits_package_is_extracted_from_the_repository(tmp_path: Path) -> N
     assert views.read_text() == "kept for the next run"
     with pytest.raises(SystemExit, match="--base no-such-commit"):
         load.commit_source("no-such-commit", tmp_path)
+
+
+def test_each_servers_runs_are_apart_for_the_p99_and_the_targets() -> None:
+    """A base commit's runs are not pooled into the current tree's p99 nor judged
+    against its targets (they were, before)."""
+    load = bench_module("bench_server_load")
+    runs = [
+        {"server": "base abc1234", "run": 1},
+        {"server": "current", "run": 1},
+        {"server": "base abc1234", "run": 2},
+        {"server": "current", "run": 2},
+    ]
+    assert load.by_server(runs) == {"base": runs[0::2], "current": runs[1::2]}
+    assert load.by_server([{"run": 1}]) == {"": [{"run": 1}]}
+
+
+def test_several_servers_timings_are_the_slowest_ones() -> None:
+    load = bench_module("bench_server_load")
+
+    def timings(p99: float, lag: float | None, blocks: int) -> dict[str, Any]:
+        return {
+            "actions": {"p50_ms": 1.0, "p99_ms": p99, "max_ms": p99},
+            "loop_lag": {"p99_ms": lag, "max_ms": lag},
+            "gc_pauses": {"max_ms": None, "total_ms": 0},
+            "allocated_blocks": blocks,
+            "gc_frozen": 1,
+        }
+
+    both = load.slowest([timings(5.0, None, 10), timings(9.0, 3.0, 20)])
+    assert both["actions"] == {"p50_ms": 1.0, "p99_ms": 9.0, "max_ms": 9.0}
+    assert both["loop_lag"] == {"p99_ms": 3.0, "max_ms": 3.0}
+    assert both["gc_pauses"] == {"max_ms": None, "total_ms": 0}
+    assert (both["allocated_blocks"], both["gc_frozen"]) == (30, 2)

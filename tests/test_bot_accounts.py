@@ -165,3 +165,13 @@ def test_a_revoked_token_closes_the_bots_sockets(client: TestClient) -> None:
     r = client.post(f"/api/me/bots/{bot_id}/token", headers=h)
     with bot_lobby(client, r.json()["token"]) as lobby:
         assert lobby.receive_json()["table_id"] == made["table"]["id"]
+
+
+def test_a_second_lobby_socket_of_a_bot_takes_the_place_of_the_first(client: TestClient) -> None:
+    h = person(client)
+    _bot_id, token = new_bot(client, h)
+    with bot_lobby(client, token) as first, bot_lobby(client, token):
+        with pytest.raises(WebSocketDisconnect) as closed:
+            for _ in range(100):
+                first.receive_json()
+        assert closed.value.code == 4408 and "took its place" in closed.value.reason

@@ -38,7 +38,13 @@ __all__ = [
 MAX_WAIT = 30.0
 """The longest wait (seconds) before connecting again."""
 
-FINAL_CLOSES = {4400: "refused", 4401: "token", 4403: "paused or not seated", 4404: "no table"}
+FINAL_CLOSES = {
+    4400: "refused",
+    4401: "token",
+    4403: "paused or not seated",
+    4404: "no table",
+    4408: "another connection of this bot took its place",
+}
 """Close codes after which connecting again cannot help."""
 
 TABLE_FINISHED = 4410

@@ -82,6 +82,7 @@ POLL_SECONDS = 0.5
 CLOSE_BAD_TOKEN = 4401
 CLOSE_PAUSED = 4403
 CLOSE_FINISHED = 4410
+CLOSE_REPLACED = 4408
 
 
 class Accepts(BaseModel):
@@ -216,10 +217,17 @@ async def _lobby(websocket: WebSocket, holdings: ServerHoldings) -> None:
     try:
         while not reader.done():
             now = await manager.workers.setup(show_presence, engine, account.id, socket_id, None)
-            if now is None or now.paused:
-                why = "paused by faults" if now is not None else "token revoked or reconnected"
-                code = CLOSE_PAUSED if now is not None else CLOSE_BAD_TOKEN
-                await websocket.close(code=code, reason=f"this bot account is {why}")
+            if now is not None and now.paused:
+                await websocket.close(code=CLOSE_PAUSED, reason="this bot account is paused")
+                break
+            if now is None:  # revoked, or a newer lobby socket of the bot took its place
+                valid = await manager.workers.setup(_account, engine, hello.token)
+                code, why = (
+                    (CLOSE_REPLACED, "another connection of this bot took its place")
+                    if valid is not None
+                    else (CLOSE_BAD_TOKEN, "the bot's token was revoked")
+                )
+                await websocket.close(code=code, reason=why)
                 break
             seats = await manager.workers.setup(open_seats, engine, account.id)
             for seat in seats:

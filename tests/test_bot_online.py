@@ -10,6 +10,7 @@ import json
 import os
 import random
 import secrets
+import socket
 import subprocess
 import sys
 import time
@@ -480,3 +481,32 @@ def test_an_act_stays_open_while_another_seat_acts(client: TestClient) -> None:
         seen: list[Msg] = []
         play(bot, me, random_answer(rng), rng, until=lambda m: m["type"] == "result", seen=seen)
         assert all(m["type"] != "error" for m in seen), seen
+
+
+@pytest.mark.slow  # served processes, as tests/test_server_processes.py
+def test_the_client_reconnects_by_itself_after_the_server_restarts(tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = str(probe.getsockname()[1])
+    database = f"sqlite:///{tmp_path / 'again.db'}"
+    first = Server(database, tmp_path / "first.log", "--port", port)
+    bot = None
+    try:
+        headers = account(first.url)
+        bot_id, token = bot_account(first.url, headers, "Comeback")
+        bot = BotProcess(first.url, token, tmp_path / "bot.log", "--bot", EXAMPLE)
+        wait_until(lambda: online(first.url, bot_id), "the bot online", 60)
+        first.stop()
+        second = Server(database, tmp_path / "second.log", "--port", port)
+        try:
+            wait_until(lambda: online(second.url, bot_id), "the bot back online", 90)
+            made = challenge(second.url, headers, bot_id, preset="pineapple", time_limit=20)
+            play_person(second.ws, made["table"]["id"], made["token"], 6)
+            assert timeouts(history(second.url, made["table"]["id"]), "Comeback") == 0
+        finally:
+            second.stop()
+    finally:
+        if bot is not None:
+            bot.stop()
+        first.stop()
+    assert "connection lost" in (tmp_path / "bot.log").read_text()

@@ -10,6 +10,7 @@ import { foulReason, lineMarksHTML, marksFor, scoopMarksHTML } from "./showdown.
 import { botWords, lineName, naturalName } from "./words.js";
 import { t } from "./i18n.js";
 import { lineHandName } from "./eval.js";
+import { dealAt } from "./tablehold.js";
 
 const lineLabel = (line) => { const w = lineName(line); return html`<span class="line-label"><span class="long">${w}</span><span class="short">${w[0].toLocaleUpperCase()}</span></span>`; };
 /** A line button: its words, on a phone only their first letter (its name is the words;
@@ -184,7 +185,8 @@ function decisionZoneHTML(T, { d, ds, board, showdown, touch, foul }) {
   const view = T.view;
   if (T.sessionOver) return sessionOverHTML(T);
   if (showdown) {
-    const secs = T.nextHandAt ? Math.max(0, Math.ceil((T.nextHandAt - T.now) / 1000)) : null;
+    const at = dealAt(T); // later while a player reads the last hand (tablehold.js)
+    const secs = at ? Math.max(0, Math.ceil((at - T.now) / 1000)) : null;
     const next = T.lastEnd ? (T.nextSent ? html`<span class="muted">${t("zone.waiting_others")}</span>` : html`<button class="primary" data-act="next" id="next-btn">${t("zone.next_hand")} ▶</button>`) : "";
     return html`<div class="waiting-msg action-bar" id="next-hand"><span>${t("zone.showdown")} ${secs !== null && T.lastEnd ? textWith(t("zone.next_in", { s: "\u0000" }), "\u0000", html`<span data-next>${secs}</span>`) : ""}</span>${next}</div>`;
   }

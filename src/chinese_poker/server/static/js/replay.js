@@ -7,6 +7,7 @@ import { html, setHTML } from "./util.js";
 import { gameName, plainDetail, statusName } from "./words.js";
 import { t } from "./i18n.js";
 import { parseHistory, replayBoardsHTML, replaySteps } from "./history.js";
+import { holdWhileOpen } from "./tablehold.js";
 
 export async function openReplay(tableId, hand) {
   let rec;
@@ -36,6 +37,7 @@ export async function openReplay(tableId, hand) {
     <div class="replay-step" id="replay-step"></div><div class="replay-boards" id="replay-boards"></div>
     <p class="muted" style="font-size:12px">${t("replay.keys")} <kbd>←</kbd>/<kbd>→</kbd> ${t("replay.keys_step")}, <kbd>Esc</kbd> ${t("replay.keys_close")}.</p></div>`);
   document.body.appendChild(ov);
+  holdWhileOpen(tableId, hand, ov); // the hand just played: the next deal waits for the reader
   const show = () => {
     $("#replay-pos", ov).textContent = t("replay.pos", { i, n: steps.length - 1 });
     $("#replay-step", ov).textContent = steps[i].text;

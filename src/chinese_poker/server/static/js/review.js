@@ -7,6 +7,7 @@ import { $, toast } from "./ui.js";
 import { api, getSeat } from "./net.js";
 import { html, replaceHTML, setHTML } from "./util.js";
 import { t } from "./i18n.js";
+import { holdWhileOpen } from "./tablehold.js";
 
 const markWord = (m) => t(`review.mark.${m}`);
 /** The decision's place in the hand: "street 2", "set", "surrender", "natural". */
@@ -57,6 +58,7 @@ export async function openReview(tableId, hand) {
   setHTML(ov, html`<div class="dialog review-dialog" role="dialog" aria-label="${t("review.aria", { n: hand })}"><h2>${t("review.title", { n: hand })} <span class="spacer"></span><a href="/review/${encodeURIComponent(tableId)}/${encodeURIComponent(hand)}" data-link class="small" id="review-page-link">${t("review.page")}</a> <button id="review-close">${t("review.close")}</button></h2>
     <div id="review-body" class="muted">${t("review.loading")}</div></div>`);
   document.body.appendChild(ov);
+  holdWhileOpen(tableId, hand, ov); // the hand just played: the next deal waits for the reader
   const close = () => { ov.remove(); document.removeEventListener("keydown", key, true); };
   function key(ev) { if (ev.key === "Escape") { close(); ev.stopPropagation(); } }
   document.addEventListener("keydown", key, true);

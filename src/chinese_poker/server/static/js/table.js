@@ -130,7 +130,7 @@ export function tableScreen(app, tableId, wanted, navigate) {
   }
 
   // ------------------------------------------------------------------ the player's intents
-  function changed() { saveStaging(tableId, T.sig, T.moves); render(); }
+  function changed() { saveStaging(tableId, T.sig, T.moves); socket.stage(); render(); }
   /** A staging step's answer (staging.stage's): null changed it, "" did nothing, else why not. */
   function staged(why) {
     if (why) toast(why, "info", 3000);

@@ -8,6 +8,7 @@ import { getSeat } from "./net.js";
 import { esc, html, raw, setHTML } from "./util.js";
 import { clockBar, clockFor, clockText } from "./clock.js";
 import { tableMainHTML, tableSideHTML } from "./tableview.js";
+import { dealAt, othersHoldText } from "./tablehold.js";
 
 /**
  * The screen of table `tableId` in `app`, drawn from T. `fairWatch` is fairness.js's
@@ -51,7 +52,10 @@ export function tablePage(app, T, { tableId, touch, fairWatch }) {
       el.classList.toggle("bank", bar.bank);
     }
     const nx = $("[data-next]", app);
-    if (nx && T.nextHandAt) nx.textContent = String(Math.max(0, Math.ceil((T.nextHandAt - now) / 1000)));
+    const at = dealAt(T); // a player reading the last hand holds the deal
+    if (nx && at) nx.textContent = String(Math.max(0, Math.ceil((at - now) / 1000)));
+    const held = $("#hold-others", app);
+    if (held) held.textContent = othersHoldText(T, now);
   }
 
   /** A mark on a board points at its row of the breakdown: show and flash it. */

@@ -8,6 +8,8 @@ import { CLOSE_WORDS } from "./words.js";
 import { closedWith } from "./tablestate.js";
 import { t } from "./i18n.js";
 import { tableChat } from "./chat.js";
+import { tableHolds } from "./tablehold.js";
+import { stageMessage } from "./staging.js";
 
 /**
  * The socket of table `tableId` for the state T: `onMessage` gets each message, `render`
@@ -20,6 +22,8 @@ import { tableChat } from "./chat.js";
 export function tableSocket(T, tableId, { onMessage, render }) {
   // The chat rides on the table's socket: its messages and errors stop here (chat.js).
   const chat = T.chat = tableChat(T, tableId, { send: (msg) => send(msg) });
+  // The holds of the next deal (tablehold.js) take their own messages too.
+  const holds = tableHolds(T, tableId, { send: (msg) => send(msg), render: () => render() });
 
   function wsURL() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
@@ -40,7 +44,7 @@ export function tableSocket(T, tableId, { onMessage, render }) {
     ws.onmessage = (ev) => {
       let msg;
       try { msg = JSON.parse(ev.data); } catch { return; }
-      if (!chat.onMessage(msg)) onMessage(msg);
+      if (!chat.onMessage(msg) && !holds.onMessage(msg)) onMessage(msg);
     };
     ws.onclose = (ev) => {
       if (T.ws !== ws) return;
@@ -81,11 +85,22 @@ export function tableSocket(T, tableId, { onMessage, render }) {
     return id;
   }
 
+  /** The staging to the server when it changed (what a timeout keeps), quietly: nothing
+   * is said if the socket is closed (the server keeps what it had). */
+  function stage() {
+    const msg = stageMessage(T);
+    const key = msg && JSON.stringify(msg);
+    if (!msg || key === T.stageSent || !T.ws || T.ws.readyState !== WebSocket.OPEN) return;
+    T.stageSent = key;
+    send(msg);
+  }
+
   /** Closes it for good (the screen is left). */
   function close() {
     chat.stop();
+    holds.stop();
     if (T.ws) { const ws = T.ws; T.ws = null; ws.close(); }
   }
 
-  return { connect, send, close };
+  return { connect, send, close, stage };
 }

@@ -10,6 +10,7 @@ import { boardBox, leaveHTML, myAreaHTML, sessionOverHTML } from "./board.js";
 import { breakdownHTML, handsHTML, hintsHTML, ledgerHTML, logHTML } from "./side.js";
 import { decision } from "./staging.js";
 import { t } from "./i18n.js";
+import { othersHoldText } from "./tablehold.js";
 
 const PHASE_KEYS = { play: "phase.play", naturals: "phase.naturals", surrender: "phase.surrender", showdown: "phase.showdown" };
 
@@ -68,9 +69,12 @@ export function tableMainHTML(T, { tableId, me, touch }) {
   const base = T.role === "seat" ? T.seat : -1;
   others.sort((a, b) => ((a.seat - base + n) % n) - ((b.seat - base + n) % n) || a.hand - b.hand);
   const notice = T.notice ? html`<div class="notice ${T.notice.mine ? "mine" : ""}" id="${T.notice.kind === "timeout" && T.notice.mine ? "timeout-notice" : "notice"}" role="status">${T.notice.text}</div>` : "";
+  // Who the table waits for (reading the last hand); tablepage.js ticks the seconds.
+  const waits = othersHoldText(T, T.now);
+  const held = waits ? html`<div class="notice hold" id="hold-others">${waits}</div>` : "";
   return html`${headHTML(T)}<div class="felt">
         <div class="opponents n${others.length}" id="opponents">${others.map((b) => boardBox(T, b))}</div>
-        ${notice}${seatControlsHTML(T, me)}
+        ${notice}${held}${seatControlsHTML(T, me)}
         ${T.role === "seat" ? html`<div class="my-area" id="my-area">${myAreaHTML(T, { touch })}</div>` : T.sessionOver ? sessionOverHTML(T) : ""}
       </div>`;
 }

@@ -76,6 +76,21 @@ def online(url: str, bot_id: str) -> bool:
     return any(b["id"] == bot_id for b in bots)
 
 
+def start_bot(
+    url: str, headers: dict[str, str], name: str, log: Path, *args: str, seen_from: str = ""
+) -> tuple[str, BotProcess]:
+    """A new bot account of the person, its ``--connect`` process started on ``url``, and
+    once the server (``seen_from``, default ``url``) lists it as online: (id, process)."""
+    bot_id, token = bot_account(url, headers, name)
+    bot = BotProcess(url, token, log, *args)
+    try:
+        wait_until(lambda: online(seen_from or url, bot_id), f"{name} online", 60)
+    except BaseException:
+        bot.stop()
+        raise
+    return bot_id, bot
+
+
 def challenge(url: str, headers: dict[str, str], bot_id: str, **body: Any) -> Msg:
     r = httpx2.post(f"{url}/api/bots/{bot_id}/challenge", json=body, headers=headers, timeout=30)
     assert r.status_code == 201, r.text
@@ -141,10 +156,8 @@ def test_the_example_bot_plays_whole_hands_against_a_person_and_our_bot(
     server: Server, tmp_path: Path
 ) -> None:
     headers = account(server.url)
-    bot_id, token = bot_account(server.url, headers, "Example")
-    bot = BotProcess(server.url, token, tmp_path / "bot.log", "--bot", EXAMPLE)
+    bot_id, bot = start_bot(server.url, headers, "Example", tmp_path / "bot.log", "--bot", EXAMPLE)
     try:
-        wait_until(lambda: online(server.url, bot_id), "the bot online", 60)
         made = challenge(server.url, headers, bot_id, preset="pineapple", time_limit=20)
         seen = play_person(server.ws, made["table"]["id"], made["token"], 1)
         records = history(server.url, made["table"]["id"])
@@ -175,9 +188,8 @@ def test_a_bot_connected_to_one_process_plays_a_table_another_owns(tmp_path: Pat
     bot = None
     try:
         headers = account(a.url)
-        bot_id, token = bot_account(a.url, headers, "Faraway")
-        bot = BotProcess(b.url, token, tmp_path / "bot.log", "--bot", EXAMPLE)
-        wait_until(lambda: online(a.url, bot_id), "the bot online, seen from A", 60)
+        log = tmp_path / "bot.log"
+        bot_id, bot = start_bot(b.url, headers, "Faraway", log, "--bot", EXAMPLE, seen_from=a.url)
         made = challenge(a.url, headers, bot_id, preset="pineapple", time_limit=20)
         tid = made["table"]["id"]
         seen = play_person(a.ws, tid, made["token"], 2)
@@ -406,10 +418,9 @@ def test_our_bot_through_connect_holds_two_tables_at_once(server: Server, tmp_pa
     """``--bot rules`` (one of ours) through ``--connect``: two people challenge it at the
     same time and it plays both tables from one process."""
     headers = account(server.url)
-    bot_id, token = bot_account(server.url, headers, "Ours")
-    bot = BotProcess(server.url, token, tmp_path / "ours.log", "--bot", "rules", "--tables", "2")
+    log = tmp_path / "ours.log"
+    bot_id, bot = start_bot(server.url, headers, "Ours", log, "--bot", "rules", "--tables", "2")
     try:
-        wait_until(lambda: online(server.url, bot_id), "the bot online", 60)
         tables = [
             challenge(server.url, account(server.url), bot_id, preset="pineapple", time_limit=20)
             for _ in range(2)
@@ -493,9 +504,8 @@ def test_the_client_reconnects_by_itself_after_the_server_restarts(tmp_path: Pat
     bot = None
     try:
         headers = account(first.url)
-        bot_id, token = bot_account(first.url, headers, "Comeback")
-        bot = BotProcess(first.url, token, tmp_path / "bot.log", "--bot", EXAMPLE)
-        wait_until(lambda: online(first.url, bot_id), "the bot online", 60)
+        log = tmp_path / "bot.log"
+        bot_id, bot = start_bot(first.url, headers, "Comeback", log, "--bot", EXAMPLE)
         first.stop()
         second = Server(database, tmp_path / "second.log", "--port", port)
         try:

@@ -133,6 +133,17 @@ export function stageMessage(T) {
   return out;
 }
 
+/** The `stage` message of the staging now (docs/server-protocol.md): the cards a timeout
+ * keeps where they are. Null when this seat has no street to stage. */
+export function stageMessage(T) {
+  const d = decision(T);
+  if (!d || d.kind !== "street" || !T.hand || !d.street) return null;
+  return {
+    type: "stage", hand: T.hand, street: d.street,
+    top: staged(T, "top"), middle: staged(T, "middle"), bottom: staged(T, "bottom"), discard: staged(T, "discard"),
+  };
+}
+
 /** The Place action of the staging (cards left in hand go to the discard). */
 export function placeAction(T) {
   const d = decision(T);

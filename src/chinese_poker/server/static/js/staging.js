@@ -119,17 +119,6 @@ export function ready(T) {
 export function combinedBoard(board, T) {
   const out = {};
   for (const line of LINES) out[line] = [...(board ? board[line] : []), ...staged(T, line)];
-/** The `stage` message of the staging now (docs/server-protocol.md): the cards a timeout
- * keeps where they are. Null when this seat has no street to stage. */
-export function stageMessage(T) {
-  const d = decision(T);
-  if (!d || d.kind !== "street" || !T.hand || !d.street) return null;
-  return {
-    type: "stage", hand: T.hand, street: d.street,
-    top: staged(T, "top"), middle: staged(T, "middle"), bottom: staged(T, "bottom"), discard: staged(T, "discard"),
-  };
-}
-
   return out;
 }
 

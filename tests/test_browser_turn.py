@@ -91,6 +91,23 @@ def seated(browser: Any, server: Server, lang: str, name: str, **kw: Any) -> Any
     return page
 
 
+def seated_beside_a_stand_in(browser: Any, server: Server, lang: str, name: str) -> Any:
+    """Ann's page at a table whose other seat is Bob's, who joined and never came: Ann,
+    the creator, hands his seat to a bot, and the server tells the table so (a real
+    stand-in notice, shown above the hand for the rest of it)."""
+    page: Any = new_page(browser, locale=LOCALES[lang])
+    page.add_init_script(ALERT_STUBS)
+    seats = [{"kind": "human", "name": "Ann"}, {"kind": "human"}]
+    created = create_table(server, name=name, time_limit=120, bot_delay=1.5, seats=seats)
+    tid = created["table"]["id"]
+    server.post(f"/api/tables/{tid}/join", {"code": created["join_code"], "name": "Bob"})
+    open_seat(page, server, created)
+    page.wait_for_function("() => window.__cp && window.__cp.view")
+    server.post(f"/api/tables/{tid}/seats/1/bot", {"token": created["token"]})
+    expect(page.locator("#notice")).to_contain_text("Bob")
+    return page
+
+
 def turn_is_shown(page: Any, lang: str) -> None:
     """Ann's turn: the title, the icon and the polite live region say it."""
     page.wait_for_function("() => document.title.startsWith('●')")
@@ -207,7 +224,7 @@ def test_desktop_keys_the_foul_question_sound_and_confirm_in_view(
     browser: Any, stacked: Server, shots: Path, lang: str
 ) -> None:
     w, h = 1280, 900
-    page = seated(browser, stacked, lang, f"keys-{lang}")
+    page = seated_beside_a_stand_in(browser, stacked, lang, f"keys-{lang}")
     d = wait_decision(page)
     turn_is_shown(page, lang)
     # The turn sound: off until turned on, then kept in this browser.
@@ -233,13 +250,9 @@ def test_desktop_keys_the_foul_question_sound_and_confirm_in_view(
     page.click("#my-board [data-unstage='Kd']")
     assert moves(page) == [["Kd", "top"], ["Kc", "top"]]
     expect(page.locator("#foul-warning")).to_contain_text(WORDS[lang]["foul"])
-    # Item 8: with a notice above the hand (and the warning and the discard zone of
-    # street 2), Confirm stays in view: the action bar sticks to the window's bottom.
-    page.evaluate(
-        "() => { const T = window.__cp; T.notice = { kind: 'stand_in', mine: false,"
-        " text: 'Bob left the table: a bot plays for him until he is back.' }; T.render(); }"
-    )
-    expect(page.locator("#notice")).to_be_visible()
+    # Item 8: with the stand-in notice above the hand (and the warning and the discard
+    # zone of street 2), Confirm stays in view: the action bar sticks to the bottom.
+    expect(page.locator("#notice")).to_contain_text("Bob")
     assert page.evaluate("() => window.scrollY") == 0
     in_view(page, "#confirm-btn", w, h)
     if lang == "en":

@@ -112,19 +112,38 @@ test("what a confirm sends: nothing before the cards are placed, then the Place 
 
 const MIDDLE_FOULS = { kind: "beats", line: "middle", below: "bottom", ceiling: null, text: "middle A A beats anything the bottom 9 7 5 3 2 can still become" };
 
-test("the page asks the server which placements foul once per decision and version, and keeps the answer for it", () => {
+test("the page asks the server which placements foul once per decision, and keeps the answer for it", () => {
   const T = street2(["Ah", "Ad", "Kc"], ["2s", "3h", "5d", "7c", "9c"]);
   assert.equal(state.foulsWanted(T), true, "the street's staging starts");
   assert.equal(state.foulsWanted(T), false, "asked already");
   assert.equal(state.foulsArrived(T, { type: "fouls", version: 9, fouls: { "0:mmd": MIDDLE_FOULS } }), true);
   assert.deepEqual(T.fouls, { sig: T.sig, version: 9, placements: { "0:mmd": MIDDLE_FOULS } });
   state.viewArrived(T, { hand: 4, version: 10, view: { ...T.view, version: 10 } }, 2000, null);
-  assert.equal(state.foulsWanted(T), true, "another player's move: asked again");
+  assert.equal(state.foulsWanted(T), false, "another player's move: the answer still holds");
   state.viewArrived(T, { hand: 4, version: 11, view: { ...T.view, version: 11, decisions: [{ ...T.view.decisions[0], cards: ["2h", "3h", "4h"] }] } }, 3000, null);
   assert.equal(state.foulsArrived(T, { type: "fouls", version: 10, fouls: {} }), false, "an answer about the last street is dropped");
+  assert.equal(state.foulsWanted(T), true, "the next street: asked once again");
+  assert.equal(state.foulsWanted(T), false);
   const waiting = street2();
   waiting.view.to_act = [1];
   assert.equal(state.foulsWanted(waiting), false, "not this player's turn");
+});
+
+test("the foul question stands for the staging it was asked about: any card moved ends it", () => {
+  const T = street2(["Ah", "Ad", "Kc"], ["2s", "3h", "5d", "7c", "9c"]);
+  state.dropCard(T, "middle", "Ah");
+  state.dropCard(T, "middle", "Ad");
+  T.foulAsked = true;
+  assert.equal(T.foulAsked, true);
+  state.dropCard(T, "top", "Ad");
+  assert.equal(T.foulAsked, false, "a card moved");
+  state.dropCard(T, "middle", "Ad");
+  T.foulAsked = true;
+  state.dropCard(T, "discard", "Kc");
+  assert.equal(T.foulAsked, false, "a card staged");
+  T.foulAsked = true;
+  state.viewArrived(T, { hand: 4, version: 10, view: { ...T.view, version: 10, decisions: [{ ...T.view.decisions[0], cards: ["2h", "3h", "4h"] }] } }, 3000, null);
+  assert.equal(T.foulAsked, false, "a new decision");
 });
 
 test("a certain foul is asked about once (the action bar's question), then the next confirm sends it; 'change' keeps the staging", () => {

@@ -29,7 +29,6 @@ export function syncStaging(T, saved = null) {
     T.sig = sig;
     T.moves = [];
     T.selected = null;
-    T.foulAsked = false;
     if (saved && saved.sig === sig && Array.isArray(saved.moves)) {
       const seen = new Set();
       for (const m of saved.moves) {
@@ -97,7 +96,6 @@ export function stage(T, line, card = T.selected) {
   }
   T.moves.push({ card, to: line });
   T.selected = null;
-  T.foulAsked = false;
   return null;
 }
 
@@ -105,7 +103,6 @@ export function unstage(T, card) {
   const i = T.moves.findIndex((m) => m.card === card);
   if (i < 0) return false;
   T.moves.splice(i, 1);
-  T.foulAsked = false;
   return true;
 }
 

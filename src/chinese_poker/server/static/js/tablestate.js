@@ -26,9 +26,14 @@ export function newTableState(tableId, wanted, mine, sortMode) {
     token: mine && mine.token,
     seat: null, player: null, spec: null,
     info: null, view: null, hand: 0, clocks: [], clocksAt: 0, log: [], now: 0,
-    moves: [], sig: null, selected: null, decisionIndex: 0, foulAsked: false,
+    moves: [], sig: null, selected: null, decisionIndex: 0,
+    // The staging the foul question was asked about: the question stands while the
+    // staging is that one (any card moved, taken back or a new decision ends it).
+    foulQuestion: null,
+    get foulAsked() { return this.foulQuestion !== null && this.foulQuestion === stagingKey(this); },
+    set foulAsked(asked) { this.foulQuestion = asked ? stagingKey(this) : null; },
     // The server's answer to `fouls` (which placements of this street foul whatever comes)
-    // and the decision and version it was last asked for.
+    // and the decision it was asked for.
     fouls: null, foulsAsked: null,
     hints: null, hintPending: false, autoPending: false,
     ledger: null, hands: [], lastEnd: null, nextHandAt: 0, sessionOver: false, nextSent: false,
@@ -40,6 +45,11 @@ export function newTableState(tableId, wanted, mine, sortMode) {
     // What the last tap did when it is not to be seen on the board (a card taken back).
     stageNote: null,
   };
+}
+
+/** What the staging is: the decision and where each staged card is. */
+function stagingKey(T) {
+  return `${T.sig}|${T.moves.map((m) => `${m.card}>${m.to}`).join(",")}`;
 }
 
 // ------------------------------------------------------------------ the server's messages
@@ -167,14 +177,15 @@ export function hintArrived(T, msg) {
 
 /**
  * Whether to ask the server which placements of this street foul (the `fouls` message):
- * true once per decision and table version while this player stages a street.
+ * true once per decision while this player stages a street (the answer is about the
+ * player's own board and cards: another player's move, a new version, does not change
+ * it; it was asked again on every version).
  */
 export function foulsWanted(T) {
   const d = S.decision(T);
   if (!d || d.kind !== "street" || !S.canAct(T)) return false;
-  const asked = T.foulsAsked;
-  if (asked && asked.sig === T.sig && asked.version >= T.view.version) return false;
-  T.foulsAsked = { sig: T.sig, version: T.view.version };
+  if (T.foulsAsked && T.foulsAsked.sig === T.sig) return false;
+  T.foulsAsked = { sig: T.sig };
   return true;
 }
 
@@ -245,7 +256,6 @@ export function takeBack(T) {
   if (!T.moves.length) return false;
   T.moves.pop();
   T.selected = null;
-  T.foulAsked = false;
   return true;
 }
 
@@ -253,7 +263,6 @@ export function takeBack(T) {
 export function clearStaging(T) {
   T.moves = [];
   T.selected = null;
-  T.foulAsked = false;
 }
 
 /**

@@ -11,7 +11,7 @@
   :data:`PAUSE_AFTER_FAULTS` of them pause the account: it is offered to nobody and its
   sockets are closed until its owner resumes it (``POST /api/me/bots/{id}/resume``).
 * **Presence.** A connected bot account has a ``bot_presence`` row (which process holds
-  its socket, what it accepts, refreshed every :data:`~.bot_socket.POLL_SECONDS`): the
+  its socket, what it accepts, written again every :data:`PRESENCE_REFRESH` seconds): the
   lobby of every process lists the bots online from the database alone.
 * **A challenge** (``POST /api/bots/{id}/challenge``): a person opens a table with
   himself and an online bot that accepts the preset; the bot's seat is taken at once in
@@ -70,6 +70,9 @@ BOTS_PER_OWNER = 20
 
 PRESENCE_SECONDS = 15.0
 """A bot whose socket's process has not refreshed its presence for this long is offline."""
+
+PRESENCE_REFRESH = 5.0
+"""How often a connected bot's presence is written again (its socket polls more often)."""
 
 TOKEN_PREFIX = "cpb-"
 
@@ -197,13 +200,19 @@ def show_presence(
                     )
                 )
         elif row.paused_at is None:
-            taken = conn.execute(
-                update(BOT_PRESENCE)
-                .where(BOT_PRESENCE.c.player_id == bot_id, BOT_PRESENCE.c.process == socket_id)
-                .values(seen_at=now)
-            ).rowcount
-            if not taken:
+            held = conn.execute(
+                select(BOT_PRESENCE.c.seen_at).where(
+                    BOT_PRESENCE.c.player_id == bot_id, BOT_PRESENCE.c.process == socket_id
+                )
+            ).scalar()
+            if held is None:
                 return None
+            if now - held >= PRESENCE_REFRESH:  # a write every few seconds, not every poll
+                conn.execute(
+                    update(BOT_PRESENCE)
+                    .where(BOT_PRESENCE.c.player_id == bot_id)
+                    .values(seen_at=now)
+                )
         player = conn.execute(
             select(PLAYERS.c.name, PLAYERS.c.owner).where(PLAYERS.c.id == bot_id)
         ).one()

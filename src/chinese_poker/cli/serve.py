@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     from chinese_poker.server.app import create_app
     from chinese_poker.server.bot_matches import MatchBudget
     from chinese_poker.server.db import default_database_url
-    from chinese_poker.server.transport import http_protocol
+    from chinese_poker.server.transport import http_protocol, websocket_protocol
 
     url = args.database_url or default_database_url()
     limits = _rate_limits(args.rate_limits)
@@ -167,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
         app,
         log_level=args.log_level,
         http=http_protocol(),
-        ws=args.ws,
+        ws=websocket_protocol(args.ws),
         ws_max_size=1024 * 1024,
         ws_ping_interval=20.0,
         ws_ping_timeout=20.0,

@@ -33,22 +33,28 @@ class Conn:
     written at once when nothing is queued before it: the ASGI send only suspends when
     the socket pushes back, and a send that does is finished, with everything sent after
     it, by the connection's writer task (:meth:`next_item`). Without a sink every
-    message is queued for the writer.
+    message is queued for the writer. With a ``direct`` writer as well, a message is
+    written straight to the socket when it can take it (most of the time), without the
+    ASGI send's coroutines.
     """
 
-    __slots__ = ("_busy", "_sink", "address", "chair", "closed", "queue")
+    __slots__ = ("_busy", "_direct", "_sink", "address", "chair", "closed", "queue")
 
     def __init__(
         self,
         chair: int | None,
         sink: Callable[[str], Coroutine[Any, Any, None]] | None = None,
         address: str = "",
+        direct: Callable[[str], bool] | None = None,
     ) -> None:
         self.chair = chair
         self.address = address  # the client's: its share of the hint worker counts by it
         self.queue: asyncio.Queue[str | _Resumed | None] = asyncio.Queue()
         self.closed = False
         self._sink = sink
+        # The socket's own writer (transport.direct_writer): True once it wrote the
+        # message, False when it cannot now (then the sink sends it).
+        self._direct = direct
         self._busy = False  # the writer has messages (or a suspended send) to finish
 
     @property
@@ -60,6 +66,8 @@ class Conn:
         if self.closed:
             return
         if self._sink is not None and not self._busy:
+            if self._direct is not None and self._direct(text):
+                return
             self._write_now(self._sink, text)
             return
         if self.queue.qsize() > SEND_QUEUE_LIMIT:

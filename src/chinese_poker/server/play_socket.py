@@ -19,11 +19,12 @@ import time
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
-from chinese_poker.server.guard import client_address, origin_allowed
+from chinese_poker.server.guard import client_address, lone_surrogate, origin_allowed
 from chinese_poker.server.holdings import Holdings, manager_of
 from chinese_poker.server.lobby_routes import seat_cookie
 from chinese_poker.server.messages import MOVED_CLOSE, AuthMsg
-from chinese_poker.server.tables import Conn, TableManager, TableMoved
+from chinese_poker.server.tables import Conn, LiveTable, TableManager, TableMoved
+from chinese_poker.server.transport import direct_reading, direct_writer
 
 __all__ = ["AUTH_SECONDS", "MESSAGES_PER_SECOND", "MESSAGE_BURST", "router"]
 
@@ -135,29 +136,49 @@ async def _join(
     elif not live.spec.spectators:
         await websocket.close(code=4403, reason="this table has no spectators")
         return
-    conn = Conn(seat, websocket.send_text, client_address(websocket))
-    live.attach(conn)
+    conn = Conn(
+        seat, websocket.send_text, client_address(websocket), direct_writer(websocket.scope)
+    )
+    table: LiveTable = live
+    table.attach(conn)
     writer = asyncio.create_task(_writer(websocket, conn))
     bucket = _Bucket(MESSAGES_PER_SECOND, MESSAGE_BURST)
+
+    def handle(text: str | None, read_at: float) -> None:
+        nonlocal table
+        table = manager.tables.get(table_id, table)  # rebuilt since: the new one
+        try:
+            table.handle(conn, text, read_at)
+        except Exception:
+            log.exception("table %s: error handling a message", table_id)
+            conn.send(_SERVER_ERROR)
+
+    def read(text: str | None) -> float | None:
+        """A message read directly (transport.direct_reading), at most as fast as the
+        bucket allows; one the guard refuses is left to it (the ASGI way)."""
+        if text is not None and lone_surrogate(text) is not None:
+            return None
+        wait = bucket.wait()
+        if wait == 0.0:
+            handle(text, time.perf_counter())
+        return wait
+
+    reading = direct_reading(websocket.scope)
     try:
         while True:
+            if reading is not None:
+                reading(read)  # again after any message the guard refused
             # Fair share: a socket sending faster than the bucket allows is simply
             # not read for a while (TCP pushes back), whatever it sends.
             await bucket.take()
             message = await websocket.receive()
             if message["type"] == "websocket.disconnect":
                 break
-            read_at = time.perf_counter()
-            live = manager.tables.get(table_id, live)
-            try:
-                live.handle(conn, message.get("text"), read_at)
-            except Exception:
-                log.exception("table %s: error handling a message", table_id)
-                conn.send(_SERVER_ERROR)
+            handle(message.get("text"), time.perf_counter())
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
-        manager.tables.get(table_id, live).detach(conn)
+        manager.tables.get(table_id, table).detach(conn)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(writer, 1.0)
         writer.cancel()
@@ -189,6 +210,16 @@ class _Bucket:
             self.tokens = 1.0
             self.at = loop.time()
         self.tokens -= 1.0
+
+    def wait(self) -> float:
+        """Take a token now (0.0), or the seconds until one is there (none taken)."""
+        now = asyncio.get_running_loop().time()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1.0:
+            return (1.0 - self.tokens) / self.rate
+        self.tokens -= 1.0
+        return 0.0
 
 
 async def _auth(websocket: WebSocket) -> str | None:

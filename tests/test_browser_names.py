@@ -67,3 +67,20 @@ def test_a_player_who_gives_no_name_is_named_in_his_language(browser: Any, serve
     assert seats[0]["name"] == "Игрок 1"
     assert seats[1]["name"] == "бот «Любитель»"  # the one-click table's bot, in Russian too
     no_page_errors(page)
+
+
+def test_a_join_without_a_name_is_named_in_the_players_language(
+    browser: Any, server: Server
+) -> None:
+    """Only spaces typed on the join page of a browser with no saved name: the seat is
+    named "Player N" in the player's language, not the server's English default."""
+    page = new_page(browser, locale="ru-RU")
+    made = create_table(server, seats=[{"kind": "human", "name": "Ann"}, {"kind": "human"}])
+    tid = made["table"]["id"]
+    page.goto(f"{server.base}/join/{tid}?code={made['join_code']}")
+    page.fill("#j-name", "   ")
+    page.click("#join-btn")
+    page.wait_for_url(re.compile(r"/table/t-"))
+    assert server.get(f"/api/tables/{tid}")["seats"][1]["name"] == "Игрок 2"
+    no_page_errors(page)
+    page.context.close()

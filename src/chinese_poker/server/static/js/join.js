@@ -6,13 +6,14 @@ import { api, getSeat, saveSeat } from "./net.js";
 import { appendHTML, html, joinHTML, replaceHTML, setHTML, store } from "./util.js";
 import { botWords, gameName } from "./words.js";
 import { t } from "./i18n.js";
-import { offerSavedName } from "./identity.js";
+import { nameToPlay, offerSavedName } from "./identity.js";
 
 export function joinScreen(app, tableId, code, navigate) {
   const mine = getSeat(tableId);
   const idq = encodeURIComponent(tableId);
   setHTML(app, html`<div class="panel join-box" id="join-panel"><h2>${t("join.title")}</h2><div id="join-info" class="muted">${t("common.loading")}</div></div>`);
   let alive = true;
+  let firstFree = 0; // the seat a join without a chosen seat takes
   const formHTML = (info, free) => html`
     <form id="join-form" class="form-grid" style="margin-top:10px">
       <label for="j-name">${t("lobby.your_name")}</label><input id="j-name" type="text" maxlength="40" value="${store.get("cp.name", "")}" placeholder="${t("lobby.your_name")}" required>
@@ -34,6 +35,7 @@ export function joinScreen(app, tableId, code, navigate) {
     }
     if (!alive) return;
     const free = info.seats.filter((s) => s.kind === "human" && !s.taken);
+    if (free.length) firstFree = free[0].seat;
     const summary = html`<b>${info.name}</b> · ${gameName(info.preset)} · ${info.mode === "tournament" ? t("table.tournament") : t("join.cash")} · ${info.time_limit ? t("join.per_move", { s: info.time_limit }) : t("clock.none")}<br>
       ${t("join.seats")} ${joinHTML(info.seats.map((s) => (s.taken ? html`${s.name}${s.kind === "bot" ? html` (${t("join.bot_of", { level: botWords(s.bot, s.level) })})` : ""}` : html`<i>${t("table.free")}</i>`)), ", ")}`;
     if (mine && mine.token && info.status !== "finished") {
@@ -56,9 +58,12 @@ export function joinScreen(app, tableId, code, navigate) {
   })();
   async function submit(ev) {
     ev.preventDefault();
-    const name = $("#j-name", app).value.trim();
+    const typed = $("#j-name", app).value.trim();
     const seat = $("#j-seat", app).value;
-    if (name) store.set("cp.name", name);
+    if (typed) store.set("cp.name", typed);
+    // No name typed (only spaces): the profile's, else "Player N" in the player's
+    // language, not the server's English default.
+    const name = await nameToPlay(typed, t("lobby.player_n", { n: (seat === "" ? firstFree : Number(seat)) + 1 }));
     const err = $("#join-error", app);
     err.hidden = true;
     $("#join-btn", app).disabled = true;

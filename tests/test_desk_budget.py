@@ -169,3 +169,26 @@ def test_the_started_worker_says_whether_it_compiles() -> None:
         assert pool.compiling == heard
     finally:
         pool.close()
+
+
+FANTASYLAND = [(preset, size) for preset in ("ofc", "pineapple", "pineapple-progressive", "turbo")
+               for size in rules_for(preset).spec.variant.fantasyland_sizes]  # fmt: skip
+
+
+@pytest.mark.parametrize(("preset", "size"), FANTASYLAND)
+def test_every_fantasyland_deal_is_solved_within_the_budget(
+    client: TestClient, preset: str, size: int
+) -> None:
+    """A Fantasyland deal of each size each game deals: the exact solver and its
+    runner-ups within the desk's 5 s budget (as a study request's budget)."""
+    from chinese_poker.server.desk import STUDY_SECONDS
+
+    deck = list(range(52))
+    random.Random(size).shuffle(deck)
+    start = time.monotonic()
+    reply = client.post(
+        "/api/solve/fantasyland", json={"rules": preset, "cards": cards_str(deck[:size])}
+    )
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["cards"] == size
+    assert time.monotonic() - start < STUDY_SECONDS

@@ -6,6 +6,21 @@ import { cardHTML, html, signClass, signed, slotHTML } from "./util.js";
 import { describeAction, lineName } from "./words.js";
 import { t } from "./i18n.js";
 
+/**
+ * One hand's result in the hands list: this player's points first ("you"), then each
+ * other seat's, from the ledger's per-hand totals (LedgerInfo.hands); "" when the ledger
+ * does not have the hand yet.
+ * @param {{hand: number, totals: Object<string, number>} | undefined} entry
+ * @param {string | null} me
+ */
+export function handResultHTML(entry, me = null) {
+  if (!entry || !entry.totals) return "";
+  const names = Object.keys(entry.totals);
+  const order = me && names.includes(me) ? [me, ...names.filter((n) => n !== me)] : names;
+  const parts = order.map((n) => html`<span class="hand-points${n === me ? " me" : ""}" data-player="${n}">${n === me ? t("review.you") : n} <b class="${signClass(entry.totals[n])}">${signed(entry.totals[n])}</b></span>`);
+  return html`<span class="hand-result">${parts}</span>`;
+}
+
 export function parseHistory(text) {
   return text.split("\n").map((l) => l.trim()).filter(Boolean).map((l) => JSON.parse(l));
 }

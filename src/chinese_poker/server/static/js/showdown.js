@@ -27,6 +27,23 @@ export function foulReason(p) {
 export const pairId = (a, b) => `pair-${[a, b].map((x) => String(x).replace(/[^A-Za-z0-9_-]/g, "_")).join("-")}`;
 
 /**
+ * The shortest start of each name that tells it from the others' (1 to 3 letters; the
+ * whole name when even 3 do not): the opponents' labels on a phone.
+ * @param {string[]} names
+ */
+export function shortNames(names) {
+  const out = {};
+  for (const name of names) {
+    const letters = [...name];
+    let n = 1;
+    while (n < 3 && names.some((o) => o !== name && [...o].slice(0, n).join("") === letters.slice(0, n).join(""))) n++;
+    const short = letters.slice(0, n).join("");
+    out[name] = names.some((o) => o !== name && [...o].slice(0, n).join("") === short) ? name : short;
+  }
+  return out;
+}
+
+/**
  * The marks of the board of settlement player ``name``: {lines: {top: [{vs, points,
  * pair}], ...}, royalties: {top: n, ...}, fouled, foulReason, scoops: [{vs, points,
  * pair}]}, or null when the settlement has no such player.
@@ -37,6 +54,10 @@ export function marksFor(settlement, name) {
   if (!me) return null;
   const out = { lines: { top: [], middle: [], bottom: [] }, royalties: {}, fouled: !!me.fouled, foulReason: foulReason(me), scoops: [] };
   for (const l of me.lines || []) out.royalties[l.line] = l.royalty || 0;
+  // With two opponents or more, each line's mark names the opponent it is against.
+  const vs = settlement.players.map((p) => p.name).filter((n) => n !== name);
+  out.named = vs.length > 1;
+  out.short = shortNames(vs);
   for (const pair of settlement.pairs || []) {
     let sign = 0;
     if (pair.a === name) sign = 1;
@@ -60,7 +81,9 @@ export function lineMarksHTML(marks, line) {
   const parts = [];
   if (marks.fouled) parts.push(html`<a class="mark foul" href="#${marks.pair || ""}" data-pair="${marks.pair || ""}" title="${marks.foulReason}">${t("mark.foul")}</a>`);
   for (const m of marks.lines[line]) {
-    parts.push(html`<a class="mark ${signClass(m.points)}" href="#${m.pair}" data-pair="${m.pair}" title="${t("mark.line_against", { line: lineName(line), vs: m.vs })}">${m.points === 0 ? "=" : signed(m.points)}</a>`);
+    // Multi-way: the opponent's name before the points (its first letters on a phone).
+    const who = marks.named ? html`<span class="vs"><span class="vs-long">${m.vs}</span><span class="vs-short">${(marks.short || {})[m.vs] || m.vs}</span></span> ` : "";
+    parts.push(html`<a class="mark ${signClass(m.points)}" href="#${m.pair}" data-pair="${m.pair}" data-vs="${m.vs}" title="${t("mark.line_against", { line: lineName(line), vs: m.vs })}">${who}${m.points === 0 ? "=" : signed(m.points)}</a>`);
   }
   const roy = marks.royalties[line];
   if (roy && !marks.fouled) parts.push(html`<span class="mark roy" title="${t("mark.royalty")}">★+${roy}</span>`);

@@ -8,6 +8,7 @@ import { describeAction, hintText, itemText, naturalName } from "./words.js";
 import { lineHandName } from "./eval.js";
 import { t } from "./i18n.js";
 import { foulReason, pairId } from "./showdown.js";
+import { handResultHTML } from "./history.js";
 
 export function breakdownHTML(view, handNo) {
   const st = view.settlement;
@@ -59,12 +60,13 @@ export function ledgerHTML(lg, final) {
   </div>`;
 }
 
-export function handsHTML(tableId, hands) {
+export function handsHTML(tableId, hands, ledger = null, me = null) {
+  const results = (ledger && ledger.hands) || []; // each hand's points (history.handResultHTML)
   const finished = (hands || []).filter((h) => h.finished);
   if (!finished.length) return "";
   const base = `/api/tables/${encodeURIComponent(tableId)}/history`;
   return html`<div class="panel" id="hands"><h2>${t("hands.title")} <a href="${base}" download="${tableId}-history.jsonl" id="download-all"><button class="small" type="button">⬇ ${t("hands.all")}</button></a></h2>
-    <ul class="hands-list">${finished.map((h) => html`<li><span>${t("hands.hand", { n: h.hand })}</span><button class="small" data-act="replay" data-hand="${h.hand}">▶ ${t("hands.replay")}</button><button class="small" data-review-hand="${h.hand}" data-table="${tableId}">☑ ${t("review.button")}</button><a href="${base}?hand=${h.hand}" download="${tableId}-hand-${h.hand}.jsonl"><button class="small" type="button">⬇</button></a></li>`)}</ul></div>`;
+    <ul class="hands-list">${finished.map((h) => html`<li><span>${t("hands.hand", { n: h.hand })}</span>${handResultHTML(results.find((r) => r.hand === h.hand), me)}<button class="small" data-act="replay" data-hand="${h.hand}">▶ ${t("hands.replay")}</button><button class="small" data-review-hand="${h.hand}" data-table="${tableId}">☑ ${t("review.button")}</button><a href="${base}?hand=${h.hand}" download="${tableId}-hand-${h.hand}.jsonl"><button class="small" type="button">⬇</button></a></li>`)}</ul></div>`;
 }
 
 export function logHTML(log, players) {

@@ -88,7 +88,7 @@ export function tableSideHTML(T, { tableId, fair }) {
   const sd = view && view.phase === "showdown" ? { hand: T.hand, view } : T.lastShowdown;
   if (sd && sd.view.settlement) parts.push(breakdownHTML(sd.view, sd.hand));
   if (T.ledger) parts.push(ledgerHTML(T.ledger, T.sessionOver));
-  parts.push(handsHTML(tableId, T.hands));
+  parts.push(handsHTML(tableId, T.hands, T.ledger, T.role === "seat" && view ? view.player : null));
   parts.push(fair);
   if (view) parts.push(logHTML(T.log, view.players));
   return html`${parts}`;

@@ -245,7 +245,7 @@ VIEWPORTS = {"phone": {"width": 360, "height": 740}, "desktop": {"width": 1280, 
 @pytest.mark.parametrize("size", list(VIEWPORTS))
 @pytest.mark.parametrize("lang", list(LOCALES))
 def test_labels_and_buttons_fit_in_every_language(
-    browser: Any, server: Server, lang: str, size: str
+    browser: Any, server: Server, shots: Path, lang: str, size: str
 ) -> None:
     """Issue 40 item 7: on a 360x740 phone and a desktop, in each language, no line
     label runs over the cards or out of its box ("СЕРЕДИНА", "AIZMUGURĒJĀ" did), and no
@@ -261,6 +261,8 @@ def test_labels_and_buttons_fit_in_every_language(
     page.keyboard.press("b")
     page.wait_for_function("() => window.__cp.moves.length === 1")
     problems += page.evaluate(FIT_JS)
+    if (lang, size) in (("ru", "phone"), ("lv", "desktop")):
+        page.screenshot(path=str(shots / f"fit-{lang}-{size}.png"))
     play_keys(page, {**d, "place": d["place"] - 1, "free": [f - (i == 2) for i, f in
                                                             enumerate(d["free"])]})  # fmt: skip
     d = wait_decision(page, timeout=30)

@@ -11,6 +11,8 @@ Standard library only. It reads the engine's JSON lines on stdin and answers on 
 * ``quit`` or the end of stdin ends it. Logs go to stderr, never stdout.
 
 Try it:  chinese-poker simulate --bots 'cmd:python3 examples/bots/random_bot.py,rules'
+Online, unchanged (docs/bot-protocol.md "Online"), with a bot account's token:
+  chinese-poker bot --connect URL --bot 'cmd:python3 examples/bots/random_bot.py'
 """
 
 import contextlib

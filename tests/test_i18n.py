@@ -395,6 +395,24 @@ def test_every_server_error_code_has_words_in_every_language() -> None:
             assert isinstance(text, str) and text.strip(), (lang, code)
 
 
+def test_every_error_code_a_page_can_get_is_an_error_code() -> None:
+    """The codes come from the server's code, not from a list here: every ``error`` a
+    page's socket can get is built with an ``ErrorCode`` (``messages.error_text``), and
+    the one written out as a literal (the socket's last resort) is one of them too."""
+    from chinese_poker.server.messages import ErrorCode
+
+    server = ROOT / "src/chinese_poker/server"
+    literal = re.compile(r'"type": "error".*?"code": "(\w+)"')
+    found = {
+        m.group(1)
+        for path in server.glob("*.py")
+        if path.name != "bot_socket.py"  # the bot protocol's own errors, for programs
+        for m in literal.finditer(path.read_text())
+    }
+    assert found, "the socket's literal error was not found"
+    assert found <= {code.value for code in ErrorCode}, found
+
+
 def test_the_lobby_names_options_and_rules_in_players_words() -> None:
     """No option key in brackets and no RULES section number on a page (issue 40): the
     lobby lists an option by its name alone, so every name is distinct in every language."""

@@ -749,3 +749,29 @@ def test_the_desk_speaks_the_language_the_lobby_chose(browser: Any, server: Serv
     finally:
         ctx.close()
     assert errors == []
+
+
+LINE_NAME_SPILLS = """() => [...document.querySelectorAll('.lname')]
+  .filter((e) => e.getBoundingClientRect().width > 0)
+  .map((e) => {
+    const r = document.createRange();
+    r.selectNodeContents(e);
+    return [e.textContent, e.getBoundingClientRect().width, r.getBoundingClientRect().width];
+  })
+  .filter(([, box, text]) => text > box + 1).map(([name]) => name)"""
+
+
+@pytest.mark.parametrize("locale", ["en-GB", "bg-BG", "hr-HR", "ru-RU", "lv-LV"])
+def test_the_desks_line_names_fit_in_every_language(
+    browser: Any, server: Server, locale: str
+) -> None:
+    """Issue 40 item 7 on the desk's pages: a board's line names stay in their column
+    on a phone ("aizmugurējā" ran over the first card of /score's boards)."""
+    ctx = browser.new_context(**PHONE, locale=locale)
+    page = ctx.new_page()
+    for path in ("/score", "/study"):
+        page.goto(server.base + path)
+        page.wait_for_selector("body[data-ready='1']")
+        assert page.locator(".lname").count() > 0 or path == "/study"
+        assert page.evaluate(LINE_NAME_SPILLS) == [], (locale, path)
+    ctx.close()

@@ -33,7 +33,7 @@ the player's language), and any other invalid request as before.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
 from fastapi import HTTPException, Request, Response
@@ -69,7 +69,7 @@ def name_rule_words(error: Mapping[str, Any]) -> str | None:
 class PlayerNameRoute(APIRoute):
     """A route whose refused player name is answered with the name rule's ``400``."""
 
-    def get_route_handler(self) -> Callable[[Request], Awaitable[Response]]:
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
 
         async def with_name_rule(request: Request) -> Response:

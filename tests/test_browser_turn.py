@@ -26,6 +26,7 @@ from chinese_poker.cards import Board, parse_cards
 from chinese_poker.rules import rules_for
 from chinese_poker.scoring import certain_foul
 from test_browser import Server, create_table, new_page, no_page_errors, open_seat, wait_decision
+from test_browser_i18n import FIT_JS
 from test_browser_session import touch_drag
 
 browser = test_browser.browser
@@ -147,7 +148,7 @@ def in_view(page: Any, selector: str, width: int, height: int) -> None:
         assert hit, (selector, box, "covered")
 
 
-@pytest.mark.parametrize("lang", ["en", "bg"])
+@pytest.mark.parametrize("lang", ["en", "bg", "ru"])
 def test_phone_taps_the_foul_question_and_turn_alerts(
     browser: Any, stacked: Server, shots: Path, lang: str
 ) -> None:
@@ -193,6 +194,7 @@ def test_phone_taps_the_foul_question_and_turn_alerts(
         in_view(page, sel, w, h)
     expect(page.locator("#foul-change-btn")).to_have_text(WORDS[lang]["change"])
     expect(page.locator("#confirm-btn")).to_have_text(WORDS[lang]["play"])
+    assert page.evaluate(FIT_JS) == [], "the question's buttons keep their words inside"
     if lang == "bg":  # the docs show one language of each screen
         page.screenshot(path=str(shots / f"foul-question-phone-{lang}.png"))
     page.tap("#foul-change-btn")

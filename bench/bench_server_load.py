@@ -787,7 +787,7 @@ def run(
         "ws": args.ws,
         "failures": [res["failed"] for res in results if "failed" in res],
         "servers": len(urls_of),
-        "server_rss_mib": sum_or_none([server_rss_mib(p) for p in pids]),
+        "server_rss_mib": rounded(sum_or_none([server_rss_mib(p) for p in pids])),
         # Python's own count of live memory blocks and of objects the GC pacer froze:
         # flat blocks with a growing RSS is the allocator keeping a high-water mark.
         "server_allocated_blocks": own.get("allocated_blocks"),
@@ -826,6 +826,10 @@ def slowest(timings: list[dict[str, Any]]) -> dict[str, Any]:
 def sum_or_none(values: list[Any]) -> Any:
     """The sum, or None if any value is unknown."""
     return None if any(v is None for v in values) else sum(values)
+
+
+def rounded(mib: float | None) -> float | None:
+    return round(mib, 1) if mib is not None else None
 
 
 def server_timings(url: str, reset: bool = False) -> dict[str, Any]:

@@ -33,6 +33,44 @@ WORDS = {
 LINE_WORDS = {"en-GB": ("top", "middle", "bottom"), "ru-RU": ("верхняя", "средняя", "нижняя")}
 
 
+def _tab_to(page: Any, test: str, back: bool = False) -> None:
+    """Tab (or Shift+Tab) until the focused element passes ``test`` (a JS function of
+    it): what a keyboard user does to reach a control."""
+    for _ in range(60):
+        page.keyboard.press("Shift+Tab" if back else "Tab")
+        if page.evaluate(f"() => ({test})(document.activeElement)"):
+            return
+    raise AssertionError(f"Tab never reached {test}")
+
+
+def _street_by_tab(page: Any, d: dict[str, Any], said: dict[str, Any], locale: str) -> None:
+    """A street with Tab and Enter only: each card focused and chosen, then the line's
+    button, then Confirm; the focus stays where the player was after each press."""
+    free = list(d["free"])
+    for _ in range(d["place"]):
+        line = 2 if free[2] else 1 if free[1] else 0
+        free[line] -= 1
+        _tab_to(page, "(el) => !!el.dataset.pick", back=True)
+        spoken = page.evaluate("() => document.activeElement.title")
+        page.keyboard.press("Enter")
+        _said(page, f"{spoken} {said['selected']}" if locale == "en-GB"
+              else f"{said['selected']}: {spoken}")  # fmt: skip
+        assert page.evaluate("() => document.activeElement.dataset.pick") is not None
+        act = ("top", "middle", "bottom")[line]
+        _tab_to(page, f"(el) => el.dataset.act === '{act}'")
+        staged = page.evaluate("() => window.__cp.moves.length")
+        page.keyboard.press("Enter")
+        # The card is on the line, said so, and the focus still on the line's button.
+        _said(page, f"{spoken}: {LINE_WORDS[locale][line]}")
+        page.wait_for_function(
+            f"() => window.__cp.moves.length === {staged + 1}"
+            f" && window.__cp.moves[{staged}].to === '{act}'"
+        )
+        assert page.evaluate("() => document.activeElement.dataset.act") == act
+    _tab_to(page, "(el) => el.id === 'confirm-btn'")
+    page.keyboard.press("Enter")
+
+
 def _live(page: Any, region: str) -> str:
     return str(page.evaluate(f"() => (document.getElementById('{region}') || {{}}).textContent"))
 
@@ -75,32 +113,35 @@ def test_a_whole_hand_by_keyboard_with_what_a_screen_reader_says(
             name = cards.nth(i).get_attribute("aria-label") or ""
             title = cards.nth(i).get_attribute("title") or ""
             assert title and name.endswith(title) and name[0] in "1234567890", (name, title)
-        free = list(d["free"])
-        for n in range(d["place"]):
-            line = 2 if free[2] else 1 if free[1] else 0
-            free[line] -= 1
-            spoken = page.locator("#hand [data-pick]").first.get_attribute("title")
-            page.keyboard.press("1")
-            _said(page, f"{spoken} {said['selected']}" if locale == "en-GB"
-                  else f"{said['selected']}: {spoken}")  # fmt: skip
-            page.keyboard.press("tmb"[line])
-            _said(page, f"{spoken}: {LINE_WORDS[locale][line]}")
-            if streets == 1 and n == 0:  # once: a card taken back with U, and put again
-                page.keyboard.press("u")
-                _said(page, f"{spoken} {said['back']}" if locale == "en-GB"
-                      else f"{said['back']}: {spoken}")  # fmt: skip
+        if streets == 0:  # the first street with Tab and Enter alone
+            _street_by_tab(page, d, said, locale)
+        else:  # the others with the table's keys
+            free = list(d["free"])
+            for n in range(d["place"]):
+                line = 2 if free[2] else 1 if free[1] else 0
+                free[line] -= 1
+                spoken = page.locator("#hand [data-pick]").first.get_attribute("title")
                 page.keyboard.press("1")
+                _said(page, f"{spoken} {said['selected']}" if locale == "en-GB"
+                      else f"{said['selected']}: {spoken}")  # fmt: skip
                 page.keyboard.press("tmb"[line])
                 _said(page, f"{spoken}: {LINE_WORDS[locale][line]}")
-        if d["discard"] and streets == 2:  # once: the discard by its key
-            spoken = page.locator("#hand [data-pick]").first.get_attribute("title")
-            page.keyboard.press("1")
-            page.keyboard.press("x")
-            _said(page, f"{spoken}: {said['discard']}")
-        page.keyboard.press("Enter")
-        if page.evaluate("() => window.__cp.foulAsked"):
-            expect(page.locator("#foul-question")).to_have_attribute("role", "alert")
+                if streets == 1 and n == 0:  # once: a card taken back with U, and put again
+                    page.keyboard.press("u")
+                    _said(page, f"{spoken} {said['back']}" if locale == "en-GB"
+                          else f"{said['back']}: {spoken}")  # fmt: skip
+                    page.keyboard.press("1")
+                    page.keyboard.press("tmb"[line])
+                    _said(page, f"{spoken}: {LINE_WORDS[locale][line]}")
+            if d["discard"] and streets == 2:  # once: the discard by its key
+                spoken = page.locator("#hand [data-pick]").first.get_attribute("title")
+                page.keyboard.press("1")
+                page.keyboard.press("x")
+                _said(page, f"{spoken}: {said['discard']}")
             page.keyboard.press("Enter")
+            if page.evaluate("() => window.__cp.foulAsked"):
+                expect(page.locator("#foul-question")).to_have_attribute("role", "alert")
+                page.keyboard.press("Enter")
         page.wait_for_function(
             f"() => !window.__cp.view || window.__cp.view.version > {d['version']}"
         )

@@ -84,9 +84,9 @@ function stagedOnPage() {
  * @param {Intent} intent @param {Map<string, string>} before
  */
 export function keyWords(intent, before) {
-  if (!["pick-nth", "pick-next", "stage", "undo"].includes(intent.type)) return "";
+  if (!["pick", "pick-nth", "pick-next", "stage", "drop", "unstage", "undo"].includes(intent.type)) return "";
   const now = stagedOnPage();
-  if (intent.type === "pick-nth" || intent.type === "pick-next") {
+  if (intent.type === "pick" || intent.type === "pick-nth" || intent.type === "pick-next") {
     const picked = /** @type {HTMLElement | null} */ ($("#hand .card.selected"));
     return picked ? t("live.selected", { card: cardLabel(picked.dataset.card || "") }) : "";
   }
@@ -116,6 +116,15 @@ export function announce(words) {
   live.textContent = words;
 }
 
+/** A selector that finds a control again once the screen is drawn anew (null: none). */
+export function focusKey(el) {
+  const data = el.dataset || {};
+  for (const name of ["pick", "unstage", "act", "drop"]) {
+    if (data[name] !== undefined) return `[data-${name}="${CSS.escape(data[name])}"]`;
+  }
+  return el.id ? `#${CSS.escape(el.id)}` : null;
+}
+
 /** The element under `target` (an event's) that matches `selector`, if any. */
 function under(target, selector) {
   return target instanceof Element ? /** @type {HTMLElement | null} */ (target.closest(selector)) : null;
@@ -132,36 +141,57 @@ export function listenToPlayer(app, carry) {
   const touchDrag = { card: null, x: 0, y: 0, source: null, ghost: null };
   let dragCard = null;
 
+  // A control pressed from the keyboard (Enter or Space: a click of detail 0) keeps the
+  // focus where the screen drawn anew has it again, else the hand's first card: the
+  // focus fell back to the page's start, and the next Tab began from the top bar.
   function onClick(ev) {
+    const active = document.activeElement;
+    const key = ev.detail === 0 && active instanceof HTMLElement && app.contains(active) ? focusKey(active) : null;
+    const before = key ? stagedOnPage() : null;
+    const intent = clicked(ev);
+    if (!key) return;
+    // Pressed from the keyboard: said, as a key of the table's is.
+    const words = intent && before ? keyWords(intent, before) : "";
+    if (words) announce(words);
+    if (document.activeElement && document.activeElement !== document.body) return;
+    const again = /** @type {HTMLElement | null} */ (app.querySelector(key) || app.querySelector("#hand [data-pick]"));
+    if (again) again.focus();
+  }
+
+  /** Carries out a click; returns its intent (null: none). @returns {Intent | null} */
+  function clicked(ev) {
+    /** @param {Intent} intent */
+    const done = (intent) => (carry(intent) ? intent : null);
     const mark = under(ev.target, "[data-pair]");
     if (mark) {
       ev.preventDefault();
-      carry({ type: "show-pair", id: mark.dataset.pair });
-      return;
+      return done({ type: "show-pair", id: mark.dataset.pair });
     }
     const pick = under(ev.target, "[data-pick]");
-    if (pick) { carry({ type: "pick", card: pick.dataset.pick }); return; }
+    if (pick) return done({ type: "pick", card: pick.dataset.pick });
     const un = under(ev.target, "[data-unstage]");
     if (un) {
       // The line under the card: with a card selected the tap places it there.
       const line = under(un, "[data-drop]");
-      carry({ type: "unstage", card: un.dataset.unstage, line: line ? line.dataset.drop : null });
-      return;
+      return done({ type: "unstage", card: un.dataset.unstage, line: line ? line.dataset.drop : null });
     }
     const act = under(ev.target, "[data-act]");
     if (act) {
       const intent = actIntent(act.dataset.act, act.dataset);
-      if (intent) carry(intent);
-      return;
+      return intent ? done(intent) : null;
     }
     const drop = under(ev.target, "[data-drop]");
-    if (drop && drop.dataset.drop !== "hand") carry({ type: "stage", line: drop.dataset.drop });
+    if (drop && drop.dataset.drop !== "hand") return done({ type: "stage", line: drop.dataset.drop });
+    return null;
   }
 
   function onKey(ev) {
     if (under(ev.target, "input, textarea, select")) return;
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     if ($(".overlay")) return;
+    // Enter on a focused control (a card, a line, a button reached with Tab) is that
+    // control's: it was taken as "confirm", so a card could not be chosen with Tab + Enter.
+    if (ev.key === "Enter" && under(ev.target, "button, a, [role='button']")) return;
     const press = keyIntent(ev.key, ev.code, ev.shiftKey);
     if (!press) return;
     // Keys act on what is not focused (a card chosen by its number): say what they did.

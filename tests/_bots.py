@@ -60,6 +60,21 @@ def challenge(client: TestClient, headers: dict[str, str], bot_id: str, **body: 
     return made
 
 
+def my_bot(client: TestClient, headers: dict[str, str], bot_id: str) -> Msg:
+    """The person's bot account as /api/me/bots shows it (faults, paused, ...)."""
+    bots: list[Msg] = client.get("/api/me/bots", headers=headers).json()
+    return next(b for b in bots if b["id"] == bot_id)
+
+
+def seated(client: TestClient, **body: Any) -> tuple[dict[str, str], str, str, Msg]:
+    """A person, his bot online (its lobby socket closed again), and a challenge."""
+    headers = person(client)
+    bot_id, token = new_bot(client, headers)
+    with bot_lobby(client, token):
+        made = challenge(client, headers, bot_id, preset="pineapple", **body)
+    return headers, bot_id, token, made
+
+
 def poll(ws: Any, seconds: float = 0.05) -> Msg | None:
     """The next message of a TestClient socket, or None if none came within ``seconds``."""
     from test_server import recv

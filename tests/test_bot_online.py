@@ -25,7 +25,18 @@ from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 from websockets.sync.client import ClientConnection, connect
 
-from _bots import bot_lobby, bot_table, hello, new_bot, person, play, poll, random_answer
+from _bots import (
+    bot_lobby,
+    bot_table,
+    hello,
+    my_bot,
+    new_bot,
+    person,
+    play,
+    poll,
+    random_answer,
+    seated,
+)
 from _bots import challenge as challenge_here
 from _helpers import random_action, wait_until
 from chinese_poker.server.app import create_app
@@ -211,20 +222,6 @@ def test_a_bot_connected_to_one_process_plays_a_table_another_owns(tmp_path: Pat
 def client(tmp_path: Path) -> Iterator[TestClient]:
     with TestClient(create_app(f"sqlite:///{tmp_path / 'faults.db'}")) as c:
         yield c
-
-
-def my_bot(client: TestClient, headers: dict[str, str], bot_id: str) -> Msg:
-    bots: list[Msg] = client.get("/api/me/bots", headers=headers).json()
-    return next(b for b in bots if b["id"] == bot_id)
-
-
-def seated(client: TestClient, **body: Any) -> tuple[dict[str, str], str, str, Msg]:
-    """A person, his bot online (its lobby socket closed again), and a challenge."""
-    headers = person(client)
-    bot_id, token = new_bot(client, headers)
-    with bot_lobby(client, token):
-        made = challenge_here(client, headers, bot_id, preset="pineapple", **body)
-    return headers, bot_id, token, made
 
 
 def test_a_bot_that_times_out_gets_the_tables_timeout_rule_and_a_fault(

@@ -63,7 +63,7 @@ from chinese_poker.server.bot_accounts import (
 )
 from chinese_poker.server.guard import client_address
 from chinese_poker.server.holdings import Holdings, ServerHoldings, manager_of, store_of
-from chinese_poker.server.messages import MOVED_CLOSE
+from chinese_poker.server.messages import MAX_MESSAGE, MOVED_CLOSE, ErrorCode
 from chinese_poker.server.play_socket import MESSAGE_BURST, MESSAGES_PER_SECOND
 from chinese_poker.server.tables import Conn, LiveTable, TableMoved
 
@@ -103,6 +103,32 @@ class Hello(BaseModel):
 
 def _error(ref: object, code: str, message: str) -> str:
     return json.dumps({"type": "error", "id": ref, "code": code, "message": message})
+
+
+class Refused(Exception):
+    """A bot's message that cannot be read: its error's code and words."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def parse_message(text: str | None) -> dict[str, Any]:
+    """A bot's message as a JSON object (:class:`Refused` says what is wrong). Bounded
+    as people's messages are: a huge one is not parsed on the event loop, and a deeply
+    nested one (Python's parser recurses) is an error, not a dead socket."""
+    if text is None:
+        raise Refused(ErrorCode.BAD_JSON, "send JSON text frames, not binary ones")
+    if len(text) > MAX_MESSAGE:
+        raise Refused(ErrorCode.TOO_LARGE, f"a message may have at most {MAX_MESSAGE} chars")
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        data = None
+    if not isinstance(data, dict):
+        raise Refused(ErrorCode.BAD_JSON, "a message is one JSON object")
+    return data
 
 
 class _Refusals:
@@ -259,11 +285,11 @@ async def _lobby_reader(websocket: WebSocket) -> None:
             await websocket.send_text(_error(None, "too_many", "too many messages: slow down"))
             continue
         try:
-            data = json.loads(message.get("text") or "")
-        except ValueError:
-            await websocket.send_text(_error(None, "bad_json", "a message is one JSON object"))
+            data = parse_message(message.get("text"))
+        except Refused as refused:
+            await websocket.send_text(_error(None, refused.code, refused.message))
             continue
-        kind = data.get("type") if isinstance(data, dict) else None
+        kind = data.get("type")
         if kind == "ping":
             await websocket.send_text(json.dumps({"type": "pong", "id": data.get("id")}))
         else:
@@ -308,6 +334,7 @@ async def _table(websocket: WebSocket, holdings: ServerHoldings, table_id: str) 
     conn = Conn(chair, seat.sink, client_address(websocket))
     seat.conn = conn
     live.attach(conn)
+    seat.take_place()
     writer = asyncio.create_task(_drain(websocket, conn))
     watcher = asyncio.create_task(_watch_token(seat, hello.token))
     bucket = _Refusals()
@@ -328,6 +355,7 @@ async def _table(websocket: WebSocket, holdings: ServerHoldings, table_id: str) 
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
+        seat.leave_place()
         live = manager.tables.get(table_id, seat.live)
         dropped = seat.open_question() and not seat.done
         live.detach(conn)
@@ -363,6 +391,11 @@ async def _drain(websocket: WebSocket, conn: Conn) -> None:
             conn.drained()
 
 
+PLAYING: dict[tuple[str, int], BotSeat] = {}
+"""The bot socket playing each (table, chair) in this process: one a seat, as a bot's
+lobby socket is one a bot (a table's sockets all reach the process that plays it)."""
+
+
 class BotSeat:
     """One bot socket's seat: the table's messages in, the bot protocol's out."""
 
@@ -391,6 +424,29 @@ class BotSeat:
 
     def open_question(self) -> bool:
         return self.asked is not None
+
+    def take_place(self) -> None:
+        """Play the chair alone: an older socket of the bot there is closed (4408) and
+        detached at once, so that a timeout or a lost socket counts one fault, and two
+        copies of a bot cannot both answer its decisions."""
+        key = (self.live.id, self.chair)
+        older = PLAYING.get(key)
+        PLAYING[key] = self
+        if older is None or older.done:
+            return
+        older.done = True
+        older.close_code = CLOSE_REPLACED
+        older.close_reason = "another connection of this bot took this seat"
+        if older.conn is not None:
+            older.live.detach(older.conn)
+        close = older.websocket.close(code=older.close_code, reason=older.close_reason)
+        task = asyncio.ensure_future(close)
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+
+    def leave_place(self) -> None:
+        key = (self.live.id, self.chair)
+        if PLAYING.get(key) is self:
+            del PLAYING[key]
 
     # ------------------------------------------------------------------ table -> bot
 
@@ -472,12 +528,9 @@ class BotSeat:
     async def answer(self, text: str | None) -> None:
         """One message of the bot: an ``action`` for the open ``act`` (or ``ping``)."""
         try:
-            data = json.loads(text or "")
-        except ValueError:
-            await self._send_error(None, "bad_json", "a message is one JSON object")
-            return
-        if not isinstance(data, dict):
-            await self._send_error(None, "bad_json", "a message is one JSON object")
+            data = parse_message(text)
+        except Refused as refused:
+            await self._send_error(None, refused.code, refused.message)
             return
         kind = data.get("type")
         ref = data.get("id")

@@ -439,6 +439,31 @@ def test_our_bot_through_connect_holds_two_tables_at_once(server: Server, tmp_pa
     assert log.count("invited to table") == 2
 
 
+@pytest.mark.slow  # served processes, as tests/test_server_processes.py
+def test_an_invitation_past_tables_waits_for_a_table_to_end(server: Server, tmp_path: Path) -> None:
+    """``--tables 1`` and two challenges at once: the second table is played once the
+    first ends (the server invites once per lobby socket: a dropped invitation left the
+    bot's seat to the clock)."""
+    headers = account(server.url)
+    log = tmp_path / "one.log"
+    bot_id, bot = start_bot(server.url, headers, "Single", log, "--bot", "rules", "--tables", "1")
+    try:
+        tables = [
+            challenge(server.url, headers, bot_id, preset="pineapple", opponent="rules",
+                      time_limit=60)
+            for _ in range(2)
+        ]  # fmt: skip
+        for made in tables:
+            end = watch(server.ws, made["table"]["id"])[-1]
+            records = history(server.url, made["table"]["id"])
+            assert len(records) == end["ledger"]["hands_played"] >= 2
+            assert timeouts(records, "Single") == 0
+    finally:
+        bot.stop()
+    text = log.read_text()
+    assert text.count("invited to table") == 2 and "waits" in text
+
+
 def run_bot_command(*args: str, token: str | None = None) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "CHINESE_POKER_BOT_TOKEN"}
     if token is not None:

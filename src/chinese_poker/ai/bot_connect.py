@@ -9,7 +9,8 @@ and ``result`` (docs/bot-protocol.md "Online") and the local bot's answers go ba
 (:class:`~.protocol.ExternalBot`, ``cmd:COMMAND``), one per table. The client follows
 ``moved`` to the process that plays a table, reconnects by itself after a lost
 connection (waiting longer each time, up to :data:`MAX_WAIT` seconds), and holds up to
-``tables`` tables at once. A revoked token or a paused account ends it.
+``tables`` tables at once (further invitations wait for one of them to end). A
+revoked token or a paused account ends it.
 """
 
 from __future__ import annotations
@@ -108,6 +109,20 @@ async def run_online(
     from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
     tables: dict[str, asyncio.Task[None]] = {}
+    # Invitations past ``bot.tables``, oldest first: the server invites once per lobby
+    # socket, so one dropped here would leave its seat to the clock until a reconnect.
+    waiting: dict[str, str] = {}
+
+    def admit() -> None:
+        """Start the waiting tables while fewer than ``bot.tables`` are played."""
+        while waiting and sum(not t.done() for t in tables.values()) < bot.tables:
+            table_id = next(iter(waiting))
+            preset = waiting.pop(table_id)
+            say(f"invited to table {table_id} ({preset})")
+            task = asyncio.create_task(_play_table(bot, table_id, make_agent(), say))
+            task.add_done_callback(lambda _task: admit())
+            tables[table_id] = task
+
     wait = 1.0
     try:
         while True:
@@ -123,12 +138,11 @@ async def run_online(
                             continue
                         table_id = str(message["table_id"])
                         running = tables.get(table_id)
-                        busy = sum(not t.done() for t in tables.values())
-                        if (running is None or running.done()) and busy < bot.tables:
-                            say(f"invited to table {table_id} ({message['preset']})")
-                            tables[table_id] = asyncio.create_task(
-                                _play_table(bot, table_id, make_agent(), say)
-                            )
+                        if running is None or running.done():
+                            waiting[table_id] = str(message["preset"])
+                            admit()
+                        if table_id in waiting:
+                            say(f"table {table_id} waits: {bot.tables} tables are played")
             except ConnectionClosed as exc:
                 code, reason = _close_code(exc)
                 if code in FINAL_CLOSES:
@@ -143,6 +157,7 @@ async def run_online(
             await asyncio.sleep(wait)
             wait = min(MAX_WAIT, wait * 2)
     finally:
+        waiting.clear()  # a table cancelled here must not start a waiting one
         for task in tables.values():
             task.cancel()
         with contextlib.suppress(Exception):

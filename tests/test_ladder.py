@@ -45,25 +45,26 @@ def test_our_bots_are_on_each_familys_ladder_at_every_level(client: TestClient) 
 
 
 def test_the_ladders_figures_are_the_stored_match_results(client: TestClient) -> None:
-    match_id = played_match(client, [RULES_BOT, RANDOM_BOT])
+    # Two matches of one pair on different seeds: deal 0 of one is not deal 0 of the other.
+    matches = [played_match(client, [RULES_BOT, RANDOM_BOT], seed) for seed in (1, 2)]
     store = manager_of(client).store
     with store.engine.connect() as conn:
         rows = [
             dict(r)
             for r in conn.execute(
-                select(BOT_MATCH_HANDS).where(BOT_MATCH_HANDS.c.match_id == match_id)
+                select(BOT_MATCH_HANDS).where(BOT_MATCH_HANDS.c.match_id.in_(matches))
             ).mappings()
         ]
     board = client.get("/api/ladder", params={"family": "open-face"}).json()
     pairs = {(p["player"], p["opponent"]): p["points_per_hand"] for p in board["pairs"]}
     for me, them in [("bot-rules", "bot-random"), ("bot-random", "bot-rules")]:
-        per_deal: dict[int, list[int]] = {}
+        per_deal: dict[tuple[str, int], list[int]] = {}
         for r in rows:
             if r["player_id"] == me:
-                per_deal.setdefault(r["deal"], []).append(r["points"])
+                per_deal.setdefault((r["match_id"], r["deal"]), []).append(r["points"])
         means = [sum(v) / len(v) for v in per_deal.values()]
         got = pairs[me, them]
-        assert got["n"] == len(means) == 3
+        assert got["n"] == len(means) == 6
         assert got["mean"] == pytest.approx(statistics.fmean(means), abs=1e-9)
         ci = 1.96 * statistics.stdev(means) / math.sqrt(len(means))
         assert got["ci95"] == pytest.approx(ci, abs=1e-9)

@@ -312,19 +312,29 @@ def test_a_players_share_is_one_over_every_process_sharing_a_redis(
     down each counts its own, and no place is refused for it."""
     here = FairShare(32, 2, shared=SharedPlaces(redis_server.url))
     there = FairShare(32, 2, shared=SharedPlaces(redis_server.url))
-    first, second = here.take("10.0.0.1"), there.take("10.0.0.1")
-    assert first is not None and second is not None
-    assert there.take("10.0.0.1") is None and here.take("10.0.0.1") is None
-    assert there.take("10.0.0.2") is not None  # somebody else
-    here.give_back(first)
-    again = there.take("10.0.0.1")
-    assert again is not None
-    redis_server.kill()
-    alone = FairShare(32, 2, shared=SharedPlaces(redis_server.url))
-    assert alone.take("10.0.0.1") is not None and alone.take("10.0.0.1") is not None
-    assert alone.take("10.0.0.1") is None  # its own count still holds
-    there.give_back(again)  # Redis gone: the place is still given back here
-    assert there.held == 2
+
+    async def run() -> None:
+        first = await here.take_admitted("10.0.0.1")
+        second = await there.take_admitted("10.0.0.1")
+        assert first is not None and second is not None
+        assert await there.take_admitted("10.0.0.1") is None
+        assert await here.take_admitted("10.0.0.1") is None
+        assert there.held == 1 and here.held == 1  # the refused places given back here
+        assert await there.take_admitted("10.0.0.2") is not None  # somebody else
+        here.give_back(first)
+        await asyncio.sleep(0.1)  # given back in Redis without the caller waiting
+        again = await there.take_admitted("10.0.0.1")
+        assert again is not None
+        redis_server.kill()
+        alone = FairShare(32, 2, shared=SharedPlaces(redis_server.url))
+        assert await alone.take_admitted("10.0.0.1") is not None
+        assert await alone.take_admitted("10.0.0.1") is not None
+        assert await alone.take_admitted("10.0.0.1") is None  # its own count still holds
+        there.give_back(again)  # Redis gone: the place is still given back here
+        await asyncio.sleep(0.1)
+        assert there.held == 2
+
+    asyncio.run(run())
 
 
 def test_places_given_back_during_a_redis_blip_are_freed_once_it_answers(
@@ -332,33 +342,35 @@ def test_places_given_back_during_a_redis_blip_are_freed_once_it_answers(
 ) -> None:
     """A place whose giving back failed is removed with the next take that reaches
     Redis: a blip does not leave the player refused on every process until expiry."""
-    from chinese_poker.server import fair_share
+    import redis.asyncio
+
+    from chinese_poker.server import redis_link
 
     clock = [1000.0]
-    monkeypatch.setattr(fair_share.time, "monotonic", lambda: clock[0])
-    places = SharedPlaces(redis_server.url)
-    here = FairShare(32, 2, shared=places)
+    monkeypatch.setattr(redis_link.time, "monotonic", lambda: clock[0])
+    here = FairShare(32, 2, shared=SharedPlaces(redis_server.url))
     there = FairShare(32, 2, shared=SharedPlaces(redis_server.url))
-    held = [here.take("10.0.0.1"), here.take("10.0.0.1")]
-    assert None not in held
-    real_zrem = places._redis.zrem
 
-    def down(*args: object) -> int:
-        raise fair_share_error("Redis blinked")
+    async def down(*args: object) -> int:
+        raise redis.ConnectionError("Redis blinked")
 
-    import redis
+    async def run() -> None:
+        held = [await here.take_admitted("10.0.0.1"), await here.take_admitted("10.0.0.1")]
+        with monkeypatch.context() as blip:
+            blip.setattr(redis.asyncio.Redis, "zrem", down)
+            for place in held:
+                assert place is not None
+                here.give_back(place)  # Redis fails: the places stay in its set for now
+            await asyncio.sleep(0.1)
+        clock[0] += redis_link.REDIS_RETRY_SECONDS + 0.1
+        assert await there.take_admitted("10.0.0.9") is not None  # this process saw no blip
+        mine = await here.take_admitted("10.0.0.2")  # the first take here reaching Redis
+        assert mine is not None
+        first = await there.take_admitted("10.0.0.1")
+        second = await there.take_admitted("10.0.0.1")
+        assert first is not None and second is not None  # the two owed places are gone
 
-    fair_share_error = redis.ConnectionError
-    monkeypatch.setattr(places._redis, "zrem", down)
-    for place in held:
-        here.give_back(place)  # Redis fails: the places stay in its set for now
-    monkeypatch.setattr(places._redis, "zrem", real_zrem)
-    clock[0] += fair_share.REDIS_RETRY_SECONDS + 0.1
-    assert there.take("10.0.0.9") is not None  # somebody else; this process saw no blip
-    mine = here.take("10.0.0.2")  # the first take here that reaches Redis again
-    assert mine is not None
-    first, second = there.take("10.0.0.1"), there.take("10.0.0.1")
-    assert first is not None and second is not None  # the two owed places are gone
+    asyncio.run(run())
 
 
 def test_a_turn_held_on_a_loop_that_is_gone_does_not_hold_the_next_loops_work() -> None:

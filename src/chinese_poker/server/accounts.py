@@ -283,8 +283,8 @@ async def off_loop(request: Request, fn: Callable[..., T], *args: Any) -> T:
     return result
 
 
-def _check_key(key: str | None, request: Request | None = None) -> str:
-    if request is not None and not holdings_of(request).sign_ins.hit(
+async def _check_key(key: str | None, request: Request | None = None) -> str:
+    if request is not None and not await holdings_of(request).sign_ins.hit(
         PER_IDENTITY, "identity", client_address(request)
     ):
         raise HTTPException(429, f"too many requests from your address ({IDENTITY_PER_ADDRESS})")
@@ -295,14 +295,14 @@ def _check_key(key: str | None, request: Request | None = None) -> str:
     return key
 
 
-def _signin_allowed(request: Request) -> bool:
-    return holdings_of(request).sign_ins.hit(PER_ADDRESS, "signin", client_address(request))
+async def _signin_allowed(request: Request) -> bool:
+    return await holdings_of(request).sign_ins.hit(PER_ADDRESS, "signin", client_address(request))
 
 
 @router.post("/api/me")
 async def me(request: Request, x_player_key: str | None = Header(None)) -> dict[str, Any]:
     """This browser's player (made on the first call with a new key)."""
-    key = _check_key(x_player_key, request)
+    key = await _check_key(x_player_key, request)
     store = store_of(request)
 
     def work() -> dict[str, Any]:
@@ -337,7 +337,7 @@ async def set_name(
     another) at every table he creates or joins: the tables' rule for a name."""
     from chinese_poker.engine import validate_player_name
 
-    key = _check_key(x_player_key, request)
+    key = await _check_key(x_player_key, request)
     try:
         name = validate_player_name(body.name.strip())
     except ValueError as exc:
@@ -360,9 +360,9 @@ async def set_password(
 ) -> dict[str, Any]:
     """Choose a handle and a password, to sign in on another device (changing a
     password needs the current one)."""
-    key = _check_key(x_player_key, request)
+    key = await _check_key(x_player_key, request)
     # A guess at the current password is a sign-in attempt: the same limit.
-    if not _signin_allowed(request):
+    if not await _signin_allowed(request):
         raise HTTPException(429, "too many sign-in attempts: wait a minute and try again")
     if not HANDLE_PATTERN.match(body.handle):
         raise HTTPException(400, "a handle is 3 to 40 letters, digits, '.', '-' or '_'")
@@ -405,7 +405,7 @@ async def set_password(
 @router.post("/api/signin")
 async def sign_in(request: Request, body: SignInBody) -> dict[str, Any]:
     """Sign in with a handle and password: this browser's key joins that player."""
-    if not _signin_allowed(request) or not holdings_of(request).sign_ins.hit(
+    if not await _signin_allowed(request) or not await holdings_of(request).sign_ins.hit(
         # Per handle *and* address: guesses at a handle from one address never lock its
         # owner out elsewhere. Keyed as handles are unique (exactly as typed): guesses
         # at one handle cannot lock out another that differs only in case.
@@ -415,7 +415,7 @@ async def sign_in(request: Request, body: SignInBody) -> dict[str, Any]:
         client_address(request),
     ):
         raise HTTPException(429, "too many sign-in attempts: wait a minute and try again")
-    key = _check_key(body.key)
+    key = await _check_key(body.key)
     store = store_of(request)
 
     def work() -> dict[str, Any] | None:
@@ -452,7 +452,7 @@ async def claim_seat(
     request: Request, body: SeatBody, x_player_key: str | None = Header(None)
 ) -> dict[str, Any]:
     """Make a seat this player's (its token proves it): its hands count for him."""
-    key = _check_key(x_player_key, request)
+    key = await _check_key(x_player_key, request)
     live = manager_of(request).get(body.table_id)
     if live is None:
         raise HTTPException(404, f"no table {body.table_id!r}")

@@ -51,6 +51,7 @@ from chinese_poker.server.desk import StudyPool
 from chinese_poker.server.fair_share import SharedPlaces
 from chinese_poker.server.guard import BodyLimit, Limits, RateSpec, SharedCounts, UnicodeText
 from chinese_poker.server.holdings import IDLE_SECONDS, STATIC_DIR, ServerHoldings
+from chinese_poker.server.redis_link import RedisLink
 from chinese_poker.server.scheduling import GcPacer, Workers
 from chinese_poker.server.tables import TableManager, TableMoved
 
@@ -130,7 +131,8 @@ def create_app(
         sockets_per_address = SOCKETS_PER_ADDRESS
     if sockets_per_address < 1:
         raise ValueError(f"sockets_per_address must be at least 1, not {sockets_per_address}")
-    counts = SharedCounts(redis_url)
+    link = RedisLink(redis_url) if redis_url is not None else None  # one per process
+    counts = SharedCounts(link)
     holdings = ServerHoldings(
         database_url=database_url,
         public_url=public_url,
@@ -139,7 +141,7 @@ def create_app(
         limits=Limits(rate_limits, counts),
         study=StudyPool(
             processes=hint_processes,
-            places=SharedPlaces(redis_url) if redis_url is not None else None,
+            places=SharedPlaces(link) if link is not None else None,
         ),
         hint_processes=hint_processes,
         pace_gc=pace_gc,

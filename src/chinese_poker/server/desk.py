@@ -160,7 +160,7 @@ class StudyPool:
         its budget while the worker compiles its kernels; the worker is not stopped (it
         would lose the compiling). Without it such a request waits up to the grace of a
         worker's start, :data:`STUDY_WARMUP`."""
-        place = self.share.take(player)
+        place = await self.share.take_admitted(player)
         if place is None:
             raise HTTPException(503, "the study desk is busy: try again in a moment")
         call = functools.partial(fn, *args)
@@ -784,7 +784,7 @@ async def score(request: Request) -> dict[str, Any]:
     """Settle a table of finished boards: the table JSON that ``chinese-poker score``
     reads (docs/formats.md), answered with what ``score --json`` prints (totals, money,
     every pair's itemised breakdown, Fantasyland next)."""
-    throttle(request, "study")
+    await throttle(request, "study")
     text = (await request.body()).decode("utf-8", errors="replace")
     return await _run(request, score_table, text)
 
@@ -797,7 +797,7 @@ async def board(request: Request) -> dict[str, Any]:
     """Check one board as it is entered: each full line described, a foul and why, a
     natural, royalties, and the Fantasyland cards it earns; ``rules`` tells card
     entry the player counts, the streets and the Fantasyland deal sizes."""
-    throttle(request, "study")
+    await throttle(request, "study")
     req = await _read(request, BoardRequest)
     return await _run(request, check_board, req)
 
@@ -811,7 +811,7 @@ async def solve_fantasyland(request: Request) -> dict[str, Any]:
     """The exact best Fantasyland board (as ``solve fantasyland --json``: board,
     discards, royalties, stays, score) plus ``value`` and the ``runner_up`` boards,
     each with royalties, stay and value (royalties + the stay value)."""
-    throttle(request, "study")
+    await throttle(request, "study")
     req = await _read(request, FantasylandRequest)
     return await _run(request, solve_fantasyland_deal, req)
 
@@ -823,7 +823,7 @@ async def solve_fantasyland(request: Request) -> dict[str, Any]:
 async def solve_setting(request: Request) -> dict[str, Any]:
     """The classic setting solver (as ``solve setting --json``: best setting, its
     expected points, alternatives, surrender, natural) plus one line of ``advice``."""
-    throttle(request, "study")
+    await throttle(request, "study")
     req = await _read(request, SettingRequest)
     return await _run(request, solve_setting_hand, req)
 
@@ -837,7 +837,7 @@ async def solve_setting(request: Request) -> dict[str, Any]:
 async def hint(request: Request) -> dict[str, Any]:
     """Every legal action of an open-face position with its expected points, a 95%
     interval and the foul risk, best first (the hint engine, as ``hint --json``)."""
-    throttle(request, "study")
+    await throttle(request, "study")
     req = await _read(request, HintRequest)
     budget = min(req.time_budget, STUDY_SECONDS)
     return await _run(request, _desk_hint, req, budget, desk_language(request), budget=budget)
@@ -863,7 +863,7 @@ async def trainer_next(
     """A trainer position from simulated hands where the choice matters (best and
     second-best differ by at least the kind's threshold). ``street`` positions come
     with every option valued; grade the others with ``POST /api/trainer/grade``."""
-    throttle(request, "study")
+    await throttle(request, "study")
     name = preset or {"setting": "classic", "fantasyland": "pineapple-progressive",
                       "street": "pineapple"}[kind]  # fmt: skip
     draw_seed = random.SystemRandom().getrandbits(31) if seed is None else seed
@@ -879,7 +879,7 @@ async def trainer_grade(request: Request) -> dict[str, Any]:
     """The expected points the player's board loses against the solver's best
     (``exact`` false: the board is not among the solver's listed settings, and the
     loss is at least the one given)."""
-    throttle(request, "study")
+    await throttle(request, "study")
     req = await _read(request, GradeRequest)
     return await _run(request, grade, req)
 

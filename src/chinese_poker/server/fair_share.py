@@ -20,25 +20,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import time
 import uuid
 from collections import deque
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
 
-__all__ = ["FairShare", "Place", "SharedPlaces"]
+from chinese_poker.server.redis_link import REDIS_RETRY_SECONDS, RedisLink, link_to
 
-log = logging.getLogger("chinese_poker.server")
+__all__ = ["REDIS_RETRY_SECONDS", "FairShare", "Place", "SharedPlaces"]
+
 
 PLACE_SECONDS = 300.0
 """A place counted in Redis is forgotten after this long: the places of a process that
 died holding them come free (a place is normally given back within a minute)."""
-
-REDIS_RETRY_SECONDS = 2.0
-"""After Redis fails, places are counted in this process this long before it is tried
-again (one failed attempt per interval, not one per request)."""
 
 
 @dataclass(frozen=True)
@@ -56,20 +51,19 @@ class SharedPlaces:
     time it is forgotten (:data:`PLACE_SECONDS`), so a dead process's places expire. A
     place is added, the expired removed and the set counted in one transaction; over the
     share, the place is removed again (two processes racing may both refuse: never both
-    admit past the share).
+    admit past the share). Redis is asked through the process's :class:`RedisLink`,
+    without blocking the event loop.
     """
 
-    def __init__(self, redis_url: str, *, prefix: str = "chinese-poker") -> None:
-        import redis  # the optional client `serve --redis` already checked
-
-        self._redis: Any = redis.Redis.from_url(
-            redis_url, socket_timeout=0.5, socket_connect_timeout=0.5
-        )
-        self._prefix = f"{prefix}:places"
-        self._down_until = 0.0
+    def __init__(self, redis: RedisLink | str) -> None:
+        link = link_to(redis)
+        assert link is not None
+        self.link = link
+        self._prefix = f"{link.prefix}:places"
         # Places whose giving back failed (Redis away): removed with the next take that
         # reaches Redis, so a blip does not hold a player's places until they expire.
         self._owed: set[tuple[str, str]] = set()
+        self._giving_back: set[asyncio.Task[None]] = set()
 
     def _key(self, kind: str, player: str) -> str:
         return f"{self._prefix}:{kind}:{player}"
@@ -77,47 +71,46 @@ class SharedPlaces:
     @property
     def up(self) -> bool:
         """Whether Redis is to be asked now (not within a retry interval of a failure)."""
-        return time.monotonic() >= self._down_until
+        return self.link.up
 
-    def take(self, kind: str, place: Place, share: int) -> bool | None:
+    async def take(self, kind: str, place: Place, share: int) -> bool | None:
         """Count ``place``; False: the player already holds ``share`` places; None:
         Redis cannot be reached (the caller counts in its own process)."""
         key = self._key(kind, place.player)
         now = time.time()
         owed = list(self._owed)
         try:
-            with self._redis.pipeline() as pipe:
+            async with self.link.client().pipeline() as pipe:
                 for owed_key, member in owed:
                     pipe.zrem(owed_key, member)
                 pipe.zremrangebyscore(key, "-inf", now)
                 pipe.zadd(key, {place.number: now + PLACE_SECONDS})
                 pipe.zcard(key)
                 pipe.expire(key, int(PLACE_SECONDS) + 1)
-                held = int(pipe.execute()[len(owed) + 2])
+                held = int((await pipe.execute())[len(owed) + 2])
             self._owed.difference_update(owed)
         except Exception as exc:  # redis' errors: connection, timeout, response
-            self._failed(exc)
+            self.link.failed(exc)
             return None
+        self.link.answered()
         if held > share:
-            self.give_back(kind, place)
+            await self.give_back(kind, place)
             return False
-        if self._down_until:
-            log.warning("hint places: Redis answers again; the places are shared again")
-            self._down_until = 0.0
         return True
 
-    def give_back(self, kind: str, place: Place) -> None:
+    async def give_back(self, kind: str, place: Place) -> None:
         key = self._key(kind, place.player)
         try:
-            self._redis.zrem(key, place.number)
+            await self.link.client().zrem(key, place.number)
         except Exception as exc:  # removed with the next take that reaches Redis
             self._owed.add((key, place.number))
-            self._failed(exc)
+            self.link.failed(exc)
 
-    def _failed(self, exc: Exception) -> None:
-        if not self._down_until:
-            log.warning("hint places: Redis cannot be reached (%s); counting in this process", exc)
-        self._down_until = time.monotonic() + REDIS_RETRY_SECONDS
+    def give_back_soon(self, kind: str, place: Place) -> None:
+        """Give the place back without waiting for Redis (from code that cannot wait)."""
+        task = asyncio.get_running_loop().create_task(self.give_back(kind, place))
+        self._giving_back.add(task)
+        task.add_done_callback(self._giving_back.discard)
 
 
 class FairShare:
@@ -152,19 +145,36 @@ class FairShare:
         self._last_turn: dict[str, int] = {}  # of the players holding places
 
     def take(self, player: str) -> Place | None:
-        """A place for ``player``'s work, or None: the queue is full, or the player
-        already holds his share of it."""
+        """A place for ``player``'s work in this process, or None: the queue is full,
+        or the player already holds his share of it here. With a shared count the place
+        is only his once :meth:`admit` says so."""
         if self.held >= self.places or self._held_by.get(player, 0) >= self.per_player:
             return None
         place = Place(player, uuid.uuid4().hex)
-        if self._shared is not None and self._shared.up:
-            counted = self._shared.take(self.kind, place, self.per_player)
-            if counted is False:
-                return None
-            if counted:
-                self._in_redis.add(place)
         self.held += 1
         self._held_by[player] = self._held_by.get(player, 0) + 1
+        return place
+
+    async def admit(self, place: Place) -> bool:
+        """Count a place :meth:`take` gave in the Redis every process shares (if any,
+        and if it answers); False: the player holds his share over all the processes,
+        and the place is given back."""
+        shared = self._shared
+        if shared is None or not shared.up:
+            return True
+        counted = await shared.take(self.kind, place, self.per_player)
+        if counted is False:
+            self.give_back(place)
+            return False
+        if counted:
+            self._in_redis.add(place)
+        return True
+
+    async def take_admitted(self, player: str) -> Place | None:
+        """:meth:`take` and :meth:`admit` in one: a place, or None (refused)."""
+        place = self.take(player)
+        if place is None or not await self.admit(place):
+            return None
         return place
 
     def give_back(self, place: Place) -> None:
@@ -178,7 +188,7 @@ class FairShare:
         if place in self._in_redis:
             self._in_redis.discard(place)
             assert self._shared is not None
-            self._shared.give_back(self.kind, place)
+            self._shared.give_back_soon(self.kind, place)
 
     @contextlib.asynccontextmanager
     async def turn(self, player: str) -> AsyncIterator[None]:

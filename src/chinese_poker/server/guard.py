@@ -17,24 +17,25 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import re
-import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, fields
 from typing import Any
 from urllib.parse import urlsplit
 
 from limits import RateLimitItem, parse
-from limits.errors import StorageError
-from limits.storage import MemoryStorage, RedisStorage
+from limits.aio.storage import RedisStorage as AsyncRedisStorage
+from limits.aio.strategies import MovingWindowRateLimiter as SharedLimiter
+from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 from starlette.requests import HTTPConnection
 
 from chinese_poker.server.defaults import RATE_LIMITS
 from chinese_poker.server.messages import ErrorCode, error_text
+from chinese_poker.server.redis_link import REDIS_RETRY_SECONDS, RedisLink, link_to
 
 __all__ = [
+    "REDIS_RETRY_SECONDS",
     "BodyLimit",
     "Limits",
     "RateSpec",
@@ -102,73 +103,57 @@ class RateSpec:
         return cls(**given)
 
 
-LOG = logging.getLogger("chinese_poker.server")
-
-#: After Redis fails, counts stay in memory this long before Redis is tried again, so an
-#: outage costs one failed attempt per interval, not one per request.
-REDIS_RETRY_SECONDS = 2.0
-
-
 class SharedCounts:
-    """Moving-window counters, shared by every server process through Redis when a URL
-    is given, else kept in this process's memory.
+    """Moving-window counters, shared by every server process through Redis when a link
+    (or a URL) is given, else kept in this process's memory.
 
-    While Redis cannot be reached the counts are kept in this process's memory (logged
-    once per outage), so the limits still hold, per process, and no request fails for
-    it; when Redis answers again the shared counts are used again.
+    Redis is asked without blocking the event loop (``limits.aio`` over the link's
+    ``redis.asyncio`` client). While it cannot be reached the counts are kept in this
+    process's memory (the link logs it once per outage), so the limits still hold, per
+    process, and no request fails for it; when Redis answers again the shared counts
+    are used again.
     """
 
-    def __init__(self, redis_url: str | None = None, *, prefix: str = "chinese-poker") -> None:
+    def __init__(self, redis: RedisLink | str | None = None) -> None:
         self._local = MovingWindowRateLimiter(MemoryStorage())
-        self._shared: MovingWindowRateLimiter | None = None
-        if redis_url is not None:
-            storage = RedisStorage(
-                redis_url,
-                key_prefix=f"{prefix}:limits",
-                wrap_exceptions=True,
-                socket_timeout=0.5,
-                socket_connect_timeout=0.5,
-            )
-            self._shared = MovingWindowRateLimiter(storage)
-        self._down_until = 0.0
+        self.link = link_to(redis)
+        self._shared: tuple[Any, SharedLimiter] | None = None  # (its client, the limiter)
 
     @property
     def shared(self) -> bool:
-        """Whether the counts are meant to be shared (a Redis URL was given)."""
-        return self._shared is not None
+        """Whether the counts are meant to be shared (a Redis was given)."""
+        return self.link is not None
 
-    def _limiter(self) -> MovingWindowRateLimiter:
-        if self._shared is None or time.monotonic() < self._down_until:
-            return self._local
-        return self._shared
+    def _shared_limiter(self, link: RedisLink) -> SharedLimiter:
+        client = link.client()
+        if self._shared is None or self._shared[0] is not client:
+            storage = AsyncRedisStorage(
+                f"async+{link.url}",
+                implementation="redispy",
+                connection_pool=client.connection_pool,
+                key_prefix=f"{link.prefix}:limits",
+                wrap_exceptions=True,
+            )
+            self._shared = (client, SharedLimiter(storage))
+        return self._shared[1]
 
-    def _failed(self, exc: Exception) -> None:
-        if self._down_until == 0.0:
-            LOG.warning("rate limits: Redis cannot be reached (%s); counting in this process", exc)
-        self._down_until = time.monotonic() + REDIS_RETRY_SECONDS
-
-    def _recovered(self) -> None:
-        if self._down_until != 0.0:
-            LOG.warning("rate limits: Redis answers again; the counts are shared again")
-            self._down_until = 0.0
-
-    def hit(self, item: RateLimitItem, *identifiers: str) -> bool:
+    async def hit(self, item: RateLimitItem, *identifiers: str) -> bool:
         """Count one hit; False: over the limit."""
-        return self._ask("hit", item, identifiers)
+        return await self._ask("hit", item, identifiers)
 
-    def test(self, item: RateLimitItem, *identifiers: str) -> bool:
+    async def test(self, item: RateLimitItem, *identifiers: str) -> bool:
         """Whether one more hit would be allowed (counts nothing)."""
-        return self._ask("test", item, identifiers)
+        return await self._ask("test", item, identifiers)
 
-    def _ask(self, how: str, item: RateLimitItem, identifiers: tuple[str, ...]) -> bool:
-        limiter = self._limiter()
-        if limiter is not self._local:
+    async def _ask(self, how: str, item: RateLimitItem, identifiers: tuple[str, ...]) -> bool:
+        link = self.link
+        if link is not None and link.up:
             try:
-                allowed: bool = getattr(limiter, how)(item, *identifiers)
-            except StorageError as exc:
-                self._failed(exc)
+                allowed: bool = await getattr(self._shared_limiter(link), how)(item, *identifiers)
+            except Exception as exc:  # StorageError, or redis' own before limits wraps it
+                link.failed(exc)
             else:
-                self._recovered()
+                link.answered()
                 return allowed
         answer: bool = getattr(self._local, how)(item, *identifiers)
         return answer
@@ -185,13 +170,13 @@ class Limits:
             f.name: parse(getattr(spec, f.name)) for f in fields(spec)
         }
 
-    def hit(self, kind: str, address: str) -> bool:
+    async def hit(self, kind: str, address: str) -> bool:
         """Count one ``kind`` request of ``address``; False: over the limit."""
-        return self._limiter.hit(self._items[kind], kind, address)
+        return await self._limiter.hit(self._items[kind], kind, address)
 
-    def allowed(self, kind: str, address: str) -> bool:
+    async def allowed(self, kind: str, address: str) -> bool:
         """Whether ``address`` is under the ``kind`` limit (counts nothing)."""
-        return self._limiter.test(self._items[kind], kind, address)
+        return await self._limiter.test(self._items[kind], kind, address)
 
     def describe(self, kind: str) -> str:
         item = self._items[kind]

@@ -92,10 +92,10 @@ Holdings = Annotated[ServerHoldings, Depends(holdings_of)]
 Manager = Annotated[TableManager, Depends(manager_of)]
 
 
-def throttle(connection: HTTPConnection, kind: str) -> None:
+async def throttle(connection: HTTPConnection, kind: str) -> None:
     """429 when this client address is over its limit of ``kind`` (else it counts)."""
     limits = holdings_of(connection).limits
-    if not limits.hit(kind, client_address(connection)):
+    if not await limits.hit(kind, client_address(connection)):
         raise HTTPException(
             429, f"too many requests from your address (limit {limits.describe(kind)})"
         )
@@ -118,7 +118,7 @@ def table_or_404(connection: HTTPConnection, table_id: str) -> LiveTable:
 
 async def read_table(connection: HTTPConnection, table_id: str) -> LiveTable:
     """A table for a read endpoint: rate-limited per address, stored state only."""
-    throttle(connection, "read")
+    await throttle(connection, "read")
     manager = manager_of(connection)
     live = await manager.settled_table(table_id)
     if live is None:

@@ -219,7 +219,7 @@ async def ladder_api(
     """The bots' ladder of a family: every bot's rating and interval, games, foul and
     Fantasyland rates and description, and the points a hand of each against each other
     from the duplicate matches with 95% intervals; ``families``: every family's name."""
-    throttle(request, "read")
+    await throttle(request, "read")
     store = store_of(request)
 
     def work() -> dict[str, Any]:

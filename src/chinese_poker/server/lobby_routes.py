@@ -82,7 +82,7 @@ async def create_table(
 ) -> dict[str, Any]:
     """Open a table from a preset with option overrides, seats, timer and mode; the
     creator's seat, unnamed, gets the name saved on his profile (``X-Player-Key``)."""
-    throttle(request, "create")
+    await throttle(request, "create")
     body = await _with_saved_name(request, body, x_player_key)
     try:
         # Build each bot once in a worker thread: it validates the name and level,
@@ -140,13 +140,13 @@ async def join_table(
 ) -> dict[str, Any]:
     """Take a free human seat with the join code of the invite link; without a name,
     under the one saved on the player's profile (``X-Player-Key``), else "Player N"."""
-    throttle(request, "join")
+    await throttle(request, "join")
     limits = holdings.limits
-    if not limits.allowed("bad_code", client_address(request)):
+    if not await limits.allowed("bad_code", client_address(request)):
         raise HTTPException(429, f"too many wrong join codes (limit {limits.describe('bad_code')})")
     live = table_or_404(request, table_id)
     if not live.check_code(body.code):
-        limits.hit("bad_code", client_address(request))
+        await limits.hit("bad_code", client_address(request))
         raise HTTPException(403, "wrong join code")
     name = body.name or await saved_name(request, x_player_key)
     try:
@@ -172,7 +172,7 @@ async def seat_to_bot(
 ) -> dict[str, Any]:
     """The table's creator hands the seat of a person who left to a bot at once
     (without waiting for the grace period); the person gets it back on return."""
-    throttle(request, "join")
+    await throttle(request, "join")
     live = table_or_404(request, table_id)
     asker = live.seat_for_token(body.token)
     if asker is None or asker != live.creator_chair():
@@ -191,7 +191,7 @@ async def rematch(
     """The same table again with the same people, once its session is over: every
     person is seated under the token he already holds, and the others are offered
     to follow (a ``rematch`` message on their sockets). Asked again: the same one."""
-    throttle(request, "create")
+    await throttle(request, "create")
     live = table_or_404(request, table_id)
     asker = live.seat_for_token(body.token)
     if asker is None:

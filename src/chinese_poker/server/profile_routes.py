@@ -37,7 +37,7 @@ HISTORY_PER_FAMILY = 200
 async def profile(request: Request, player_id: str) -> dict[str, Any]:
     """A player's figures and rating per family, with the rating after each of his
     last :data:`HISTORY_PER_FAMILY` hands of the family."""
-    throttle(request, "read")
+    await throttle(request, "read")
     store = store_of(request)
 
     def work() -> dict[str, Any] | None:
@@ -87,7 +87,7 @@ async def leaderboard(
 ) -> dict[str, Any]:
     """Players and bots of a family by rating (mu - 3 sigma), best first; ``families``:
     every family's name (the browser's tabs)."""
-    throttle(request, "read")
+    await throttle(request, "read")
     store = store_of(request)
     # The ranking of ratings.display, in SQL: the database sorts and cuts.
     rank = cast(Any, display(cast(Any, RATINGS.c.mu), cast(Any, RATINGS.c.sigma)))

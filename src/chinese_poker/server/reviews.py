@@ -118,7 +118,7 @@ async def _work_out(
     store = manager.store
     workers = manager.workers
     key = (f"review:{table_id}", hand)
-    if not workers.hint_slot(key, player):
+    if not workers.hint_slot(key, player) or not await workers.hint_admitted(key):
         raise HTTPException(503, "the server is busy with other reviews: try again soon")
     try:
         result: dict[str, Any] = await workers.hint_for(player, review_record, record, hand)
@@ -154,7 +154,7 @@ def _live_manager(request: Request, table_id: str) -> TableManager:
 async def review(request: Request, table_id: str, hand: int) -> dict[str, Any]:
     """Each decision of the hand next to the best one, the expected points lost and
     the marks (docs/review.md); 409 while the hand is not finished."""
-    throttle(request, "read")
+    await throttle(request, "read")
     manager = _live_manager(request, table_id)
     if hand < 1:
         raise HTTPException(400, "hands are numbered from 1")
@@ -169,7 +169,7 @@ async def session_review(request: Request, table_id: str) -> dict[str, Any]:
     per request; ``pending`` counts the others (ask again for them)."""
     from chinese_poker.ai.review import HandReview
 
-    throttle(request, "read")
+    await throttle(request, "read")
     manager = _live_manager(request, table_id)
     live = manager.get(table_id)
     assert live is not None  # _live_manager found it

@@ -198,6 +198,18 @@ class Workers:
         self._hint_seats[key] = place
         return True
 
+    async def hint_admitted(self, key: tuple[str, int]) -> bool:
+        """Whether the place :meth:`hint_slot` reserved is within its player's share over
+        every process sharing a Redis (asked without blocking the loop); False: refused,
+        and the slot is free again."""
+        place = self._hint_seats.get(key)
+        if place is None:
+            return False
+        if await self.hint_places.admit(place):
+            return True
+        self._hint_seats.pop(key, None)  # admit gave the place back
+        return False
+
     def hint_done(self, key: tuple[str, int]) -> None:
         place = self._hint_seats.pop(key, None)
         if place is not None:

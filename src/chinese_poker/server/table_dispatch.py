@@ -307,13 +307,18 @@ class TableDispatch(TablePart):
             text = "a hint is already being worked out; wait for it"
             self.error(conn, msg.id, ErrorCode.BUSY, text)
             return
-        task = live.loop.create_task(self._hint(conn, msg, table.view(seat)))
+        task = live.loop.create_task(self._hint(conn, msg, table.view(seat), key))
         task.add_done_callback(lambda _t: workers.hint_done(key))
 
-    async def _hint(self, conn: Conn, msg: HintMsg, view: View) -> None:
-        """The hint for ``view``, the position the player asked about."""
+    async def _hint(self, conn: Conn, msg: HintMsg, view: View, key: tuple[str, int]) -> None:
+        """The hint for ``view``, the position the player asked about (once its place is
+        within the player's share on every process sharing a Redis)."""
         live = self.live
         ref = msg.id
+        if not await live.manager.workers.hint_admitted(key):
+            busy = "a hint is already being worked out; wait for it"
+            self.error(conn, ref, ErrorCode.BUSY, busy)
+            return
         from chinese_poker.ai import hints as ai_hints  # imported on first use: a quick start
 
         try:

@@ -28,6 +28,7 @@ from pathlib import Path
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import InterfaceError, OperationalError
 
 from chinese_poker import __version__
 from chinese_poker.server import (
@@ -50,7 +51,12 @@ from chinese_poker.server.defaults import SOCKETS_PER_ADDRESS
 from chinese_poker.server.desk import StudyPool
 from chinese_poker.server.fair_share import SharedPlaces
 from chinese_poker.server.guard import BodyLimit, Limits, RateSpec, SharedCounts, UnicodeText
-from chinese_poker.server.holdings import IDLE_SECONDS, STATIC_DIR, ServerHoldings
+from chinese_poker.server.holdings import (
+    IDLE_SECONDS,
+    STATIC_DIR,
+    ServerHoldings,
+    database_unreachable,
+)
 from chinese_poker.server.redis_link import RedisLink
 from chinese_poker.server.scheduling import GcPacer, Workers
 from chinese_poker.server.tables import TableManager, TableMoved
@@ -165,6 +171,8 @@ def create_app(
     app.add_middleware(UnicodeText)  # inside BodyLimit: it reads bodies already bounded
     app.add_middleware(BodyLimit, limit=max_body)
     app.add_exception_handler(TableMoved, table_moved)
+    for unreachable in (OperationalError, InterfaceError):  # a database restarting: 503
+        app.add_exception_handler(unreachable, database_unreachable)
     for router in ROUTERS:
         # Into the app's own list: include_router would add one nested entry without a
         # path, which code reading ``app.routes`` does not expect.

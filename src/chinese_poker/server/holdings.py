@@ -11,12 +11,14 @@ called in an application made of its router alone.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 from fastapi import Depends, HTTPException
-from starlette.requests import HTTPConnection
+from fastapi.responses import JSONResponse, Response
+from starlette.requests import HTTPConnection, Request
 
 from chinese_poker.server.db import Store
 from chinese_poker.server.guard import Limits, SharedCounts, client_address
@@ -31,6 +33,7 @@ __all__ = [
     "Holdings",
     "Manager",
     "ServerHoldings",
+    "database_unreachable",
     "holdings_of",
     "manager_of",
     "read_table",
@@ -38,6 +41,8 @@ __all__ = [
     "table_or_404",
     "throttle",
 ]
+
+log = logging.getLogger("chinese_poker.server")
 
 STATIC_DIR = Path(__file__).parent / "static"
 """The browser UI's files shipped with the package."""
@@ -124,3 +129,14 @@ async def read_table(connection: HTTPConnection, table_id: str) -> LiveTable:
     if live is None:
         raise _missing(manager, table_id)
     return live
+
+
+async def database_unreachable(_request: Request, exc: Exception) -> Response:
+    """The database did not answer (restarting, or cut off): 503, try again shortly, and
+    one line in the log instead of a 500 with a traceback per request."""
+    log.warning("the database cannot be reached: %s", str(exc).splitlines()[0][:200])
+    return JSONResponse(
+        {"detail": "the database cannot be reached: try again in a moment"},
+        503,
+        headers={"Retry-After": "1"},
+    )

@@ -297,6 +297,7 @@ def test_bad_input_gets_an_error_to_that_bot_only_and_changes_nothing(
             ),
             (json.dumps({"type": "action", "id": act["id"], "action": "place"}), "bad_message"),
             (json.dumps({"type": "action", "id": act["id"] + 7, "action": good}), "stale"),
+            (json.dumps({"type": "action", "id": float(act["id"]), "action": good}), "stale"),
             (
                 json.dumps(
                     {

@@ -543,7 +543,8 @@ class BotSeat:
             await self._send_error(ref, "unknown_type", "a bot sends 'action' (or 'ping')")
             return
         view = self.act_view
-        if view is None or self.asked is None or ref != self.act_id:
+        # The act's own number: JSON's true and 1.0 equal 1 in Python, and are not it.
+        if view is None or self.asked is None or type(ref) is not int or ref != self.act_id:
             await self._send_error(ref, "stale", f"no open act with id {ref!r}")
             return
         try:

@@ -104,6 +104,8 @@ BENCHES: tuple[Bench, ...] = (
     Bench("solver-fp", "bench_solver_fp.py", "--family classic --deals 2000 --four 400",
           "--family classic --deals 4 --four 2", 15.0, LONG),
     Bench("ray", "bench_ray.py", "--cluster", "--hands 8 --repeats 1", 3.0, LONG),
+    Bench("processes", "bench_processes.py", "--tables 200 --rounds 3 --human 6000",
+          "--tables 4 --hands 1 --human 0 --rounds 1", 30.0, LONG),
 )  # fmt: skip
 # Research benches (docs/benchmarks.md, the rounds of issue 11): each figure there is a
 # separate dated run whose command is written beside it; none is in the short run.

@@ -236,6 +236,7 @@ NUMBER_CASES = [
     (["play", "--delay"], "--delay", ["nan", "inf", "-1", "11", "soon"]),
     (["bot", "--level"], "--level", ["0", "nan"]),
     (["bot", "--seed"], "--seed", ["-5"]),
+    (["bot", "--tables"], "--tables", ["0", "nan"]),
     (["serve", "--port"], "--port", ["-1", "65536", "nan"]),
     (["serve", "--sockets-per-address"], "--sockets-per-address", ["0", "-3", "nan", "many"]),
     (["serve", "--lease-seconds"], "--lease-seconds", ["0", "0.4", "3601", "nan", "inf", "soon"]),

@@ -285,8 +285,8 @@ def test_review_over_http_is_the_librarys_and_is_stored(client: TestClient) -> N
 @pytest.mark.parametrize(
     ("method", "path", "body", "status", "words"),
     [
-        ("put", "/api/me/name", {"name": ""}, 422, "name"),
-        ("put", "/api/me/name", {"name": "x" * 41}, 422, "name"),
+        ("put", "/api/me/name", {"name": ""}, 400, "name"),
+        ("put", "/api/me/name", {"name": "x" * 41}, 400, "name"),
         ("put", "/api/me/name", {"name": "a\nb"}, 400, "control characters"),
         ("put", "/api/me/name", {"name": "   "}, 400, "non-empty"),
         ("post", "/api/me/password", {"handle": "a b", "password": "long enough"}, 400, "handle"),

@@ -347,7 +347,7 @@ def test_places_given_back_during_a_redis_blip_are_freed_once_it_answers(
     from chinese_poker.server import redis_link
 
     clock = [1000.0]
-    monkeypatch.setattr(redis_link.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(redis_link, "retry_clock", lambda: clock[0])
     here = FairShare(32, 2, shared=SharedPlaces(redis_server.url))
     there = FairShare(32, 2, shared=SharedPlaces(redis_server.url))
 

@@ -73,7 +73,7 @@ def test_redis_killed_then_restarted(
     redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     clock = [1000.0]
-    monkeypatch.setattr(redis_link.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(redis_link, "retry_clock", lambda: clock[0])
     counts = SharedCounts(redis_server.url)
     assert hits(counts, 1, "join", "a") == [True]
     redis_server.kill()

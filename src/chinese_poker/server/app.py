@@ -157,6 +157,7 @@ def create_app(
         lease_seconds=lease_seconds,
         renew_seconds=renew_seconds,
         sign_ins=counts,
+        bot_matches=bot_matches,
     )
     app = FastAPI(
         title="chinese-poker",
@@ -165,7 +166,6 @@ def create_app(
         lifespan=running,
     )
     app.state.holdings = holdings
-    app.state.bot_matches = bot_matches
     app.state.limits = holdings.limits  # what the server applies, for operators and tests
     app.state.sockets_per_address = holdings.sockets_per_address
     app.add_middleware(UnicodeText)  # inside BodyLimit: it reads bodies already bounded
@@ -217,7 +217,7 @@ async def running(app: FastAPI) -> AsyncIterator[None]:
         log.error("%d table(s) unavailable (see above)", len(manager.quarantined))
     evictor = asyncio.create_task(_evict(manager, holdings.idle_seconds))
     leases = asyncio.create_task(_keep_leases(manager, holdings.renew_seconds))
-    budget: MatchBudget | None = app.state.bot_matches
+    budget = holdings.bot_matches
     matches = asyncio.create_task(MatchRunner(manager, budget).run()) if budget else None
     try:
         yield

@@ -952,8 +952,7 @@ def compact_json(data: Any) -> str:
     integers beyond 64 bits)."""
     if _orjson is not None:
         try:
-            text: str = _orjson.dumps(data).decode()
-            return text
+            return str(_orjson.dumps(data).decode())
         except TypeError:
             pass
     return json.dumps(data, separators=(",", ":"))

@@ -25,6 +25,7 @@ from chinese_poker.server.guard import Limits, SharedCounts, client_address
 from chinese_poker.server.tables import LiveTable, TableManager
 
 if TYPE_CHECKING:  # the desk's routes read this module
+    from chinese_poker.server.bot_matches import MatchBudget
     from chinese_poker.server.desk import StudyPool
 
 __all__ = [
@@ -71,6 +72,9 @@ class ServerHoldings:
     sign_ins: SharedCounts
     """Sign-in and identity attempts (:mod:`.accounts`), counted where ``limits`` counts:
     in this process, or in the Redis all processes share."""
+    bot_matches: MatchBudget | None = None
+    """The operator's budget for the bot-against-bot matches this process runs (None:
+    none)."""
     open_sockets: dict[str, int] = field(default_factory=dict)
     """WebSockets open per client address, in this process."""
 

@@ -16,7 +16,7 @@ import logging
 import time
 from typing import Any
 
-__all__ = ["REDIS_RETRY_SECONDS", "REDIS_TIMEOUT", "RedisLink", "link_to"]
+__all__ = ["REDIS_RETRY_SECONDS", "REDIS_TIMEOUT", "RedisLink", "link_to", "retry_clock"]
 
 log = logging.getLogger("chinese_poker.server")
 
@@ -27,6 +27,11 @@ is tried again."""
 REDIS_TIMEOUT = 0.5
 """The longest one request waits for Redis (to connect, or for an answer) before it is
 counted in this process instead."""
+
+
+retry_clock = time.monotonic
+"""The clock of the retry interval; its own name so that a test can move it without
+moving the event loop's clock (``time.monotonic`` itself)."""
 
 
 class RedisLink:
@@ -44,7 +49,7 @@ class RedisLink:
     @property
     def up(self) -> bool:
         """Whether Redis is to be asked now (not within a retry interval of a failure)."""
-        return time.monotonic() >= self._down_until
+        return retry_clock() >= self._down_until
 
     def client(self) -> Any:
         """The ``redis.asyncio`` client of the running event loop."""
@@ -71,7 +76,7 @@ class RedisLink:
                 " in this process",
                 exc,
             )
-        self._down_until = time.monotonic() + REDIS_RETRY_SECONDS
+        self._down_until = retry_clock() + REDIS_RETRY_SECONDS
 
     def answered(self) -> None:
         """Redis answered: if it had failed, what is shared is shared again."""

@@ -69,12 +69,15 @@ def test_a_run_that_falls_short_says_so_and_exits_1(default_server: str, capsys:
     err = capsys.readouterr().err
     assert status == 1
     (line,) = failures_of(err)
-    # 64 sockets from one address: 32 tables seated, the other 8 refused (4429).
-    assert f"tables that played their 1 hand(s): measured 32 of {TABLES} asked" in line
-    assert "16 of 80 seats unfinished" in line
-    assert "16 x '4429 too many open connections from your address (limit 64)'" in line
+    # 64 sockets from one address, 16 seats refused (4429). The seats connect at once,
+    # so the refusals may fall on both seats of 8 tables or spread over a few more:
+    # at most 32 tables play, and the line says how many did.
     (run,) = runs_of(err)
-    assert run["tables_played"] == 32
+    played = run["tables_played"]
+    assert 24 <= played <= 32
+    assert f"tables that played their 1 hand(s): measured {played} of {TABLES} asked" in line
+    assert f"{2 * (TABLES - played)} of {2 * TABLES} seats unfinished" in line
+    assert "16 x '4429 too many open connections from your address (limit 64)'" in line
 
 
 @pytest.mark.parametrize(

@@ -141,6 +141,9 @@ def touch_drag(page: Any, source: str, target: str) -> None:
         finger("touchMove", x0 + (x1 - x0) * i / 12, y0 + (y1 - y0) * i / 12)
         if i == 6:  # mid-way a ghost of the card follows the finger
             assert page.locator(".drag-ghost").count() == 1
+            # A state arriving mid-drag draws the screen anew (the touched card is no
+            # longer in the page): the drag goes on all the same.
+            page.evaluate("() => window.__cp.render()")
     finger("touchEnd")
     cdp.detach()
 

@@ -162,17 +162,19 @@ class Site:
                 with suppress(ConnectionClosed):  # told `moved` and closed before it was read
                     ws.send(json.dumps({"type": "auth", "token": token}))
                 first = recv(ws)
-            except (OSError, WebSocketException):  # killed meanwhile: another one
+                if first["type"] == "moved":
+                    ws.close()
+                    url = self.follow(first)
+                    continue
+                assert first["type"] == "welcome", first
+                state = recv(ws)
+                while state["type"] != "state":
+                    state = recv(ws)
+            except (OSError, WebSocketException):
+                # Its process was killed meanwhile (before or after the welcome, as a
+                # session still connecting meets the kill): another one.
                 url = self.rng.choice(self.urls)
                 continue
-            if first["type"] == "moved":
-                ws.close()
-                url = self.follow(first)
-                continue
-            assert first["type"] == "welcome", first
-            state = recv(ws)
-            while state["type"] != "state":
-                state = recv(ws)
             return ws, state
         raise AssertionError(f"{table_id}: the socket was sent from process to process")
 

@@ -120,7 +120,8 @@ export function tableChat(T, tableId, { send }) {
   let allowed = false;
   let mySeat = null;
   let seatsSig = "";
-  const pending = new Set();
+  /** @type {Map<number, string | null>} the lines in flight: their ids and texts */
+  const pending = new Map();
 
   const panel = made("section", "chat-panel");
   panel.id = "chat";
@@ -229,7 +230,7 @@ export function tableChat(T, tableId, { send }) {
 
   function say(body) {
     const id = send({ type: "chat", ...body });
-    if (id !== null) pending.add(id);
+    if (id !== null) pending.set(id, body.text ?? null);
     return id;
   }
 
@@ -279,8 +280,11 @@ export function tableChat(T, tableId, { send }) {
         return true;
       case "chat": {
         lines = mergeLines(lines, [msg.line]);
-        if (pending.delete(msg.ref)) input.value = "";
-        else unread = unreadAfter(unread, msg.line, { open: isOpen(), mySeat, muted: muted() });
+        if (pending.has(msg.ref)) {
+          // The field is emptied only of the line said: a next one typed meanwhile stays.
+          if (pending.get(msg.ref) === typedText(input.value)) input.value = "";
+          pending.delete(msg.ref);
+        } else unread = unreadAfter(unread, msg.line, { open: isOpen(), mySeat, muted: muted() });
         drawLines();
         drawToggle();
         return true;

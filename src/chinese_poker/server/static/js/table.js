@@ -34,6 +34,7 @@ export function tableScreen(app, tableId, wanted, navigate) {
     page.render();
     alerts.update(performance.now());
   }
+  T.render = render; // for tests: the screen drawn anew, as a state arriving does
   if (wanted === "seat" && !T.token) toast(t("table.no_seat_watching"), "info");
 
   const socket = tableSocket(T, tableId, { onMessage: (msg) => onMessage(msg), render: () => render() });

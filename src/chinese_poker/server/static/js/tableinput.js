@@ -234,13 +234,37 @@ export function listenToPlayer(app, carry) {
     z.classList.remove("drop-hover");
     dropOn(z, card);
   }
+  // A touch's later events go to the element first touched, even once a state that
+  // arrived mid-drag drew the screen anew and took it out of the page: there they no
+  // longer reach `app`, so they are listened to on that element itself.
+  /** @type {EventTarget | null} */
+  let touched = null;
+  function stopFollowing() {
+    if (!touched) return;
+    touched.removeEventListener("touchmove", onTouchMove);
+    touched.removeEventListener("touchend", onTouchEnd);
+    touched.removeEventListener("touchcancel", onTouchCancel);
+    touched = null;
+  }
   function onTouchStart(ev) {
     const el = under(ev.target, "[data-pick], [data-unstage]");
     if (!el || ev.touches.length !== 1) return;
+    stopFollowing();
     touchDrag.card = el.dataset.pick || el.dataset.unstage;
     touchDrag.x = ev.touches[0].clientX;
     touchDrag.y = ev.touches[0].clientY;
     touchDrag.source = el;
+    touched = ev.target;
+    touched.addEventListener("touchmove", onTouchMove, { passive: false });
+    touched.addEventListener("touchend", onTouchEnd, { passive: false });
+    touched.addEventListener("touchcancel", onTouchCancel);
+  }
+  function onTouchCancel() {
+    stopFollowing();
+    touchDrag.card = null;
+    if (touchDrag.ghost) touchDrag.ghost.remove();
+    touchDrag.ghost = null;
+    $$(".drop-hover", app).forEach((e) => e.classList.remove("drop-hover"));
   }
   function onTouchMove(ev) {
     if (!touchDrag.card) return;
@@ -259,6 +283,7 @@ export function listenToPlayer(app, carry) {
     if (zone) zone.classList.add("drop-hover");
   }
   function onTouchEnd(ev) {
+    stopFollowing();
     if (!touchDrag.card) return;
     const card = touchDrag.card;
     touchDrag.card = null;
@@ -278,12 +303,12 @@ export function listenToPlayer(app, carry) {
   const onApp = [
     ["click", onClick], ["dragstart", onDragStart], ["dragover", onDragOver],
     ["dragleave", onDragLeave], ["drop", onDrop],
-    ["touchstart", onTouchStart, { passive: true }], ["touchmove", onTouchMove, { passive: false }],
-    ["touchend", onTouchEnd, { passive: false }],
+    ["touchstart", onTouchStart, { passive: true }],
   ];
   for (const [type, fn, opts] of onApp) app.addEventListener(type, fn, opts);
   document.addEventListener("keydown", onKey);
   return () => {
+    onTouchCancel();
     document.removeEventListener("keydown", onKey);
     for (const [type, fn] of onApp) app.removeEventListener(type, fn);
   };

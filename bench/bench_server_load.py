@@ -861,7 +861,8 @@ async def hint_flood(url: str, seconds: float, hints: int = 200) -> dict[str, An
     from websockets.asyncio.client import connect
 
     ws_base = "ws" + url[4:]
-    bots = [{"kind": "bot", "bot": "rules"} for _ in range(4)]
+    # Named seats: a tournament's stacks name its players.
+    bots = [{"kind": "bot", "bot": "rules", "name": f"Bot {i}"} for i in range(4)]
     stamps: list[float] = []  # when each bot move was seen (read continuously)
 
     async def watch(ws: Any) -> None:
@@ -879,19 +880,20 @@ async def hint_flood(url: str, seconds: float, hints: int = 200) -> dict[str, An
     flooding = False
     creations: list[float] = []
     async with httpx2.AsyncClient(base_url=url, timeout=60) as http:
-        table = (
-            await http.post(
-                "/api/tables",
-                json={  # a long tournament: never over
-                    "preset": "ofc",
-                    "seats": bots,
-                    "bot_delay": 0,
-                    "next_hand_delay": 0,
-                    "mode": "tournament",
-                    "tournament": {"stacks": {f"rules-{i}": 10**9 for i in range(4)}},
-                },
-            )
-        ).json()
+        created = await http.post(
+            "/api/tables",
+            json={  # a long tournament: never over
+                "preset": "ofc",
+                "seats": bots,
+                "bot_delay": 0,
+                "next_hand_delay": 0,
+                "mode": "tournament",
+                "tournament": {"stacks": {seat["name"]: 10**9 for seat in bots}},
+            },
+        )
+        if created.status_code != 201:
+            raise SystemExit(f"hint flood: the bot table was refused: {created.text[:300]}")
+        table = created.json()
         spectator = await connect(f"{ws_base}/ws/tables/{table['table']['id']}")
         watcher = asyncio.create_task(watch(spectator))
         made = (

@@ -238,7 +238,12 @@ export function tableChat(T, tableId, { send }) {
     panel.classList.toggle("open", yes);
     if (yes) unread = 0;
     drawToggle();
-    if (yes && !matchMedia("(hover: none)").matches) input.focus();
+    // A phone: the chat is a sheet above the pinned action bar (style.css); the hand and
+    // the player's own board are brought up above it, not left under it.
+    if (yes && matchMedia("(max-width: 600px)").matches) {
+      document.querySelector("#table-main .hand-zone")?.scrollIntoView({ block: "end" });
+    }
+    if (yes && !matchMedia("(hover: none)").matches) input.focus({ preventScroll: true });
   }
 
   form.addEventListener("submit", (ev) => {
@@ -261,9 +266,11 @@ export function tableChat(T, tableId, { send }) {
   });
   toggle.addEventListener("click", () => open(!isOpen()));
   close.addEventListener("click", () => { open(false); toggle.focus(); });
-  panel.addEventListener("keydown", (ev) => {
+  // Escape closes it wherever the focus is: a tap on the button leaves the focus there.
+  function onEscape(ev) {
     if (ev.key === "Escape" && isOpen()) { open(false); toggle.focus(); }
-  });
+  }
+  document.addEventListener("keydown", onEscape);
 
   /** The chat's messages and its own errors: true when handled here. */
   function onMessage(msg) {
@@ -307,6 +314,7 @@ export function tableChat(T, tableId, { send }) {
   function stop() {
     panel.remove();
     toggle.remove();
+    document.removeEventListener("keydown", onEscape);
   }
 
   drawLines();

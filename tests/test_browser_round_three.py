@@ -1,0 +1,158 @@
+"""What was left of issue 40 ("the table, round three") in Debian's Chromium, as players:
+the phone's top bar in every language (its links behind a menu: nothing cut, nothing
+scrolled sideways), the phone's chat as a sheet that leaves the player's own board, the
+hand and Confirm in view and tappable, and the study desk's refusals in the player's
+language.
+
+The expected words are written here by hand (not read from the catalogues), as in
+tests/test_browser_i18n.py. Screenshots go to ``CP_SCREENSHOT_DIR`` (docs/screenshots for
+docs/browser.md and docs/desk.md); the server, the browser and the helpers are
+tests/test_browser.py's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import test_browser
+from test_browser import Server, create_table, new_page, no_page_errors, open_seat, wait_decision
+from test_browser_i18n import LOCALES
+from test_browser_turn import in_view
+
+browser = test_browser.browser
+server = test_browser.server
+shots = test_browser.shots
+pytestmark = test_browser.pytestmark
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+
+PHONES = {"360x740": {"width": 360, "height": 740}, "390x844": {"width": 390, "height": 844}}
+# The top bar's links in players' words: scorekeeper, study desk, leaderboard, bots, me.
+LINKS = {
+    "en": ["Score", "Study", "Leaderboard", "Bots", "Me"],
+    "bg": ["Точки", "Обучение", "Класиране", "Ботове", "Аз"],
+    "hr": ["Bodovi", "Učenje", "Ljestvica", "Botovi", "Ja"],
+    "ru": ["Счёт", "Учёба", "Рейтинг", "Боты", "Я"],
+    "lv": ["Punkti", "Mācības", "Līderu tabula", "Boti", "Es"],
+}
+MENU = {"en": "Menu", "bg": "Меню", "hr": "Izbornik", "ru": "Меню", "lv": "Izvēlne"}
+
+# Each item of the top bar shown: its text cut (wider than its box) or beyond the screen.
+TOP_BAR_JS = """() => {
+  const width = document.documentElement.clientWidth;
+  const out = [];
+  for (const el of document.querySelectorAll('#topbar > *, #topbar .desklinks > a')) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 && r.height === 0) continue;
+    const name = `${el.id || el.className || el.tagName} "${el.innerText.trim()}"`;
+    const cut = `cut: ${name} (${el.clientWidth} px for ${el.scrollWidth})`;
+    if (el.scrollWidth > el.clientWidth) out.push(cut);
+    if (r.left < -0.5 || r.right > width + 0.5) out.push(`beyond the screen: ${name}`);
+  }
+  return out;
+}"""
+
+
+def top_bar_problems(page: Any) -> list[str]:
+    return page.evaluate(TOP_BAR_JS)  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("phone", list(PHONES))
+@pytest.mark.parametrize("lang", list(LOCALES))
+def test_the_phone_top_bar_fits_in_every_language(
+    browser: Any, server: Server, shots: Path, lang: str, phone: str
+) -> None:
+    """Issue 40, round three, item 1: at a table (the connection and the chat button in the
+    bar too) nothing of the bar is cut or scrolled, closed or with its menu open."""
+    page = new_page(
+        browser, locale=LOCALES[lang], viewport=PHONES[phone], is_mobile=True, has_touch=True
+    )
+    created = create_table(server, name=f"bar-{lang}-{phone}", next_hand_delay=30)
+    open_seat(page, server, created)
+    wait_decision(page)
+    expect(page.locator("#chat-toggle")).to_be_visible()
+    menu = page.locator("#menu-button")
+    expect(menu).to_have_attribute("aria-label", MENU[lang])
+    expect(menu).to_have_attribute("aria-expanded", "false")
+    expect(page.locator("#topbar .desklinks")).to_be_hidden()
+    assert top_bar_problems(page) == []
+
+    menu.tap()
+    expect(menu).to_have_attribute("aria-expanded", "true")
+    links = page.locator("#topbar .desklinks a")
+    # Whole words, "Bots" in the language (the emoji of the closed phone bar are gone).
+    expect(links).to_have_text(LINKS[lang], use_inner_text=True)
+    expect(page.locator("#four-colour")).to_be_visible()
+    expect(page.locator("#lang")).to_be_visible()
+    assert top_bar_problems(page) == []
+    # The bar, open, pushes the table down rather than covering it.
+    bar = page.locator("#topbar").bounding_box()
+    head = page.locator(".table-head").bounding_box()
+    assert bar is not None and head is not None and bar["y"] + bar["height"] <= head["y"] + 0.5
+    if phone == "360x740" and lang in ("ru", "lv"):
+        page.screenshot(path=str(shots / f"topbar-menu-{lang}-phone.png"), clip={
+            "x": 0, "y": 0, "width": PHONES[phone]["width"], "height": 160})  # fmt: skip
+
+    page.keyboard.press("Escape")
+    expect(menu).to_have_attribute("aria-expanded", "false")
+    expect(links.first).to_be_hidden()
+    # A link followed from the menu closes it.
+    menu.tap()
+    links.nth(2).tap()
+    page.wait_for_url("**/leaderboard")
+    expect(menu).to_have_attribute("aria-expanded", "false")
+    assert top_bar_problems(page) == []
+    no_page_errors(page)
+    page.context.close()
+
+
+def test_a_desktop_keeps_the_links_in_the_bar(browser: Any, server: Server) -> None:
+    page = new_page(browser, locale="ru-RU")
+    page.goto(server.base + "/")
+    expect(page.locator("#menu-button")).to_be_hidden()
+    expect(page.locator("#topbar .desklinks a")).to_have_text(LINKS["ru"], use_inner_text=True)
+    assert top_bar_problems(page) == []
+    page.context.close()
+
+
+@pytest.mark.parametrize("lang", ["lv", "ru"])
+def test_the_phone_chat_leaves_the_board_and_confirm_in_reach(
+    browser: Any, server: Server, shots: Path, lang: str
+) -> None:
+    """Issue 40, round three, item 3: on 360x740 the open chat is a sheet over the bottom
+    of the page, above the pinned action bar: the player's own lines, the hand and Confirm
+    stay in view and answer taps; it closes with its button and with Escape."""
+    w, h = 360, 740
+    page = new_page(
+        browser, locale=LOCALES[lang], viewport={"width": w, "height": h},
+        is_mobile=True, has_touch=True, device_scale_factor=2,
+    )  # fmt: skip
+    open_seat(page, server, create_table(server, name=f"chat-{lang}", time_limit=300))
+    wait_decision(page)
+    toggle, panel = page.locator("#chat-toggle"), page.locator("#chat")
+
+    for closing in ("button", "Escape"):
+        toggle.tap()
+        expect(panel).to_be_visible()
+        expect(toggle).to_have_attribute("aria-expanded", "true")
+        in_view(page, "#confirm-btn", w, h)
+        in_view(page, "#my-board .line-row", w, h)
+        in_view(page, "#hand [data-card]", w, h)
+        in_view(page, "#chat-input", w, h)
+        if closing == "button":
+            if lang == "lv":
+                page.screenshot(path=str(shots / "chat-sheet-lv-phone.png"))
+            # Usable, not only seen: a card tapped, then a line, is placed with the chat open.
+            page.locator("#hand [data-card]").first.tap()
+            page.locator("#my-board .line-row").last.tap()
+            page.wait_for_function("() => window.__cp.moves.length === 1")
+            page.locator("#chat .chat-close").tap()
+        else:
+            page.keyboard.press("Escape")
+        expect(panel).to_be_hidden()
+        expect(toggle).to_have_attribute("aria-expanded", "false")
+    no_page_errors(page)
+    page.context.close()

@@ -751,7 +751,7 @@ def test_one_actions_states_are_each_seats_own_state_message(preset: str) -> Non
         table.apply(table.random_action(table.to_act[0], rng))
         last = table.log[-1]
         clocks = [{"seat": 0, "remaining": 1.5, "limit": 30.0}]
-        many = connections.ViewCache(rules).state_messages(
+        many = connections.ViewCache().state_messages(
             table,
             table_id="t-1",
             hand=2,
@@ -760,7 +760,7 @@ def test_one_actions_states_are_each_seats_own_state_message(preset: str) -> Non
             clocks=clocks,
             commitment="c0ffee",
         )
-        alone = connections.ViewCache(rules)
+        alone = connections.ViewCache()
         assert many == [
             alone.state_message(
                 table,

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from chinese_poker.engine import Table
-from chinese_poker.engine.views import public_log_entry
+from chinese_poker.engine.views import View, public_log_entry
 from chinese_poker.rules import rules_for
 from chinese_poker.server.connections import ViewCache
 
@@ -122,14 +122,15 @@ def test_uvicorns_own_protocol_keeps_the_cycle_this_module_breaks() -> None:
 )
 def test_a_state_message_holds_the_engines_view_and_log(preset: str) -> None:
     """At every step of hands with Fantasyland, for every seat and a spectator: the
-    message's view is exactly ``view.to_dict()`` and its log the engine's redaction."""
+    message's view is exactly ``view.to_dict()`` without the rules (the welcome has
+    them) and its log the engine's redaction."""
     rules = rules_for(preset)
     rng = random.Random(1)
     players = 3 if preset != "criss-cross" else 2
     for hand in range(3):
         fl = {0: 14 if "pineapple" in preset else 13} if rules.is_open_face and hand else {}
         table = Table(rules, players, seed=hand, fantasyland=fl)
-        cache = ViewCache(rules)
+        cache = ViewCache()
         while True:
             for seat in [*range(players), None]:
                 view = table.view(seat)
@@ -137,7 +138,7 @@ def test_a_state_message_holds_the_engines_view_and_log(preset: str) -> None:
                 text = cache.state_message(table, table_id="t", hand=hand, seat=seat,
                     last=last, ack=None, clocks=[], commitment=None, with_log=True)  # fmt: skip
                 message = json.loads(text)
-                assert message["view"] == json.loads(json.dumps(view.to_dict()))
+                assert message["view"] == json.loads(json.dumps(view.to_dict(with_rules=False)))
                 hidden = view.hidden_boards
                 assert message["log"] == [public_log_entry(e, seat, hidden) for e in table.log]
             if table.over:
@@ -155,7 +156,7 @@ def test_one_actions_messages_are_each_sockets_own(preset: str) -> None:
     players = 2 if preset == "criss-cross" else 3
     fl = {1: 14 if "pineapple" in preset else 13} if rules.is_open_face else {}
     table = Table(rules, players, seed=4, fantasyland=fl)
-    together = ViewCache(rules)
+    together = ViewCache()
     clocks = [{"seat": s, "bank": 30.0} for s in range(players)]
     while not table.over:
         actor = table.to_act[0]
@@ -168,7 +169,23 @@ def test_one_actions_messages_are_each_sockets_own(preset: str) -> None:
         texts = together.state_messages(table, table_id="t", hand=1, seats=seats,
             last=last, clocks=clocks, commitment="c")  # fmt: skip
         for (seat, ack), text in zip(seats, texts, strict=True):
-            alone = ViewCache(rules).state_message(table, table_id="t", hand=1, seat=seat,
+            alone = ViewCache().state_message(table, table_id="t", hand=1, seat=seat,
                 last=last, ack=ack, clocks=clocks, commitment="c")  # fmt: skip
             assert text == alone
-            assert json.loads(text)["view"] == json.loads(json.dumps(table.view(seat).to_dict()))
+            view = table.view(seat).to_dict(with_rules=False)
+            assert json.loads(text)["view"] == json.loads(json.dumps(view))
+
+
+def test_a_views_rules_are_left_out_only_when_asked() -> None:
+    """The play socket's views leave the rules out (its welcome has them); the engine's
+    own form keeps them, in their place, and rebuilds the same view."""
+    table = Table(rules_for("pineapple"), 2, seed=2)
+    view = table.view(0)
+    whole = view.to_dict()
+    short = view.to_dict(with_rules=False)
+    assert list(whole) == ["seat", "player", "players", "rules", *list(short)[3:]]
+    assert {**short, "rules": table.rules.to_dict()} == whole
+    assert View.from_dict({**short, "rules": table.rules.to_dict()}) == view
+    text = ViewCache().state_message(table, table_id="t", hand=1, seat=0, last=None,
+        ack=None, clocks=[], commitment=None)  # fmt: skip
+    assert "rules" not in json.loads(text)["view"]

@@ -231,3 +231,15 @@ test("keys and buttons as intents", () => {
   assert.deepEqual(actIntent("confirm", {}), { type: "confirm" });
   assert.equal(actIntent("nonsense", {}), null);
 });
+
+test("a state's view reads the rules the welcome brought (the server sends them once a socket)", () => {
+  const T = state.newTableState("t-1", "seat", SEATED, "dealt");
+  const rules = { variant: "pineapple", surrender_cost: 3 };
+  state.welcomed(T, { table: { name: "Fri", seats: [], hints: true, rules }, spec: specs.pineapple, role: "seat", seat: 0, player: "Ann" });
+  state.handStarted(T, { hand: 1 });
+  const view = { version: 0, seat: 0, to_act: [1], decisions: [], phase: "play", players: ["Ann", "Bob"], boards: [] };
+  state.viewArrived(T, { hand: 1, version: 0, view, clocks: [], log: [] }, 0, null);
+  assert.deepEqual(T.view.rules, rules);
+  state.viewArrived(T, { hand: 1, version: 1, view: { ...view, version: 1 }, clocks: [], last: null }, 10, null);
+  assert.equal(T.view.rules.surrender_cost, 3, "every later state as well");
+});

@@ -192,19 +192,25 @@ class View:
         :func:`public_log_entry` hides from the log as well."""
         return tuple((b.seat, b.hand) for b in self.boards if b.hidden)
 
-    def to_dict(self, rules: object = None, boards: list[object] | None = None) -> dict[str, Any]:
+    def to_dict(
+        self, rules: object = None, boards: list[object] | None = None, *, with_rules: bool = True
+    ) -> dict[str, Any]:
         """Plain JSON data (cards by name).
 
         ``rules``: what to put as the rules (default ``self.rules.to_dict()``); a server
         sending many views of one table passes the table's, built once. ``boards``: what
         to put as the boards, one for each of :attr:`boards` (default each one's
         ``to_dict()``), for a server that serialises a board once for every view.
+        ``with_rules`` False leaves the rules out, for a client that has them already
+        (the play socket sends them once, in its ``welcome``).
         """
-        return {
+        if with_rules and rules is None:
+            rules = self.rules.to_dict()
+        data = {
             "seat": self.seat,
             "player": self.player,
             "players": list(self.players),
-            "rules": self.rules.to_dict() if rules is None else rules,
+            "rules": rules,
             "variant": self.rules.variant,
             "version": self.version,
             "phase": self.phase,
@@ -220,6 +226,9 @@ class View:
             "settlement": self.settlement,
             "totals": self.totals,
         }
+        if not with_rules:
+            del data["rules"]
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> View:

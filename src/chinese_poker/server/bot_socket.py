@@ -483,7 +483,8 @@ class BotSeat:
         await self.websocket.send_text(json.dumps(message, separators=(",", ":")))
 
     async def _state(self, data: dict[str, Any]) -> None:
-        view = view_from_dict(data["view"])
+        # A state's view leaves out the rules (a socket's welcome has them): put them back.
+        view = view_from_dict({**data["view"], "rules": self.live.game.rules.to_dict()})
         self.view = view
         last = data.get("last")
         if (

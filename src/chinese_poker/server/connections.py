@@ -4,7 +4,9 @@ A :class:`Conn` is one WebSocket of a chair (``chair`` set) or of a spectator. W
 is sent is built by :class:`ViewCache`: the ``state`` message of the engine seat the
 chair holds in the current hand (``view(seat)``; a chair not dealt in sees
 ``view(None)``, like a spectator), its view serialised once per seat and version and
-each message once, with orjson (a dependency: there is no slower second path).
+each message once, with orjson (a dependency: there is no slower second path). The
+views leave the rules out: a socket has them from its ``welcome`` (the table's
+``rules``), and they never change.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ import orjson
 
 from chinese_poker.engine import LogEntry, Table, View
 from chinese_poker.engine.views import build_views, public_log_entry
-from chinese_poker.rules import Rules
 
 __all__ = ["SEND_QUEUE_LIMIT", "Conn", "ViewCache", "public_entry"]
 
@@ -151,14 +152,12 @@ class _Cached(NamedTuple):
 class ViewCache:
     """Each engine seat's view of one table as JSON, built once per hand and version.
 
-    The rules, the same in every view of the table, are serialised once per table and
-    put in each view as they are (``orjson.Fragment``). The views of the seats asked for
-    together are built together (:func:`build_views`), and a board they see alike is
-    serialised once for all of them.
+    The views of the seats asked for together are built together (:func:`build_views`),
+    and a board they see alike is serialised once for all of them. The rules are not in
+    them (the ``welcome`` carries them once per socket).
     """
 
-    def __init__(self, rules: Rules) -> None:
-        self._rules = orjson.Fragment(orjson.dumps(rules.to_dict()))
+    def __init__(self) -> None:
         self._cache: dict[int | None, _Cached] = {}
 
     def clear(self) -> None:
@@ -183,7 +182,7 @@ class ViewCache:
                 if text is None:
                     text = texts[id(board)] = orjson.Fragment(orjson.dumps(board.to_dict()))
                 boards.append(text)
-            text = orjson.Fragment(orjson.dumps(view.to_dict(rules=self._rules, boards=boards)))
+            text = orjson.Fragment(orjson.dumps(view.to_dict(boards=boards, with_rules=False)))
             self._cache[seat] = _Cached(key, view.hidden_boards, text)
 
     def state_messages(

@@ -45,6 +45,7 @@ __all__ = [
     "error_text",
     "moved_message",
     "parse_client_message",
+    "plain_action",
     "validation_message",
 ]
 
@@ -312,3 +313,68 @@ def validation_message(exc: ValidationError) -> str:
 def parse_client_message(data: dict[str, Any]) -> _Client:
     """The typed message; pydantic's ValidationError if it is malformed."""
     return _CLIENT.validate_python(data)
+
+
+_ACTION_MESSAGE_KEYS = frozenset(("type", "id", "action"))
+_ACTION_KINDS = frozenset(("place", "surrender", "claim_natural"))
+_BODY_KEYS = frozenset(ActionBody.model_fields)
+_BODY_LISTS = ("top", "middle", "bottom", "discard")
+_LIST_MOST = 17  # ActionBody's max_length
+
+
+def plain_action(data: dict[str, Any]) -> tuple[int | str | None, dict[str, Any]] | None:
+    """The ``id`` and action of an ``action`` message of the usual well-formed shape,
+    exactly as :func:`parse_client_message` and ``action.model_dump(exclude_none=True)``
+    give them; None for anything else, which the full validation then answers (with
+    its refusal if it is malformed).
+
+    Every move brings one such message: checked here by plain type tests, it skips
+    pydantic's model, its dump and their copies. It accepts only what :class:`ActionMsg`
+    accepts (strict numbers and booleans, lists of strings, no other key), so both paths
+    carry out the same messages.
+    """
+    if data.get("type") != "action" or data.keys() - _ACTION_MESSAGE_KEYS:
+        return None
+    ref = data.get("id")
+    if ref is not None and type(ref) is not int and type(ref) is not str:
+        return None
+    action = data.get("action")
+    if type(action) is not dict or action.keys() - _BODY_KEYS:
+        return None
+    kind = action.get("type")
+    version = action.get("version")
+    seat = action.get("seat")
+    hand = action.get("hand", 0)
+    if (
+        type(kind) is not str
+        or kind not in _ACTION_KINDS
+        or type(version) is not int
+        or version < 0
+        or (seat is not None and type(seat) is not int)
+        or type(hand) is not int
+        or not 0 <= hand <= 1
+    ):
+        return None
+    body: dict[str, Any] = {"type": kind, "version": version}
+    if seat is not None:
+        body["seat"] = seat
+    body["hand"] = hand
+    for name in _BODY_LISTS:
+        cards = action.get(name)
+        if cards is None and name not in action:
+            body[name] = []
+        elif (
+            type(cards) is list
+            and len(cards) <= _LIST_MOST
+            and all(type(card) is str for card in cards)
+        ):
+            body[name] = list(cards)
+        else:
+            return None
+    for name in ("surrender", "claim"):
+        flag = action.get(name)
+        if flag is not None:
+            if type(flag) is not bool:
+                return None
+            body[name] = flag
+    return ref, body

@@ -37,6 +37,7 @@ from chinese_poker.server.messages import (
     SyncMsg,
     error_text,
     parse_client_message,
+    plain_action,
     validation_message,
 )
 from chinese_poker.server.table_chat import CHAT
@@ -81,6 +82,11 @@ class TableDispatch(TablePart):
         data = self._decode(conn, text)
         if data is not None and data.get("type") == CHAT:  # the chat checks its own
             live.chat.hear(conn, data)
+            return
+        # A move's message checked without pydantic (anything unusual takes the full way).
+        action = plain_action(data) if data is not None and conn.chair is not None else None
+        if action is not None:
+            self._act(conn, action[0], action[1], read_at)
             return
         parsed = self._message(conn, data) if data is not None else None
         if parsed is None:
@@ -206,31 +212,35 @@ class TableDispatch(TablePart):
             flow.start_next_hand()
 
     def _action(self, conn: Conn, msg: ActionMsg, read_at: float | None) -> None:
+        self._act(conn, msg.id, msg.action.model_dump(exclude_none=True), read_at)
+
+    def _act(self, conn: Conn, ref: object, body: dict[str, Any], read_at: float | None) -> None:
+        """Carry out the action ``body`` (an ``action`` message's, checked) of ``conn``'s
+        chair; ``ref``: the message's ``id``."""
         live = self.live
         chair = conn.chair
         assert chair is not None
-        body = msg.action.model_dump(exclude_none=True)
         seat = live.game.engine_seat(chair)
         if seat is None:
             playing = live.game.playing
             code = ErrorCode.NOT_PLAYING if playing else ErrorCode.NO_HAND
             text = live.game.absence(chair) if playing else "no hand is being played now"
-            self.error(conn, msg.id, code, text)
+            self.error(conn, ref, code, text)
             return
         if body.get("seat", seat) != seat:
             text = f"you hold seat {seat}, not {body['seat']}"
-            self.error(conn, msg.id, ErrorCode.NOT_YOUR_SEAT, text)
+            self.error(conn, ref, ErrorCode.NOT_YOUR_SEAT, text)
             return
         body["seat"] = seat
         try:
             action = action_from_dict(body)
         except ValueError as exc:
-            self.error(conn, msg.id, ErrorCode.BAD_MESSAGE, f"bad action: {exc}")
+            self.error(conn, ref, ErrorCode.BAD_MESSAGE, f"bad action: {exc}")
             return
-        result = live.flow.submit(chair, action, msg.id, conn, read_at)
+        result = live.flow.submit(chair, action, ref, conn, read_at)
         if not result.ok:
             assert result.code is not None and result.message is not None
-            self.error(conn, msg.id, ErrorCode(result.code), result.message)
+            self.error(conn, ref, ErrorCode(result.code), result.message)
 
     def _not_playing(self, conn: Conn, msg: LegalMsg | HintMsg | FoulsMsg) -> bool:
         """A person sitting out this hand asks about it: he is told so (True)."""

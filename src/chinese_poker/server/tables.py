@@ -116,7 +116,7 @@ class LiveTable:
         self.game = TableGame(stored)
         self.id = stored.id
         self.conns: list[Conn] = []
-        self.views = ViewCache(self.game.rules)
+        self.views = ViewCache()
         self.last_used = time.monotonic()
         self.ownership = TableOwnership(self)
         self.flow = TableFlow(self)

@@ -111,6 +111,8 @@ export function handStarted(T, msg) {
 export function viewArrived(T, msg, now, saved) {
   if (msg.hand !== T.hand) T.log = [];
   T.view = msg.view;
+  // The rules travel once, in the welcome's table: the screen reads them with the view.
+  if (!T.view.rules && T.info) T.view.rules = T.info.rules;
   // The engine seat of this hand (null: out of the tournament or sitting out).
   if (T.role === "seat") T.seat = msg.view.seat;
   T.hand = msg.hand;

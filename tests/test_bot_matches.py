@@ -6,14 +6,16 @@ from __future__ import annotations
 import contextlib
 import json
 import random
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import insert, select
+from sqlalchemy import Engine, event, func, insert, select
 
 from _bots import bot_lobby, bot_table, new_bot, person, poll, random_answer
 from _helpers import wait_until
@@ -36,6 +38,7 @@ from chinese_poker.server.db import Store, StoredSeat
 from chinese_poker.server.ratings import RATINGS, rate_pending, same_owner
 from chinese_poker.server.schema import BOT_MATCH_HANDS, BOT_MATCHES, HANDS
 from chinese_poker.server.tables import TableManager
+from test_server_restart import own_postgres_database
 
 SEED = 20261207
 DEALS = 3
@@ -63,7 +66,7 @@ def played_match(client: TestClient, bots: list[BotInMatch], seed: int = SEED) -
     """Start a match on the server's loop and wait until it is collected."""
     manager = manager_of(client)
     match_id: str = client.portal.call(  # type: ignore[attr-defined]
-        lambda: start_match(manager, "pineapple", bots, DEALS, seed)
+        start_match, manager, "pineapple", bots, DEALS, seed
     )
 
     def collected() -> bool:
@@ -178,6 +181,104 @@ def test_the_runner_starts_no_more_than_the_budget(client: TestClient) -> None:
     assert len(rows) == 3 and all(deals == 1 for _, deals in rows)
     # Different pairs first: the runner spreads the matches over the house bots.
     assert len({frozenset(json.loads(p)) for p, _ in rows[:2]}) == 2
+    runner.close()
+
+
+def test_starting_a_match_leaves_the_event_loop_free(client: TestClient) -> None:
+    """The database work of a match's start is done off the event loop: while the
+    database holds the match's first table (made slow by the test, not by the clock),
+    the server still answers a request."""
+    manager = manager_of(client)
+    held, answered = threading.Event(), threading.Event()
+    waited: list[bool] = []
+
+    def slow(_c: Any, _cur: Any, statement: str, *_: Any) -> None:
+        if statement.lstrip().upper().startswith("INSERT INTO TABLES") and not held.is_set():
+            held.set()
+            waited.append(answered.wait(30))  # True: the request came meanwhile
+
+    event.listen(Engine, "before_cursor_execute", slow)  # whichever engine stores it
+    runner = MatchRunner(
+        manager,
+        MatchBudget(hands_per_hour=100, deals=2, presets=("pineapple",)),
+        entrants=lambda conn, preset: [RULES_BOT, RANDOM_BOT],
+    )
+    try:
+        ticking = client.portal.start_task_soon(runner.tick)  # type: ignore[attr-defined]
+        assert held.wait(60), "the match stored no table"
+        assert client.get("/api/health").status_code == 200
+        answered.set()
+        match_id = ticking.result(60)
+    finally:
+        event.remove(Engine, "before_cursor_execute", slow)
+        runner.close()
+    assert waited == [True], "the request waited for the database: the loop was held"
+    assert match_id is not None and _status(client, match_id) == "playing"
+    assert len(manager_of(client).tables) == 4  # two deals, both seatings, all open
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def shared_database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A database two server processes share: an SQLite file, or a PostgreSQL database
+    of its own (``CHINESE_POKER_TEST_POSTGRES_URL``; skipped without it)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'shared.db'}"
+        return
+    with own_postgres_database("cp_matches") as url:
+        yield url
+
+
+def test_at_once_holds_for_every_process_together(shared_database: str) -> None:
+    """Two processes' runners, each allowed one match at a time, both find no match
+    playing before either stores its own (a barrier in the pairing, by construction):
+    one starts, the other is refused its place; the place is free again once the match
+    is collected."""
+    budget = MatchBudget(hands_per_hour=1000, at_once=1, deals=1, presets=("pineapple",))
+    both_read = threading.Barrier(2)
+
+    def entrants(conn: Any, preset: str) -> list[BotInMatch]:
+        # Called once the budget is read: both runners have read it before either
+        # stores a match (a server that let only one read at a time would break the
+        # barrier after its wait, and the test would go on).
+        with contextlib.suppress(threading.BrokenBarrierError):
+            both_read.wait(10)
+        return [RULES_BOT, RANDOM_BOT]
+
+    apps = [create_app(shared_database, hint_processes=False) for _ in range(2)]
+    with TestClient(apps[0]) as one, TestClient(apps[1]) as two:
+        clients = (one, two)
+        runners = [MatchRunner(manager_of(c), budget, entrants=entrants) for c in clients]
+        with ThreadPoolExecutor(2) as pool:
+            started = list(
+                pool.map(lambda i: clients[i].portal.call(runners[i].tick), range(2))  # type: ignore[attr-defined]
+            )
+        assert sum(m is not None for m in started) == 1, started
+        both_read.abort()  # from now on one runner at a time: no wait
+        engine = manager_of(one).store.engine
+
+        def playing() -> int:
+            with engine.connect() as conn:
+                return int(
+                    conn.execute(
+                        select(func.count()).where(BOT_MATCHES.c.status == "playing")
+                    ).scalar_one()
+                )
+
+        assert playing() == 1
+        refused = [c.portal.call(r.tick) for c, r in zip(clients, runners, strict=True)]  # type: ignore[attr-defined]
+        assert refused == [None, None]
+        # Once the match is over and collected, its place is taken by the next one.
+        wait_until(
+            lambda: one.portal.call(runners[0].tick) is not None,  # type: ignore[attr-defined]
+            "the next match after the first was collected",
+            240,
+        )
+        assert playing() == 1
+        with engine.connect() as conn:
+            statuses = sorted(s for (s,) in conn.execute(select(BOT_MATCHES.c.status)))
+        assert statuses == ["finished", "playing"]
+        for runner in runners:
+            runner.close()
 
 
 # --------------------------------------------------------------------------- same owner
@@ -279,6 +380,7 @@ def test_an_online_bot_account_plays_a_duplicate_match_over_its_socket(client: T
                     return collect(conn, match_id) or _status(client, match_id) == "finished"
 
             wait_until(finished, "the match with the bot account", 240)
+        runner.close()
     rows = stored_hands(client, match_id)
     first = [r for r in rows if r["hand"] == 1]
     assert {(r["seating"], r["player_id"]) for r in first} == {

@@ -18,13 +18,22 @@ the match. Its hands are rated like any (:mod:`.ratings`). When every table of a
 finished, :class:`MatchRunner` stores what each seat of each hand scored in
 ``bot_match_hands`` (migration 0007), and the ladder (:mod:`.ladder`) reads them.
 
+Starting a match stores the match and its tables in the server's setup thread (with a
+store of its own, :func:`match_writer`: the server's store is the event loop's), so the
+loop only puts the stored tables in play (:func:`open_tables`); finished matches are
+collected in that thread too.
+
 **The operator's budget** (:class:`MatchBudget`, ``serve --bot-matches``; off unless
 given): at most ``hands_per_hour`` planned match hands started in any hour and at most
-``at_once`` matches being played. Which two bots play next: the pair of the family that
-has played the fewest matches (:func:`next_pair`), among our own bots at each level
-(:func:`house_bots`) and the bot accounts online that accept the preset heads-up
-(:func:`online_accounts`): an account's chair is taken in its name, and its own program
-plays it over its socket (:mod:`.bot_socket`), with a clock (:data:`ACCOUNT_TIME_LIMIT`).
+``at_once`` matches being played on the whole site: a match holds one of ``at_once``
+numbered places (``bot_match_places``, migration 0008) from the transaction that stores
+it to the one that collects it, and a place's primary key refuses a second process that
+found it free too (:func:`start_in_place`). Which two bots play next: the pair of the
+family that has played the fewest matches (:func:`next_pair`), among our own bots at
+each level (:func:`house_bots`) and the bot accounts online that accept the preset
+heads-up (:func:`online_accounts`): an account's chair is taken in its name, and its own
+program plays it over its socket (:mod:`.bot_socket`), with a clock
+(:data:`ACCOUNT_TIME_LIMIT`).
 """
 
 from __future__ import annotations
@@ -37,14 +46,28 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import combinations
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import (
+    Connection,
+    Engine,
+    ForeignKey,
+    Integer,
+    String,
+    delete,
+    func,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy import Table as SATable
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Mapped, mapped_column
 
 from chinese_poker.ai.simulate import Job, derive_seed, make_job
 from chinese_poker.rules import rules_for
 from chinese_poker.server.accounts import PLAYERS, SeatPlayerRow, bot_player
+from chinese_poker.server.db import Base, Store
 from chinese_poker.server.fairness import new_commitment
 from chinese_poker.server.game import plan_table
 from chinese_poker.server.messages import CreateTable, SeatSpec
@@ -57,6 +80,8 @@ from chinese_poker.server.schema import (
     HANDS,
     SEATS,
     TABLES,
+    StoredSeat,
+    StoredTable,
 )
 
 if TYPE_CHECKING:
@@ -65,19 +90,31 @@ if TYPE_CHECKING:
 __all__ = [
     "ACCOUNT_TIME_LIMIT",
     "HOUSE_LEVELS",
+    "MATCH_PLACES",
     "BotInMatch",
     "MatchBudget",
+    "MatchPlaceRow",
     "MatchRunner",
+    "PlannedMatch",
     "Seating",
+    "StoredMatchTable",
+    "collect",
+    "collect_finished",
     "entrants",
     "house_bots",
     "match_job",
+    "match_writer",
     "may_start",
     "next_pair",
     "online_accounts",
+    "open_tables",
+    "plan_match",
     "planned_hands",
     "seating",
+    "start_in_place",
     "start_match",
+    "store_match",
+    "store_tables",
 ]
 
 log = logging.getLogger("chinese_poker.server")
@@ -89,6 +126,23 @@ HOUSE_LEVELS: dict[Family, tuple[tuple[str, int | None], ...]] = {
     Family.OPEN_FACE: (("rules", None), ("mc", 1), ("mc", 2), ("mc", 3)),
     Family.CLASSIC: (("rules", None), ("mc", None)),
 }
+
+
+class MatchPlaceRow(Base):
+    """One of the site's places for a running match (migration 0008): the operator's
+    ``at_once`` is how many places there are, numbered from 0. A match's place is taken
+    in the transaction that stores the match and given back in the one that collects it,
+    so the limit holds for every process on the database together."""
+
+    __tablename__ = "bot_match_places"
+
+    place: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    match_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("bot_matches.id", ondelete="CASCADE")
+    )
+
+
+MATCH_PLACES = cast(SATable, MatchPlaceRow.__table__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,7 +351,169 @@ def _table_request(preset: str, bots: Sequence[BotInMatch], plan: Seating) -> Cr
     )
 
 
-def start_match(
+@dataclass(frozen=True, slots=True)
+class PlannedMatch:
+    """A match about to start: its id, what it plays, its seed and its tables (each a
+    new table id and the seating it plays), before anything is stored."""
+
+    id: str
+    preset: str
+    bots: tuple[BotInMatch, ...]
+    deals: int
+    seed: int
+    tables: tuple[tuple[str, Seating], ...]
+    created_at: float
+
+
+def plan_match(
+    preset: str, bots: Sequence[BotInMatch], deals: int, seed: int | None, now: float
+) -> PlannedMatch:
+    """The match's ids, seed and seatings (every deal in both seatings)."""
+    seed = secrets.randbits(63) if seed is None else seed
+    job = match_job(preset, bots, deals, seed)
+    tables = tuple(
+        ("t-" + secrets.token_hex(6), seating(job, deal, rotation))
+        for deal in range(deals)
+        for rotation in range(job.rotations)
+    )
+    return PlannedMatch("m-" + secrets.token_hex(6), preset, tuple(bots), deals, seed, tables, now)
+
+
+def store_match(conn: Connection, match: PlannedMatch) -> None:
+    """Insert the match's row (status ``playing``) in ``conn``'s transaction."""
+    conn.execute(
+        insert(BOT_MATCHES).values(
+            id=match.id,
+            family=family_of(rules_for(match.preset)).value,
+            preset=match.preset,
+            seed=match.seed,
+            players=json.dumps([b.player_id for b in match.bots]),
+            deals=match.deals,
+            tables=json.dumps([t for t, _ in match.tables]),
+            status="playing",
+            created_at=match.created_at,
+            finished_at=None,
+        )
+    )
+
+
+def start_in_place(conn: Connection, match: PlannedMatch, at_once: int) -> bool:
+    """Store ``match`` in the lowest free one of the site's ``at_once`` places for
+    running matches (:data:`MATCH_PLACES`), in ``conn``'s transaction; False (nothing
+    stored) when all are taken. Two processes that saw the same place free both insert
+    it: its primary key lets one commit and refuses the other (IntegrityError), so
+    however many processes start matches, no more than ``at_once`` run together."""
+    taken = set(conn.execute(select(MATCH_PLACES.c.place)).scalars())
+    free = next((p for p in range(at_once) if p not in taken), None)
+    if free is None:
+        return False
+    store_match(conn, match)
+    conn.execute(insert(MATCH_PLACES).values(place=free, match_id=match.id))
+    return True
+
+
+def _seats(
+    plan: Seating, bots: Sequence[BotInMatch], planned: Sequence[StoredSeat], now: float
+) -> list[StoredSeat]:
+    """The chairs as stored: an account's is taken in its name at once (its socket
+    finds it by the seat's player row; the token no one holds only marks it taken)."""
+    from chinese_poker.server.table_presence import secret_hash
+
+    seats = []
+    for chair, index in zip(planned, plan.bots, strict=True):
+        if bots[index].bot is None:
+            token = secret_hash("s-" + secrets.token_urlsafe(24))
+            chair = replace(chair, token_hash=token, joined_at=now)
+        seats.append(chair)
+    return seats
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMatchTable:
+    """A match's table as stored, and the fencing number of the lease this process took
+    as it stored it (None: a store without an owner takes no leases)."""
+
+    table: StoredTable
+    fence: int | None
+
+
+def match_writer(store: Store) -> Store:
+    """A store of its own for writing a match's tables in the setup thread: the
+    server's store writes on one connection, the event loop's (:class:`~.db.Store`),
+    which another thread must not share. The same database and owner: the leases it
+    takes are this process's."""
+    return Store(store.url, owner=store.owner, lease_seconds=store.lease_seconds)
+
+
+def store_tables(writer: Store, match: PlannedMatch) -> list[StoredMatchTable]:
+    """Store the match's tables (each one's seats taken, the accounts' chairs in their
+    names) and read each back, as a table is opened: blocking database work, done in
+    the server's setup thread with ``writer`` (:func:`match_writer`)."""
+    from chinese_poker.server.table_bots import check_bot
+    from chinese_poker.server.table_presence import secret_hash
+    from chinese_poker.server.tables import new_hand
+
+    stored = []
+    for table_id, plan in match.tables:
+        spec = _table_request(match.preset, match.bots, plan)
+        chairs = plan_table(spec, check_bot)
+        config = {
+            "request": spec.model_dump(mode="json"),
+            "preset": match.preset,
+            "rules": chairs.rules.to_dict(),
+            "match": {"id": match.id, "deal": plan.deal, "seating": plan.seating,
+                      "bot_seeds": list(plan.bot_seeds)},
+        }  # fmt: skip
+        writer.create_table(
+            table_id=table_id,
+            name=spec.name or match.preset,
+            config=config,
+            join_code_hash=secret_hash(secrets.token_urlsafe(8)),
+            session_seed=str(plan.session_seed),
+            start_button=0,
+            seats=_seats(plan, match.bots, chairs.seats, time.time()),
+            status="waiting",
+            first=new_hand(new_commitment(table_id, 1, chairs.rules)),
+        )
+        accounts = [
+            {"table_id": table_id, "seat": chair, "player_id": match.bots[index].player_id}
+            for chair, index in enumerate(plan.bots)
+            if match.bots[index].bot is None
+        ]
+        if accounts:
+            with writer.engine.begin() as conn:
+                conn.execute(insert(SeatPlayerRow), accounts)
+        loaded = writer.load_table(table_id)
+        assert loaded is not None
+        stored.append(StoredMatchTable(loaded, writer.fences.pop(table_id, None)))
+    return stored
+
+
+def open_tables(manager: TableManager, stored: Sequence[StoredMatchTable]) -> None:
+    """Put the match's stored tables in play on the event loop: each starts at once
+    (every chair is taken) and is played as the server plays any table."""
+    from chinese_poker.server.tables import LiveTable
+
+    for item in stored:
+        if item.fence is not None:  # the lease the writer took: the server's store writes
+            manager.store.fences[item.table.id] = item.fence
+        live = LiveTable(manager, item.table)
+        manager.tables[item.table.id] = live
+        if live.game.session is None:
+            live.start_session()
+
+
+def _store_new_match(store: Store, match: PlannedMatch) -> list[StoredMatchTable]:
+    writer = match_writer(store)
+    try:
+        with writer.engine.begin() as conn:
+            store_match(conn, match)
+        return store_tables(writer, match)
+    finally:
+        writer.close()
+
+
+async def start_match(
     manager: TableManager,
     preset: str,
     bots: Sequence[BotInMatch],
@@ -306,72 +522,12 @@ def start_match(
     now: float | None = None,
 ) -> str:
     """Store a match between ``bots`` and open its tables (every deal in both seatings;
-    each starts at once and is played as the server plays any table). Its id."""
-    from chinese_poker.server.table_bots import check_bot
-    from chinese_poker.server.table_presence import secret_hash
-    from chinese_poker.server.tables import LiveTable, new_hand
-
-    seed = secrets.randbits(63) if seed is None else seed
-    job = match_job(preset, bots, deals, seed)
-    match_id = "m-" + secrets.token_hex(6)
-    store = manager.store
-    tables: list[tuple[str, Seating]] = []
-    for deal in range(deals):
-        for rotation in range(job.rotations):
-            tables.append(("t-" + secrets.token_hex(6), seating(job, deal, rotation)))
-    with store.engine.begin() as conn:
-        conn.execute(
-            insert(BOT_MATCHES).values(
-                id=match_id,
-                family=family_of(job.rules).value,
-                preset=preset,
-                seed=seed,
-                players=json.dumps([b.player_id for b in bots]),
-                deals=deals,
-                tables=json.dumps([t for t, _ in tables]),
-                status="playing",
-                created_at=time.time() if now is None else now,
-                finished_at=None,
-            )
-        )
-    for table_id, plan in tables:
-        spec = _table_request(preset, bots, plan)
-        chairs = plan_table(spec, check_bot)
-        match = {"id": match_id, "deal": plan.deal, "seating": plan.seating,
-                 "bot_seeds": list(plan.bot_seeds)}  # fmt: skip
-        store.create_table(
-            table_id=table_id,
-            name=spec.name or preset,
-            config={
-                "request": spec.model_dump(mode="json"),
-                "preset": preset,
-                "rules": chairs.rules.to_dict(),
-                "match": match,
-            },
-            join_code_hash=secret_hash(secrets.token_urlsafe(8)),
-            session_seed=str(plan.session_seed),
-            start_button=0,
-            seats=chairs.seats,
-            status="waiting",
-            first=new_hand(new_commitment(table_id, 1, chairs.rules)),
-        )
-        loaded = store.load_table(table_id)
-        assert loaded is not None
-        live = LiveTable(manager, loaded)
-        manager.tables[table_id] = live
-        for chair, index in enumerate(plan.bots):
-            bot = bots[index]
-            if bot.bot is None:  # the account's seat, found by its socket (an invitation)
-                live.claim(chair, bot.name)
-                with store.engine.begin() as conn:
-                    conn.execute(
-                        insert(SeatPlayerRow).values(
-                            table_id=table_id, seat=chair, player_id=bot.player_id
-                        )
-                    )
-        if live.game.session is None:
-            live.start_session()
-    return match_id
+    each starts at once and is played as the server plays any table). Its id. The
+    database work is done in the server's setup thread, off the event loop."""
+    match = plan_match(preset, bots, deals, seed, time.time() if now is None else now)
+    stored = await manager.workers.setup(_store_new_match, manager.store, match)
+    open_tables(manager, stored)
+    return match.id
 
 
 # --------------------------------------------------------------------------- collecting
@@ -448,7 +604,28 @@ def collect(conn: Connection, match_id: str) -> bool:
         .where(BOT_MATCHES.c.id == match_id)
         .values(status="finished", finished_at=time.time())
     )
+    conn.execute(delete(MATCH_PLACES).where(MATCH_PLACES.c.match_id == match_id))
     return True
+
+
+def collect_finished(engine: Engine) -> list[str]:
+    """Collect every playing match whose tables are all finished (each in a transaction
+    of its own): their ids."""
+    with engine.connect() as conn:
+        unfinished = (
+            conn.execute(select(BOT_MATCHES.c.id).where(BOT_MATCHES.c.status == "playing"))
+            .scalars()
+            .all()
+        )
+    collected = []
+    for match_id in unfinished:
+        try:
+            with engine.begin() as conn:
+                if collect(conn, match_id):
+                    collected.append(match_id)
+        except IntegrityError:
+            pass  # another process's runner collected it first
+    return collected
 
 
 # --------------------------------------------------------------------------- the runner
@@ -466,58 +643,79 @@ class MatchRunner:
     clock: Callable[[], float] = time.time
     entrants: Callable[[Connection, str], list[BotInMatch]] = entrants
     _turn: int = field(default=0, init=False)
+    _writer: Store | None = field(default=None, init=False)
 
     async def run(self) -> None:
         """Tick until cancelled (a failed tick is logged; the next one tries again)."""
-        while True:
-            try:
-                self.tick()
-            except Exception:
-                log.exception("bot matches: a tick failed")
-            await asyncio.sleep(self.interval)
+        try:
+            while True:
+                try:
+                    await self.tick()
+                except Exception:
+                    log.exception("bot matches: a tick failed")
+                await asyncio.sleep(self.interval)
+        finally:
+            self.close()
 
-    def tick(self) -> str | None:
-        """Collect the finished matches, then start one if the budget allows: its id."""
-        store = self.manager.store
-        with store.engine.connect() as conn:
-            unfinished = conn.execute(
-                select(BOT_MATCHES.c.id).where(BOT_MATCHES.c.status == "playing")
-            ).all()
-        for (match_id,) in unfinished:
-            try:
-                with store.engine.begin() as conn:  # each match in a transaction of its own
-                    collect(conn, match_id)
-            except IntegrityError:
-                pass  # another process's runner collected it first
+    def close(self) -> None:
+        """Close the store the matches' tables are written with (if one was opened)."""
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
+    async def tick(self) -> str | None:
+        """Collect the finished matches, then start one if the budget allows: its id.
+        The database work is done in the server's setup thread, off the event loop."""
+        workers = self.manager.workers
+        await workers.setup(collect_finished, self.manager.store.engine)
         if self.manager.draining or not self.manager.ready:
             return None
         preset = self.budget.presets[self._turn % len(self.budget.presets)]
         self._turn += 1
-        planned = planned_hands(self.budget.deals)
-        with store.engine.begin() as conn:
-            now = self.clock()
-            started = [
-                (float(at), planned_hands(deals))
-                for at, deals in conn.execute(
-                    select(BOT_MATCHES.c.created_at, BOT_MATCHES.c.deals).where(
-                        BOT_MATCHES.c.created_at > now - 3600.0
-                    )
-                )
-            ]
-            playing = conn.execute(
-                select(func.count()).where(BOT_MATCHES.c.status == "playing")
-            ).scalar_one()
-            if not may_start(self.budget, now, started, int(playing), planned):
-                return None
-            family = family_of(rules_for(preset))
-            bots = self.entrants(conn, preset)
-            played: dict[frozenset[str], int] = {}
-            for (text,) in conn.execute(
-                select(BOT_MATCHES.c.players).where(BOT_MATCHES.c.family == family.value)
-            ):
-                key = frozenset(json.loads(text))
-                played[key] = played.get(key, 0) + 1
-        pair = next_pair(bots, played)
-        if pair is None:
+        started = await workers.setup(self.store_next, preset)
+        if started is None:
             return None
-        return start_match(self.manager, preset, pair, self.budget.deals, now=now)
+        match, stored = started
+        open_tables(self.manager, stored)
+        return match.id
+
+    def store_next(self, preset: str) -> tuple[PlannedMatch, list[StoredMatchTable]] | None:
+        """Store the next match of ``preset`` and its tables if the budget allows and a
+        place is free (blocking: run in the setup thread); None if none starts."""
+        store = self.manager.store
+        planned = planned_hands(self.budget.deals)
+        try:
+            with store.engine.begin() as conn:
+                now = self.clock()
+                started = [
+                    (float(at), planned_hands(deals))
+                    for at, deals in conn.execute(
+                        select(BOT_MATCHES.c.created_at, BOT_MATCHES.c.deals).where(
+                            BOT_MATCHES.c.created_at > now - 3600.0
+                        )
+                    )
+                ]
+                playing = conn.execute(
+                    select(func.count()).where(BOT_MATCHES.c.status == "playing")
+                ).scalar_one()
+                if not may_start(self.budget, now, started, int(playing), planned):
+                    return None
+                family = family_of(rules_for(preset))
+                bots = self.entrants(conn, preset)
+                played: dict[frozenset[str], int] = {}
+                for (text,) in conn.execute(
+                    select(BOT_MATCHES.c.players).where(BOT_MATCHES.c.family == family.value)
+                ):
+                    key = frozenset(json.loads(text))
+                    played[key] = played.get(key, 0) + 1
+                pair = next_pair(bots, played)
+                if pair is None:
+                    return None
+                match = plan_match(preset, pair, self.budget.deals, None, now)
+                if not start_in_place(conn, match, self.budget.at_once):
+                    return None
+        except IntegrityError:
+            return None  # another process took the same place first
+        if self._writer is None:
+            self._writer = match_writer(store)
+        return match, store_tables(self._writer, match)

@@ -6,7 +6,9 @@ the same data and the same one-line errors as the command line, because it runs 
 command line's own code: :func:`chinese_poker.cli.score.read_table` for tables,
 :func:`chinese_poker.cli.solve.solver` for the solvers and
 :func:`chinese_poker.engine.position.parse_position` for hint positions. An error is
-``400 {"detail": "<one line>"}``, the server's usual error shape.
+``400 {"detail": "<one line>"}``, the server's usual error shape, with the refusal's
+``code`` and ``params`` that the desk's pages put in the player's words
+(:mod:`.desk_refusals`).
 
 Work is bounded per request: it runs in the study pool (:class:`StudyPool`, one worker
 process of its own at a lower priority, so study traffic never waits for, nor delays,
@@ -62,6 +64,12 @@ from chinese_poker.engine.position import (
 )
 from chinese_poker.language import DEFAULT_LANGUAGE, LANGUAGES, text_in
 from chinese_poker.rules import Rules, RulesError, rules_for, rules_from_document
+from chinese_poker.server.desk_refusals import (
+    DeskRefusal,
+    DeskRoute,
+    position_refusal,
+    refusal_of,
+)
 from chinese_poker.server.fair_share import FairShare, SharedPlaces
 from chinese_poker.server.guard import client_address
 from chinese_poker.server.holdings import holdings_of, throttle
@@ -162,7 +170,7 @@ class StudyPool:
         worker's start, :data:`STUDY_WARMUP`."""
         place = await self.share.take_admitted(player)
         if place is None:
-            raise HTTPException(503, "the study desk is busy: try again in a moment")
+            raise DeskRefusal(503, "busy", "the study desk is busy: try again in a moment")
         call = functools.partial(fn, *args)
         try:
             # A request waits here, not in the pool, until a worker is free: its budget
@@ -172,13 +180,15 @@ class StudyPool:
             async with self.share.turn(player):
                 return await self._run(call, budget, preparing)
         except TimeoutError:
-            raise HTTPException(
-                503, f"the request took longer than its budget of {budget:g} seconds"
-            ) from None
+            raise DeskRefusal(
+                503, "over_budget",
+                f"the request took longer than its budget of {budget:g} seconds",
+                seconds=budget,
+            ) from None  # fmt: skip
         except _Unavailable as exc:
-            raise HTTPException(exc.status, exc.detail) from None
+            raise DeskRefusal(exc.status, exc.code, exc.detail, **exc.params) from None
         except _Preparing:
-            raise HTTPException(503, preparing) from None
+            raise DeskRefusal(503, "preparing", preparing or "") from None
         finally:
             self.share.give_back(place)
 
@@ -219,7 +229,7 @@ class StudyPool:
             except BrokenProcessPool:  # a worker died: a fresh pool, one more try
                 self._restart(pool)
                 if attempt:
-                    raise HTTPException(503, "the study desk failed; try again") from None
+                    raise DeskRefusal(503, "failed", "the study desk failed; try again") from None
             except TimeoutError:
                 if stuck:  # the worker finishes it once compiled, and is warm then
                     raise _Preparing from None
@@ -277,24 +287,28 @@ class _Preparing(Exception):
 
 
 class _Unavailable(Exception):
-    """A 503 raised in a worker, carried back across the process boundary."""
+    """A refusal raised in a worker (a 503, or a 400 the desk names itself), carried
+    back across the process boundary with its code."""
 
-    def __init__(self, status: int, detail: str) -> None:
-        super().__init__(status, detail)
+    def __init__(self, status: int, detail: str, code: str, params: dict[str, Any]) -> None:
+        super().__init__(status, detail, code, params)
         self.status = status
         self.detail = detail
+        self.code = code
+        self.params = params
 
 
 def _guarded(fn: Callable[..., T], *args: Any) -> T:
     """``fn(*args)`` in a worker: bad input becomes a :class:`_UserError` (a 400), an
-    HTTPException an :class:`_Unavailable` (both cross a process boundary intact)."""
+    HTTPException an :class:`_Unavailable` (both cross a process boundary intact, each
+    with its refusal's code)."""
     try:
         return fn(*args)
     except HTTPException as exc:
-        raise _Unavailable(exc.status_code, str(exc.detail)) from None
+        raise _Unavailable(exc.status_code, str(exc.detail), *refusal_of(exc)) from None
     except (ValueError, KeyError) as exc:
         text = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-        raise _UserError(text) from None
+        raise _UserError(text, *refusal_of(exc)) from None
 
 
 # --------------------------------------------------------------------------- request bodies
@@ -583,7 +597,7 @@ def trainer_position(kind: str, preset: str, seed: int, budget: float) -> dict[s
         if (best is not None and best["gap"] >= threshold) or time.monotonic() > deadline:
             break
     if best is None:
-        raise HTTPException(503, "no trainer position found in the time budget")
+        raise DeskRefusal(503, "no_position_found", "no trainer position found in the time budget")
     best.update(kind=kind, preset=preset, threshold=threshold, tries=tries, seed=seed)
     return best
 
@@ -636,9 +650,9 @@ def _draw_street(rules: Rules, preset: str, rng: random.Random) -> dict[str, Any
             result = hint_position(position, 1, rng.getrandbits(16), 1.0)
             hints = result["hints"]
             if hints and hints[0].get("quick"):  # a fresh machine: nothing to rank yet
-                raise HTTPException(503, "street positions need the hint engine, which is"
-                                    " still being compiled for this machine (once, about a"
-                                    " minute and a half): try again then")  # fmt: skip
+                raise DeskRefusal(503, "preparing", "street positions need the hint engine,"
+                                  " which is still being compiled for this machine (once,"
+                                  " about a minute and a half): try again then")  # fmt: skip
             if len(hints) < 2:
                 return None
             result["gap"] = hints[0]["value"] - hints[1]["value"]
@@ -721,6 +735,9 @@ def _doc(model: type[BaseModel] | None, examples: Mapping[str, Any]) -> dict[str
 
 
 def _desk_hint(req: HintRequest, budget: float, lang: str) -> dict[str, Any]:
+    miscounted = position_refusal(req.position)
+    if miscounted is not None:
+        raise miscounted
     position = _parse_position(req.position)
     _check_cards_left(position, lang)
     return hint_position(position, req.level, req.seed, budget)
@@ -736,7 +753,7 @@ def _check_cards_left(position: Position, lang: str) -> None:
     except ValueError as exc:
         if "not enough unseen cards" not in str(exc):
             raise
-        raise ValueError(text_in(lang, "desk.no_cards_left")) from None
+        raise DeskRefusal(400, "no_cards_left", text_in(lang, "desk.no_cards_left")) from None
 
 
 def desk_language(request: Request) -> str:
@@ -752,13 +769,13 @@ def desk_language(request: Request) -> str:
 def _trainer_next(kind: str, name: str, draw_seed: int) -> dict[str, Any]:
     rules = rules_for(name)
     if kind == "setting" and not rules.is_classic:
-        raise ValueError(f"a 13-card setting needs classic rules, not {rules.variant!r}")
+        raise RulesError(f"a 13-card setting needs classic rules, not {rules.variant!r}")
     if kind != "setting" and not rules.is_open_face:
-        raise ValueError(f"{kind} positions need open-face rules, not {rules.variant!r}")
+        raise RulesError(f"{kind} positions need open-face rules, not {rules.variant!r}")
     return trainer_position(kind, name, draw_seed, TRAINER_SECONDS)
 
 
-router = APIRouter(tags=["study desk"])
+router = APIRouter(tags=["study desk"], route_class=DeskRoute)
 
 
 async def _run(
@@ -776,7 +793,7 @@ async def _run(
             preparing=text_in(desk_language(request), "desk.preparing"),
         )
     except _UserError as exc:
-        raise HTTPException(400, str(exc)) from None
+        raise DeskRefusal(400, exc.code, exc.text, **exc.params) from None
 
 
 @router.post("/api/score", openapi_extra=_doc(None, {"Finnish deuce": _EXAMPLE_TABLE}))
@@ -885,4 +902,11 @@ async def trainer_grade(request: Request) -> dict[str, Any]:
 
 
 class _UserError(Exception):
-    """Bad input found inside a worker thread: a 400 with its one line."""
+    """Bad input found inside a worker thread: a 400 with its one line and its refusal's
+    code."""
+
+    def __init__(self, text: str, code: str, params: dict[str, Any]) -> None:
+        super().__init__(text, code, params)
+        self.text = text
+        self.code = code
+        self.params = params

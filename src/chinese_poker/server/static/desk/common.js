@@ -5,7 +5,7 @@
 // The card facts and small helpers are the table's own (static/js), not copies.
 import { LINES, RANKS, SIZES, SUITS } from "../js/eval.js";
 import { SUIT_SYMBOL, cardLabel, esc, signed } from "../js/util.js";
-import { language, t } from "../js/i18n.js";
+import { has, language, t } from "../js/i18n.js";
 
 export { LINES, RANKS, SIZES, SUITS, esc, signed };
 const SUIT_FROM = { "♠": "s", "♤": "s", "♥": "h", "♡": "h", "♦": "d", "♢": "d", "♣": "c", "♧": "c" };
@@ -84,7 +84,19 @@ export function cardHtml(card, extra = "") {
 
 export class Offline extends Error {}
 
-/** POST/GET JSON; throws Error(detail) for a refused request, Offline when unreachable. */
+/** A refusal of the study desk in the page's language: the words of its code (the server's
+ * desk_refusals.py), filled with its values; the server's own detail for a code this page
+ * has no words for. */
+export function refusalWords(data, status) {
+  if (data && typeof data.code === "string" && has(`desk.refusal.${data.code}`)) {
+    return t(`desk.refusal.${data.code}`, data.params || {});
+  }
+  const detail = data && data.detail;
+  return typeof detail === "string" ? detail : t("desk.server_answered", { status });
+}
+
+/** POST/GET JSON; throws Error(words) for a refused request (its code's words in the page's
+ * language, the English detail kept as the error's `detail`), Offline when unreachable. */
 export async function api(path, body, method) {
   let res;
   try {
@@ -100,8 +112,9 @@ export async function api(path, body, method) {
   let data = null;
   try { data = await res.json(); } catch (e) { /* not JSON */ }
   if (!res.ok) {
-    const detail = data && data.detail;
-    throw new Error(typeof detail === "string" ? detail : t("desk.server_answered", { status: res.status }));
+    const refused = new Error(refusalWords(data, res.status));
+    Object.assign(refused, { code: data && data.code, detail: data && data.detail });
+    throw refused;
   }
   return data;
 }

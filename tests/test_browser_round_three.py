@@ -18,7 +18,15 @@ from typing import Any
 import pytest
 
 import test_browser
-from test_browser import Server, create_table, new_page, no_page_errors, open_seat, wait_decision
+from chinese_poker.server.desk_refusals import DeskRefusal, refusal_answer
+from test_browser import (
+    Server,
+    create_table,
+    new_page,
+    no_page_errors,
+    open_seat,
+    wait_decision,
+)
 from test_browser_i18n import LOCALES
 from test_browser_turn import in_view
 
@@ -154,5 +162,63 @@ def test_the_phone_chat_leaves_the_board_and_confirm_in_reach(
             page.keyboard.press("Escape")
         expect(panel).to_be_hidden()
         expect(toggle).to_have_attribute("aria-expanded", "false")
+    no_page_errors(page)
+    page.context.close()
+
+
+# The desk's refusals, written by hand in each language (desk.refusal.* in the catalogues).
+MY_BOARD_EMPTY = {
+    "bg": "подредбата ви има 0 карти; преди улица 2 на pineapple трябва да има 5",
+    "lv": "jūsu izkārtojumā ir kāršu: 0; pirms pineapple ielas 2 tajā ir 5",
+}
+BUSY = {"bg": "бюрото за обучение е заето", "lv": "mācību galds ir aizņemts"}
+OVER_BUDGET = {"bg": "отне повече от позволените 5 s", "lv": "vairāk par atļautajām 5 s"}
+
+
+def refused_with(status: int, code: str, detail: str, **params: Any) -> dict[str, Any]:
+    """What the server answers for this refusal (its own code path), to play back."""
+    answer = refusal_answer(DeskRefusal(status, code, detail, **params))
+    return {"status": status, "content_type": "application/json", "body": bytes(answer.body)}
+
+
+@pytest.mark.parametrize("lang", ["bg", "lv"])
+def test_the_study_desks_refusals_in_the_players_language(
+    browser: Any, server: Server, shots: Path, lang: str
+) -> None:
+    """Issue 40, round three, item 2: a position the server refuses (my board empty on
+    street 2), a busy desk and an answer over its budget read in the page's language."""
+    # The desk's worker process loads its kernels first: not within a test's wait.
+    server.post("/api/board", {"rules": "ofc", "board": "| |"}, timeout=180)
+    page = new_page(
+        browser, locale=LOCALES[lang], viewport={"width": 390, "height": 844},
+        is_mobile=True, has_touch=True,
+    )  # fmt: skip
+    page.goto(server.base + "/study")
+    page.wait_for_selector("body[data-ready='1']")
+    page.locator("[data-tab='position']").tap()
+    page.select_option("#ps-preset", "pineapple")
+    page.select_option("#ps-street", "2")
+    page.locator("#ps-cards .cline").tap()
+    for card in ("Qc", "8c", "2s"):
+        page.locator(f"#picker [data-card='{card}']").tap()
+    page.locator("#ps-analyse").tap()
+    reason = page.locator("#ps-reason")
+    expect(reason).to_have_text(MY_BOARD_EMPTY[lang])
+    if lang == "lv":
+        reason.scroll_into_view_if_needed()
+        page.screenshot(path=str(shots / "desk-refusal-lv.png"))
+
+    # The server's busy answer, then its over-budget one, played back to the page.
+    busy = refused_with(503, "busy", "the study desk is busy: try again in a moment")
+    page.route("**/api/hint", lambda route: route.fulfill(**busy))
+    page.locator("#ps-analyse").tap()
+    expect(reason).to_contain_text(BUSY[lang])
+    late = refused_with(503, "over_budget", "the request took longer", seconds=5.0)
+    page.route("**/api/trainer/next*", lambda route: route.fulfill(**late))
+    page.locator("[data-tab='trainer']").tap()
+    page.locator("#tr-next").tap()
+    expect(page.locator("#tr-reason")).to_contain_text(OVER_BUDGET[lang])
+    body = page.locator("body").inner_text()
+    assert "study desk" not in body and "took longer" not in body, body
     no_page_errors(page)
     page.context.close()

@@ -37,6 +37,7 @@ __all__ = [
     "DeskRefusal",
     "DeskRoute",
     "position_refusal",
+    "refusal_answer",
     "refusal_of",
 ]
 

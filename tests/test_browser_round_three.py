@@ -12,12 +12,14 @@ tests/test_browser.py's.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import test_browser
+import test_browser_turn
 from chinese_poker.server.desk_refusals import DeskRefusal, refusal_answer
 from test_browser import (
     Server,
@@ -28,11 +30,20 @@ from test_browser import (
     wait_decision,
 )
 from test_browser_i18n import LOCALES
-from test_browser_turn import in_view
+from test_browser_turn import (
+    ALERT_STUBS,
+    STREET_1,
+    STREET_2,
+    in_view,
+    moves,
+    seated_beside_a_stand_in,
+    turn_is_over,
+)
 
 browser = test_browser.browser
 server = test_browser.server
 shots = test_browser.shots
+stacked = test_browser_turn.stacked
 pytestmark = test_browser.pytestmark
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
@@ -220,5 +231,159 @@ def test_the_study_desks_refusals_in_the_players_language(
     expect(page.locator("#tr-reason")).to_contain_text(OVER_BUDGET[lang])
     body = page.locator("body").inner_text()
     assert "study desk" not in body and "took longer" not in body, body
+    no_page_errors(page)
+    page.context.close()
+
+
+# The walk: the words of the turn and of the foul question, by hand (issue 40 items 3, 8).
+WALK = {
+    "lv": {"turn": "Jūsu gājiens", "left": "Jūsu gājiens — atlikušas ", "change": "Mainīt",
+           "play": "Spēlēt", "foul": "pārspēj visu, par ko vēl var kļūt"},
+    "bg": {"turn": "Ваш ред", "left": "Ваш ред — остават ", "change": "Промени",
+           "play": "Играй", "foul": "бие всичко, което"},
+}  # fmt: skip
+
+
+LINES = ("top", "middle", "bottom")
+
+
+def turn_is_told(page: Any, lang: str) -> None:
+    """Item 8: the tab's title and icon, and the polite live region with the time left."""
+    page.wait_for_function("() => document.title.startsWith('●')")
+    assert WALK[lang]["turn"] in page.title()
+    expect(page.locator("link[rel='icon']")).to_have_attribute("href", "/static/favicon-turn.svg")
+    live = page.locator("#turn-live")
+    expect(live).to_have_attribute("aria-live", "polite")
+    expect(live).to_have_text(re.compile(re.escape(WALK[lang]["left"]) + r"\d+:\d\d"))
+
+
+def place_street(page: Any, d: dict[str, Any], press: Any) -> None:
+    """A street placed by pointer (``press``: tap or click), checking item 2 on the way: the
+    second card, selected, goes where a tap on the first card's staged place puts it."""
+    free = list(d["free"])
+    cards = list(d["cards"])
+    keep = cards[: d["place"]]
+
+    def line() -> int:  # bottom first, then middle, then top
+        return 2 if free[2] else 1 if free[1] else 0
+
+    first = keep[0]
+    at = line()
+    press(f"#hand [data-card='{first}']")
+    press(f"[data-drop='{LINES[at]}']")
+    free[at] -= 1
+    for card in keep[1:]:
+        press(f"#hand [data-card='{card}']")
+        if free[at]:  # a tap on the staged card with another selected places it there
+            press(f"#my-board [data-unstage='{first}']")
+            free[at] -= 1
+        else:
+            at = line()
+            press(f"[data-drop='{LINES[at]}']")
+            free[at] -= 1
+    for card in cards[d["place"] :]:
+        press(f"#hand [data-card='{card}']")
+        press("#discard-zone")
+    assert len(moves(page)) == len(cards), moves(page)
+
+
+def confirm_street(page: Any, d: dict[str, Any], press: Any, lang: str) -> None:
+    """Confirm; a certain foul is asked in the action bar (never a toast), and played."""
+    press("#confirm-btn")
+    asked = "!!document.querySelector('#foul-question')"
+    page.wait_for_function(f"() => window.__cp.view.version > {d['version']} || {asked}")
+    if page.locator("#foul-question").count():
+        expect(page.locator("#toasts .toast")).to_have_count(0)
+        expect(page.locator("#confirm-btn")).to_have_text(WALK[lang]["play"])
+        press("#confirm-btn")
+    page.wait_for_function(f"() => window.__cp.view.version > {d['version']}")
+
+
+def foul_question_on_street_2(page: Any, press: Any, lang: str, w: int, h: int) -> None:
+    """Items 2 and 3 on the stacked street 2: both kings on top by a tap on the staged
+    one, the question in the action bar, Change, then a board that can still be won."""
+    press("#hand [data-card='Kd']")
+    press("[data-drop='top']")
+    press("#hand [data-card='Kc']")
+    press("#my-board [data-unstage='Kd']")
+    assert moves(page) == [["Kd", "top"], ["Kc", "top"]]
+    press("#confirm-btn")
+    question = page.locator("#foul-question")
+    expect(question).to_contain_text(WALK[lang]["foul"])
+    expect(page.locator("#toasts .toast")).to_have_count(0)
+    for sel in ("#foul-question", "#foul-change-btn", "#confirm-btn", "#hand .card", "#my-board"):
+        in_view(page, sel, w, h)
+    expect(page.locator("#foul-change-btn")).to_have_text(WALK[lang]["change"])
+    press("#foul-change-btn")
+    expect(question).to_have_count(0)
+    press("#my-board [data-unstage='Kc']")  # nothing selected: taken back
+    press("#hand [data-card='Kc']")
+    press("[data-drop='middle']")
+    press("#hand [data-card='2h']")
+    press("#discard-zone")
+    assert moves(page) == [["Kd", "top"], ["Kc", "middle"], ["2h", "discard"]]
+
+
+def test_a_phone_hand_in_latvian_by_taps(browser: Any, stacked: Server, shots: Path) -> None:
+    """Issue 40 round three, item 4: a whole hand on a 360x740 phone in Latvian, against
+    the bot: each street told (items 8), placed by taps with one meaning each (item 2),
+    the foul question in the action bar (item 3), Confirm in reach all along."""
+    w, h = 360, 740
+    page = new_page(
+        browser, locale=LOCALES["lv"], viewport={"width": w, "height": h},
+        is_mobile=True, has_touch=True, device_scale_factor=2,
+    )  # fmt: skip
+    page.add_init_script(ALERT_STUBS)
+    open_seat(page, stacked, create_table(stacked, name="walk-lv", time_limit=120, bot_delay=1))
+    tap = page.tap
+    street = 0
+    while not (d := wait_decision(page, timeout=40)).get("showdown"):
+        street += 1
+        turn_is_told(page, "lv")
+        in_view(page, "#confirm-btn", w, h)
+        if street == 1:
+            assert d["cards"] == STREET_1.split()
+        if street == 2:
+            assert d["cards"] == STREET_2.split()
+            foul_question_on_street_2(page, tap, "lv", w, h)
+            page.screenshot(path=str(shots / "walk-foul-changed-lv-phone.png"))
+        else:
+            place_street(page, d, tap)
+        confirm_street(page, d, tap, "lv")
+        turn_is_over(page)
+    assert street == 5
+    expect(page.locator("#breakdown")).to_be_visible()
+    no_page_errors(page)
+    page.context.close()
+
+
+def test_a_desktop_hand_in_bulgarian_by_clicks_and_keys(
+    browser: Any, stacked: Server, shots: Path
+) -> None:
+    """Item 4 on a 1280x900 desktop in Bulgarian, a stand-in notice above the hand all
+    along: Confirm stays in view on every street (item 8), a click on a staged card with
+    another selected places it (item 2), the foul question is the action bar's (item 3)."""
+    w, h = 1280, 900
+    page = seated_beside_a_stand_in(browser, stacked, "bg", "walk-bg")
+    click = page.click
+    street = 0
+    while not (d := wait_decision(page, timeout=40)).get("showdown"):
+        street += 1
+        turn_is_told(page, "bg")
+        expect(page.locator("#notice")).to_be_visible()
+        if street == 2:
+            foul_question_on_street_2(page, click, "bg", w, h)
+        else:
+            place_street(page, d, click)
+        in_view(page, "#confirm-btn", w, h)
+        if street == 3:
+            page.screenshot(path=str(shots / "walk-confirm-in-view-bg.png"))
+        page.keyboard.press("Enter")
+        if page.evaluate("() => window.__cp.foulAsked"):
+            expect(page.locator("#toasts .toast")).to_have_count(0)
+            page.keyboard.press("Enter")
+        page.wait_for_function(f"() => window.__cp.view.version > {d['version']}")
+        turn_is_over(page)
+    assert street == 5
     no_page_errors(page)
     page.context.close()

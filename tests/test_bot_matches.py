@@ -62,11 +62,13 @@ def manager_of(client: TestClient) -> TableManager:
     return manager
 
 
-def played_match(client: TestClient, bots: list[BotInMatch], seed: int = SEED) -> str:
+def played_match(
+    client: TestClient, bots: list[BotInMatch], seed: int = SEED, deals: int = DEALS
+) -> str:
     """Start a match on the server's loop and wait until it is collected."""
     manager = manager_of(client)
     match_id: str = client.portal.call(  # type: ignore[attr-defined]
-        start_match, manager, "pineapple", bots, DEALS, seed
+        start_match, manager, "pineapple", bots, deals, seed
     )
 
     def collected() -> bool:
@@ -149,6 +151,38 @@ def test_the_match_agrees_exactly_with_simulate_on_the_same_seed(client: TestCli
     assert rules_line.hands == len(mine) == hands
     assert rules_line.foul_rate == sum(r["fouled"] for r in mine) / hands
     assert rules_line.fl_earned_rate == sum(r["fantasyland"] for r in mine) / hands
+
+
+def test_verify_checks_a_match_hand_by_its_public_seed_and_replay(
+    client: TestClient, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A bot match's hand has no commitment (both seatings get the same cards): verify
+    says so plainly, checks its seed is its session's seed for the hand as simulate
+    deals, and replays it; a changed seed or deck fails."""
+    from chinese_poker.cli import main
+    from chinese_poker.server.fairness import MATCH_DEAL, verify_records
+
+    match_id = played_match(client, [RULES_BOT, RANDOM_BOT], deals=1)
+    table_id = stored_hands(client, match_id)[0]["table_id"]
+    records = manager_of(client).store.records(table_id)
+    checks = verify_records(records)
+    assert all(c.ok and c.scheme == MATCH_DEAL and c.table == match_id for c in checks), checks
+    history = tmp_path / "match.jsonl"
+    history.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert main(["verify", str(history)]) == 0
+    out = capsys.readouterr().out
+    assert "no fairness block" not in out
+    assert f"line 1 (bot match {match_id}, hand 1): OK (a bot match the server ran" in out
+    assert "dealt from its session's public seed" in out and "checked by replay" in out
+    # Another seed (its deck dealt from it too) is not the session's: refused.
+    other = dict(records[0], seed=records[0]["seed"] + 1)
+    (bad,) = verify_records([other])
+    assert not bad.ok and "is not its session's seed for hand 1" in str(bad.problem)
+    # The session's seed with another deck: the replay refuses it.
+    deck = list(records[0]["deck"])
+    deck[0], deck[1] = deck[1], deck[0]
+    (swapped,) = verify_records([dict(records[0], deck=deck)])
+    assert not swapped.ok and "does not produce the recorded deck" in str(swapped.problem)
 
 
 def test_the_budget_is_respected() -> None:

@@ -4,7 +4,10 @@ For every line: the revealed seed and salt must hash to the commitment published
 the hand (which also covers the rules), the contributions must be one per player (bots'
 values fixed by the commitment), the recorded deck must be the shuffle of the deal seed,
 and replaying every action under the recorded rules must reproduce every recorded field
-(boards, totals, settlement, money; for a session from its hand 1, the ledger too). See
+(boards, totals, settlement, money; for a session from its hand 1, the ledger too). A
+hand of a bot match the server ran has no commitment (both seatings of a deal get the
+same cards): its seed must be its session's seed for the hand, as ``simulate`` deals,
+and it is replayed. See
 ``docs/fairness.md`` and ``chinese_poker.server.fairness``. Prints OK or the failure per
 hand; the exit status is 1 if any hand fails (2 for an unreadable file).
 """
@@ -16,6 +19,13 @@ import json
 from typing import Any
 
 from chinese_poker.cli import plural, read_history_input
+
+MATCH_WORDS = (
+    "a bot match the server ran: no commitment, as both seatings of a deal get the same"
+    " cards; dealt from its session's public seed as `chinese-poker simulate` deals,"
+    " checked by replay"
+)
+"""What a bot match's hand is said to be instead of a commitment's check."""
 
 
 def register(sub: Any) -> None:
@@ -37,7 +47,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from chinese_poker.server.fairness import verify_records
+    from chinese_poker.server.fairness import MATCH_DEAL, verify_records
 
     checks = verify_records(read_history_input(args.history))
     ok = all(c.ok for c in checks)
@@ -46,17 +56,20 @@ def run(args: argparse.Namespace) -> int:
         return 0 if ok else 1
     for c in checks:
         label = f"line {c.index}"
+        match = c.scheme == MATCH_DEAL
         if c.hand is not None:
-            label += f" (table {c.table}, hand {c.hand})"
+            label += f" ({'bot match' if match else 'table'} {c.table}, hand {c.hand})"
+        notes = []
+        if c.ok and match:
+            notes.append(MATCH_WORDS)
+        if c.ok and not c.ledger_checked:
+            notes.append(
+                "its session's earlier hands are not in the file: the ledger is not checked"
+            )
         if not c.ok:
             print(f"{label}: FAILED: {c.problem}")
-        elif not c.ledger_checked:
-            print(
-                f"{label}: OK (its session's earlier hands are not in the file:"
-                " the ledger is not checked)"
-            )
         else:
-            print(f"{label}: OK")
+            print(f"{label}: OK" + "".join(f" ({n})" for n in notes))
     failed = sum(1 for c in checks if not c.ok)
     if failed:
         print(f"{failed} of {plural(len(checks), 'hand')} FAILED verification")

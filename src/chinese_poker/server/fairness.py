@@ -46,12 +46,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chinese_poker.cards import Card, CardError, card_name, parse_card
-from chinese_poker.engine import shuffled_deck
+from chinese_poker.engine import hand_seed, shuffled_deck
 from chinese_poker.engine.history import HistoryError, ReplayedHand, replay_history
 from chinese_poker.rules import Rules
 
 __all__ = [
     "LEGACY_SCHEME",
+    "MATCH_DEAL",
     "SCHEME",
     "Commitment",
     "Contribution",
@@ -72,6 +73,13 @@ SCHEME = "chinese-poker/v2"
 """The name of the construction; the first field of every hashed string."""
 LEGACY_SCHEME = "chinese-poker/v1"
 """The construction before players contributed (verified, never issued)."""
+
+MATCH_DEAL = "bot-match"
+"""What a :class:`HandCheck` names a hand of a bot match the server ran
+(``server.bot_matches``) by, in place of a scheme: both seatings of a duplicate deal must
+get the same cards, so such a hand is dealt from its session's seed as ``chinese-poker
+simulate`` deals (hand K's seed is ``hand_seed(SESSION SEED, K)``, the deck its
+shuffle), with no commitment; it is checked by recomputing that seed and by replay."""
 
 SOURCES = ("player", "bot", "absent")
 """Where a contribution came from: the player's client, the server for its bot, nobody."""
@@ -411,6 +419,8 @@ def _replay_problem(
 
 def _check_line(record: Mapping[str, Any], index: int) -> HandCheck:
     block = record.get("fairness") if isinstance(record, Mapping) else None
+    if block is None and isinstance(record, Mapping) and "match" in record:
+        return _check_match_line(record, index)
     table = block.get("table") if isinstance(block, Mapping) else None
     hand = block.get("hand") if isinstance(block, Mapping) else None
     scheme = block.get("scheme") if isinstance(block, Mapping) else None
@@ -422,6 +432,34 @@ def _check_line(record: Mapping[str, Any], index: int) -> HandCheck:
     except _Bad as exc:
         return HandCheck(index, table, hand, False, str(exc), scheme)
     return HandCheck(index, table, hand, True, None, scheme, contributed)
+
+
+def _check_match_line(record: Mapping[str, Any], index: int) -> HandCheck:
+    """A bot match's hand (:data:`MATCH_DEAL`): its match block names the match, and
+    its hand seed is its session's seed for its hand (the replay then checks the deck is
+    that seed's shuffle, and every action)."""
+    match, session = record.get("match"), record.get("session")
+    match_id = match.get("id") if isinstance(match, Mapping) else None
+    if not isinstance(match_id, str):
+        return HandCheck(index, None, None, False, "the match block names no match", MATCH_DEAL)
+    if not isinstance(session, Mapping):
+        problem = "the record has no session block (a server's hands all have one)"
+        return HandCheck(index, match_id, None, False, problem, MATCH_DEAL)
+    hand, seed = session.get("hand"), session.get("seed")
+    if isinstance(hand, bool) or not isinstance(hand, int) or hand < 1:
+        problem = "the session block has no valid hand number"
+        return HandCheck(index, match_id, None, False, problem, MATCH_DEAL)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        problem = "the session block has no valid session seed"
+        return HandCheck(index, match_id, hand, False, problem, MATCH_DEAL)
+    expected = hand_seed(seed, hand)
+    if record.get("seed") != expected:
+        problem = (
+            f"the hand's seed {record.get('seed')!r} is not its session's seed for hand"
+            f" {hand} ({expected}), which a bot match deals from"
+        )
+        return HandCheck(index, match_id, hand, False, problem, MATCH_DEAL)
+    return HandCheck(index, match_id, hand, True, None, MATCH_DEAL)
 
 
 def _verify(record: Mapping[str, Any], block: object) -> tuple[str, ...]:

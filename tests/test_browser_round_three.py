@@ -37,7 +37,6 @@ from test_browser_turn import (
     in_view,
     moves,
     seated_beside_a_stand_in,
-    turn_is_over,
 )
 
 browser = test_browser.browser
@@ -350,7 +349,6 @@ def test_a_phone_hand_in_latvian_by_taps(browser: Any, stacked: Server, shots: P
         else:
             place_street(page, d, tap)
         confirm_street(page, d, tap, "lv")
-        turn_is_over(page)
     assert street == 5
     expect(page.locator("#breakdown")).to_be_visible()
     no_page_errors(page)
@@ -383,7 +381,6 @@ def test_a_desktop_hand_in_bulgarian_by_clicks_and_keys(
             expect(page.locator("#toasts .toast")).to_have_count(0)
             page.keyboard.press("Enter")
         page.wait_for_function(f"() => window.__cp.view.version > {d['version']}")
-        turn_is_over(page)
     assert street == 5
     no_page_errors(page)
     page.context.close()

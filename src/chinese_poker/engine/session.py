@@ -497,8 +497,7 @@ class Session:
         """Add the hand's points to the ledger; return them per pair (seat order)."""
         # Criss Cross has several settlements per pair of players.
         hand_pairs: dict[tuple[str, str], int] = {}
-        for pr in settlement.pairs:
-            a, b, pts = pr.a_player, pr.b_player, pr.points
+        for a, b, pts in settlement.pair_points:  # the points alone: no breakdown built
             if self.players.index(a) > self.players.index(b):
                 a, b, pts = b, a, -pts
             hand_pairs[(a, b)] = hand_pairs.get((a, b), 0) + pts

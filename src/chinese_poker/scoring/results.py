@@ -18,10 +18,12 @@ __all__ = [
     "Hand",
     "Item",
     "Natural",
+    "PairPoints",
     "PairResult",
     "ScoringError",
     "SeatResult",
     "Settlement",
+    "settled_later",
 ]
 
 #: The Finnish deuce (§7.6): card number 0 is the 2 of spades.
@@ -186,6 +188,12 @@ SETTLEMENT_FIELDS = (
 #: the arguments it is called with.
 Breakdown = tuple[Any, ...]
 
+#: Per pair of seats that settled, in the order of ``Settlement.pairs``: (A's player, B's
+#: player, what B pays A).
+PairPoints = tuple[tuple[str, str, int], ...]
+
+_new = object.__new__
+
 
 class Settlement:
     """A settled table.
@@ -198,18 +206,23 @@ class Settlement:
     It behaves as the named tuple it used to be (fields in :data:`SETTLEMENT_FIELDS`
     order: unpacking, indexing, equality, ``_asdict``, ``_replace``, pickling), but
     :func:`~chinese_poker.scoring.settle` leaves ``seats`` and ``pairs`` (the itemised
-    breakdown) to be built the first time either is read: most callers read the totals
-    only, and the breakdown was most of a settlement's cost.
+    breakdown) to be built the first time either is read, and on the tables the
+    totals-only arithmetic settles, the other fields but ``totals`` too: most callers
+    read the totals only, and the rest was most of a settlement's cost.
     """
 
-    __slots__ = ("_breakdown", "_values")
+    __slots__ = ("_later", "_values")
     _fields = SETTLEMENT_FIELDS
     _field_defaults: dict[str, Any] = {}  # noqa: RUF012  (the named tuple's attribute)
     __match_args__ = (
         "rules", "seats", "pairs", "totals", "seat_totals", "money", "fouled", "fantasyland",
     )  # fmt: skip
+    # The eight fields, then the points per pair; a field not yet built is None.
     _values: tuple[Any, ...]
-    _breakdown: Breakdown | None
+    # None once every field is built; else (the function building fields 4 to 7, or None
+    # once they are; the function building the seats and pairs, or None; the function
+    # telling the points per pair, or None; the arguments all three are called with).
+    _later: tuple[Any, ...] | None
 
     def __init__(
         self,
@@ -222,8 +235,9 @@ class Settlement:
         fouled: tuple[str, ...],
         fantasyland: Mapping[str, int | None],
     ) -> None:
-        self._values = (rules, seats, pairs, totals, seat_totals, money, fouled, fantasyland)
-        self._breakdown = None
+        self._values = (rules, seats, pairs, totals, seat_totals, money, fouled, fantasyland,
+                        None)  # fmt: skip
+        self._later = None
 
     @classmethod
     def deferred(
@@ -235,23 +249,46 @@ class Settlement:
         fouled: tuple[str, ...],
         fantasyland: Mapping[str, int | None],
         breakdown: Breakdown,
+        pair_points: PairPoints | None = None,
     ) -> Settlement:
         """A settlement whose ``seats`` and ``pairs`` are built when first read, by
         ``breakdown[0](*breakdown[1:])``."""
-        self = object.__new__(cls)
-        self._values = (rules, None, None, totals, seat_totals, money, fouled, fantasyland)
-        self._breakdown = breakdown
+        self = _new(cls)
+        self._values = (rules, None, None, totals, seat_totals, money, fouled, fantasyland,
+                        pair_points)  # fmt: skip
+        self._later = (None, breakdown[0], None, *breakdown[1:])
         return self
+
+    def _filled(self, result: bool, breakdown: bool) -> tuple[Any, ...]:
+        """The fields, those left for later built now: ``seat_totals``, ``money``,
+        ``fouled`` and ``fantasyland`` if ``result``, ``seats`` and ``pairs`` if
+        ``breakdown``."""
+        values = self._values
+        later = self._later
+        if later is None:
+            return values
+        results, build = later[0], later[1]
+        if result and results is not None:
+            values = (*values[:4], *results(*later[3:]), values[8])
+            results = None
+        if breakdown and build is not None:
+            seats, pairs = build(*later[3:])
+            values = (values[0], seats, pairs, *values[3:])
+            build = None
+        if values is not self._values:
+            self._values = values
+            self._later = (
+                None if results is None and build is None else (results, build, *later[2:])
+            )
+        return values
+
+    def _result(self) -> tuple[Any, ...]:
+        """The fields, all but the breakdown built."""
+        return self._values if self._later is None else self._filled(True, False)
 
     def _complete(self) -> tuple[Any, ...]:
         """The eight fields, the breakdown built if it was not yet."""
-        values = self._values
-        build = self._breakdown
-        if build is not None:
-            seats, pairs = build[0](*build[1:])
-            values = self._values = (values[0], seats, pairs, *values[3:])
-            self._breakdown = None
-        return values
+        return self._filled(True, True)[:8]
 
     @property
     def rules(self) -> Rules:
@@ -259,11 +296,11 @@ class Settlement:
 
     @property
     def seats(self) -> tuple[SeatResult, ...]:
-        return self._complete()[1]  # type: ignore[no-any-return]
+        return self._filled(False, True)[1]  # type: ignore[no-any-return]
 
     @property
     def pairs(self) -> tuple[PairResult, ...]:
-        return self._complete()[2]  # type: ignore[no-any-return]
+        return self._filled(False, True)[2]  # type: ignore[no-any-return]
 
     @property
     def totals(self) -> Mapping[str, int]:
@@ -271,19 +308,19 @@ class Settlement:
 
     @property
     def seat_totals(self) -> Mapping[str, int]:
-        return self._values[4]  # type: ignore[no-any-return]
+        return self._result()[4]  # type: ignore[no-any-return]
 
     @property
     def money(self) -> Mapping[str, float]:
-        return self._values[5]  # type: ignore[no-any-return]
+        return self._result()[5]  # type: ignore[no-any-return]
 
     @property
     def fouled(self) -> tuple[str, ...]:
-        return self._values[6]  # type: ignore[no-any-return]
+        return self._result()[6]  # type: ignore[no-any-return]
 
     @property
     def fantasyland(self) -> Mapping[str, int | None]:
-        return self._values[7]  # type: ignore[no-any-return]
+        return self._result()[7]  # type: ignore[no-any-return]
 
     # The named tuple's behaviour, kept for callers that unpack, index or compare.
     def __iter__(self) -> Iterator[Any]:
@@ -326,6 +363,21 @@ class Settlement:
         values.update(changes)
         return Settlement(**values)
 
+    @property
+    def pair_points(self) -> PairPoints:
+        """Per pair of seats that settled, in the order of :attr:`pairs`: (A's player,
+        B's player, what B pays A), without building the breakdown where the settlement
+        can tell them from its own arithmetic."""
+        points: PairPoints | None = self._values[8]
+        if points is None:
+            later = self._later
+            if later is not None and later[2] is not None:
+                points = later[2](*later[3:])
+            else:
+                points = tuple([(p.a_player, p.b_player, p.points) for p in self.pairs])
+            self._values = (*self._values[:8], points)
+        return points
+
     def seat(self, name: str) -> SeatResult:
         """The seat called ``name``."""
         for seat in self.seats:
@@ -361,3 +413,15 @@ class Settlement:
         from chinese_poker.scoring.render import render
 
         return render(self)
+
+
+def settled_later(rules: Rules, totals: Mapping[str, int], later: tuple[Any, ...]) -> Settlement:
+    """A settlement of which only ``rules`` and ``totals`` are built (the totals-only
+    path's result): ``later`` is (the function building ``seat_totals``, ``money``,
+    ``fouled`` and ``fantasyland``, the one building ``seats`` and ``pairs``, the one
+    telling :attr:`Settlement.pair_points`, then the arguments all three are called with).
+    (A function, not a class method: that call would cost a tenth of a heads-up settle.)"""
+    settlement: Settlement = _new(Settlement)
+    settlement._values = (rules, None, None, totals, None, None, None, None, None)
+    settlement._later = later
+    return settlement

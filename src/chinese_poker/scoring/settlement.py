@@ -102,14 +102,14 @@ def settle(
     >>> result.totals["A"], [(i.kind, i.points) for i in result.pairs[0].items]
     (12, [('line', 1), ('line', 1), ('line', 1), ('scoop', 3), ('royalty', 6)])
     """
-    if type(hands) is not tuple:
+    if type(hands) is not list and type(hands) is not tuple:
         hands = tuple(hands)
     known = rules.spec.derived.get("settle") or _settling_rules(rules)
     if not units and known.plain_modelled:
         settled = settle_plain(rules, hands, known)
         if settled is not None:
             return settled
-    return _settle_in_full(rules, hands, units, known)
+    return _settle_in_full(rules, tuple(hands), units, known)
 
 
 def _settle_in_full(
@@ -148,9 +148,15 @@ def _settle_in_full(
         money = _money(players, pairings, points, seats)
     fouled = tuple([s.name for s in seats if s.fouled])
     fantasyland = {s.name: s.fantasyland for s in seats}
+    points_by_pair = tuple(
+        [
+            (seats[i].player, seats[j].player, owed)
+            for (i, j, _), owed in zip(pairings, points, strict=True)
+        ]
+    )
     return Settlement.deferred(
         rules, totals, seat_totals, money, fouled, fantasyland,
-        (_breakdown, sc, seats, pairings, best),
+        (_breakdown, sc, seats, pairings, best), points_by_pair,
     )  # fmt: skip
 
 

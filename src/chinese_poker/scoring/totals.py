@@ -22,7 +22,14 @@ from chinese_poker.rules import RoyaltyAward, Rules
 from chinese_poker.rules.spec import FantasylandSpec, RulesSpec, ScoringSpec
 from chinese_poker.scoring.fantasyland import next_deal
 from chinese_poker.scoring.pairs import settle_pair
-from chinese_poker.scoring.results import Hand, PairResult, SeatResult, Settlement
+from chinese_poker.scoring.results import (
+    Hand,
+    PairPoints,
+    PairResult,
+    SeatResult,
+    Settlement,
+    settled_later,
+)
 from chinese_poker.scoring.seats import deuce_line, five_table, read_seat
 
 __all__ = [
@@ -53,7 +60,6 @@ _CODES = tuple(
 _RANKS = (1 << 24) - 1  # a line's code sum >> 12 with the fields above masked off
 #: The pairs of seats of a table of n seats, in settling order.
 _PAIRS = tuple(tuple((i, j) for i in range(n) for j in range(i + 1, n)) for n in range(9))
-_deferred = Settlement.deferred
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,11 +143,15 @@ def _reading(
             known.bottom_royalty[bottom >> 16], False, deuce, next_hand)  # fmt: skip
 
 
-def settle_plain(rules: Rules, hands: tuple[Hand, ...], known: SettlingRules) -> Settlement | None:
+def settle_plain(
+    rules: Rules, hands: Sequence[Hand], known: SettlingRules
+) -> Settlement | None:  # fmt: skip
     """:func:`~chinese_poker.scoring.settle` by the totals-only arithmetic for a table it
     models (no surrender, no dealt cards, one seat a player, every card once), else None
-    (the full path checks and names the fault). (One loop, inlined, and no comprehensions
-    or zips: with two to four seats, calls and making those cost more than settling.)"""
+    (the full path checks and names the fault). Only the totals are built; the rest of
+    the settlement is built from the same seats when read. (One loop, inlined, and no
+    comprehensions or zips: with two to four seats, calls and making those cost more than
+    settling.)"""
     n = len(hands)
     if not known.fewest <= n <= known.most:
         return None
@@ -150,6 +160,7 @@ def settle_plain(rules: Rules, hands: tuple[Hand, ...], known: SettlingRules) ->
     finnish = known.finnish
     seats: list[tuple[Any, ...]] = []
     codes = numbers = 0
+    fouls = False
     for hand in hands:
         board = hand.board
         # A line of the wrong size or a card that is not a number from -52 to 51 fails
@@ -175,6 +186,8 @@ def settle_plain(rules: Rules, hands: tuple[Hand, ...], known: SettlingRules) ->
             seat = _reading(known, hand, top, middle, bottom)
             if seat is None:
                 return None
+            if seat[6]:
+                fouls = True
         else:  # the usual seat, inlined
             seat = (top, middle, bottom, lt[top >> 16], lm[middle >> 16], lb[bottom >> 16],
                     False, -1, None if entry is None else entry[top >> 16] or None)  # fmt: skip
@@ -183,77 +196,128 @@ def settle_plain(rules: Rules, hands: tuple[Hand, ...], known: SettlingRules) ->
     if cards & 4095 != numbers or (cards >> _CARD_BITS).bit_count() != 13 * n:
         return None
     if n == 2:  # heads-up, the most common table
-        return _heads_up(rules, known, hands, seats)
-    return _whole_table(rules, known, hands, seats)
+        return _heads_up(rules, known, hands, seats, fouls)
+    return _whole_table(rules, known, tuple(hands), seats, fouls)
 
 
 def _heads_up(
-    rules: Rules, known: SettlingRules, hands: tuple[Hand, ...], seats: list[tuple[Any, ...]]
-) -> Settlement | None:
+    rules: Rules, known: SettlingRules, hands: Sequence[Hand], seats: list[tuple[Any, ...]],
+    fouls: bool,
+) -> Settlement | None:  # fmt: skip
     """:func:`settle_plain`'s result for two seats (None if they share a name or a
-    player); the usual pair (a showdown with net royalties) inlined."""
+    player); the usual pair (a showdown with net royalties) inlined, by branches
+    (arithmetic on bools is not specialised)."""
     hand_a, hand_b = hands
     a, b = seats
-    name_a, name_b = hand_a.name, hand_b.name
+    name_a = hand_a.name
     player_a = name_a if hand_a.player is None else hand_a.player
-    player_b = name_b if hand_b.player is None else hand_b.player
-    if name_a == name_b or player_a == player_b:
+    player_b = hand_b.name if hand_b.player is None else hand_b.player
+    if name_a == hand_b.name or player_a == player_b:
         return None
-    if a[6] or b[6] or not known.net:
+    if fouls or not known.net:
         points = pair_total(known.scoring, a, b)
     else:
         x, y = a[0], b[0]
-        index = 13 + 9 * ((x > y) - (x < y))
+        index = 22 if x > y else 4 if x < y else 13
         x, y = a[1], b[1]
-        index += 3 * ((x > y) - (x < y))
+        if x > y:
+            index += 3
+        elif x < y:
+            index -= 3
         x, y = a[2], b[2]
-        points = known.showdown[index + (x > y) - (x < y)] + a[3] + a[4] + a[5] - b[3] - b[4] - b[5]
-    unit = known.unit
-    fouled: tuple[str, ...] = (name_a, name_b) if a[6] and b[6] else (
-        (name_a,) if a[6] else (name_b,) if b[6] else ())  # fmt: skip
-    return _deferred(
-        rules, {player_a: points, player_b: -points}, {name_a: points, name_b: -points},
-        {player_a: points * unit + 0.0, player_b: -points * unit + 0.0}, fouled,
-        {name_a: a[8], name_b: b[8]}, (_plain_breakdown, known.scoring, hands, seats),
+        if x > y:
+            index += 1
+        elif x < y:
+            index -= 1
+        points = known.showdown[index] + a[3] + a[4] + a[5] - b[3] - b[4] - b[5]
+    return settled_later(
+        rules, {player_a: points, player_b: -points},
+        (_heads_up_result, _plain_breakdown, _heads_up_pair, known, (hand_a, hand_b), seats,
+         points),
     )  # fmt: skip
+
+
+def _heads_up_result(
+    known: SettlingRules, hands: tuple[Hand, ...], seats: list[tuple[Any, ...]], points: int
+) -> tuple[dict[str, int], dict[str, float], tuple[str, ...], dict[str, int | None]]:
+    """The seat totals, money, fouls and Fantasyland of :func:`_heads_up`."""
+    hand_a, hand_b = hands
+    a, b = seats
+    name_a, name_b = hand_a.name, hand_b.name
+    unit = known.unit
+    return (
+        {name_a: points, name_b: -points},
+        {hand_a.owner: points * unit + 0.0, hand_b.owner: -points * unit + 0.0},
+        tuple([hand.name for hand, seat in zip(hands, seats, strict=True) if seat[6]]),
+        {name_a: a[8], name_b: b[8]},
+    )
+
+
+def _heads_up_pair(
+    known: SettlingRules, hands: tuple[Hand, ...], seats: list[tuple[Any, ...]], points: int
+) -> PairPoints:
+    """The points of :func:`_heads_up`'s pair."""
+    return ((hands[0].owner, hands[1].owner, points),)
 
 
 def _whole_table(
-    rules: Rules, known: SettlingRules, hands: tuple[Hand, ...], seats: list[tuple[Any, ...]]
-) -> Settlement | None:
+    rules: Rules, known: SettlingRules, hands: tuple[Hand, ...], seats: list[tuple[Any, ...]],
+    fouls: bool,
+) -> Settlement | None:  # fmt: skip
     """:func:`settle_plain`'s result for three seats or more (None if two share a name or
     a player)."""
     n = len(hands)
-    names: list[str] = []
+    names = set()
     owners: list[str] = []
-    fouled: list[str] = []
-    fantasyland: dict[str, int | None] = {}
-    for i in range(n):
-        hand = hands[i]
+    for hand in hands:
         name = hand.name
-        names.append(name)
+        names.add(name)
         owners.append(name if hand.player is None else hand.player)
-        seat = seats[i]
-        fantasyland[name] = seat[8]
-        if seat[6]:
-            fouled.append(name)
-    if len(fantasyland) != n or len(set(owners)) != n:
+    if len(names) != n or len(set(owners)) != n:
         return None
-    seat_points = _seat_points(known, seats, not fouled)
+    seat_points = _seat_points(known, seats, not fouls)
     totals: dict[str, int] = {}
-    seat_totals: dict[str, int] = {}
-    money: dict[str, float] = {}
-    unit = known.unit
     for i in range(n):
-        points = seat_points[i]
-        owner = owners[i]
-        totals[owner] = points
-        seat_totals[names[i]] = points
-        money[owner] = points * unit + 0.0
-    return _deferred(
-        rules, totals, seat_totals, money, tuple(fouled), fantasyland,
-        (_plain_breakdown, known.scoring, hands, seats),
-    )  # fmt: skip
+        totals[owners[i]] = seat_points[i]
+    return settled_later(
+        rules,
+        totals,
+        (
+            _whole_table_result,
+            _plain_breakdown,
+            _whole_table_pairs,
+            known,
+            hands,
+            seats,
+            seat_points,
+        ),
+    )
+
+
+def _whole_table_result(
+    known: SettlingRules, hands: tuple[Hand, ...], seats: list[tuple[Any, ...]],
+    seat_points: list[int],
+) -> tuple[dict[str, int], dict[str, float], tuple[str, ...], dict[str, int | None]]:  # fmt: skip
+    """The seat totals, money, fouls and Fantasyland of :func:`_whole_table`."""
+    unit = known.unit
+    return (
+        {hand.name: points for hand, points in zip(hands, seat_points, strict=True)},
+        {hand.owner: points * unit + 0.0 for hand, points in zip(hands, seat_points, strict=True)},
+        tuple([hand.name for hand, seat in zip(hands, seats, strict=True) if seat[6]]),
+        {hand.name: seat[8] for hand, seat in zip(hands, seats, strict=True)},
+    )
+
+
+def _whole_table_pairs(
+    known: SettlingRules, hands: tuple[Hand, ...], seats: list[tuple[Any, ...]],
+    _seat_points: list[int],
+) -> PairPoints:  # fmt: skip
+    """The points of every pair of :func:`_whole_table`, in settling order."""
+    sc = known.scoring
+    return tuple([
+        (hands[i].owner, hands[j].owner, pair_total(sc, seats[i], seats[j]))
+        for i, j in _PAIRS[len(hands)]
+    ])  # fmt: skip
 
 
 def _seat_points(known: SettlingRules, seats: list[tuple[Any, ...]], showdowns: bool) -> list[int]:
@@ -310,9 +374,10 @@ def _outcome(x0: int, x1: int, x2: int, b: tuple[Any, ...]) -> int:
 
 
 def _plain_breakdown(
-    sc: ScoringSpec, hands: tuple[Hand, ...], seats: list[tuple[Any, ...]]
+    known: SettlingRules, hands: tuple[Hand, ...], seats: list[tuple[Any, ...]], _points: Any
 ) -> tuple[tuple[SeatResult, ...], tuple[PairResult, ...]]:
     """The breakdown of a table :func:`settle_plain` settled."""
+    sc = known.scoring
     unit = sc.unit_value
     if len(hands) == 2:
         a, b = read_seat(sc, hands[0], seats[0]), read_seat(sc, hands[1], seats[1])

@@ -72,35 +72,47 @@ _AHEAD: set[asyncio.Task[None]] = set()  # the reviews ahead running (held till 
 
 
 async def hand_review(
-    manager: TableManager, table_id: str, hand: int, player: str = ""
+    manager: TableManager,
+    table_id: str,
+    hand: int,
+    player: str = "",
+    record: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The review of a finished hand: stored, being worked out (it waits for that), or
     computed now at ``player``'s turn (his client address: the fair share of
-    :mod:`.scheduling`)."""
-    cached = stored_review(manager.store, table_id, hand)
-    if cached is not None:
-        return cached
+    :mod:`.scheduling`). ``record``: the hand's history line as stored, from the table
+    that has just stored it (nobody can have reviewed it yet): the database is not read
+    (two reads a hand, a good part of a move's CPU in lock step)."""
+    if record is None:
+        cached = stored_review(manager.store, table_id, hand)
+        if cached is not None:
+            return cached
     working = _WORKING.setdefault(manager, {})
     key = (table_id, hand)
     task = working.get(key)
     if task is None:
-        records = manager.store.records(table_id, hand)
-        if not records:
-            raise HTTPException(409, f"hand {hand} of this table is not finished")
-        task = asyncio.ensure_future(_work_out(manager, table_id, hand, records[0], player))
+        if record is None:
+            records = manager.store.records(table_id, hand)
+            if not records:
+                raise HTTPException(409, f"hand {hand} of this table is not finished")
+            record = records[0]
+        task = asyncio.ensure_future(_work_out(manager, table_id, hand, record, player))
         working[key] = task
         task.add_done_callback(lambda _t: working.pop(key, None))
     # Shielded: a reader who goes away does not cancel the work another one waits for.
     return await asyncio.shield(task)
 
 
-def review_ahead(manager: TableManager, table_id: str, hand: int) -> None:
+def review_ahead(
+    manager: TableManager, table_id: str, hand: int, record: dict[str, Any] | None = None
+) -> None:
     """Start reviewing a hand that just ended, so that it opens at once (the table is
-    its own player in the fair share: one table's hands do not crowd out others')."""
+    its own player in the fair share: one table's hands do not crowd out others').
+    ``record``: its history line as stored (see :func:`hand_review`)."""
 
     async def ahead() -> None:
         try:
-            await hand_review(manager, table_id, hand, f"table:{table_id}")
+            await hand_review(manager, table_id, hand, f"table:{table_id}", record)
         except HTTPException as exc:  # busy, or too long: worked out when asked for
             log.info("table %s: hand %d not reviewed ahead: %s", table_id, hand, exc.detail)
         except Exception:

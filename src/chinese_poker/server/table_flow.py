@@ -12,6 +12,7 @@ player looks at the review or replay of the hand just played (his hold: once per
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from dataclasses import dataclass
@@ -374,7 +375,12 @@ class TableFlow(TablePart):
             # Imported here: reviews reads the table manager, which imports this module.
             from chinese_poker.server.reviews import review_ahead
 
-            review_ahead(live.manager, live.id, live.hand_no)
+            hand = live.game.hands.get(live.hand_no)
+            # The line as stored and read back (JSON: lists, string keys), without the
+            # database's two reads.
+            line = None if hand is None or hand.record is None else hand.record
+            record = None if line is None else json.loads(compact_json(line))
+            review_ahead(live.manager, live.id, live.hand_no, record)
 
     def _session_end_text(self) -> str:
         live = self.live

@@ -26,6 +26,7 @@ from chinese_poker.rules import rules_for
 from chinese_poker.server.accounts import PLAYERS, SeatPlayerRow
 from chinese_poker.server.app import create_app
 from chinese_poker.server.bot_matches import (
+    UNOPENED_SECONDS,
     BotInMatch,
     MatchBudget,
     MatchRunner,
@@ -36,7 +37,7 @@ from chinese_poker.server.bot_matches import (
 )
 from chinese_poker.server.db import Store, StoredSeat
 from chinese_poker.server.ratings import RATINGS, rate_pending, same_owner
-from chinese_poker.server.schema import BOT_MATCH_HANDS, BOT_MATCHES, HANDS
+from chinese_poker.server.schema import BOT_MATCH_HANDS, BOT_MATCHES, HANDS, TABLES
 from chinese_poker.server.tables import TableManager
 from test_server_restart import own_postgres_database
 
@@ -249,6 +250,41 @@ def test_starting_a_match_leaves_the_event_loop_free(client: TestClient) -> None
     assert waited == [True], "the request waited for the database: the loop was held"
     assert match_id is not None and _status(client, match_id) == "playing"
     assert len(manager_of(client).tables) == 4  # two deals, both seatings, all open
+
+
+def test_a_match_whose_start_was_cut_short_is_put_in_play(client: TestClient) -> None:
+    """The process stopped between storing a match and putting its tables in play (its
+    runner cancelled while the setup thread stored them): a runner later finds the
+    tables still waiting and starts them, so the match ends and gives its place back."""
+    manager = manager_of(client)
+    now = [1_000_000.0]
+    runner = MatchRunner(
+        manager,
+        MatchBudget(hands_per_hour=100, at_once=1, deals=1, presets=("pineapple",)),
+        clock=lambda: now[0],
+        entrants=lambda conn, preset: [RULES_BOT, RANDOM_BOT],
+    )
+    stored = runner.store_next("pineapple")  # stored as the thread stores it, never opened
+    assert stored is not None
+    match, tables = stored
+
+    def statuses() -> set[str]:
+        with manager.store.engine.connect() as conn:
+            ids = [t.table.id for t in tables]
+            return set(conn.execute(select(TABLES.c.status).where(TABLES.c.id.in_(ids))).scalars())
+
+    # A moment later it may still be on its way into play: left alone, its place held.
+    assert client.portal.call(runner.tick) is None  # type: ignore[attr-defined]
+    assert statuses() == {"waiting"} and not manager.tables
+    now[0] += UNOPENED_SECONDS + 1
+    wait_until(
+        lambda: client.portal.call(runner.tick) is not None,  # type: ignore[attr-defined]
+        "the next match, once the cut-short one was played and collected",
+        240,
+    )
+    assert statuses() == {"finished"} and _status(client, match.id) == "finished"
+    assert len(stored_hands(client, match.id)) >= 2 * 2 * 2  # two hands a seating, two seats
+    runner.close()
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

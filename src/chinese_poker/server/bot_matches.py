@@ -91,6 +91,7 @@ __all__ = [
     "ACCOUNT_TIME_LIMIT",
     "HOUSE_LEVELS",
     "MATCH_PLACES",
+    "UNOPENED_SECONDS",
     "BotInMatch",
     "MatchBudget",
     "MatchPlaceRow",
@@ -113,8 +114,10 @@ __all__ = [
     "seating",
     "start_in_place",
     "start_match",
+    "start_unopened",
     "store_match",
     "store_tables",
+    "unopened_tables",
 ]
 
 log = logging.getLogger("chinese_poker.server")
@@ -628,6 +631,45 @@ def collect_finished(engine: Engine) -> list[str]:
     return collected
 
 
+UNOPENED_SECONDS = 30.0
+"""A match's tables are stored waiting and put in play a moment later (:func:`open_tables`);
+one still waiting this long after its match was stored was never put in play (its
+process stopped while starting the match), and a runner starts it."""
+
+
+def unopened_tables(engine: Engine, stored_before: float) -> list[str]:
+    """The tables still waiting of the playing matches stored before ``stored_before``."""
+    with engine.connect() as conn:
+        lists = conn.execute(
+            select(BOT_MATCHES.c.tables).where(
+                BOT_MATCHES.c.status == "playing", BOT_MATCHES.c.created_at < stored_before
+            )
+        ).scalars()
+        ids = [table_id for text in lists for table_id in json.loads(text)]
+        if not ids:
+            return []
+        waiting = select(TABLES.c.id).where(TABLES.c.id.in_(ids), TABLES.c.status == "waiting")
+        return sorted(conn.execute(waiting).scalars())
+
+
+def start_unopened(manager: TableManager, table_ids: Sequence[str]) -> int:
+    """Put in play, on the event loop, the match tables that were stored but never put in
+    play (:func:`unopened_tables`): each is taken (its lease) and starts as it would
+    have; one another live process holds is left to it. How many started."""
+    from chinese_poker.server.tables import TableMoved
+
+    started = 0
+    for table_id in table_ids:
+        try:
+            live = manager.get(table_id, flush=False)
+        except TableMoved:
+            continue
+        if live is not None and live.game.session is None and not live.free_human_seats():
+            live.start_session()
+            started += 1
+    return started
+
+
 # --------------------------------------------------------------------------- the runner
 
 
@@ -664,12 +706,16 @@ class MatchRunner:
             self._writer = None
 
     async def tick(self) -> str | None:
-        """Collect the finished matches, then start one if the budget allows: its id.
-        The database work is done in the server's setup thread, off the event loop."""
+        """Collect the finished matches, put in play the tables of a match whose start
+        was cut short (:func:`unopened_tables`), then start one if the budget allows: its
+        id. The database work is done in the server's setup thread, off the event loop."""
         workers = self.manager.workers
-        await workers.setup(collect_finished, self.manager.store.engine)
+        engine = self.manager.store.engine
+        await workers.setup(collect_finished, engine)
         if self.manager.draining or not self.manager.ready:
             return None
+        unopened = await workers.setup(unopened_tables, engine, self.clock() - UNOPENED_SECONDS)
+        start_unopened(self.manager, unopened)
         preset = self.budget.presets[self._turn % len(self.budget.presets)]
         self._turn += 1
         started = await workers.setup(self.store_next, preset)

@@ -348,7 +348,7 @@ class Table:
         self.outcome = "moved"
 
 
-def _new_table(store: Store, table_id: str) -> None:
+def new_table(store: Store, table_id: str) -> None:
     store.create_table(
         table_id=table_id,
         name=table_id,
@@ -375,7 +375,7 @@ def test_the_database_refuses_the_writes_of_a_process_that_lost_the_lease(
     ids = [f"t-lease{os.getpid() % 10000}{n}" for n in (1, 2)]
     try:
         for table_id in ids:
-            _new_table(a, table_id)
+            new_table(a, table_id)
         held = b.acquire(ids[0])
         assert held is not None and held.address == "http://a" and held.fence == 1
         assert ids[0] not in b.fences
@@ -455,7 +455,7 @@ def test_a_takeover_reads_the_lease_once_and_names_the_lease_it_replaced(
     expired at HANDED_OVER): B reads the lease once (the takeover is counted from
     ``previous``, not from another read), and the lease it is given is as stored."""
     with two_stores(database_url, "once", 2.0) as (a, b, table_id):
-        _new_table(a, table_id)
+        new_table(a, table_id)
         a.release([table_id], hand_over=True)
         given = a.lease(table_id)
         assert given is not None and handed_over(given) and given.owner == a.owner.id  # type: ignore[union-attr]
@@ -488,7 +488,7 @@ def test_the_address_handed_to_is_read_on_the_databases_clock(
     is judged on the database's clock, so a machine whose clock is an hour ahead still
     finds B (it found nobody when it compared with its own clock)."""
     with two_stores(database_url, "clock", 5.0) as (a, b, table_id):
-        _new_table(b, table_id)
+        new_table(b, table_id)
         local = time.time
         with monkeypatch.context() as patch:
             patch.setattr(time, "time", lambda: local() + 3600)

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -44,17 +43,15 @@ from sqlalchemy import (
     Engine,
     bindparam,
     case,
-    create_engine,
     delete,
-    event,
     func,
     insert,
     select,
     update,
 )
 from sqlalchemy import text as sql_text
-from sqlalchemy.pool import ConnectionPoolEntry
 
+from chinese_poker.server.engines import Checkpointer, make_engine
 from chinese_poker.server.leases import HANDED_OVER, LEASE_SECONDS, Lease, LeaseLost, Owner
 from chinese_poker.server.schema import (
     ACTIONS,
@@ -115,48 +112,6 @@ def default_database_url() -> str:
 # --------------------------------------------------------------------------- the store
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: ConnectionPoolEntry) -> None:
-    cur = dbapi_connection.cursor()
-    cur.execute("PRAGMA journal_mode=WAL")
-    cur.execute("PRAGMA synchronous=NORMAL")
-    cur.execute("PRAGMA foreign_keys=ON")
-    cur.execute("PRAGMA busy_timeout=5000")
-    # Checkpoints (which fsync) run in the store's background thread, not in commits.
-    cur.execute("PRAGMA wal_autocheckpoint=0")
-    cur.close()
-
-
-class _Checkpointer(threading.Thread):
-    """Checkpoints an SQLite WAL every ``interval`` seconds from its own connection.
-
-    Commits then only append to the WAL (no fsync on the event loop's thread); a passive
-    checkpoint copies committed pages into the database file without blocking writers.
-    """
-
-    def __init__(self, engine: Engine, interval: float = 1.0) -> None:
-        super().__init__(name="sqlite-checkpoint", daemon=True)
-        self.engine = engine
-        self.interval = interval
-        self.stopping = threading.Event()
-
-    def run(self) -> None:
-        while not self.stopping.wait(self.interval):
-            self.checkpoint("PASSIVE")
-
-    def checkpoint(self, mode: str) -> None:
-        try:
-            with self.engine.connect() as conn:
-                conn.exec_driver_sql(f"PRAGMA wal_checkpoint({mode})")
-        except Exception:  # a busy database or a closing store: try again later
-            pass
-
-    def stop(self) -> None:
-        self.stopping.set()
-        if self.is_alive():
-            self.join(5)
-        self.checkpoint("TRUNCATE")
-
-
 class Store:
     """The server's database access. All methods are synchronous and short.
 
@@ -175,15 +130,15 @@ class Store:
         if not lease_seconds > 0:
             raise ValueError(f"lease_seconds must be positive, not {lease_seconds}")
         self.url = url or default_database_url()
-        self.engine: Engine = _make_engine(self.url)
+        self.engine: Engine = make_engine(self.url)
         self.owner = owner
         self.lease_seconds = lease_seconds
         self.fences: dict[str, int] = {}
         """The tables this process holds: table id -> the fencing number of its writes."""
         self._connection: Connection | None = None
-        self._checkpointer: _Checkpointer | None = None
+        self._checkpointer: Checkpointer | None = None
         if self.dialect == "sqlite" and ":memory:" not in self.url:
-            self._checkpointer = _Checkpointer(self.engine)
+            self._checkpointer = Checkpointer(self.engine)
             self._checkpointer.start()
         mark = {"qmark": "?", "format": "%s", "pyformat": "%s"}.get(self.engine.dialect.paramstyle)
         # Statements of the play path, built once (SQLAlchemy then reuses their compiled
@@ -452,14 +407,33 @@ class Store:
         """Check, in the transaction of ``conn`` and before its writes, that this
         process still holds these tables' leases; :class:`LeaseLost` (naming the lost
         ones) if not, and the caller's transaction is rolled back."""
+        params = self.fence_numbers(table_ids)
+        lost = self.stale_fences(conn, params)
+        if lost is not None:
+            for t in lost:
+                self.fences.pop(t, None)
+            raise LeaseLost(lost or [t for t, _f in params])
+
+    def fence_numbers(self, table_ids: Sequence[str]) -> list[tuple[str, int]]:
+        """The (table, fencing number) pairs that these tables' writes are checked
+        against, in one lock order for every process (no deadlock); none without an
+        owner. :class:`LeaseLost` naming the tables this process does not hold."""
         if self.owner is None or not table_ids:
-            return
-        ids = sorted(set(table_ids))  # one lock order for every process: no deadlock
+            return []
+        ids = sorted(set(table_ids))
         fences = self.fences
         missing = [t for t in ids if t not in fences]
         if missing:
             raise LeaseLost(missing)
-        params = [(t, fences[t]) for t in ids]
+        return [(t, fences[t]) for t in ids]
+
+    def stale_fences(self, conn: Connection, params: Sequence[tuple[str, int]]) -> list[str] | None:
+        """Check the pairs of :meth:`fence_numbers` in the transaction of ``conn``: None
+        if each lease still carries its number, else the tables whose lease moved on.
+        It reads and changes nothing of this object (the group commit calls it from its
+        own thread while the event loop takes and gives up leases)."""
+        if not params:
+            return None
         if self._fence_sql is not None:
             cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
             try:
@@ -478,17 +452,15 @@ class Store:
                 for t, f in params
             )
         if matched == len(params):
-            return
+            return None
+        ids = [t for t, _f in params]
         stored = {
             r[0]: r[1]
             for r in conn.execute(
                 select(LEASES.c.table_id, LEASES.c.fence).where(LEASES.c.table_id.in_(ids))
             )
         }
-        lost = [t for t, f in params if stored.get(t) != f]
-        for t in lost:
-            fences.pop(t, None)
-        raise LeaseLost(lost or ids)
+        return [t for t, f in params if stored.get(t) != f]
 
     # ------------------------------------------------------------------ writing
 
@@ -990,11 +962,3 @@ def _compact_record(record: dict[str, Any]) -> str:
         if text.count(mark) == 1:
             return text.replace(mark, str(seed), 1)
     return compact_json(record)
-
-
-def _make_engine(url: str) -> Engine:
-    if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"check_same_thread": False})
-        event.listen(engine, "connect", _sqlite_pragmas)
-        return engine
-    return create_engine(url, pool_pre_ping=True)

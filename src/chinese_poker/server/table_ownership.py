@@ -79,6 +79,8 @@ class TableOwnership(TablePart):
     def __init__(self, live: LiveTable) -> None:
         super().__init__(live)
         self.steps: list[Step] = []
+        """Waiting for the group commit, or in its transaction (the first ``taken``)."""
+        self.taken = 0
         self.gone: TableMoved | None = None
         """Set once this process stepped down: another process plays the table."""
 
@@ -95,12 +97,22 @@ class TableOwnership(TablePart):
             conn.send(text)
 
     def take_steps(self) -> list[Step]:
-        steps, self.steps = self.steps, []
-        return steps
+        """The steps for the next transaction. They stay queued until it is over, so a
+        reply or a step queued while it runs (in the commit thread) waits behind them."""
+        self.taken = len(self.steps)
+        return self.steps[:]
+
+    def _over(self) -> list[Step]:
+        """The transaction of the taken steps is over: the steps queued meanwhile."""
+        del self.steps[: self.taken]
+        self.taken = 0
+        return self.steps
 
     def committed(self, steps: list[Step]) -> None:
         """The steps' writes are stored: send their messages, run what follows."""
         manager = self.live.manager
+        if self._over():  # queued while the commit ran: the next batch's
+            manager.commits.dirty(self.live)
         timings = manager.timings
         for step in steps:
             if step.rows:  # an applied action: a move, counted once it is stored
@@ -115,6 +127,10 @@ class TableOwnership(TablePart):
     def write_failed(self, steps: list[Step]) -> None:
         """The steps' writes failed: nothing of them is broadcast; rebuild the table."""
         live = self.live
+        # What was queued while the failed write was in flight was built on it: not
+        # stored either.
+        steps = steps + self._over()
+        self.steps = []
         reload = False
         for step in steps:
             if step.rows or step.end is not None or step.received is not None:
@@ -138,6 +154,7 @@ class TableOwnership(TablePart):
     def moved(self, steps: list[Step]) -> None:
         """The database refused the steps' writes: another process took the table over.
         Nothing of them is shown; every socket is sent to the new owner."""
+        self._over()
         self.live.manager.step_down(self.live)
 
     def save_live(self, status: str | None = None) -> bool:

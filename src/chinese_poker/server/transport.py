@@ -102,6 +102,10 @@ def websocket_protocol(kind: str = "auto") -> Any:
         from websockets.protocol import State
     except ImportError:  # pragma: no cover - depends on the installation
         return kind
+    try:  # websockets' own unmasking, in C when it has it
+        from websockets.speedups import apply_mask
+    except ImportError:  # pragma: no cover - depends on the installation
+        from websockets.utils import apply_mask
 
     class DirectProtocol(WebSocketsSansIOProtocol):
         reader: Reader | None = None
@@ -148,6 +152,53 @@ def websocket_protocol(kind: str = "auto") -> Any:
         def read_directly(self, reader: Reader) -> None:
             if not self.disconnected:
                 self.reader = reader
+
+        def data_received(self, data: bytes) -> None:
+            text = self.whole_text(data) if self.reader is not None else None
+            if text is None:
+                super().data_received(data)
+                return
+            self.held.append(text)
+            if len(self.held) == 1:
+                self.hand_over()
+
+        def whole_text(self, data: bytes) -> str | None:
+            """The message of ``data`` when it is exactly one whole, final, masked text
+            frame (what a client's move is, nearly always) arriving while websockets'
+            parser waits for a new frame: unmasked and decoded here, as websockets would,
+            without its parser's generators and frame objects. None for anything else
+            (split, fragmented, control or binary frames, bad UTF-8, a closing socket):
+            websockets reads those, and answers what is wrong as ever."""
+            conn = self.conn
+            if (
+                len(data) < 6
+                or data[0] != 0x81  # FIN, no reserved bits, text
+                or data[1] < 0x80  # masked, as a client's frame must be
+                or self.close_sent
+                or self.frames
+                or not self.queue.empty()
+                or conn.state is not State.OPEN
+                or conn.extensions
+                or conn.current_size is not None  # within a fragmented message
+                or conn.reader.buffer  # part of a frame came before
+            ):
+                return None
+            size, start = data[1] & 0x7F, 6
+            if size == 126:
+                size, start = int.from_bytes(data[2:4], "big"), 8
+                if size < 126:
+                    return None
+            elif size == 127:
+                return None
+            if len(data) != start + size or any(
+                most is not None and size > most
+                for most in (conn.max_message_size, conn.max_fragment_size)
+            ):
+                return None
+            try:
+                return apply_mask(data[start:], data[start - 4 : start]).decode()
+            except UnicodeDecodeError:
+                return None
 
         def send_receive_event_to_app(self) -> None:
             if self.reader is None or self.close_sent or not self.queue.empty():

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from websockets.frames import Close, Frame, Opcode
 
+from chinese_poker.server.transport import READ_TEXT
 from test_server_direct_write import PausingTransport, upgraded
 
 pytest.importorskip("httptools")
@@ -39,12 +40,9 @@ def read(pieces: list[bytes], quick: bool) -> dict[str, Any]:
     async def app(scope: Any, receive: Any, send: Any) -> None:
         await receive()
         await send({"type": "websocket.accept"})
-        scope["chinese_poker.read_text"](reader)
-        while True:
-            message = await receive()
+        scope[READ_TEXT](reader)
+        while (message := await receive())["type"] != "websocket.disconnect":
             received.append(message)
-            if message["type"] == "websocket.disconnect":
-                return
 
     async def go() -> dict[str, Any]:
         transport = PausingTransport()
@@ -70,7 +68,7 @@ def read(pieces: list[bytes], quick: bool) -> dict[str, Any]:
             await asyncio.sleep(0)
         return {
             "seen": seen,
-            "received": [m.get("text", m.get("bytes")) for m in received[:-1]],
+            "received": [m.get("text", m.get("bytes")) for m in received],
             "written": written,
             "quick": taken,
         }

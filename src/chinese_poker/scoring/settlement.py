@@ -104,7 +104,10 @@ def settle(
     """
     if type(hands) is not list and type(hands) is not tuple:
         hands = tuple(hands)
-    known = rules.spec.derived.get("settle") or _settling_rules(rules)
+    try:  # a subscript, not get(): a method call costs more than the look-up
+        known = rules.spec.derived["settle"]
+    except KeyError:
+        known = _settling_rules(rules)
     if not units and known.plain_modelled:
         settled = settle_plain(rules, hands, known)
         if settled is not None:

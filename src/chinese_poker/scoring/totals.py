@@ -85,6 +85,9 @@ class SettlingRules:
     open_face: bool
     showdown: tuple[int, ...]  # ScoringSpec.showdown_points
     net: bool  # a showdown's royalties are netted line by line, none doubled
+    # The next deal of a board in line order, not in Fantasyland, by top value (None where
+    # it does not qualify, everywhere if Fantasyland is disabled): one look-up a seat.
+    earned: tuple[int | None, ...]
 
 
 def _totals_modelled(sc: ScoringSpec) -> bool:
@@ -114,6 +117,7 @@ def settling_rules(rules: Rules) -> SettlingRules:
         fl.entry_by_top if fl.enabled else None, sc.unit_value, *variant.player_counts,
         variant.open_face, sc.showdown_points,
         ro.award == RoyaltyAward.NET and not sc.finnish_deuce,
+        tuple([(cards or None) if fl.enabled else None for cards in fl.entry_by_top]),
     )  # fmt: skip
 
 
@@ -156,7 +160,7 @@ def settle_plain(
     if not known.fewest <= n <= known.most:
         return None
     cc, fo, ranks, t3, t5 = _CODES, _FO, _RANKS, _T3, known.five_table
-    lt, lm, lb, entry = known.top_royalty, known.middle_royalty, known.bottom_royalty, known.entry
+    lt, lm, lb, earned = known.top_royalty, known.middle_royalty, known.bottom_royalty, known.earned
     finnish = known.finnish
     seats: list[tuple[Any, ...]] = []
     codes = numbers = 0
@@ -190,7 +194,7 @@ def settle_plain(
                 fouls = True
         else:  # the usual seat, inlined
             seat = (top, middle, bottom, lt[top >> 16], lm[middle >> 16], lb[bottom >> 16],
-                    False, -1, None if entry is None else entry[top >> 16] or None)  # fmt: skip
+                    False, -1, earned[top >> 16])  # fmt: skip
         seats.append(seat)
     cards = codes >> _NUMBERS_AT
     if cards & 4095 != numbers or (cards >> _CARD_BITS).bit_count() != 13 * n:

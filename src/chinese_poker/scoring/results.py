@@ -268,12 +268,16 @@ class Settlement:
         if later is None:
             return values
         results, build = later[0], later[1]
+        # The tuples spelt out: unpacking into them costs more than what they hold.
         if result and results is not None:
-            values = (*values[:4], *results(*later[3:]), values[8])
+            seat_totals, money, fouled, fantasyland = results(*later[3:])
+            values = (values[0], values[1], values[2], values[3], seat_totals, money, fouled,
+                      fantasyland, values[8])  # fmt: skip
             results = None
         if breakdown and build is not None:
             seats, pairs = build(*later[3:])
-            values = (values[0], seats, pairs, *values[3:])
+            values = (values[0], seats, pairs, values[3], values[4], values[5], values[6],
+                      values[7], values[8])  # fmt: skip
             build = None
         if values is not self._values:
             self._values = values

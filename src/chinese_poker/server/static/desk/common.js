@@ -85,14 +85,13 @@ export function cardHtml(card, extra = "") {
 export class Offline extends Error {}
 
 /** A refusal of the study desk in the page's language: the words of its code (the server's
- * desk_refusals.py), filled with its values; the server's own detail for a code this page
- * has no words for. */
+ * desk_refusals.py), filled with its values. In English, and for a code this page has no
+ * words for, the server's own detail: it names the very card, option or line. */
 export function refusalWords(data, status) {
-  if (data && typeof data.code === "string" && has(`desk.refusal.${data.code}`)) {
-    return t(`desk.refusal.${data.code}`, data.params || {});
-  }
-  const detail = data && data.detail;
-  return typeof detail === "string" ? detail : t("desk.server_answered", { status });
+  const detail = data && typeof data.detail === "string" ? data.detail : null;
+  const code = data && typeof data.code === "string" ? `desk.refusal.${data.code}` : null;
+  if (code && has(code) && !(language() === "en" && detail)) return t(code, data.params || {});
+  return detail ?? t("desk.server_answered", { status });
 }
 
 /** POST/GET JSON; throws Error(words) for a refused request (its code's words in the page's

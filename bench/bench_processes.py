@@ -16,10 +16,10 @@ each) over two processes. Prints each run's row (``bench_server_load``'s table),
 ratio of moves per second (two processes against one: medians of the rounds), the p99
 of each side's round trips pooled, and the targets of issue 38: moves per second
 >= 1.8x, the two processes' p99 with twice the tables no worse than one process's, and
-0 errors among the human-paced tables. A run that measured less than it was asked
-(a table short of its hands, a seat unfinished, an error, an unanswered action) fails
-the bench (exit 1, one ``bench_processes: FAILED: ...`` line each), as a missed target
-does. Run::
+0 errors among the human-paced tables; and each side's median server CPU per move. A
+run that measured less than it was asked (a table short of its hands, a seat
+unfinished, an error, an unanswered action) fails the bench (exit 1, one
+``bench_processes: FAILED: ...`` line each), as a missed target does. Run::
 
     .venv/bin/python bench/bench_processes.py                    # 200 vs 400 tables, 6,000 human
     .venv/bin/python bench/bench_processes.py --tables 50 --human 200 --rounds 1   # quick look
@@ -106,6 +106,13 @@ def pooled_p99(runs: list[dict[str, Any]]) -> float:
     return got[min(len(got) - 1, int(0.99 * len(got)))] * 1000 if got else float("nan")
 
 
+def cpu_median(runs: list[dict[str, Any]]) -> float | None:
+    """The median server CPU per move of these runs (each run's over all its processes;
+    with two processes this includes both and their group-commit threads)."""
+    got = [r["server_cpu_us_per_action"] for r in runs if r["server_cpu_us_per_action"]]
+    return round(statistics.median(got), 1) if got else None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=200, help="lock-step tables per process")
@@ -179,6 +186,8 @@ def report(results: list[dict[str, Any]], args: argparse.Namespace, started: str
         f"\nlock-step p99: {two[0]['tables']} tables over two processes"
         f" {p99_two:.1f} ms, {one[0]['tables']} over one {p99_one:.1f} ms"
         " (target: no worse)"
+        f"\nserver CPU a move (medians): one process {cpu_median(one)} us,"
+        f" two processes {cpu_median(two)} us"
     )
     human = [r for r in results if r["think_seconds"] > 0]
     for r in human:

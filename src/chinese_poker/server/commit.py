@@ -217,6 +217,10 @@ class GroupCommit:
         self._handle: asyncio.Handle | None = None
         self._settled: asyncio.Future[None] | None = None
         self._in_flight: InFlight | None = None
+        self._unreported: set[int] = set()
+        """The tables of the batch being reported that are not told yet: a commit
+        forced meanwhile (a ``then`` that reads) leaves them to the next batch, as their
+        steps in the last one are still theirs."""
         self._thread: ThreadPoolExecutor | None = None
 
     @property
@@ -258,7 +262,9 @@ class GroupCommit:
     def _start(self, *, wait: bool) -> None:
         """Take the dirty tables' steps into a batch and store it: in the thread (then
         wait for it if ``wait``), or on the loop."""
-        dirty, self._dirty = list(self._dirty.values()), {}
+        later = self._unreported
+        dirty = [t for k, t in self._dirty.items() if k not in later]
+        self._dirty = {k: t for k, t in self._dirty.items() if k in later}
         settled, self._settled = self._settled, None
         if not dirty:
             _resolve(settled)
@@ -343,8 +349,12 @@ class GroupCommit:
             self._report(running.batch, running.moved, outcome)
         finally:
             _resolve(running.settled)
-            if (self._dirty or self._settled is not None) and self._handle is None:
-                self._handle = asyncio.get_running_loop().call_soon(self._tick)
+            self._soon()
+
+    def _soon(self) -> None:
+        """Start the next batch soon if anything waits for one."""
+        if (self._dirty or self._settled is not None) and self._handle is None:
+            self._handle = asyncio.get_running_loop().call_soon(self._tick)
 
     def _report(self, batch: Batch, moved: list[str], outcome: Outcome) -> None:
         """Tell each table of the batch how its writes went."""
@@ -354,28 +364,31 @@ class GroupCommit:
                 del fences[table_id]
         refused = set(moved) | set(outcome.moved)
         failed = set(outcome.failed)
-        # One table's broadcast failing must not keep the others' from theirs.
-        for table, steps in batch:
-            if table.id in refused or table.id in failed:
-                continue
-            try:
-                table.committed(steps)
-            except Exception:
-                log.exception("table %s: cannot broadcast its stored writes", table.id)
-        for table, steps in batch:
-            if table.id not in failed or table.id in refused:
-                continue
-            try:
-                table.write_failed(steps)
-            except Exception:
-                log.exception("table %s: cannot recover from its failed writes", table.id)
-        for table, steps in batch:
-            if table.id not in refused:
-                continue
-            try:
-                table.moved(steps)
-            except Exception:
-                log.exception("table %s: cannot step down", table.id)
+        told = [
+            *((t, s, t.committed) for t, s in batch if t.id not in refused | failed),
+            *((t, s, t.write_failed) for t, s in batch if t.id in failed - refused),
+            *((t, s, t.moved) for t, s in batch if t.id in refused),
+        ]
+        self._unreported = {id(t) for t, _s, _tell in told}
+        try:
+            for table, steps, tell in told:
+                self._unreported.discard(id(table))
+                # One table's broadcast failing must not keep the others' from theirs.
+                try:
+                    tell(steps)
+                except Exception:
+                    log.exception("table %s: cannot %s", table.id, _FAILING[tell.__name__])
+        finally:
+            self._unreported = set()
+        if self._dirty and self._in_flight is None:
+            self._soon()
+
+
+_FAILING = {
+    "committed": "broadcast its stored writes",
+    "write_failed": "recover from its failed writes",
+    "moved": "step down",
+}
 
 
 def _copied_start(start: HandStart) -> HandStart:

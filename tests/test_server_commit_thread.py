@@ -274,3 +274,53 @@ def test_a_write_that_fails_in_the_thread_is_told_to_its_table_only(
     asyncio.run(run())
     assert log == [f"{a} committed 1", f"{b} failed"]
     assert [_stored(store, t) for t in (a, b)] == [1, 0]
+
+
+class KeepingTable(Table):
+    """Keeps its steps until told how their transaction went, as a live table does."""
+
+    def __init__(self, table_id: str, steps: list[Step], log: list[str]) -> None:
+        super().__init__(table_id, steps, log)
+        self.taken = 0
+        self.then: Callable[[], None] | None = None
+
+    def take_steps(self) -> list[Step]:
+        self.taken = len(self.steps)
+        return self.steps[:]
+
+    def committed(self, steps: list[Step]) -> None:
+        del self.steps[: self.taken]
+        super().committed(steps)
+        if self.then is not None:
+            self.then()
+
+
+@pytest.mark.parametrize("off_loop", [False, True])
+def test_a_commit_forced_while_a_batch_is_told_leaves_its_untold_tables(
+    owned: tuple[Store, list[str]], off_loop: bool
+) -> None:
+    """A's stored step runs a callback that marks B dirty and forces a commit (a read)
+    before B is told of the same batch: B's step is stored once, not taken again."""
+    store, (a, b, _c) = owned
+    log: list[str] = []
+
+    async def run() -> None:
+        commits = GroupCommit(store, off_loop=off_loop)
+        first = KeepingTable(a, [_row_step(a, 0)], log)
+        second = KeepingTable(b, [_row_step(b, 0)], log)
+
+        def read_now() -> None:
+            commits.dirty(second)
+            commits.flush()
+
+        first.then = read_now
+        commits.dirty(first)
+        commits.dirty(second)
+        commits.flush()
+        while commits.pending:
+            await commits.settled()
+
+    asyncio.run(run())
+    assert log[:2] == [f"{a} committed 1", f"{b} committed 1"], log
+    assert set(log[2:]) <= {f"{b} committed 0"}, log
+    assert [_stored(store, t) for t in (a, b)] == [1, 1]

@@ -244,15 +244,18 @@ def _heads_up(
 def _heads_up_result(
     known: SettlingRules, hands: tuple[Hand, ...], seats: list[tuple[Any, ...]], points: int
 ) -> tuple[dict[str, int], dict[str, float], tuple[str, ...], dict[str, int | None]]:
-    """The seat totals, money, fouls and Fantasyland of :func:`_heads_up`."""
+    """The seat totals, money, fouls and Fantasyland of :func:`_heads_up` (spelt out, no
+    comprehension: the engine reads them every hand)."""
     hand_a, hand_b = hands
     a, b = seats
     name_a, name_b = hand_a.name, hand_b.name
     unit = known.unit
+    fouled: tuple[str, ...] = (name_a, name_b) if a[6] and b[6] else (
+        (name_a,) if a[6] else (name_b,) if b[6] else ())  # fmt: skip
     return (
         {name_a: points, name_b: -points},
         {hand_a.owner: points * unit + 0.0, hand_b.owner: -points * unit + 0.0},
-        tuple([hand.name for hand, seat in zip(hands, seats, strict=True) if seat[6]]),
+        fouled,
         {name_a: a[8], name_b: b[8]},
     )
 
@@ -316,12 +319,23 @@ def _whole_table_pairs(
     known: SettlingRules, hands: tuple[Hand, ...], seats: list[tuple[Any, ...]],
     _seat_points: list[int],
 ) -> PairPoints:  # fmt: skip
-    """The points of every pair of :func:`_whole_table`, in settling order."""
+    """The points of every pair of :func:`_whole_table`, in settling order (the usual
+    showdown with net royalties by :func:`_outcome`, as :func:`_seat_points` adds them)."""
     sc = known.scoring
-    return tuple([
-        (hands[i].owner, hands[j].owner, pair_total(sc, seats[i], seats[j]))
-        for i, j in _PAIRS[len(hands)]
-    ])  # fmt: skip
+    owners = [hand.owner for hand in hands]
+    usual = known.net and not any([seat[6] for seat in seats])
+    showdown = known.showdown
+    out = []
+    for i, j in _PAIRS[len(hands)]:
+        a, b = seats[i], seats[j]
+        if usual:
+            points = (
+                showdown[_outcome(a[0], a[1], a[2], b)] + a[3] + a[4] + a[5] - b[3] - b[4] - b[5]
+            )
+        else:
+            points = pair_total(sc, a, b)
+        out.append((owners[i], owners[j], points))
+    return tuple(out)
 
 
 def _seat_points(known: SettlingRules, seats: list[tuple[Any, ...]], showdowns: bool) -> list[int]:

@@ -126,26 +126,37 @@ def _centre(page: Any, selector: str) -> tuple[float, float]:
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
 
-def touch_drag(page: Any, source: str, target: str) -> None:
+UNDER_FINGER_JS = """([x, y]) => {
+  const el = document.elementFromPoint(x, y);
+  return el ? el.outerHTML.slice(0, 160) : 'nothing';
+}"""
+
+
+def touch_drag(page: Any, source: str, target: str) -> str:
     """A finger on ``source``, moved in steps onto ``target`` and lifted: real touch
-    events through Chromium's input pipeline (DevTools' Input.dispatchTouchEvent)."""
+    events through Chromium's input pipeline (DevTools' Input.dispatchTouchEvent). The
+    finger aims at the target where it is at each step (as a person's does, should the
+    page move meanwhile). Returns what was under the finger when it was lifted."""
     cdp = page.context.new_cdp_session(page)
 
     def finger(kind: str, *at: float) -> None:
         points = [{"x": at[0], "y": at[1]}] if at else []
         cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
 
-    (x0, y0), (x1, y1) = _centre(page, source), _centre(page, target)
+    x0, y0 = _centre(page, source)
     finger("touchStart", x0, y0)
     for i in range(1, 13):
+        x1, y1 = _centre(page, target)
         finger("touchMove", x0 + (x1 - x0) * i / 12, y0 + (y1 - y0) * i / 12)
         if i == 6:  # mid-way a ghost of the card follows the finger
             assert page.locator(".drag-ghost").count() == 1
             # A state arriving mid-drag draws the screen anew (the touched card is no
             # longer in the page): the drag goes on all the same.
             page.evaluate("() => window.__cp.render()")
+    under = str(page.evaluate(UNDER_FINGER_JS, [x1, y1]))
     finger("touchEnd")
     cdp.detach()
+    return under
 
 
 def test_a_card_dragged_by_touch_on_a_phone(browser: Any, server: Server, shots: Path) -> None:
@@ -158,9 +169,9 @@ def test_a_card_dragged_by_touch_on_a_phone(browser: Any, server: Server, shots:
     page.wait_for_url("**/table/*")
     d = wait_decision(page)
     first, second = d["cards"][0], d["cards"][1]
-    touch_drag(page, f"#hand [data-card='{first}']", "[data-drop='middle']")
+    under = touch_drag(page, f"#hand [data-card='{first}']", "[data-drop='middle']")
     moves = page.evaluate("() => window.__cp.moves")
-    assert moves == [{"card": first, "to": "middle"}]
+    assert moves == [{"card": first, "to": "middle"}], f"lifted over {under}"
     expect(page.locator(".drag-ghost")).to_have_count(0)
     expect(page.locator("#my-board [data-line='middle'] .card.staged")).to_have_count(1)
     touch_drag(page, f"#hand [data-card='{second}']", "[data-drop='top']")

@@ -40,13 +40,10 @@ from test_browser_turn import (
     seated_beside_a_stand_in,
 )
 
-browser = test_browser.browser
-server = test_browser.server
-shots = test_browser.shots
+browser, server, shots = test_browser.browser, test_browser.server, test_browser.shots
 stacked = test_browser_turn.stacked
 pytestmark = test_browser.pytestmark
-sync_api = pytest.importorskip("playwright.sync_api")
-expect = sync_api.expect
+expect = test_browser.expect
 
 PHONES = {"360x740": {"width": 360, "height": 740}, "390x844": {"width": 390, "height": 844}}
 # The top bar's links in players' words: scorekeeper, study desk, leaderboard, bots, me.
@@ -174,6 +171,51 @@ def test_the_phone_chat_leaves_the_board_and_confirm_in_reach(
             page.keyboard.press("Escape")
         expect(panel).to_be_hidden()
         expect(toggle).to_have_attribute("aria-expanded", "false")
+    no_page_errors(page)
+    page.context.close()
+
+
+# The element at the centre of each of the selector's elements, scrolled to the middle of
+# the window: the element itself (or a part of it) where nothing covers it.
+ANSWERS_AT_CENTRE = """(sel) => [...document.querySelectorAll(sel)].map((el) => {
+  el.scrollIntoView({ block: "center" });
+  const r = el.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+  return hit !== null && el.contains(hit);
+})"""
+
+
+@pytest.mark.parametrize(("size", "lang"), [((768, 1024), "hr"), ((900, 600), "ru")])
+def test_the_tablet_chat_is_a_column_beside_the_table(
+    browser: Any, server: Server, shots: Path, size: tuple[int, int], lang: str
+) -> None:
+    """Issue 40, a loose end: between 601 and 900 px (a tablet, a small laptop window, a
+    phone held sideways) the open chat is a column beside the table, which narrows to
+    give it room: an opponent's board, the player's own lines, the hand and Confirm are
+    under no part of it and answer a click there."""
+    w, h = size
+    page = new_page(browser, locale=LOCALES[lang], viewport={"width": w, "height": h})
+    open_seat(page, server, create_table(server, name=f"chat-{w}-{lang}", time_limit=300))
+    wait_decision(page)
+    toggle, panel = page.locator("#chat-toggle"), page.locator("#chat")
+    toggle.click()
+    expect(panel).to_be_visible()
+    table, opened = page.locator("#table-main").bounding_box(), panel.bounding_box()
+    assert table is not None and opened is not None
+    assert table["x"] + table["width"] <= opened["x"] + 0.5, (table, opened)
+    assert opened["x"] + opened["width"] <= w + 0.5, opened
+    reached = (".opponents .board-box", "#my-board .line-row", "#hand [data-card]", "#confirm-btn")
+    for sel in reached:
+        answers = page.evaluate(ANSWERS_AT_CENTRE, sel)
+        assert answers and all(answers), (sel, answers)
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.screenshot(path=str(shots / f"chat-column-{lang}-{w}x{h}.png"))
+    # Usable, not only seen: a card clicked, then a line, is placed with the chat open.
+    page.locator("#hand [data-card]").first.click()
+    page.locator("#my-board .line-row").last.click()
+    page.wait_for_function("() => window.__cp.moves.length === 1")
+    page.locator("#chat .chat-close").click()
+    expect(panel).to_be_hidden()
     no_page_errors(page)
     page.context.close()
 

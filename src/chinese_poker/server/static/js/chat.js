@@ -3,9 +3,11 @@
 // a key and shown in the reader's own language; every line written with textContent,
 // never as markup. A player hides another's lines (kept in localStorage, per table): the
 // server still sends them, this page does not show them. On a desktop the chat is a panel
-// beside the table; on a phone it is a button in the top bar with the count of lines not
-// read, which opens the panel over the opponents' boards, never over the hand or the
-// action bar. The pure parts come first (node --test imports them); tableChat does the rest.
+// beside the table; on a phone or a narrower window it is a button in the top bar with the
+// count of lines not read, which opens the panel (style.css: a column beside the table at
+// 601-900 px, a sheet above the pinned action bar on a phone), never over a board, the
+// hand or Confirm. The pure parts come first (node --test imports them); tableChat does
+// the rest.
 
 import { t } from "./i18n.js";
 import { store } from "./util.js";

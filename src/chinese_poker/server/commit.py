@@ -222,6 +222,8 @@ class GroupCommit:
         forced meanwhile (a ``then`` that reads) leaves them to the next batch, as their
         steps in the last one are still theirs."""
         self._thread: ThreadPoolExecutor | None = None
+        self._own: list[Connection] = []
+        """The commit thread's connection, once opened (used in that thread only)."""
 
     @property
     def pending(self) -> bool:
@@ -322,7 +324,7 @@ class GroupCommit:
     def _pool(self) -> ThreadPoolExecutor:
         if self._thread is None:
             self._thread = ThreadPoolExecutor(1, thread_name_prefix="group-commit")
-            weakref.finalize(self, self._thread.shutdown, wait=False)
+            weakref.finalize(self, _close, self._thread, self._own)
         return self._thread
 
     def _run(self, writes: list[TableWrites]) -> Outcome:
@@ -332,8 +334,20 @@ class GroupCommit:
 
     @contextmanager
     def _own_transaction(self) -> Iterator[Connection]:
-        with self.store.engine.begin() as conn:
-            yield conn
+        """A transaction on the thread's long-lived connection (no pool checkout and
+        ping per batch), reopened after a failure."""
+        own = self._own
+        conn = own[0] if own else None
+        if conn is None or conn.closed or conn.invalidated:
+            conn = self.store.engine.connect()
+            own[:] = [conn]
+        try:
+            with conn.begin():
+                yield conn
+        except BaseException:
+            if conn.invalidated or conn.closed:
+                own.clear()
+            raise
 
     def _finish(self, running: InFlight) -> None:
         """On the loop: the batch in flight is done; report it, start the next."""
@@ -389,6 +403,13 @@ _FAILING = {
     "write_failed": "recover from its failed writes",
     "moved": "step down",
 }
+
+
+def _close(thread: ThreadPoolExecutor, own: list[Connection]) -> None:
+    """The group commit is gone: let its thread end, and close its connection there."""
+    if own:
+        thread.submit(own[0].close)
+    thread.shutdown(wait=False)
 
 
 def _copied_start(start: HandStart) -> HandStart:

@@ -154,7 +154,7 @@ except ImportError:  # pragma: no cover - depends on the installation
     CLIENT_JSON = "json"
 
 
-def _loads(raw: bytes) -> Any:
+def _loads(raw: str | bytes) -> Any:
     return _orjson.loads(raw) if _orjson is not None else _json_loads(raw)
 
 

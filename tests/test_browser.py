@@ -52,6 +52,11 @@ pytestmark = [
     pytest.mark.xdist_group("browser"),
 ]
 
+# The viewports the browser files play in: a desktop, a phone and a short phone.
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+SHORT_PHONE = {"width": 360, "height": 740}
+
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is missing")
 Page = sync_api.Page
 expect = sync_api.expect
@@ -186,7 +191,7 @@ def shots(tmp_path: Path) -> Path:
 
 
 def new_page(browser: Any, **kw: Any) -> Page:
-    ctx = browser.new_context(viewport=kw.pop("viewport", {"width": 1280, "height": 900}), **kw)
+    ctx = browser.new_context(viewport=kw.pop("viewport", DESKTOP), **kw)
     page = ctx.new_page()
     page.set_default_timeout(15000)
     errors: list[str] = []
@@ -228,6 +233,18 @@ def create_table(server: Server, **body: Any) -> dict[str, Any]:
     }
     spec.update(body)
     return server.post("/api/tables", spec)
+
+
+def custom_form(page: Page, server: Server, seats: str, preset: str | None = None) -> None:
+    """The lobby's Custom table opened for Ann, with ``seats`` seats (the ``preset``
+    picked before them, where given, in the order the form is filled in)."""
+    page.goto(server.base + "/")
+    page.wait_for_selector("#f-preset option[value=pineapple]", state="attached")
+    page.click("#custom summary")
+    page.fill("#f-player", "Ann")
+    if preset is not None:
+        page.select_option("#f-preset", preset)
+    page.select_option("#f-count", seats)
 
 
 def open_seat(page: Page, server: Server, created: dict[str, Any]) -> None:
@@ -299,13 +316,8 @@ def my_board_count(page: Page) -> int:
 
 def test_pineapple_hand_against_a_bot(browser: Any, server: Server, shots: Path) -> None:
     page = new_page(browser)
-    page.goto(server.base + "/")
-    page.wait_for_selector("#f-preset option[value=pineapple]", state="attached")
-    page.click("#custom summary")
+    custom_form(page, server, "2", preset="pineapple")
     page.fill("#f-name", "Pineapple vs bot")
-    page.fill("#f-player", "Ann")
-    page.select_option("#f-preset", "pineapple")
-    page.select_option("#f-count", "2")
     page.select_option(".seat-row[data-seat='1'] .s-kind", "bot")
     page.select_option(".seat-row[data-seat='1'] .s-bot", "casual")
     page.click("#f-add-option")
@@ -434,12 +446,7 @@ def test_pineapple_hand_against_a_bot(browser: Any, server: Server, shots: Path)
 def test_two_people_with_an_invite_link(browser: Any, server: Server, shots: Path) -> None:
     ann = new_page(browser)
     ann.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.base)
-    ann.goto(server.base + "/")
-    ann.wait_for_selector("#f-preset option[value=pineapple]", state="attached")
-    ann.click("#custom summary")
-    ann.fill("#f-player", "Ann")
-    ann.select_option("#f-preset", "pineapple")
-    ann.select_option("#f-count", "2")
+    custom_form(ann, server, "2", preset="pineapple")
     ann.select_option(".seat-row[data-seat='1'] .s-kind", "human")
     ann.click("#create-btn")
     invite = ann.locator("#invite-url")
@@ -598,7 +605,7 @@ def test_phone_layout_and_four_colour_deck(browser: Any, server: Server, shots: 
         {"kind": "bot", "bot": "random"}])  # fmt: skip
     page = new_page(
         browser,
-        viewport={"width": 390, "height": 844},
+        viewport=PHONE,
         is_mobile=True,
         has_touch=True,
         device_scale_factor=2,
@@ -610,6 +617,8 @@ def test_phone_layout_and_four_colour_deck(browser: Any, server: Server, shots: 
     page.tap(f"#hand [data-card='{d['cards'][1]}']")
     page.tap("[data-drop='middle']")
     assert staged_count(page) == 2
+    # On a phone the switch is behind the top bar's menu button (js/topmenu.js).
+    page.tap("#menu-button")
     page.check("#four-colour")
     assert "four-colour" in (page.get_attribute("body", "class") or "")
     width = page.evaluate("() => document.documentElement.scrollWidth")

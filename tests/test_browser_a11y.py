@@ -16,17 +16,25 @@ from typing import Any
 import pytest
 
 import test_browser
-from test_browser import ROOT, Server, create_table, new_page, open_seat, play_keys, wait_decision
+from test_browser import (
+    DESKTOP,
+    PHONE,
+    ROOT,
+    Server,
+    create_table,
+    new_page,
+    open_seat,
+    play_keys,
+    wait_decision,
+)
 from test_browser_table import play_until_over
 
-browser = test_browser.browser
-server = test_browser.server
+browser, server = test_browser.browser, test_browser.server
 pytestmark = test_browser.pytestmark
-sync_api = pytest.importorskip("playwright.sync_api")
-expect = sync_api.expect
+expect = test_browser.expect
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
+VIEWPORTS = {"desktop": DESKTOP, "phone": PHONE}
 RUN_AXE = """async () => {
   const result = await axe.run(document, {resultTypes: ['violations']});
   return result.violations

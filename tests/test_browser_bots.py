@@ -10,18 +10,14 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import test_browser
 from test_bot_online import EXAMPLE, BotProcess
 from test_browser import Server, new_page, no_page_errors
 
-browser = test_browser.browser
-server = test_browser.server
+browser, server = test_browser.browser, test_browser.server
 
 pytestmark = test_browser.pytestmark
-sync_api = pytest.importorskip("playwright.sync_api")
-expect = sync_api.expect
+expect = test_browser.expect
 
 
 def test_make_a_bot_challenge_it_from_the_lobby_and_revoke_it(

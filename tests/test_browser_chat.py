@@ -16,11 +16,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import test_browser
 from test_browser import (
+    DESKTOP,
+    PHONE,
     Server,
+    custom_form,
     element_shot,
     new_page,
     no_page_errors,
@@ -30,15 +31,9 @@ from test_browser import (
 )
 from test_browser_a11y import AXE, RUN_AXE
 
-browser = test_browser.browser
-server = test_browser.server
-shots = test_browser.shots
+browser, server, shots = test_browser.browser, test_browser.server, test_browser.shots
 pytestmark = test_browser.pytestmark
-sync_api = pytest.importorskip("playwright.sync_api")
-expect = sync_api.expect
-
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 900}
+expect = test_browser.expect
 
 
 def two_people(server: Server, name: str) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -223,11 +218,7 @@ def test_desktop_keyboard_in_croatian(browser: Any, server: Server, shots: Path)
 def test_a_table_that_lets_spectators_chat(browser: Any, server: Server) -> None:
     # Created in the lobby with "Spectators may chat" ticked (off by default).
     ann = new_page(browser, locale="en-GB", viewport=DESKTOP)
-    ann.goto(server.base + "/")
-    ann.wait_for_selector("#f-preset option[value=pineapple]", state="attached")
-    ann.click("#custom summary")
-    ann.fill("#f-player", "Ann")
-    ann.select_option("#f-count", "2")
+    custom_form(ann, server, "2")
     ann.select_option(".seat-row[data-seat='1'] .s-kind", "bot")
     ann.select_option(".seat-row[data-seat='1'] .s-bot", "casual")
     tick = ann.get_by_label("Spectators may chat")

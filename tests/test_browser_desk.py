@@ -29,18 +29,16 @@ from chinese_poker.server.desk import STUDY_SECONDS
 from test_browser import Server, start_server
 
 # Launching Debian's Chromium and the screenshot folder: test_browser's own fixtures.
-browser = test_browser.browser
-shots = test_browser.shots
+browser, shots = test_browser.browser, test_browser.shots
 
 # The same marks as test_browser: never skipped silently in CI.
 pytestmark = test_browser.pytestmark
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is missing")
-Page = sync_api.Page
-expect = sync_api.expect
+Page = test_browser.Page
+expect = test_browser.expect
 
 ROOT = Path(__file__).resolve().parent.parent
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
+PHONE = {"viewport": test_browser.PHONE, "is_mobile": True, "has_touch": True,
          "device_scale_factor": 2}  # fmt: skip
 
 # A 3-player OFC hand: A's bottom flush holds the 2s (the Finnish deuce), C fouls.

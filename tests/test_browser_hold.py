@@ -15,20 +15,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import test_browser
 from test_browser import Server, create_table, element_shot, new_page, no_page_errors, open_seat
 from test_browser_a11y import problems
 
-browser = test_browser.browser
-server = test_browser.server
-shots = test_browser.shots
+browser, server, shots = test_browser.browser, test_browser.server, test_browser.shots
 pytestmark = test_browser.pytestmark
-sync_api = pytest.importorskip("playwright.sync_api")
-expect = sync_api.expect
+expect = test_browser.expect
 
-PHONE = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True}
+PHONE = {"viewport": test_browser.SHORT_PHONE, "is_mobile": True, "has_touch": True}
 PAUSE = 10.0  # the table's own pause between hands (time for a loaded machine to tap)
 
 

@@ -20,6 +20,9 @@ import pytest
 
 import test_browser
 from test_browser import (
+    DESKTOP,
+    PHONE,
+    SHORT_PHONE,
     Server,
     create_table,
     new_page,
@@ -29,14 +32,11 @@ from test_browser import (
     wait_decision,
 )
 
-browser = test_browser.browser
-server = test_browser.server
-shots = test_browser.shots
+browser, server, shots = test_browser.browser, test_browser.server, test_browser.shots
 
 # The same marks as test_browser: never skipped silently in CI.
 pytestmark = test_browser.pytestmark
-sync_api = pytest.importorskip("playwright.sync_api")
-expect = sync_api.expect
+expect = test_browser.expect
 
 LOCALES = {"en": "en-GB", "bg": "bg-BG", "hr": "hr-HR", "ru": "ru-RU", "lv": "lv-LV"}
 PLAY_NOW = {"en": "Play now", "bg": "Играй сега", "hr": "Igraj sada", "ru": "Играть сейчас",
@@ -81,7 +81,7 @@ def test_lobby_table_and_showdown_in_the_browsers_language(
     browser: Any, server: Server, shots: Path, lang: str
 ) -> None:
     phone = lang == "lv"
-    viewport = {"width": 390, "height": 844} if phone else {"width": 1280, "height": 900}
+    viewport = PHONE if phone else DESKTOP
     page = new_page(browser, locale=LOCALES[lang], viewport=viewport)
     page.goto(server.base + "/")
     # The lobby speaks the browser's language, and the switch shows it.
@@ -239,7 +239,7 @@ FIT_JS = """() => {
   return out;
 }"""
 
-VIEWPORTS = {"phone": {"width": 360, "height": 740}, "desktop": {"width": 1280, "height": 900}}
+VIEWPORTS = {"phone": SHORT_PHONE, "desktop": DESKTOP}
 
 
 @pytest.mark.parametrize("size", list(VIEWPORTS))

@@ -16,11 +16,9 @@ import pytest
 import test_browser
 from test_browser import Server, create_table, new_page, no_page_errors, open_seat, wait_decision
 
-browser = test_browser.browser
-server = test_browser.server
+browser, server = test_browser.browser, test_browser.server
 pytestmark = test_browser.pytestmark
-sync_api = pytest.importorskip("playwright.sync_api")
-expect = sync_api.expect
+expect = test_browser.expect
 
 WORDS = {
     "en-GB": {"turn": "Your turn", "lines": ("Top", "Mid", "Bottom"), "confirm": "Confirm",
@@ -87,7 +85,7 @@ def test_a_whole_hand_by_keyboard_with_what_a_screen_reader_says(
     browser: Any, server: Server, locale: str
 ) -> None:
     said = WORDS[locale]
-    page = new_page(browser, locale=locale, viewport={"width": 1280, "height": 900})
+    page = new_page(browser, locale=locale, viewport=test_browser.DESKTOP)
     open_seat(page, server, create_table(server, name=f"keys-{locale}", next_hand_delay=30))
     live = page.locator("#play-live, #turn-live")
     d = wait_decision(page)

@@ -21,8 +21,7 @@ from test_ladder import add_pebble
 
 browser = test_browser.browser
 pytestmark = test_browser.pytestmark
-sync_api = pytest.importorskip("playwright.sync_api")
-expect = sync_api.expect
+expect = test_browser.expect
 
 # Deal by deal, the account's points in each of its four hands (two per seating).
 PEBBLE_POINTS = [[3, -1, 2, 0], [-6, 4, 1, 1]]
@@ -78,6 +77,8 @@ def test_the_ladder_on_a_phone_from_the_lobby(browser: Any, server: Server, lang
     locale, casual, owner, pairs = LANGUAGES[lang]
     page = new_page(browser, locale=locale, viewport=VIEWPORTS["phone"])
     page.goto(server.base + "/")
+    # On a phone the top bar's links are behind its menu button (js/topmenu.js).
+    page.locator("#menu-button").click()
     page.locator("#nav-ladder").click()
     page.wait_for_selector("body[data-ready='1']")
     assert page.url.endswith("/ladder")

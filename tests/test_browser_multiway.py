@@ -13,10 +13,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import test_browser
 from test_browser import (
+    SHORT_PHONE,
     Server,
     create_table,
     element_shot,
@@ -26,12 +25,9 @@ from test_browser import (
 )
 from test_browser_a11y import problems
 
-browser = test_browser.browser
-server = test_browser.server
-shots = test_browser.shots
+browser, server, shots = test_browser.browser, test_browser.server, test_browser.shots
 pytestmark = test_browser.pytestmark
-sync_api = pytest.importorskip("playwright.sync_api")
-expect = sync_api.expect
+expect = test_browser.expect
 
 SEATS = [
     {"kind": "human", "name": "Ann"},
@@ -122,7 +118,7 @@ def test_phone_taps_show_the_first_letters_and_the_breakdown_row(
     browser: Any, server: Server, shots: Path
 ) -> None:
     page = new_page(
-        browser, locale="lv-LV", viewport={"width": 360, "height": 740}, is_mobile=True,
+        browser, locale="lv-LV", viewport=SHORT_PHONE, is_mobile=True,
         has_touch=True,
     )  # fmt: skip
     open_seat(page, server, three_handed(server))

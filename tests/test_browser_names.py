@@ -11,17 +11,13 @@ import secrets
 import urllib.request
 from typing import Any
 
-import pytest
-
 import test_browser
 from test_browser import Server, create_table, new_page, no_page_errors
 
-browser = test_browser.browser
-server = test_browser.server
+browser, server = test_browser.browser, test_browser.server
 
 pytestmark = test_browser.pytestmark
-sync_api = pytest.importorskip("playwright.sync_api")
-expect = sync_api.expect
+expect = test_browser.expect
 
 
 def test_the_profile_name_is_offered_in_the_lobby_and_on_the_join_page(

@@ -14,20 +14,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import test_browser
 from test_browser import Server, create_table, new_page, no_page_errors, open_seat
 from test_browser_table import play_until_over
 
-browser = test_browser.browser
-server = test_browser.server
-shots = test_browser.shots
+browser, server, shots = test_browser.browser, test_browser.server, test_browser.shots
 
 # The same marks as test_browser: never skipped silently in CI.
 pytestmark = test_browser.pytestmark
-sync_api = pytest.importorskip("playwright.sync_api")
-expect = sync_api.expect
+expect = test_browser.expect
 
 REVIEW_WAIT = 90_000  # ms: the first review starts the hint worker and its kernels
 

@@ -22,6 +22,8 @@ import test_browser
 import test_browser_turn
 from chinese_poker.server.desk_refusals import DeskRefusal, refusal_answer
 from test_browser import (
+    PHONE,
+    SHORT_PHONE,
     Server,
     create_table,
     new_page,
@@ -45,7 +47,7 @@ stacked = test_browser_turn.stacked
 pytestmark = test_browser.pytestmark
 expect = test_browser.expect
 
-PHONES = {"360x740": {"width": 360, "height": 740}, "390x844": {"width": 390, "height": 844}}
+PHONES = {"360x740": SHORT_PHONE, "390x844": PHONE}
 # The top bar's links in players' words: scorekeeper, study desk, leaderboard, bots, me.
 LINKS = {
     "en": ["Score", "Study", "Leaderboard", "Bots", "Me"],
@@ -248,7 +250,7 @@ def test_the_study_desks_refusals_in_the_players_language(
     # The desk's worker process loads its kernels first: not within a test's wait.
     server.post("/api/board", {"rules": "ofc", "board": "| |"}, timeout=180)
     page = new_page(
-        browser, locale=LOCALES[lang], viewport={"width": 390, "height": 844},
+        browser, locale=LOCALES[lang], viewport=PHONE,
         is_mobile=True, has_touch=True,
     )  # fmt: skip
     page.goto(server.base + "/study")

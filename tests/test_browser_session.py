@@ -18,6 +18,7 @@ import pytest
 import test_browser
 from test_browser import (
     DECISION_JS,
+    PHONE,
     Server,
     new_page,
     no_page_errors,
@@ -27,14 +28,11 @@ from test_browser import (
 )
 from test_browser_table import custom_table
 
-browser = test_browser.browser
-server = test_browser.server
-shots = test_browser.shots
+browser, server, shots = test_browser.browser, test_browser.server, test_browser.shots
 
 # The same marks as test_browser: never skipped silently in CI.
 pytestmark = test_browser.pytestmark
-sync_api = pytest.importorskip("playwright.sync_api")
-expect = sync_api.expect
+expect = test_browser.expect
 
 
 def shot(page: Any, path: Path, **kw: Any) -> None:
@@ -161,7 +159,7 @@ def touch_drag(page: Any, source: str, target: str) -> str:
 
 def test_a_card_dragged_by_touch_on_a_phone(browser: Any, server: Server, shots: Path) -> None:
     page = new_page(
-        browser, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True,
+        browser, viewport=PHONE, is_mobile=True, has_touch=True,
         device_scale_factor=2,
     )  # fmt: skip
     page.goto(server.base + "/")

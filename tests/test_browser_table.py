@@ -30,14 +30,11 @@ from test_browser import (
 )
 
 # Debian's Chromium, the server and the screenshot folder: test_browser's own fixtures.
-browser = test_browser.browser
-server = test_browser.server
-shots = test_browser.shots
+browser, server, shots = test_browser.browser, test_browser.server, test_browser.shots
 
 # The same marks as test_browser: never skipped silently in CI.
 pytestmark = test_browser.pytestmark
-sync_api = pytest.importorskip("playwright.sync_api")
-expect = sync_api.expect
+expect = test_browser.expect
 
 
 def play_until_over(page: Any, deadline: float) -> None:

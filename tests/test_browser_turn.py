@@ -29,11 +29,9 @@ from test_browser import Server, create_table, new_page, no_page_errors, open_se
 from test_browser_i18n import FIT_JS
 from test_browser_session import touch_drag
 
-browser = test_browser.browser
-shots = test_browser.shots
+browser, shots = test_browser.browser, test_browser.shots
 pytestmark = test_browser.pytestmark
-sync_api = pytest.importorskip("playwright.sync_api")
-expect = sync_api.expect
+expect = test_browser.expect
 
 STREET_1 = "4s 4h Ah Ks 9c"
 STREET_2 = "Kd Kc 2h"

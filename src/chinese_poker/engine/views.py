@@ -316,8 +316,9 @@ def build_views(table: Table, seats: Iterable[int | None]) -> dict[int | None, V
 
     What they share is built once: the boards' states, the public facts, and each
     board as every seat but its owner sees it (the same :class:`BoardView` object in
-    each of their views). A server shows every seat and spectator of a table after
-    each action.
+    each of their views, and in its owner's too when the owner sees it alike: face up,
+    no discards). A server shows every seat and spectator of a table after each action
+    and serialises each board object once.
     """
     n = table.n_seats
     wanted = list(dict.fromkeys(seats))
@@ -328,14 +329,24 @@ def build_views(table: Table, seats: Iterable[int | None]) -> dict[int | None, V
             raise ValueError(f"there is no seat {seat!r}; seats are 0..{n - 1} (or None)")
     states = table.hand_states()
     facts = _PublicFacts.of(table)
-    others: dict[int, BoardView] = {}  # by index in ``states``
+    # By index in ``states``: each board as the others see it, built first when someone
+    # else is asked for, so that its owner's view may be that very object.
+    others: dict[int, BoardView] = {
+        i: _board_view(facts, state, mine=False)
+        for i, state in enumerate(states)
+        if wanted != [state.seat]  # someone but its owner (``wanted`` has no repeats)
+    }
 
     def board(i: int, state: HandState, seat: int | None) -> BoardView:
-        if state.seat == seat:
-            return _board_view(facts, state, mine=True)
         view = others.get(i)
-        if view is None:
-            view = others[i] = _board_view(facts, state, mine=False)
+        if state.seat == seat:
+            # Its owner sees what the others do when it is face up, with no discards to
+            # add and no natural kept from them (Chinese poker without discards, nearly
+            # always): the same object, serialised once by a server.
+            if view is None or view.hidden or state.discards or view.natural != state.natural:
+                return _board_view(facts, state, mine=True)
+            return view
+        assert view is not None  # built above: a seat other than its owner asks
         return view
 
     over = facts.over

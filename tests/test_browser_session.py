@@ -119,9 +119,15 @@ def test_a_rematch_with_a_friend_who_follows_in_one_click(
 
 
 def _centre(page: Any, selector: str) -> tuple[float, float]:
-    box = page.locator(selector).first.bounding_box()
-    assert box is not None, selector
-    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    """Where ``selector``'s element is now. A state arriving draws the screen anew, so
+    the element found may leave the page before it is measured: then it is found again."""
+    for _ in range(20):
+        found = page.locator(selector).first
+        found.wait_for(state="visible")
+        box = found.bounding_box()
+        if box is not None:
+            return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    raise AssertionError(f"{selector}: never still long enough to be measured")
 
 
 UNDER_FINGER_JS = """([x, y]) => {

@@ -100,8 +100,9 @@ def cold_starts() -> list[str]:
     (compiled nothing, so their figure is not a cold start)."""
     problems = []
     print(
-        "| command | cold cache (s) | warm cache (s) | after `python -m chinese_poker.ai.warm`"
-        " (s) | notice on the cold run |\n|---|---|---|---|---|"
+        "| command | cold cache (s) | warm cache (s) | after"
+        " `.venv/bin/python -m chinese_poker.ai.warm` (s) | notice on the cold run |"
+        "\n|---|---|---|---|---|"
     )
     for name, args in COMMANDS.items():
         with tempfile.TemporaryDirectory() as cold, tempfile.TemporaryDirectory() as ahead:
@@ -332,8 +333,8 @@ def first_run(install: bool) -> None:
                                   "python -m chinese_poker.ai.warm")  # fmt: skip
         if text.count(": compiled in") != len(PARTS):
             raise Shortfall(f"the cold warm did not compile every family: {text!r}")
-        out.append(f"| `python -m chinese_poker.ai.warm` (families in parallel) | {wall:.1f} |"
-                   f" {cpu:.1f} s CPU |")  # fmt: skip
+        out.append("| `.venv/bin/python -m chinese_poker.ai.warm` (families in parallel) |"
+                   f" {wall:.1f} | {cpu:.1f} s CPU |")  # fmt: skip
     with tempfile.TemporaryDirectory() as cold:
         _serve(cold, out)
     for name, args in (("solve setting", ["solve", "setting", *SETTING]),

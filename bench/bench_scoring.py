@@ -266,7 +266,8 @@ def report(
     args: argparse.Namespace,
 ) -> list[str]:  # fmt: skip
     """Print the table; return the targets missed."""
-    print(f"`python bench/bench_scoring.py --seconds {args.seconds} --rounds {args.rounds}`, "
+    print("`.venv/bin/python bench/bench_scoring.py"
+          f" --seconds {args.seconds} --rounds {args.rounds}`, "
           f"{started}, load {load_before} before, {load()} after; base `{short}`, "
           f"{args.tables} tables per row, tables/s per CPU second (best of "
           f"{args.rounds} × 3 stretches)\n")  # fmt: skip
